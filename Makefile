@@ -1,0 +1,37 @@
+# Two commands on a fresh clone: `make run` and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: install run test lint bench clean
+
+$(BIN)/vllm-digest: pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $@
+
+install: $(BIN)/vllm-digest
+
+# Without Slack credentials this starts the local console on SQLite and the bundled digest.
+run: install
+	@if [ -n "$$SLACK_BOT_TOKEN" ] || grep -qs '^SLACK_BOT_TOKEN=.' .env; then \
+		$(BIN)/vllm-digest serve; \
+	else \
+		$(BIN)/vllm-digest console; \
+	fi
+
+lint: install
+	$(BIN)/ruff check chatbot tests bench
+	$(BIN)/ruff format --check chatbot tests bench
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/pytest
+
+bench: install
+	$(BIN)/python bench/search.py
+	$(BIN)/python bench/http.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,130 @@
+"""`vllm-digest` command line: a thin adapter over the core and the wiring.
+
+Imports are per command so that `query` and `ask` start without Slack, SQLAlchemy or the
+scheduler.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from chatbot.settings import Settings, SettingsError, load_settings
+
+
+def _library(settings: Settings, path: str | None = None):  # type: ignore[no-untyped-def]
+    from chatbot.library import Library
+
+    return Library.load(Path(path) if path else settings.digest_dir)
+
+
+def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
+    """Every problem with file:line; exit 1 when any is an error (warnings alone exit 0)."""
+    library = _library(settings, args.path)
+    for problem in library.problems:
+        print(problem)
+    errors = len(library.errors)
+    warnings = len(library.problems) - errors
+    print(f"{len(library)} entries, {errors} errors, {warnings} warnings", file=sys.stderr)
+    return 1 if errors else 0
+
+
+def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
+    library = _library(settings, args.path)
+    if args.json:
+        print(json.dumps([e.model_dump(mode="json") for e in library], ensure_ascii=False, indent=2))
+    else:
+        for entry in library:
+            pr = f"#{entry.pr}" if entry.pr else "-"
+            print(f"{entry.id}  {pr:>7}  {entry.title}")
+    for problem in library.problems:
+        print(problem, file=sys.stderr)
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
+    from chatbot.structured import json_schema
+
+    print(json_schema())
+    return 0
+
+
+def _not_yet(name: str) -> Callable[[argparse.Namespace, Settings], int]:
+    def run(args: argparse.Namespace, settings: Settings) -> int:
+        print(f"vllm-digest {name}: not available in this build", file=sys.stderr)
+        return 2
+
+    return run
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="vllm-digest", description="Slack bot for a digest of vLLM PRs.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("validate", help="check digest files; exit 1 on errors")
+    p.add_argument("path", nargs="?", help="file or folder (default DIGEST_DIR)")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("list", help="all entries")
+    p.add_argument("path", nargs="?", help="file or folder (default DIGEST_DIR)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("schema", help="JSON Schema of the structured (YAML) digest form")
+    p.set_defaults(func=cmd_schema)
+
+    p = sub.add_parser("query", help="search entries by topic")
+    p.add_argument("topic", nargs="+")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--limit", type=int, default=5)
+    p.set_defaults(func=_not_yet("query"))
+
+    p = sub.add_parser("topics", help="concepts present in the library with their entry counts")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_not_yet("topics"))
+
+    p = sub.add_parser("ask", help="answer a follow-up question about an entry")
+    p.add_argument("entry", help="entry id, PR number or PR URL")
+    p.add_argument("question", nargs="+")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_not_yet("ask"))
+
+    p = sub.add_parser("today", help="which entry would be the PR of the day (does not post)")
+    p.add_argument("--channel")
+    p.add_argument("--date")
+    p.set_defaults(func=_not_yet("today"))
+
+    p = sub.add_parser("post-today", help="post the PR of the day (once per channel and day)")
+    p.add_argument("--channel")
+    p.add_argument("--date")
+    p.set_defaults(func=_not_yet("post-today"))
+
+    p = sub.add_parser("serve", help="run the bot (Socket Mode with SLACK_APP_TOKEN, else HTTP)")
+    p.add_argument("--port", type=int)
+    p.set_defaults(func=_not_yet("serve"))
+
+    p = sub.add_parser("console", help="a local chat that runs the same handlers as Slack")
+    p.set_defaults(func=_not_yet("console"))
+
+    p = sub.add_parser("db", help="database maintenance")
+    p.add_argument("action", choices=["upgrade"])
+    p.set_defaults(func=_not_yet("db"))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = load_settings()
+    except SettingsError as exc:
+        print(f"vllm-digest: {exc}", file=sys.stderr)
+        return 2
+    result: int = args.func(args, settings)
+    return result
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,199 @@
+"""The digest library: every digest file of a folder, loaded, merged and kept fresh.
+
+A broken file is reported (file:line) and skipped; the rest still loads. Files added or
+changed while the bot runs are picked up by `refresh()`, a cheap mtime check.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from chatbot.model import DigestParseError, Entry, Problem
+from chatbot.rawtext import parse_raw_text
+from chatbot.structured import is_glossary_file, parse_structured
+
+log = logging.getLogger(__name__)
+
+RAW_SUFFIXES = {".txt", ".md"}
+STRUCTURED_SUFFIXES = {".yaml", ".yml"}
+
+
+@dataclass(frozen=True)
+class LoadedFile:
+    """What one file contributed: entries (possibly metadata-only) and problems."""
+
+    path: Path
+    entries: list[Entry]
+    metadata_only: set[str]
+    problems: list[Problem]
+
+
+def digest_files(folder: Path) -> list[Path]:
+    """Digest files of a folder in a stable order; glossaries and hidden files are not digests."""
+    if folder.is_file():
+        return [folder]
+    files = [
+        p
+        for p in folder.iterdir()
+        if p.is_file()
+        and not p.name.startswith(".")
+        and p.suffix.lower() in RAW_SUFFIXES | STRUCTURED_SUFFIXES
+        and not is_glossary_file(p)
+    ]
+    return sorted(files, key=lambda p: p.name)
+
+
+def load_file(path: Path) -> LoadedFile:
+    """Parse one file of either form; a parse error becomes a Problem, never an exception."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        return LoadedFile(path, [], set(), [Problem(str(path), 1, "error", f"not UTF-8 text: {exc.reason}")])
+    except OSError as exc:
+        return LoadedFile(path, [], set(), [Problem(str(path), 1, "error", f"cannot read: {exc.strerror}")])
+    try:
+        if path.suffix.lower() in STRUCTURED_SUFFIXES:
+            result = parse_structured(text, str(path))
+            return LoadedFile(path, result.entries, result.metadata_only, result.warnings)
+        raw = parse_raw_text(text, str(path))
+        return LoadedFile(path, raw.entries, set(), raw.warnings)
+    except DigestParseError as exc:
+        return LoadedFile(path, [], set(), [exc.problem])
+
+
+def merge_entries(files: Iterable[LoadedFile]) -> tuple[list[Entry], list[Problem]]:
+    """One entry per id: text from the file that has the note, metadata filled in from the others."""
+    merged: dict[str, Entry] = {}
+    metadata: dict[str, list[tuple[Entry, LoadedFile]]] = {}
+    problems: list[Problem] = []
+    for loaded in files:
+        for entry in loaded.entries:
+            if entry.id in loaded.metadata_only:
+                metadata.setdefault(entry.id, []).append((entry, loaded))
+            elif entry.id in merged:
+                merged[entry.id] = _fill(merged[entry.id], entry)
+            else:
+                merged[entry.id] = entry
+    for entry_id, extras in metadata.items():
+        for extra, loaded in extras:
+            if entry_id in merged:
+                merged[entry_id] = _fill(merged[entry_id], extra)
+            else:
+                line = int(extra.source.rsplit(":", 1)[1])
+                problems.append(
+                    Problem(
+                        str(loaded.path),
+                        line,
+                        "warning",
+                        f"metadata for {extra.title!r} matches no entry with a note (check the title)",
+                    )
+                )
+    return list(merged.values()), problems
+
+
+_LIST_FIELDS = ("tags", "related", "refs", "people", "identifiers", "highlights", "caveats")
+
+
+def _fill(base: Entry, extra: Entry) -> Entry:
+    """Fill the base entry's empty fields from another copy; lists are unioned in order."""
+    update: dict[str, object] = {}
+    for name in ("pr", "url", "github_title", "author", "date", "verdict", "why", "audience"):
+        if getattr(base, name) in (None, "") and getattr(extra, name) not in (None, ""):
+            update[name] = getattr(extra, name)
+    for name in _LIST_FIELDS:
+        base_items = list(getattr(base, name))
+        for item in getattr(extra, name):
+            if item not in base_items:
+                base_items.append(item)
+        update[name] = base_items
+    return base.model_copy(update=update)
+
+
+def _sort_key(entry: Entry) -> tuple[str, int]:
+    return (entry.digest, entry.position)
+
+
+@dataclass
+class Library:
+    """All entries of a digest folder; `refresh()` reloads only when a file changed."""
+
+    folder: Path
+    entries: list[Entry] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    generation: int = 0
+    _stamp: tuple[tuple[str, int, int], ...] = ()
+    _by_id: dict[str, Entry] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, folder: Path) -> Library:
+        library = cls(Path(folder))
+        library.refresh()
+        return library
+
+    def _current_stamp(self) -> tuple[tuple[str, int, int], ...]:
+        try:
+            files = digest_files(self.folder)
+        except OSError:
+            return ()
+        stamp = []
+        for p in files:
+            try:
+                st = p.stat()
+            except OSError:
+                continue
+            stamp.append((p.name, st.st_mtime_ns, st.st_size))
+        return tuple(stamp)
+
+    def refresh(self) -> bool:
+        """Reload when any file was added, removed or changed; True when the entries were reloaded."""
+        stamp = self._current_stamp()
+        if stamp == self._stamp and self.generation:
+            return False
+        problems: list[Problem] = []
+        if not self.folder.exists():
+            problems.append(
+                Problem(str(self.folder), 0, "error", "digest folder does not exist (DIGEST_DIR)")
+            )
+        loaded = [load_file(p) for p in digest_files(self.folder)] if self.folder.exists() else []
+        for item in loaded:
+            problems.extend(item.problems)
+        entries, merge_problems = merge_entries(loaded)
+        problems.extend(merge_problems)
+        entries.sort(key=_sort_key)
+        self.entries = entries
+        self.problems = problems
+        self._by_id = {e.id: e for e in entries}
+        self._stamp = stamp
+        self.generation += 1
+        for problem in problems:
+            log.warning("%s", problem)
+        return True
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def get(self, key: str) -> Entry | None:
+        """An entry by id, id prefix (≥4 chars), PR number (`54537`, `#54537`) or PR URL."""
+        key = key.strip()
+        if key in self._by_id:
+            return self._by_id[key]
+        number = key.rstrip("/").rsplit("/", 1)[-1].lstrip("#")
+        if number.isdigit():
+            for entry in self.entries:
+                if entry.pr == int(number):
+                    return entry
+        if len(key) >= 4:
+            matches = [e for e in self.entries if e.id.startswith(key)]
+            if len(matches) == 1:
+                return matches[0]
+        return None
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]

@@ -1,0 +1,111 @@
+"""The digest model: what one reviewed pull request looks like once parsed.
+
+Every other part of the bot (search, answers, picking, rendering) reads these models;
+none of them re-parses the curator's text.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+GITHUB = "https://github.com"
+
+
+def normalize_title(title: str) -> str:
+    """Title as identity: NFKC, collapsed whitespace, so re-saving a file keeps ids."""
+    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", title)).strip().casefold()
+
+
+def entry_id(repo: str, title: str) -> str:
+    """Stable id from repository and title: independent of file name and position."""
+    digest = hashlib.sha1(f"{repo.casefold()}\n{normalize_title(title)}".encode()).hexdigest()
+    return digest[:10]
+
+
+def pull_url(repo: str, number: int) -> str:
+    """GitHub redirects /pull/N to /issues/N when N is an issue, so one form fits both."""
+    return f"{GITHUB}/{repo}/pull/{number}"
+
+
+class Ref(BaseModel):
+    """A `#12345` reference to a pull request or issue of the entry's repository."""
+
+    model_config = ConfigDict(frozen=True)
+
+    number: int
+    url: str
+
+
+class Entry(BaseModel):
+    """One digest entry: the curator's note and what was extracted from it, plus PR metadata."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str = Field(description="Stable id: hash of repository and normalized title.")
+    repo: str = Field(description="GitHub repository slug, owner/name.")
+    digest: str = Field(description="Name of the digest the entry belongs to, e.g. vllm-digest-2026-08.")
+    position: int = Field(description="1-based position of the entry in its digest.")
+    title: str
+    note: str = Field(description="The review note exactly as the curator wrote it.")
+    verdict: str | None = Field(default=None, description="Opening verdict, e.g. 值得精读.")
+    why: str | None = Field(default=None, description="One line on why the PR is worth reading.")
+    highlights: list[str] = Field(default_factory=list, description="Focus points, curator's words.")
+    audience: str | None = Field(default=None, description="Who should read it, curator's words.")
+    caveats: list[str] = Field(default_factory=list, description="What to watch out for, open questions.")
+    refs: list[Ref] = Field(default_factory=list, description="PRs/issues named in the note.")
+    people: list[str] = Field(default_factory=list, description="Handles named in the note.")
+    identifiers: list[str] = Field(default_factory=list, description="Code names in the note and title.")
+    pr: int | None = None
+    url: str | None = None
+    github_title: str | None = None
+    author: str | None = None
+    date: dt.date | None = None
+    tags: list[str] = Field(default_factory=list)
+    related: list[Ref] = Field(default_factory=list, description="Related PRs/issues from metadata.")
+    source: str = Field(description="Where the entry's text starts, file:line.")
+
+    @property
+    def all_refs(self) -> list[Ref]:
+        """Refs named in the note first, then curated related ones, without repeats."""
+        seen: set[int] = set()
+        out: list[Ref] = []
+        for ref in [*self.refs, *self.related]:
+            if ref.number not in seen and ref.number != self.pr:
+                seen.add(ref.number)
+                out.append(ref)
+        return out
+
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something wrong in a digest file, with where it is, so a curator can fix it."""
+
+    path: str
+    line: int
+    severity: Severity
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.severity}: {self.message}"
+
+
+class DigestParseError(ValueError):
+    """A digest file that cannot be read; always names the line."""
+
+    def __init__(self, path: str, line: int, message: str) -> None:
+        super().__init__(f"{path}:{line}: {message}")
+        self.problem = Problem(path, line, "error", message)
+
+    @property
+    def line(self) -> int:
+        return self.problem.line

@@ -1,0 +1,144 @@
+"""The curator's raw text form: a repository slug line, then title and note paragraphs.
+
+```
+vllm-project/vllm
+
+<title>
+
+<note>
+```
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePath
+
+from chatbot.model import DigestParseError, Entry, Problem, entry_id
+from chatbot.note import analyse_note
+
+SLUG_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*)/[A-Za-z0-9._-]+$")
+MAX_TITLE = 300
+
+
+@dataclass
+class ParseResult:
+    """Entries of one file and the warnings (not errors) met on the way."""
+
+    entries: list[Entry]
+    warnings: list[Problem] = field(default_factory=list)
+    metadata_only: set[str] = field(default_factory=set)
+
+
+def digest_name(path: str) -> str:
+    """`vllm-digest-2026-08.meta.yaml` and `vllm-digest-2026-08.txt` name the same digest."""
+    name = PurePath(path).name
+    for suffix in (".txt", ".md", ".yaml", ".yml"):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    return name.removesuffix(".meta")
+
+
+def paragraphs(text: str) -> list[tuple[int, list[str]]]:
+    """Blocks of non-blank lines with the 1-based line number where each starts."""
+    blocks: list[tuple[int, list[str]]] = []
+    current: list[str] = []
+    start = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            if not current:
+                start = number
+            current.append(line.rstrip())
+        elif current:
+            blocks.append((start, current))
+            current = []
+    if current:
+        blocks.append((start, current))
+    return blocks
+
+
+def parse_raw_text(text: str, path: str = "<text>") -> ParseResult:
+    """Parse the raw form; raises DigestParseError naming the line of the first structural error."""
+    text = text.removeprefix("\ufeff")
+    if "\x00" in text:
+        line = text[: text.index("\x00")].count("\n") + 1
+        raise DigestParseError(path, line, "NUL byte: this is not a text file")
+    blocks = paragraphs(text)
+    if not blocks:
+        raise DigestParseError(
+            path, 1, "empty file: expected a repository slug (owner/name) on the first line"
+        )
+    slug_line, slug_block = blocks[0]
+    repo = slug_block[0].strip()
+    if not SLUG_RE.match(repo):
+        raise DigestParseError(
+            path, slug_line, f"expected a repository slug like owner/name, got {repo[:60]!r}"
+        )
+    if len(slug_block) > 1:
+        raise DigestParseError(
+            path, slug_line + 1, "the slug line must be followed by a blank line before the first title"
+        )
+    rest = blocks[1:]
+    if not rest:
+        raise DigestParseError(
+            path, slug_line, "no entries: expected title and note paragraphs after the slug"
+        )
+    if len(rest) % 2:
+        line, block = rest[-1]
+        raise DigestParseError(
+            path,
+            line,
+            f"title {block[0].strip()[:60]!r} has no note paragraph after it (a blank line missing?)",
+        )
+    name = digest_name(path)
+    entries: list[Entry] = []
+    warnings: list[Problem] = []
+    seen: dict[str, int] = {}
+    for position, index in enumerate(range(0, len(rest), 2), start=1):
+        title_line, title_block = rest[index]
+        note_line, note_block = rest[index + 1]
+        if len(title_block) > 1:
+            raise DigestParseError(
+                path,
+                title_line + 1,
+                "a title is one line; separate the title from its note with a blank line",
+            )
+        title = title_block[0].strip()
+        if len(title) > MAX_TITLE:
+            raise DigestParseError(
+                path, title_line, f"title longer than {MAX_TITLE} characters: is it a note?"
+            )
+        note = "\n".join(line.strip() for line in note_block)
+        ident = entry_id(repo, title)
+        if ident in seen:
+            warnings.append(
+                Problem(path, title_line, "warning", f"same title as the entry at line {seen[ident]}; merged")
+            )
+        seen.setdefault(ident, title_line)
+        parts = analyse_note(note, repo, title)
+        if parts.verdict is None:
+            warnings.append(
+                Problem(path, note_line, "warning", "note does not open with a verdict (e.g. 值得精读)")
+            )
+        entries.append(
+            Entry(
+                id=ident,
+                repo=repo,
+                digest=name,
+                position=position,
+                title=title,
+                note=note,
+                verdict=parts.verdict,
+                why=parts.why,
+                highlights=parts.highlights,
+                audience=parts.audience,
+                caveats=parts.caveats,
+                refs=parts.refs,
+                people=parts.people,
+                identifiers=parts.identifiers,
+                source=f"{path}:{title_line}",
+            )
+        )
+    return ParseResult(entries, warnings)

@@ -1,0 +1,153 @@
+"""The structured (YAML) digest form: entries with the metadata the raw form lacks.
+
+An item with a `note` is a full entry; an item without one adds metadata (PR, author, date,
+tags, related) to the entry with the same title in another file.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from chatbot.model import DigestParseError, Entry, Problem, Ref, entry_id, pull_url
+from chatbot.note import analyse_note
+from chatbot.rawtext import SLUG_RE, ParseResult, digest_name
+
+
+class StructuredEntry(BaseModel):
+    """One item of a structured digest."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str = Field(min_length=1, max_length=300, description="Digest title; identifies the entry.")
+    note: str | None = Field(default=None, description="Review note; omit to only add metadata.")
+    pr: int | None = Field(default=None, ge=1, description="Pull request number.")
+    url: str | None = Field(default=None, pattern=r"^https?://", description="PR URL; derived from pr.")
+    github_title: str | None = Field(default=None, description="The PR's title on GitHub.")
+    author: str | None = Field(default=None, description="GitHub handle of the PR author.")
+    date: dt.date | None = Field(default=None, description="When the PR was opened (YYYY-MM-DD).")
+    tags: list[str] = Field(default_factory=list, description="Topics, English or Chinese.")
+    related: list[int] = Field(default_factory=list, description="Related PR/issue numbers.")
+
+    @field_validator("tags")
+    @classmethod
+    def _tags_are_words(cls, tags: list[str]) -> list[str]:
+        return [t.strip() for t in tags if t.strip()]
+
+
+class StructuredDigest(BaseModel):
+    """A structured digest file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    repo: str = Field(pattern=SLUG_RE.pattern, description="GitHub repository slug, owner/name.")
+    digest: str | None = Field(default=None, description="Digest name; defaults to the file name.")
+    entries: list[StructuredEntry]
+
+
+def json_schema() -> str:
+    """JSON Schema of the structured form, for editors."""
+    schema = StructuredDigest.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "vllm-digest structured digest"
+    return json.dumps(schema, ensure_ascii=False, indent=2)
+
+
+def is_glossary_file(path: Path) -> bool:
+    """Glossary extensions live beside digests but are not digests."""
+    return path.suffix.lower() in {".yaml", ".yml"} and (
+        path.stem == "glossary" or path.stem.endswith(".glossary")
+    )
+
+
+def _line_of(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int:
+    """1-based line of the YAML node at a pydantic error location (best effort)."""
+    if node is None:
+        return 1
+    for key in loc:
+        child: yaml.Node | None = None
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                if k.value == key:
+                    child = v
+                    break
+        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
+            child = node.value[key]
+        if child is None:
+            break
+        node = child
+    return node.start_mark.line + 1
+
+
+def parse_structured(text: str, path: str = "<yaml>") -> ParseResult:
+    """Parse and validate a YAML digest; raises DigestParseError with the line of the problem."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        data: Any = yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 1
+        raise DigestParseError(path, line, f"invalid YAML: {exc.problem or exc.context}") from None
+    except (yaml.YAMLError, ValueError, RecursionError) as exc:
+        raise DigestParseError(path, 1, f"invalid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise DigestParseError(path, 1, "expected a mapping with `repo` and `entries`")
+    try:
+        digest = StructuredDigest.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise DigestParseError(
+            path, _line_of(root, tuple(first["loc"])), f"{where}: {first['msg']}"
+        ) from None
+    name = digest.digest or digest_name(path)
+    entries: list[Entry] = []
+    metadata_only: set[str] = set()
+    warnings: list[Problem] = []
+    for position, item in enumerate(digest.entries, start=1):
+        line = _line_of(root, ("entries", position - 1))
+        ident = entry_id(digest.repo, item.title)
+        note = (item.note or "").strip()
+        parts = analyse_note(note, digest.repo, item.title)
+        if not note:
+            metadata_only.add(ident)
+        elif parts.verdict is None:
+            warnings.append(
+                Problem(path, line, "warning", "note does not open with a verdict (e.g. 值得精读)")
+            )
+        url = item.url or (pull_url(digest.repo, item.pr) if item.pr else None)
+        entries.append(
+            Entry(
+                id=ident,
+                repo=digest.repo,
+                digest=name,
+                position=position,
+                title=item.title.strip(),
+                note=note,
+                verdict=parts.verdict,
+                why=parts.why,
+                highlights=parts.highlights,
+                audience=parts.audience,
+                caveats=parts.caveats,
+                refs=parts.refs,
+                people=parts.people,
+                identifiers=parts.identifiers,
+                pr=item.pr,
+                url=url,
+                github_title=item.github_title,
+                author=item.author,
+                date=item.date,
+                tags=item.tags,
+                related=[Ref(number=n, url=pull_url(digest.repo, n)) for n in item.related],
+                source=f"{path}:{line}",
+            )
+        )
+    return ParseResult(entries, warnings, metadata_only)
+
+
+__all__ = ["StructuredDigest", "StructuredEntry", "is_glossary_file", "json_schema", "parse_structured"]
