@@ -52,6 +52,40 @@ def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    """Socket Mode when SLACK_APP_TOKEN is set, else HTTP (uvicorn) on --port / PORT."""
+    import logging
+
+    from chatbot.wiring import build
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        bot = build(settings)
+    except SettingsError as exc:
+        print(f"vllm-digest: {exc}", file=sys.stderr)
+        return 2
+    if settings.slack_app_token:
+        from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+        print("vllm-digest: Socket Mode", file=sys.stderr)
+        SocketModeHandler(bot.app, settings.slack_app_token).start()
+        return 0
+    from chatbot.slack.server import HttpServer, asgi_app
+
+    server = HttpServer(asgi_app(bot.app, bot.health), port=args.port or settings.port)
+    print(f"vllm-digest: HTTP on port {server.port}, POST /slack/events, GET /healthz", file=sys.stderr)
+    server.serve_forever()
+    bot.close()
+    return 0
+
+
+def cmd_console(args: argparse.Namespace, settings: Settings) -> int:
+    """The same Bolt handlers in a terminal chat; reads a script from stdin when piped."""
+    from chatbot.slack.console import run_console
+
+    return run_console(settings, sys.stdin, sys.stdout)
+
+
 def _not_yet(name: str) -> Callable[[argparse.Namespace, Settings], int]:
     def run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"vllm-digest {name}: not available in this build", file=sys.stderr)
@@ -104,10 +138,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("serve", help="run the bot (Socket Mode with SLACK_APP_TOKEN, else HTTP)")
     p.add_argument("--port", type=int)
-    p.set_defaults(func=_not_yet("serve"))
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("console", help="a local chat that runs the same handlers as Slack")
-    p.set_defaults(func=_not_yet("console"))
+    p.set_defaults(func=cmd_console)
 
     p = sub.add_parser("db", help="database maintenance")
     p.add_argument("action", choices=["upgrade"])

@@ -1,0 +1,118 @@
+"""The `/vllm-digest` slash command: grammar, then an answer inside Slack's 3 seconds.
+
+The answer is computed on a worker thread. When it is ready within `ack_budget` seconds it goes
+back in the acknowledgement itself (one round trip, nothing else to fail); otherwise the command
+is acknowledged with a "searching…" line and the answer follows through the response URL. Either
+way the HTTP response to Slack leaves well inside 3 s, whatever the search costs.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from chatbot.model import Entry
+from chatbot.search import SearchResult
+from chatbot.slack import blocks
+from chatbot.slack.i18n import Language, Texts
+
+log = logging.getLogger(__name__)
+
+SUBCOMMANDS = ("help", "today", "topics", "latest")
+
+
+class Searchable(Protocol):
+    """What the Slack adapter needs of the search index (chatbot.search.SearchIndex has it)."""
+
+    def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult: ...
+
+    def topics(self) -> list[tuple[str, int]]: ...
+
+
+@dataclass(frozen=True)
+class Request:
+    """A parsed command: one of SUBCOMMANDS, or "search" with the topic query."""
+
+    kind: str
+    query: str = ""
+
+
+def parse(text: str) -> Request:
+    """Empty or `help` → help; `today`, `topics`, `latest`; anything else is a topic query."""
+    words = text.split()
+    if not words:
+        return Request("help")
+    if len(words) == 1 and words[0].casefold() in SUBCOMMANDS:
+        return Request(words[0].casefold())
+    return Request("search", " ".join(words))
+
+
+@dataclass
+class Answers:
+    """Builds the answer message for a parsed command (no Slack I/O: testable on its own)."""
+
+    index: Searchable
+    latest: Callable[[int], Sequence[Entry]]
+    today: Callable[[], Entry | None]
+    language: Language
+    page_size: int = 5
+
+    def answer(self, request: Request) -> blocks.Message:
+        if request.kind == "help":
+            return blocks.render_help(self.language)
+        if request.kind == "topics":
+            return blocks.render_topics(self.index.topics(), self.language)
+        if request.kind == "latest":
+            return blocks.render_latest(self.latest(self.page_size), self.language)
+        if request.kind == "today":
+            return blocks.render_today(self.today(), self.language)
+        return self.page(request.query, 0)
+
+    def page(self, query: str, offset: int) -> blocks.Message:
+        result = self.index.search(query, limit=self.page_size, offset=offset)
+        return blocks.render_results(result, self.language, offset)
+
+
+@dataclass
+class CommandHandler:
+    """The Bolt listener for the slash command (ack-function: runs before the HTTP response)."""
+
+    answers: Answers
+    executor: Executor
+    ack_budget: float = 1.5
+
+    def __call__(self, ack: Any, command: dict[str, Any], respond: Any) -> None:
+        request = parse(command.get("text") or "")
+        future: Future[blocks.Message] = self.executor.submit(self.answers.answer, request)
+        try:
+            answer = future.result(timeout=self.ack_budget)
+        except FutureTimeout:
+            texts = Texts(self.answers.language)
+            ack(
+                **blocks.render_text(texts("searching", query=request.query or request.kind)),
+                response_type="ephemeral",
+            )
+            future.add_done_callback(lambda done: _respond_later(done, respond, self.answers.language))
+            return
+        except Exception:
+            log.exception("answering %r failed", request)
+            ack(**blocks.render_text(Texts(self.answers.language)("error")), response_type="ephemeral")
+            return
+        ack(**answer, response_type="ephemeral")
+
+
+def _respond_later(done: Future[blocks.Message], respond: Any, language: Language) -> None:
+    """Send a late answer through the response URL, replacing the "searching…" line."""
+    try:
+        answer = done.result()
+    except Exception:
+        log.exception("late answer failed")
+        answer = blocks.render_text(Texts(language)("error"))
+    try:
+        respond(**answer, response_type="ephemeral", replace_original=True)
+    except Exception:
+        log.exception("posting to the response URL failed")
