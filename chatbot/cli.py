@@ -64,16 +64,17 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     except SettingsError as exc:
         print(f"vllm-digest: {exc}", file=sys.stderr)
         return 2
-    if settings.slack_app_token:
-        from slack_bolt.adapter.socket_mode import SocketModeHandler
-
-        print("vllm-digest: Socket Mode", file=sys.stderr)
-        SocketModeHandler(bot.app, settings.slack_app_token).start()
-        return 0
     from chatbot.slack.server import HttpServer, asgi_app
 
     server = HttpServer(asgi_app(bot.app, bot.health), port=args.port or settings.port)
-    print(f"vllm-digest: HTTP on port {server.port}, POST /slack/events, GET /healthz", file=sys.stderr)
+    if settings.slack_app_token:
+        from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+        # Events arrive over the socket; the HTTP server stays up for /healthz probes.
+        SocketModeHandler(bot.app, settings.slack_app_token).connect()  # type: ignore[no-untyped-call]
+        print(f"vllm-digest: Socket Mode; GET /healthz on port {server.port}", file=sys.stderr)
+    else:
+        print(f"vllm-digest: HTTP on port {server.port}, POST /slack/events, GET /healthz", file=sys.stderr)
     server.serve_forever()
     bot.close()
     return 0

@@ -11,8 +11,9 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from slack_bolt import App
 from slack_sdk import WebClient
@@ -36,6 +37,39 @@ from chatbot.threads import InMemoryThreadRegistry, ThreadRegistry
 LOCAL_BOT_TOKEN = "xoxb-local-console"
 
 
+class TrackedExecutor(ThreadPoolExecutor):
+    """A thread pool that can tell when all submitted work is done (the console waits on it
+    before reading the next scripted line)."""
+
+    def __init__(self, max_workers: int, thread_name_prefix: str) -> None:
+        super().__init__(max_workers=max_workers, thread_name_prefix=thread_name_prefix)
+        self._pending = 0
+        self._idle = threading.Condition()
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        with self._idle:
+            self._pending += 1
+
+        def tracked() -> Any:
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                with self._idle:
+                    self._pending -= 1
+                    self._idle.notify_all()
+
+        try:
+            return super().submit(tracked)
+        except BaseException:
+            with self._idle:
+                self._pending -= 1
+            raise
+
+    def wait_idle(self, timeout: float) -> bool:
+        with self._idle:
+            return self._idle.wait_for(lambda: self._pending == 0, timeout)
+
+
 class LiveIndex:
     """The search index of a library, rebuilt when a digest file changes (checked at most
     every `refresh_every` seconds, so a burst of commands costs one stat pass)."""
@@ -56,6 +90,12 @@ class LiveIndex:
                     if self.library.refresh():
                         self._index = SearchIndex.build(self.library.entries)
         return self._index
+
+    @property
+    def generation(self) -> int:
+        """Changes whenever the library reloads (answers cached under it go stale)."""
+        self.current()
+        return self.library.generation
 
     def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:
         return self.current().search(query, limit=limit, offset=offset)
@@ -92,11 +132,15 @@ class Bot:
     app: App
     signing_secret: str
     follow_up: FollowUpHandler | None = None
-    executors: list[ThreadPoolExecutor] = field(default_factory=list)
+    executors: list[TrackedExecutor] = field(default_factory=list)
 
     def health(self) -> dict[str, object]:
         """What /healthz reports besides ok: the library is loaded."""
         return {"entries": len(self.library), "errors": len(self.library.errors)}
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """True once no answer or lazy listener is running (for the console's script mode)."""
+        return all(executor.wait_idle(timeout) for executor in self.executors)
 
     def close(self) -> None:
         for executor in self.executors:
@@ -124,6 +168,7 @@ def build(
     follow_up: FollowUpHandler | None = None,
     ack_budget: float = 1.5,
     page_size: int = 5,
+    answer_cache: int = 512,
 ) -> Bot:
     """The bot's object graph. `local=True` (console) accepts missing Slack credentials and
     generates a signing secret; otherwise SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET are required
@@ -148,14 +193,16 @@ def build(
     searchable: Searchable = index(live) if index else live
     registry = threads or InMemoryThreadRegistry()
     client = web_client(settings, token)
-    answer_pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="answer")
-    listener_pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="listener")
+    answer_pool = TrackedExecutor(max_workers=16, thread_name_prefix="answer")
+    listener_pool = TrackedExecutor(max_workers=16, thread_name_prefix="listener")
     answers = Answers(
         index=searchable,
         latest=live.latest,
         today=today or live.newest,
         language=settings.language,
         page_size=page_size,
+        generation=lambda: live.generation,
+        cache_size=answer_cache,
     )
     app = build_slack_app(
         client=client,

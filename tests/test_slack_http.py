@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
 import pytest
@@ -182,3 +187,36 @@ def test_healthz_answers(served: Served) -> None:
     health = httpx.get(served.url.replace("/slack/events", "/healthz"))
     assert health.status_code == 200
     assert health.json() == {"ok": True, "entries": 8, "errors": 0}
+
+
+def test_serve_command_starts_http_mode_against_slack(fake_slack: FakeSlack, tmp_path: Path) -> None:
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("SLACK_")},
+        "SLACK_BOT_TOKEN": "xoxb-test",
+        "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+        "SLACK_API_URL": fake_slack.api_url,
+        "DIGEST_DIR": str(DIGESTS),
+    }
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "chatbot.cli", "serve", "--port", str(port)],
+        env=env,
+        cwd=tmp_path,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        while line and "HTTP on port" not in line:
+            line = process.stderr.readline()
+        assert f"HTTP on port {port}" in line
+        url = f"http://127.0.0.1:{port}/slack/events"
+        answer = post(url, command_body("help", fake_slack.response_url())).json()
+        assert "/vllm-digest latest" in all_text(answer)
+        assert fake_slack.calls("auth.test")
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

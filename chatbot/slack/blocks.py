@@ -8,6 +8,7 @@ message stays inside Slack's limits and never carries markup nobody wrote on pur
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,6 +34,8 @@ from chatbot.slack.mrkdwn import (
 Block = dict[str, Any]
 Message = dict[str, Any]
 
+SLACK_USER_ID = re.compile(r"[UW][A-Z0-9]{2,20}")
+
 # Per-piece budgets keep a composed section under MAX_SECTION_TEXT without cutting markup.
 TITLE_LIMIT = 300
 LINE_LIMIT = 700
@@ -44,10 +47,13 @@ QUERY_LIMIT = 200
 
 
 def plain_text(text: str, limit: int) -> dict[str, Any]:
-    return {"type": "plain_text", "text": clip(text, limit), "emoji": True}
+    """Plain text cut to `limit`; escaped too, as Slack decodes entities in every text."""
+    return {"type": "plain_text", "text": clip(one_line(text), limit) or "—", "emoji": True}
 
 
 def section(text: str) -> Block:
+    """A mrkdwn section; Slack refuses empty text, so an empty one shows a dash."""
+    text = text if text.strip() else "—"
     return {"type": "section", "text": {"type": "mrkdwn", "text": truncate(text, MAX_SECTION_TEXT)}}
 
 
@@ -85,7 +91,8 @@ def message(fallback: str, blocks: Sequence[Block]) -> Message:
     kept = list(blocks)
     if len(kept) > MAX_BLOCKS:
         kept = [*kept[: MAX_BLOCKS - 1], context("…")]
-    return {"text": clip(one_line(fallback), MAX_FALLBACK_TEXT), "blocks": kept}
+    text = clip(one_line(fallback), MAX_FALLBACK_TEXT) or "vllm-digest"
+    return {"text": text, "blocks": kept}
 
 
 # -- pieces of entries ----------------------------------------------------------------------
@@ -283,8 +290,8 @@ def render_entry_card(
     if pr:
         blocks.append(actions(pr))
     hint = escape(texts("card.hint"))
-    if shared_by and shared_by.isalnum():
-        hint = f"{texts.mrkdwn('card.shared_by', user=shared_by)} · {hint}"
+    if shared_by and SLACK_USER_ID.fullmatch(shared_by):
+        hint = f"{texts.mrkdwn('card.shared_by', markup={'user': f'<@{shared_by}>'})} · {hint}"
     blocks.append(context(hint))
     fallback = f"{header}: {entry.title}" if header else entry.title
     if entry.url:

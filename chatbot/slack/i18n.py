@@ -62,7 +62,7 @@ CATALOGUE: dict[str, dict[Language, str]] = {
         "zh": "有问题？直接在本帖的讨论串里追问，例如“重点看什么？”“有什么风险？”",
         "en": 'Questions? Ask in this thread, e.g. "what should I focus on?" or "any risks?"',
     },
-    "card.shared_by": {"zh": "由 <@{user}> 分享", "en": "Shared by <@{user}>"},
+    "card.shared_by": {"zh": "由 {user} 分享", "en": "Shared by {user}"},
     "share.done": {"zh": "已分享到频道。", "en": "Shared to the channel."},
     "share.not_in_channel": {
         "zh": "无法在这个频道发帖：请先把 bot 邀请进频道（/invite @vllm-digest）。",
@@ -91,7 +91,7 @@ class Texts:
         return template.format(**fields) if fields else template
 
     def mrkdwn(self, key: str, markup: Mapping[str, str] | None = None, **fields: object) -> str:
-        """The string for mrkdwn: `fields` escaped, `markup` (built by a builder) and the
-        template (ours) kept as they are."""
-        template = CATALOGUE[key][self.language]
+        """The string for mrkdwn: template and `fields` escaped; `markup` (links, mentions,
+        code spans a builder made from escaped pieces) inserted as it is."""
+        template = escape(CATALOGUE[key][self.language])
         return template.format(**{k: escape(str(v)) for k, v in fields.items()}, **(markup or {}))

@@ -9,10 +9,12 @@ way the HTTP response to Slack leaves well inside 3 s, whatever the search costs
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from chatbot.model import Entry
@@ -53,15 +55,47 @@ def parse(text: str) -> Request:
 
 @dataclass
 class Answers:
-    """Builds the answer message for a parsed command (no Slack I/O: testable on its own)."""
+    """Builds the answer message for a parsed command (no Slack I/O: testable on its own).
+
+    Answers other than `today` depend only on the library, so they are kept in a small LRU
+    keyed by the library generation: a repeated topic costs a dict lookup, not a search.
+    """
 
     index: Searchable
     latest: Callable[[int], Sequence[Entry]]
     today: Callable[[], Entry | None]
     language: Language
     page_size: int = 5
+    generation: Callable[[], int] = lambda: 0
+    cache_size: int = 512
+    _cache: OrderedDict[tuple[int, str, str, int], blocks.Message] = field(default_factory=OrderedDict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def cached(self, request: Request, offset: int = 0) -> blocks.Message | None:
+        """The answer if it is at hand (never for `today`, which changes by the day)."""
+        if request.kind == "today" or not self.cache_size:
+            return None
+        key = (self.generation(), request.kind, request.query, offset)
+        with self._lock:
+            answer = self._cache.get(key)
+            if answer is not None:
+                self._cache.move_to_end(key)
+            return answer
+
+    def _keep(self, request: Request, offset: int, answer: blocks.Message) -> blocks.Message:
+        if request.kind != "today" and self.cache_size:
+            with self._lock:
+                self._cache[(self.generation(), request.kind, request.query, offset)] = answer
+                while len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
+        return answer
 
     def answer(self, request: Request) -> blocks.Message:
+        if request.kind == "search":
+            return self.page(request.query, 0)
+        return self._keep(request, 0, self._answer(request))
+
+    def _answer(self, request: Request) -> blocks.Message:
         if request.kind == "help":
             return blocks.render_help(self.language)
         if request.kind == "topics":
@@ -70,11 +104,15 @@ class Answers:
             return blocks.render_latest(self.latest(self.page_size), self.language)
         if request.kind == "today":
             return blocks.render_today(self.today(), self.language)
-        return self.page(request.query, 0)
+        raise ValueError(f"not a subcommand: {request.kind}")
 
     def page(self, query: str, offset: int) -> blocks.Message:
-        result = self.index.search(query, limit=self.page_size, offset=offset)
-        return blocks.render_results(result, self.language, offset)
+        request = Request("search", query)
+        answer = self.cached(request, offset)
+        if answer is None:
+            result = self.index.search(query, limit=self.page_size, offset=offset)
+            answer = self._keep(request, offset, blocks.render_results(result, self.language, offset))
+        return answer
 
 
 @dataclass
@@ -87,6 +125,10 @@ class CommandHandler:
 
     def __call__(self, ack: Any, command: dict[str, Any], respond: Any) -> None:
         request = parse(command.get("text") or "")
+        at_hand = self.answers.cached(request)
+        if at_hand is not None:
+            ack(**at_hand, response_type="ephemeral")
+            return
         future: Future[blocks.Message] = self.executor.submit(self.answers.answer, request)
         try:
             answer = future.result(timeout=self.ack_budget)

@@ -1,0 +1,60 @@
+"""The console drives the same Bolt handlers from a script, with no settings at all."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import DIGESTS
+
+from chatbot.settings import Settings
+from chatbot.slack.console import run_console
+
+SCRIPT = """\
+/vllm-digest compile
+1
+> 有什么风险？
+/vllm-digest help
+/vllm-digest xyzzy <!channel>
+quit
+"""
+
+
+def test_console_script_searches_shares_and_renders_block_kit() -> None:
+    out = io.StringIO()
+    settings = Settings(_env_file=None, digest_dir=DIGESTS)  # type: ignore[call-arg]
+    assert run_console(settings, io.StringIO(SCRIPT), out) == 0
+    text = out.getvalue()
+    search, rest = text.split("» 1\n", 1)
+    assert (
+        "新增 Qwen3-VL DeepStack 编译契约回归测试 (https://github.com/vllm-project/vllm/pull/53529)" in search
+    )
+    assert (
+        "[1] 分享到频道" in search
+        and "[2] 打开 PR ↗ https://github.com/vllm-project/vllm/pull/53529" in search
+    )
+    shared, rest = rest.split("» > 有什么风险？\n", 1)
+    assert "vllm-digest in #C0CONSOLE" in shared
+    assert "*为什么值得读*" in shared and "讨论串里追问" in shared
+    assert "已分享到频道" in shared
+    assert "/vllm-digest today" in rest
+    assert "没有找到与 “xyzzy <!channel>” 相关的条目" in rest
+
+
+def test_console_runs_from_the_command_line_without_any_setting(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "DATABASE_", "DIGEST_"))}
+    done = subprocess.run(
+        [sys.executable, "-m", "chatbot.cli", "console"],
+        input="/vllm-digest compile\n",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "8 entries" in done.stdout
+    assert "新增 Qwen3-VL DeepStack 编译契约回归测试" in done.stdout
