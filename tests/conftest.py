@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fakeslack import FakeSlack
 
 from chatbot.library import Library
 
@@ -25,3 +27,10 @@ def postgres_url() -> str:
     if not url:
         pytest.skip("TEST_DATABASE_URL is not set (run .ci/run for the PostgreSQL tests)")
     return url
+
+
+@pytest.fixture
+def fake_slack() -> Iterator[FakeSlack]:
+    """A fake Slack Web API on a loopback port (see tests/fakeslack.py)."""
+    with FakeSlack() as fake:
+        yield fake
