@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fakeslack import FakeSlack
 
 from chatbot.library import Library
+from tests.fakeslack import FakeSlack
 
 ROOT = Path(__file__).resolve().parent.parent
 DIGESTS = ROOT / "digests"

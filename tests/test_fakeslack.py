@@ -5,12 +5,13 @@ from __future__ import annotations
 import threading
 
 import pytest
-from fakeslack import FakeSlack
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler, ServerErrorRetryHandler
 from slack_sdk.http_retry.builtin_interval_calculators import FixedValueRetryIntervalCalculator
 from slack_sdk.webhook import WebhookClient
+
+from tests.fakeslack import FakeSlack
 
 
 def client(fake: FakeSlack) -> WebClient:
