@@ -17,7 +17,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 ROOT = HERE.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
 
 import argparse  # noqa: E402
 import http.client  # noqa: E402
@@ -144,7 +144,7 @@ def main() -> int:
     )
     args = parser.parse_args()
 
-    from fakeslack import FakeSlack
+    from tests.fakeslack import FakeSlack
 
     fake = FakeSlack()
     ctx = mp.get_context("spawn")

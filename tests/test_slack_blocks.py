@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from conftest import DIGESTS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +14,7 @@ from chatbot.search import Hit, SearchResult
 from chatbot.slack import blocks
 from chatbot.slack.handlers.command import Request, parse
 from chatbot.slack.mrkdwn import clip, escape, truncate
+from tests.conftest import DIGESTS
 
 OUR_LINK = re.compile(r"<https://[^<>|\s]+\|[^<>]*>|<@U[A-Z0-9]+>")
 ENTITY = re.compile(r"&(amp|lt|gt);")

@@ -8,10 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import DIGESTS
-
 from chatbot.settings import Settings
 from chatbot.slack.console import run_console
+from tests.conftest import DIGESTS
 
 SCRIPT = """\
 /vllm-digest compile

@@ -14,9 +14,15 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import DIGESTS
-from fakeslack import FakeSlack
-from slackrequests import (
+
+from chatbot.search import SearchResult
+from chatbot.settings import Settings
+from chatbot.slack.handlers.command import Searchable
+from chatbot.slack.server import HttpServer, asgi_app
+from chatbot.wiring import Bot, LiveIndex, build
+from tests.conftest import DIGESTS
+from tests.fakeslack import FakeSlack
+from tests.slackrequests import (
     SIGNING_SECRET,
     all_text,
     button_body,
@@ -25,12 +31,6 @@ from slackrequests import (
     post,
     signed_headers,
 )
-
-from chatbot.search import SearchResult
-from chatbot.settings import Settings
-from chatbot.slack.handlers.command import Searchable
-from chatbot.slack.server import HttpServer, asgi_app
-from chatbot.wiring import Bot, LiveIndex, build
 
 DEEPSTACK_TITLE = "新增 Qwen3-VL DeepStack 编译契约回归测试"
 DEEPSTACK_URL = "https://github.com/vllm-project/vllm/pull/53529"

@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import ROOT
-from fakeslack import FakeSlack
 from slack_bolt import BoltRequest
-from slackrequests import command_body, event_body, signed_headers
-from test_slack_http import settings_for
 
 from chatbot.slack import action_ids as ids
 from chatbot.slack.app import BOT_SCOPES, SUBSCRIBED_EVENTS
 from chatbot.wiring import Bot, build
+from tests.conftest import ROOT
+from tests.fakeslack import FakeSlack
+from tests.slackrequests import command_body, event_body, signed_headers
+from tests.test_slack_http import settings_for
 
 MANIFEST = ROOT / "deploy" / "slack-app-manifest.yaml"
 
