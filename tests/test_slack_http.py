@@ -220,3 +220,26 @@ def test_serve_command_starts_http_mode_against_slack(fake_slack: FakeSlack, tmp
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_subcommands_answer_in_the_configured_language(fake_slack: FakeSlack) -> None:
+    bot = build(settings_for(fake_slack, language="en"))
+    server = HttpServer(asgi_app(bot.app), host="127.0.0.1", port=0).start()
+    url = f"http://127.0.0.1:{server.port}/slack/events"
+    try:
+        help_text = all_text(post(url, command_body("help", fake_slack.response_url())).json())
+        assert "searches the digest by topic" in help_text
+        latest = post(url, command_body("latest", fake_slack.response_url())).json()
+        assert "Newest entries" in all_text(latest)
+        assert len([b for b in buttons(latest) if b["action_id"].startswith("share_entry")]) == 5
+        today = all_text(post(url, command_body("today", fake_slack.response_url())).json())
+        assert "PR of the day" in today and "Ask in this thread" in today
+        topics = all_text(post(url, command_body("topics", fake_slack.response_url())).json())
+        assert "Topics you can search for" in topics
+        for topic, _count in bot.index.topics()[:3]:
+            assert topic in topics
+        nothing = all_text(post(url, command_body("xyzzy", fake_slack.response_url())).json())
+        assert "No entry matches “xyzzy”" in nothing
+    finally:
+        server.stop()
+        bot.close()
