@@ -5,7 +5,7 @@ own process; the load comes from this process: a thread pool of keep-alive HTTP 
 signed `/vllm-digest <topic>` commands. Prints p50/p99 latency and throughput side by side and
 as ratios (ours/bare). Goals: p99 < 100 ms, throughput >= 80 % of the bare app's.
 
-    .venv/bin/python bench/http.py [--requests 3000] [--concurrency 16]
+    .venv/bin/python bench/http.py [--requests 2000] [--concurrency 16] [--rounds 5]
 """
 
 from __future__ import annotations
@@ -139,9 +139,7 @@ def main() -> int:
     )
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--concurrency", type=int, default=16)
-    parser.add_argument(
-        "--rounds", type=int, default=3, help="alternate ours/bare this many times; best round counts"
-    )
+    parser.add_argument("--rounds", type=int, default=5, help="alternate the servers this many times")
     args = parser.parse_args()
 
     from tests.fakeslack import FakeSlack
