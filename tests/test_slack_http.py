@@ -243,3 +243,14 @@ def test_subcommands_answer_in_the_configured_language(fake_slack: FakeSlack) ->
     finally:
         server.stop()
         bot.close()
+
+
+def test_share_survives_a_rate_limit_and_a_server_error(served: Served) -> None:
+    served.fake.fail("chat.postMessage", status=429, retry_after=0)
+    served.fake.fail("chat.postMessage", status=500)
+    answer = post(served.url, command_body("compile", served.fake.response_url())).json()
+    post(served.url, button_body(buttons(answer)[0], served.fake.response_url("press")))
+    confirmation = served.fake.wait_for("response", where=lambda c: c.path.endswith("/press"), timeout=10)
+    assert "已分享" in confirmation.params["text"]
+    assert [c.status for c in served.fake.calls("chat.postMessage")] == [429, 500, 200]
+    assert len(served.fake.messages("C0CHAN")) == 1
