@@ -95,7 +95,7 @@ WORDS: dict[str, dict[Lang, str]] = {
     "perf": {"zh": "性能：", "en": "Performance: "},
     "no_perf": {"zh": "笔记没给性能数字。", "en": "The note gives no performance numbers."},
     "other": {"zh": "", "en": "From the note: "},
-    "no_match": {"zh": "笔记没有直接回答，概要：", "en": "The note doesn't say; in short: "},
+    "no_match": {"zh": "概要：", "en": "In short: "},
     "see": {"zh": "可看：", "en": "See: "},
 }
 
@@ -434,7 +434,7 @@ class Answerer:
         pieces = [*entry_pieces(entry), Piece("title", entry.title)]
         ranked = rank_pieces(question, [p.text for p in pieces])
         if not ranked or ranked[0][0] <= 0:
-            c.found = False
+            # Nothing in the question matched the note: the why-read line is the best general answer.
             return self._summary(entry, question, _NoMatchWords(c.entry, c.lang, c.limit, c.sources))
         best = ranked[0][0]
         chosen = [pieces[i] for score, i in ranked[:2] if score >= best * 0.8]
@@ -459,7 +459,7 @@ _HANDLERS: dict[Intent, Callable[[Answerer, Entry, str, Composer], str]] = {
 
 
 class _NoMatchWords(Composer):
-    """A composer whose summary prefix says the note had no direct answer."""
+    """A composer whose summary prefix fits a question that matched nothing in particular."""
 
     def word(self, key: str) -> str:
         return WORDS["no_match" if key == "summary" else key][self.lang]

@@ -15,6 +15,7 @@ from importlib import resources
 from typing import Literal, cast
 
 import yaml
+from rapidfuzz import fuzz
 
 Intent = Literal[
     "why",
@@ -93,7 +94,7 @@ def intent_rules() -> tuple[IntentRule, ...]:
 
 
 def classify(question: str) -> Intent:
-    """The kind of a question; "other" when no phrasing matches."""
+    """The kind of a question; "other" when no phrasing matches, even with a typo."""
     text = normalize_question(question)
     best: tuple[int, int] | None = None
     best_intent: Intent = "other"
@@ -103,4 +104,37 @@ def classify(question: str) -> Intent:
             if best is None or key > best:
                 best = key
                 best_intent = rule.intent
+    if best is None:
+        return _classify_typo(text)
+    return best_intent
+
+
+_ASCII_WORD_RE = re.compile(r"[a-z][a-z;\-']+")
+TYPO_WORD_SCORE = 80.0
+TYPO_PHRASE_SCORE = 90.0
+
+
+def _classify_typo(text: str) -> Intent:
+    """Second pass for English typos ("focsu", "reviwer"): fuzzy match of words and phrases."""
+    words = [w for w in _ASCII_WORD_RE.findall(text) if len(w) >= 5]
+    if not words:
+        return "other"
+    best: tuple[float, int, int] | None = None
+    best_intent: Intent = "other"
+    for rule in intent_rules():
+        phrase = rule.phrase
+        if not phrase.isascii() or len(phrase) < 5:
+            continue
+        if " " in phrase:
+            score = fuzz.partial_ratio(phrase, text)
+            if score < TYPO_PHRASE_SCORE:
+                continue
+        else:
+            score = max(fuzz.ratio(phrase, w) for w in words)
+            if score < TYPO_WORD_SCORE:
+                continue
+        key = (score, len(phrase), -rule.order)
+        if best is None or key > best:
+            best = key
+            best_intent = rule.intent
     return best_intent

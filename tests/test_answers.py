@@ -272,3 +272,27 @@ def test_ask_does_not_import_slack_sqlalchemy_or_apscheduler() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "HEAVY []" in result.stderr
+
+
+# The phrasings named in issue #6, each with the kind it must be taken for.
+ISSUE_PHRASINGS = {
+    "focus": "重点看什么/重点/关注什么/看哪里/亮点/what should I focus on/what to look at/key points/highlights/main takeaways",
+    "risks": "有什么风险/要注意什么/坑/隐患/caveats/risks/gotchas/what could go wrong/open questions/concerns",
+    "audience": "适合谁/谁应该读/who is this for/who should read",
+    "tests": "怎么测的/测试/how is it tested/test design",
+    "design": "设计决策/设计/trade-offs/why this approach",
+    "people": "谁写的/作者/reviewer/who wrote/who reviewed",
+    "related": "相关 PR/related/links/issues",
+    "link": "链接/PR 地址/link/url",
+    "summary": "一句话总结/tl;dr/summary/what does it do/讲了什么",
+    "size": "改了多少/多大/how big/how many lines",
+    "perf": "性能/提速多少/how much faster/speedup",
+    "why": "为什么值得读/why read this/why is it worth reading",
+}
+
+
+@pytest.mark.parametrize("intent", sorted(ISSUE_PHRASINGS))
+def test_issue_phrasings_are_understood(intent: str) -> None:
+    for phrasing in ISSUE_PHRASINGS[intent].split("/"):
+        for question in (phrasing, f"{phrasing}？", f"{phrasing.capitalize()}?"):
+            assert classify(question) == intent, question
