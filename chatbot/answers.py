@@ -156,12 +156,28 @@ def _score(text: str, selectors: Sequence[tuple[re.Pattern[str], float]]) -> flo
     return sum(weight for pattern, weight in selectors if pattern.search(text))
 
 
+TOPIC_WEIGHT = 3.0
+
+
 def _select(
-    pieces: Sequence[Piece], selectors: Sequence[tuple[re.Pattern[str], float]], bonus: dict[str, float]
+    pieces: Sequence[Piece],
+    selectors: Sequence[tuple[re.Pattern[str], float]],
+    bonus: dict[str, float],
+    question: str = "",
 ) -> list[Piece]:
-    """Pieces that match the selectors, best first; ties keep note order; only the top score band."""
-    scored = [(_score(p.text, selectors) + bonus.get(p.source, 0.0), i, p) for i, p in enumerate(pieces)]
-    scored = [s for s in scored if s[0] > 0]
+    """Pieces that match the selectors, best first; ties keep note order; only the top score band.
+
+    A piece that also shares terms with the question ("re-export 有什么坑") moves up: the asker
+    named the part of the PR they mean.
+    """
+    topic = dict.fromkeys(range(len(pieces)), 0.0)
+    if question:
+        topic.update({i: s for s, i in rank_pieces(question, [p.text for p in pieces])})
+    scored = []
+    for i, p in enumerate(pieces):
+        kind = _score(p.text, selectors) + bonus.get(p.source, 0.0)
+        if kind > 0:
+            scored.append((kind + TOPIC_WEIGHT * topic[i], i, p))
     if not scored:
         return []
     scored.sort(key=lambda s: (-s[0], s[1]))
@@ -325,14 +341,14 @@ class Answerer:
     def _risks(self, entry: Entry, question: str, c: Composer) -> str:
         pieces = entry_pieces(entry)
         bonus = {p.source: 5.0 for p in pieces if p.source.startswith("caveats")}
-        chosen = _select(pieces, RISK_WORDS, bonus)
+        chosen = _select(pieces, RISK_WORDS, bonus, question)
         if not chosen:
             return self._none(entry, c, "no_risks")
         prefix = c.word("risks") if entry.caveats else c.word("risks_near")
         return c.quote(prefix, chosen[:2])
 
     def _tests(self, entry: Entry, question: str, c: Composer) -> str:
-        chosen = _select(entry_pieces(entry), TEST_WORDS, {})
+        chosen = _select(entry_pieces(entry), TEST_WORDS, {}, question)
         if not chosen:
             title = Piece("title", entry.title)
             if _score(title.text, TEST_WORDS):
@@ -349,7 +365,7 @@ class Answerer:
                 at = entry.note.find(p.text[:12], match.end())
                 if p.source.startswith("highlights") and match.end() <= at < sentence_end:
                     bonus[p.source] = 2.0
-        chosen = _select(pieces, DESIGN_WORDS, bonus)
+        chosen = _select(pieces, DESIGN_WORDS, bonus, question)
         if not chosen:
             return self._none(entry, c, "no_design")
         return c.quote(c.word("design"), chosen[:3])
@@ -418,14 +434,14 @@ class Answerer:
 
     def _size(self, entry: Entry, question: str, c: Composer) -> str:
         pieces = [Piece("title", entry.title), *entry_pieces(entry)]
-        chosen = _select(pieces, SIZE_WORDS, {})
+        chosen = _select(pieces, SIZE_WORDS, {}, question)
         if not chosen:
             return self._none(entry, c, "no_size")
         return c.quote(c.word("size"), chosen[:2])
 
     def _perf(self, entry: Entry, question: str, c: Composer) -> str:
         pieces = [Piece("title", entry.title), *entry_pieces(entry)]
-        chosen = _select(pieces, PERF_WORDS, {})
+        chosen = _select(pieces, PERF_WORDS, {}, question)
         if not chosen:
             return self._none(entry, c, "no_perf")
         return c.quote(c.word("perf"), chosen[:2])

@@ -130,7 +130,8 @@ def _classify_typo(text: str) -> Intent:
             if score < TYPO_PHRASE_SCORE:
                 continue
         else:
-            score = max(fuzz.ratio(phrase, w) for w in words)
+            # Same first letter: typos rarely hit it, and "patch" must not read as "catch".
+            score = max((fuzz.ratio(phrase, w) for w in words if w[0] == phrase[0]), default=0.0)
             if score < TYPO_WORD_SCORE:
                 continue
         key = (score, len(phrase), -rule.order)
