@@ -207,6 +207,7 @@ class Composer:
     limit: int
     sources: list[str] = field(default_factory=list)
     found: bool = True
+    probe: bool = False  # only finding out whether there is an answer: no see-also lookups
 
     def word(self, key: str) -> str:
         return WORDS[key][self.lang]
@@ -257,13 +258,17 @@ class Composer:
             body = prefix.rstrip() + "\n" + "\n".join(BULLET + t for t in texts)
         return "\n".join([body, *tail]) if tail else body
 
-    def lines(self, lines: Sequence[str], optional: Sequence[str] = ()) -> str:
-        """Plain lines (no quotes); optional lines are added in order while they fit."""
+    def lines(
+        self, lines: Sequence[str], alternatives: Sequence[str] = (), source: str = "related_entries"
+    ) -> str:
+        """Plain lines (no quotes), then the first of the alternative extra lines that fits."""
         reserve = len(self.link) + 1 if self.link else 0
         out = list(lines)
-        for line in optional:
+        for line in alternatives:
             if len("\n".join([*out, line])) <= self.limit - reserve:
                 out.append(line)
+                self.sources.append(source)
+                break
         return self.finish("\n".join(out))
 
 
@@ -287,12 +292,14 @@ class Answerer:
 
     # --- helpers -------------------------------------------------------------------------------
 
-    def same_topic_entries(self, entry: Entry, limit: int = 2) -> list[Entry]:
-        """Other entries of the library sharing the most tags with this one."""
+    def same_topic_entries(
+        self, entry: Entry, limit: int = 2, keep: Callable[[Entry], bool] | None = None
+    ) -> list[Entry]:
+        """Other entries of the library sharing the most tags with this one (and passing `keep`)."""
         tags = {t.casefold() for t in entry.tags}
         scored = []
         for other in self.entries:
-            if other.id == entry.id:
+            if other.id == entry.id or (keep is not None and not keep(other)):
                 continue
             shared = len(tags & {t.casefold() for t in other.tags})
             if shared:
@@ -300,16 +307,31 @@ class Answerer:
         scored.sort(key=lambda s: s[:3])
         return [s[3] for s in scored[:limit]]
 
-    def _see_also(self, entry: Entry, c: Composer) -> list[str]:
-        others = self.same_topic_entries(entry)
+    def _see_also(self, entry: Entry, c: Composer, question: str = "") -> list[str]:
+        """Up to two same-topic entries, preferring those whose notes do answer the question."""
+        if c.probe:
+            return []
+        others: list[Entry] = []
+        if question:
+            others = self.same_topic_entries(entry, keep=lambda o: self._answers(o, question))
+        others = others or self.same_topic_entries(entry)
         if not others:
             return []
         c.sources.append("related_entries")
-        return [c.word("see") + "；".join(_entry_ref(o) for o in others)]
+        return [
+            c.word("see") + "；".join(_entry_ref(o) for o in others[:n]) for n in range(len(others), 0, -1)
+        ]
 
-    def _none(self, entry: Entry, c: Composer, key: str) -> str:
+    def _answers(self, entry: Entry, question: str) -> bool:
+        """Whether this entry's note has an answer of the question's kind (no see-also lookups)."""
+        intent = classify(question)
+        probe = Composer(entry, _lang(question), max(int(len(entry.note) * BUDGET_SHARE) - 1, 20), probe=True)
+        _HANDLERS.get(intent, Answerer._other)(self, entry, question, probe)
+        return probe.found
+
+    def _none(self, entry: Entry, c: Composer, key: str, question: str = "") -> str:
         c.found = False
-        return c.lines([c.word(key)], self._see_also(entry, c))
+        return c.lines([c.word(key)], self._see_also(entry, c, question))
 
     # --- intents -------------------------------------------------------------------------------
 
@@ -333,17 +355,21 @@ class Answerer:
         c.found = False
         topics = ", ".join(entry.tags[:2])
         prefix = c.word("no_audience")
-        prefix += (f"；主题：{topics}。" if c.lang == "zh" else f"; topics: {topics}. ") if topics else "。"
+        prefix += (
+            (f"；主题：{topics}。" if c.lang == "zh" else f"; topics: {topics}.")
+            if topics
+            else ("。" if c.lang == "zh" else ".")
+        )
         if hints:
             return c.quote(prefix, hints[:1])
-        return c.lines([prefix], self._see_also(entry, c))
+        return c.lines([prefix], self._see_also(entry, c, question))
 
     def _risks(self, entry: Entry, question: str, c: Composer) -> str:
         pieces = entry_pieces(entry)
         bonus = {p.source: 5.0 for p in pieces if p.source.startswith("caveats")}
         chosen = _select(pieces, RISK_WORDS, bonus, question)
         if not chosen:
-            return self._none(entry, c, "no_risks")
+            return self._none(entry, c, "no_risks", question)
         prefix = c.word("risks") if entry.caveats else c.word("risks_near")
         return c.quote(prefix, chosen[:2])
 
@@ -353,7 +379,7 @@ class Answerer:
             title = Piece("title", entry.title)
             if _score(title.text, TEST_WORDS):
                 return c.quote(c.word("tests"), [title])
-            return self._none(entry, c, "no_tests")
+            return self._none(entry, c, "no_tests", question)
         return c.quote(c.word("tests"), chosen[:2])
 
     def _design(self, entry: Entry, question: str, c: Composer) -> str:
@@ -367,7 +393,7 @@ class Answerer:
                     bonus[p.source] = 2.0
         chosen = _select(pieces, DESIGN_WORDS, bonus, question)
         if not chosen:
-            return self._none(entry, c, "no_design")
+            return self._none(entry, c, "no_design", question)
         return c.quote(c.word("design"), chosen[:3])
 
     def _people(self, entry: Entry, question: str, c: Composer) -> str:
@@ -383,7 +409,7 @@ class Answerer:
             prefix = "\n".join([*lines, c.word("people")]) if lines else c.word("people")
             return c.quote(prefix, named[:1])
         if not lines:
-            return self._none(entry, c, "no_related")
+            return self._none(entry, c, "no_related", question)
         return c.lines(lines)
 
     def _related(self, entry: Entry, question: str, c: Composer) -> str:
@@ -436,14 +462,14 @@ class Answerer:
         pieces = [Piece("title", entry.title), *entry_pieces(entry)]
         chosen = _select(pieces, SIZE_WORDS, {}, question)
         if not chosen:
-            return self._none(entry, c, "no_size")
+            return self._none(entry, c, "no_size", question)
         return c.quote(c.word("size"), chosen[:2])
 
     def _perf(self, entry: Entry, question: str, c: Composer) -> str:
         pieces = [Piece("title", entry.title), *entry_pieces(entry)]
         chosen = _select(pieces, PERF_WORDS, {}, question)
         if not chosen:
-            return self._none(entry, c, "no_perf")
+            return self._none(entry, c, "no_perf", question)
         return c.quote(c.word("perf"), chosen[:2])
 
     def _other(self, entry: Entry, question: str, c: Composer) -> str:
@@ -451,7 +477,9 @@ class Answerer:
         ranked = rank_pieces(question, [p.text for p in pieces])
         if not ranked or ranked[0][0] <= 0:
             # Nothing in the question matched the note: the why-read line is the best general answer.
-            return self._summary(entry, question, _NoMatchWords(c.entry, c.lang, c.limit, c.sources))
+            return self._summary(
+                entry, question, _NoMatchWords(c.entry, c.lang, c.limit, c.sources, probe=c.probe)
+            )
         best = ranked[0][0]
         chosen = [pieces[i] for score, i in ranked[:2] if score >= best * 0.8]
         return c.quote(c.word("other"), chosen)
