@@ -49,6 +49,14 @@ def _bigrams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
+def _stem(word: str) -> str:
+    """Crude English stem for the word list: leaks → leak, crashed → crash, ordering → order."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
 def piece_terms(text: str) -> set[str]:
     """Every term a piece of the note offers (identifiers, words, bigrams)."""
     norm = normalize_question(text)
@@ -76,7 +84,7 @@ def question_terms(question: str) -> TermWeights:
         if word in EN_STOP or len(word) < 2:
             continue
         weights.setdefault(word, 2.0)
-        for zh in glossary.get(word, ()):
+        for zh in glossary.get(word, ()) or glossary.get(_stem(word), ()):
             for gram in _bigrams(zh) if len(zh) > 1 else [zh]:
                 weights.setdefault(gram, 1.5)
     for run in CJK_RUN_RE.findall(norm):
