@@ -277,6 +277,8 @@ class Answerer:
 
     def __init__(self, entries: Sequence[Entry] = ()) -> None:
         self.entries = list(entries)
+        # Whether an entry's note answers a kind of question; "other" depends on the words, so it is not kept.
+        self._has_answer: dict[tuple[str, str, Intent], bool] = {}
 
     def answer(self, entry: Entry, question: str) -> Answer:
         intent = classify(question)
@@ -325,8 +327,13 @@ class Answerer:
     def _answers(self, entry: Entry, question: str) -> bool:
         """Whether this entry's note has an answer of the question's kind (no see-also lookups)."""
         intent = classify(question)
+        key = (entry.id, entry.note, intent)
+        if intent != "other" and key in self._has_answer:
+            return self._has_answer[key]
         probe = Composer(entry, _lang(question), max(int(len(entry.note) * BUDGET_SHARE) - 1, 20), probe=True)
         _HANDLERS.get(intent, Answerer._other)(self, entry, question, probe)
+        if intent != "other":
+            self._has_answer[key] = probe.found
         return probe.found
 
     def _none(self, entry: Entry, c: Composer, key: str, question: str = "") -> str:
