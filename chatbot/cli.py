@@ -32,26 +32,6 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
     return 1 if errors else 0
 
 
-def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
-    library = _library(settings, args.path)
-    if args.json:
-        print(json.dumps([e.model_dump(mode="json") for e in library], ensure_ascii=False, indent=2))
-    else:
-        for entry in library:
-            pr = f"#{entry.pr}" if entry.pr else "-"
-            print(f"{entry.id}  {pr:>7}  {entry.title}")
-    for problem in library.problems:
-        print(problem, file=sys.stderr)
-    return 0
-
-
-def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
-    from chatbot.structured import json_schema
-
-    print(json_schema())
-    return 0
-
-
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     """A thread follow-up answer from the entry; unknown entry exits 1 with one line."""
     from chatbot.answers import Answerer
@@ -69,6 +49,26 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         print(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
         print(answer.text)
+    return 0
+
+
+def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
+    library = _library(settings, args.path)
+    if args.json:
+        print(json.dumps([e.model_dump(mode="json") for e in library], ensure_ascii=False, indent=2))
+    else:
+        for entry in library:
+            pr = f"#{entry.pr}" if entry.pr else "-"
+            print(f"{entry.id}  {pr:>7}  {entry.title}")
+    for problem in library.problems:
+        print(problem, file=sys.stderr)
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
+    from chatbot.structured import json_schema
+
+    print(json_schema())
     return 0
 
 
