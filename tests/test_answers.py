@@ -175,6 +175,12 @@ def test_interface_words_follow_the_question_language(seed_library: Library, ans
     assert zh.text.removeprefix("测试：") == en.text.removeprefix("Tests: ")  # the quote stays Chinese
 
 
+def test_slack_mentions_in_the_question_are_ignored(seed_library: Library, answerer: Answerer) -> None:
+    _, plain = ask(seed_library, answerer, 54501, "有什么风险？")
+    _, mentioned = ask(seed_library, answerer, 54501, "<@U0BOT123> 有什么风险？")
+    assert mentioned == plain
+
+
 def test_answers_are_never_the_whole_note(seed_library: Library, answerer: Answerer) -> None:
     for entry in seed_library:
         for question in ["tell me everything", "全文", "what does the note say?", "详细说说"]:
