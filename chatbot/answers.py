@@ -143,7 +143,14 @@ def entry_pieces(entry: Entry) -> list[Piece]:
         pieces.append(Piece("why", entry.why))
     if entry.audience:
         pieces.append(Piece("audience", entry.audience))
-    pieces.extend(Piece(f"caveats[{i}]", c) for i, c in enumerate(entry.caveats))
+    for i, caveat in enumerate(entry.caveats):
+        # A caveat cut from a focus point ("…，提醒跨版本验证的必要性") is quoted with its context.
+        host = next((h for h in entry.highlights if caveat in h and caveat != h), None)
+        if host is None:
+            pieces.append(Piece(f"caveats[{i}]", caveat))
+        else:
+            lead = Piece("", host).lead
+            pieces.append(Piece(f"caveats[{i}]", host, f"{lead}…{caveat}" if lead != caveat else caveat))
     covered = [p.text for p in pieces]
     for sentence in sentences(entry.note):
         if entry.verdict and sentence == entry.verdict:
@@ -183,7 +190,11 @@ def _select(
         return []
     scored.sort(key=lambda s: (-s[0], s[1]))
     top = scored[0][0]
-    return [_focused(p, selectors) for score, _, p in scored if score >= top * 0.6][:3]
+    kept: dict[str, Piece] = {}
+    for score, _, p in scored:
+        if score >= top * 0.6 and p.text not in kept:
+            kept[p.text] = p if p.short else _focused(p, selectors)
+    return list(kept.values())[:3]
 
 
 def _focused(piece: Piece, selectors: Sequence[tuple[re.Pattern[str], float]]) -> Piece:

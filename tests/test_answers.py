@@ -156,6 +156,16 @@ def test_tests_question_quotes_the_test_design_highlight(seed_library: Library, 
     assert "flatten-gather-slice" not in answer.text
 
 
+def test_a_caveat_cut_from_a_focus_point_is_quoted_with_its_context(
+    seed_library: Library, answerer: Answerer
+) -> None:
+    entry, answer = ask(seed_library, answerer, 52912, "有什么风险？")
+    assert entry.caveats == ["提醒跨版本验证的必要性"]
+    assert answer.sources == ["caveats[0]"]
+    assert answer.text.startswith("注意：nilig 的版本回溯分析——")
+    assert "提醒跨版本验证的必要性" in answer.text
+
+
 def test_missing_caveats_are_said_and_related_entries_offered(
     seed_library: Library, answerer: Answerer
 ) -> None:
