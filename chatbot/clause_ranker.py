@@ -85,7 +85,10 @@ def question_terms(question: str) -> TermWeights:
             continue
         weights.setdefault(word, 2.0)
         for zh in glossary.get(word, ()) or glossary.get(_stem(word), ()):
-            for gram in _bigrams(zh) if len(zh) > 1 else [zh]:
+            if not CJK_RUN_RE.fullmatch(zh):
+                weights.setdefault(normalize_question(zh), 1.5)
+                continue
+            for gram in _bigrams(zh):
                 weights.setdefault(gram, 1.5)
     for run in CJK_RUN_RE.findall(norm):
         for gram in _bigrams(run):
