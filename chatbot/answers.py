@@ -16,6 +16,7 @@ from typing import Literal
 from chatbot.clause_ranker import rank_pieces
 from chatbot.clauses import clauses, clean, sentences, split_top_level
 from chatbot.intents import Intent, classify, has_cjk
+from chatbot.library import Library
 from chatbot.model import Entry, Ref
 
 Lang = Literal["zh", "en"]
@@ -80,9 +81,9 @@ WORDS: dict[str, dict[Lang, str]] = {
     "risks_near": {"zh": "未单列风险，可留意：", "en": "No caveats listed; note: "},
     "no_risks": {"zh": "笔记没提风险或注意事项。", "en": "The note names no risks or caveats."},
     "tests": {"zh": "测试：", "en": "Tests: "},
-    "no_tests": {"zh": "笔记没提测试。", "en": "The note doesn't mention tests."},
+    "no_tests": {"zh": "笔记没提测试。", "en": "The note does not mention tests."},
     "design": {"zh": "设计：", "en": "Design: "},
-    "no_design": {"zh": "笔记没谈设计取舍。", "en": "The note doesn't discuss design choices."},
+    "no_design": {"zh": "笔记没谈设计取舍。", "en": "The note does not discuss design choices."},
     "author": {"zh": "作者 ", "en": "Author: "},
     "people": {"zh": "笔记提到：", "en": "In the note: "},
     "related": {"zh": "相关 PR：", "en": "Related PRs: "},
@@ -285,10 +286,14 @@ class Composer:
 
 
 class Answerer:
-    """Answers follow-up questions about entries of a library (for related entries)."""
+    """Answers follow-up questions about entries; the library (or entry list) gives related entries.
 
-    def __init__(self, entries: Sequence[Entry] = ()) -> None:
-        self.entries = list(entries)
+    Given a `Library`, it reads `library.entries` on every answer, so a refreshed digest folder is
+    seen without building a new answerer.
+    """
+
+    def __init__(self, library: Library | Sequence[Entry] = ()) -> None:
+        self._library = library if isinstance(library, Library) else list(library)
         # Whether an entry's note answers a kind of question; "other" depends on the words, so it is not kept.
         self._has_answer: dict[tuple[str, str, Intent], bool] = {}
 
@@ -306,6 +311,12 @@ class Answerer:
         return Answer(text=text, intent=intent, sources=sources, lang=lang, found=composer.found)
 
     # --- helpers -------------------------------------------------------------------------------
+
+    @property
+    def entries(self) -> list[Entry]:
+        if isinstance(self._library, Library):
+            return self._library.entries
+        return self._library
 
     def same_topic_entries(
         self, entry: Entry, limit: int = 2, keep: Callable[[Entry], bool] | None = None
@@ -563,6 +574,6 @@ def _ref_lines(refs: Sequence[Ref], with_urls: int, c: Composer) -> list[str]:
     return lines
 
 
-def answer_question(entry: Entry, question: str, entries: Sequence[Entry] = ()) -> Answer:
-    """One-shot form of `Answerer(entries).answer(entry, question)`."""
-    return Answerer(entries).answer(entry, question)
+def answer_question(entry: Entry, question: str, library: Library | Sequence[Entry] = ()) -> Answer:
+    """One-shot form of `Answerer(library).answer(entry, question)`."""
+    return Answerer(library).answer(entry, question)

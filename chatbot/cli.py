@@ -43,7 +43,7 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
             f"vllm-digest ask: no entry {args.entry!r} (use an id, PR number, #N or PR URL)", file=sys.stderr
         )
         return 1
-    answer = Answerer(library.entries).answer(entry, " ".join(args.question))
+    answer = Answerer(library).answer(entry, " ".join(args.question))
     if args.json:
         payload = {"entry": entry.id, "pr": entry.pr, **answer.to_json()}
         print(json.dumps(payload, ensure_ascii=False, indent=2))

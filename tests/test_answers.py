@@ -54,7 +54,7 @@ def hit(answer: Answer, case: Case) -> bool:
 
 @pytest.fixture(scope="module")
 def answerer(seed_library: Library) -> Answerer:
-    return Answerer(seed_library.entries)
+    return Answerer(seed_library)
 
 
 def ask(library: Library, answerer: Answerer, pr: int, question: str) -> tuple[Entry, Answer]:
@@ -183,6 +183,22 @@ def test_interface_words_follow_the_question_language(seed_library: Library, ans
     assert (zh.lang, en.lang) == ("zh", "en")
     assert zh.text.startswith("测试：") and en.text.startswith("Tests: ")
     assert zh.text.removeprefix("测试：") == en.text.removeprefix("Tests: ")  # the quote stays Chinese
+
+
+def test_answerer_sees_entries_added_to_the_library_folder(tmp_path: Path) -> None:
+    digest = (ROOT / "digests" / "vllm-digest-2026-08.txt").read_text(encoding="utf-8")
+    meta = (ROOT / "digests" / "vllm-digest-2026-08.meta.yaml").read_text(encoding="utf-8")
+    (tmp_path / "a.txt").write_text(digest, encoding="utf-8")
+    (tmp_path / "a.meta.yaml").write_text(meta, encoding="utf-8")
+    library = Library.load(tmp_path)
+    answerer = Answerer(library)
+    entry = library.get("52068")
+    assert entry is not None
+    assert "#52912" in answerer.answer(entry, "有什么风险？").text
+    extra = "vllm-project/vllm\n\nKV offload 新条目\n\n值得精读。注意：KV offload 事件的新坑。\n"
+    (tmp_path / "b.txt").write_text(extra, encoding="utf-8")
+    assert library.refresh()
+    assert len(answerer.entries) == 9
 
 
 def test_slack_mentions_in_the_question_are_ignored(seed_library: Library, answerer: Answerer) -> None:
