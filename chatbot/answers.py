@@ -127,6 +127,7 @@ PERF_WORDS = [
     (PERF_STRONG_RE, 3.0),
     (re.compile(r"性能|提速|加速|变快|越慢|更快|延迟|吞吐|耗时|超时|latency|throughput|speed", re.I), 1.0),
 ]
+MAX_QUESTION_CHARS = 300
 SLACK_TOKEN_RE = re.compile(r"<[@#!][^>\s]*>")
 AUDIENCE_HINT_RE = re.compile(r"工程师|维护者|reviewer|读者|团队")
 PEOPLE_SKIP_RE = re.compile(r"^对\s*reviewer\s*而言")
@@ -298,7 +299,8 @@ class Answerer:
         self._has_answer: dict[tuple[str, str, Intent], bool] = {}
 
     def answer(self, entry: Entry, question: str) -> Answer:
-        question = SLACK_TOKEN_RE.sub(" ", question)  # "<@U123> 重点看什么？" asks 重点看什么
+        # "<@U123> 重点看什么？" asks 重点看什么; a question is a line or two, not a pasted log.
+        question = SLACK_TOKEN_RE.sub(" ", question)[:MAX_QUESTION_CHARS]
         intent = classify(question)
         if intent == "summary" and _names_code_of(entry, question):
             intent = "other"  # "asyncio.all_tasks 是干嘛的" asks about that name, not the whole PR

@@ -116,7 +116,7 @@ TYPO_PHRASE_SCORE = 90.0
 
 def _classify_typo(text: str) -> Intent:
     """Second pass for English typos ("focsu", "reviwer"): fuzzy match of words and phrases."""
-    words = [w for w in _ASCII_WORD_RE.findall(text) if len(w) >= 5]
+    words = [w for w in _ASCII_WORD_RE.findall(text) if 5 <= len(w) <= 30]
     if not words:
         return "other"
     best: tuple[float, int, int] | None = None
@@ -126,7 +126,7 @@ def _classify_typo(text: str) -> Intent:
         if not phrase.isascii() or len(phrase) < 5:
             continue
         if " " in phrase:
-            score = fuzz.partial_ratio(phrase, text)
+            score = fuzz.partial_ratio(phrase, text[:500])
             if score < TYPO_PHRASE_SCORE:
                 continue
         else:

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -205,6 +206,14 @@ def test_slack_mentions_in_the_question_are_ignored(seed_library: Library, answe
     _, plain = ask(seed_library, answerer, 54501, "有什么风险？")
     _, mentioned = ask(seed_library, answerer, 54501, "<@U0BOT123> 有什么风险？")
     assert mentioned == plain
+
+
+def test_a_pasted_wall_of_text_is_answered_quickly(seed_library: Library, answerer: Answerer) -> None:
+    entry = seed_library.entries[0]
+    start = time.perf_counter()
+    for question in ["x" * 40_000, "重点" * 20_000, "what is the design " * 2_000]:
+        assert answerer.answer(entry, question).text
+    assert time.perf_counter() - start < 2.0
 
 
 def test_answers_are_never_the_whole_note(seed_library: Library, answerer: Answerer) -> None:
