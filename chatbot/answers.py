@@ -371,7 +371,8 @@ class Answerer:
     def _why(self, entry: Entry, question: str, c: Composer) -> str:
         why = entry.why or (entry.highlights[0] if entry.highlights else entry.title)
         verdict = f"{entry.verdict}。" if entry.verdict else ""
-        c.sources.append("verdict") if entry.verdict else None
+        if entry.verdict:
+            c.sources.append("verdict")
         return c.quote(c.word("why") + verdict, [Piece("why", why)])
 
     def _focus(self, entry: Entry, question: str, c: Composer) -> str:
