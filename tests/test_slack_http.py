@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import queue
 import socket
 import subprocess
 import sys
@@ -28,6 +29,7 @@ from tests.slackrequests import (
     button_body,
     buttons,
     command_body,
+    event_body,
     post,
     signed_headers,
 )
@@ -254,3 +256,27 @@ def test_share_survives_a_rate_limit_and_a_server_error(served: Served) -> None:
     assert "已分享" in confirmation.params["text"]
     assert [c.status for c in served.fake.calls("chat.postMessage")] == [429, 500, 200]
     assert len(served.fake.messages("C0CHAN")) == 1
+
+
+def test_thread_replies_reach_the_follow_up_slot_but_the_bots_own_do_not(fake_slack: FakeSlack) -> None:
+    received: queue.Queue[dict[str, object]] = queue.Queue()
+    bot = build(settings_for(fake_slack), follow_up=lambda event, client: received.put(event))
+    server = HttpServer(asgi_app(bot.app), host="127.0.0.1", port=0).start()
+    url = f"http://127.0.0.1:{server.port}/slack/events"
+    try:
+        own = {"type": "message", "channel": "C1", "channel_type": "channel", "user": fake_slack.bot_user_id}
+        own |= {"bot_id": "BBOT0001", "text": "card", "ts": "5.0"}
+        body = event_body(own)
+        json_headers = {**signed_headers(body), "Content-Type": "application/json"}
+        assert post(url, body, json_headers).status_code == 200
+        reply = {"type": "message", "channel": "C1", "channel_type": "channel", "user": "U0ASKER"}
+        reply |= {"text": "有什么风险？", "ts": "5.1", "thread_ts": "5.0"}
+        body = event_body(reply)
+        json_headers = {**signed_headers(body), "Content-Type": "application/json"}
+        assert post(url, body, json_headers).status_code == 200
+        event = received.get(timeout=5)
+        assert event["text"] == "有什么风险？" and event["thread_ts"] == "5.0"
+        assert received.empty()
+    finally:
+        server.stop()
+        bot.close()
