@@ -79,11 +79,18 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     from chatbot.wiring import build
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from slack_bolt.error import BoltError
+    from slack_sdk.errors import SlackApiError, SlackClientError
+
     try:
         bot = build(settings)
     except SettingsError as exc:
         print(f"vllm-digest: {exc}", file=sys.stderr)
         return 2
+    except (BoltError, SlackApiError, SlackClientError, OSError) as exc:
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(f"vllm-digest: cannot reach Slack at {settings.slack_api_url}: {first_line}", file=sys.stderr)
+        return 1
     from chatbot.slack.server import HttpServer, asgi_app
 
     server = HttpServer(asgi_app(bot.app, bot.health), port=args.port or settings.port)
