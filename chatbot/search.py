@@ -1,15 +1,75 @@
-"""Topic search over the library (placeholder: substring match; the real index replaces it).
+"""Topic search over the library: weighted fields, glossary expansion, typo correction.
 
 Public contract used by the Slack adapter, the CLI and the answerer:
-`SearchIndex.build(entries)`, `.search(query, limit, offset) -> SearchResult`, `.topics()`.
+`SearchIndex.build(entries, glossary=None)`, `.search(query, limit, offset) -> SearchResult`,
+`.topics()`.
+
+A query becomes *units*: glossary concepts it names (`spec decode`), and what is left —
+single words, code identifiers, Chinese runs. Each unit scores an entry by the heaviest field
+it occurs in (title > tags > identifiers > focus points > note) times its strength (the literal
+term 1.0, another term of the same concept 0.85, a narrower concept 0.6, a typo correction
+×0.7) times its rarity (BM25 idf). Generic words (fix, PR, 修复…) add only a little and never
+match alone; an entry needs one real unit, and hits far below the best one are dropped, so a
+query that matches nothing real returns nothing, with topics to suggest instead.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
+from chatbot.glossary import Glossary
 from chatbot.model import Entry
+from chatbot.tokens import Token, atomic, han_text, stem, tokenize
+
+# Field weights: where a term occurs says how much the entry is about it.
+W_PR = 5.0
+W_TITLE = 3.0
+W_AUTHOR = 3.0
+W_GITHUB_TITLE = 2.5
+W_TAG = 2.5
+W_IDENTIFIER = 2.0
+W_PERSON = 2.0
+W_HIGHLIGHT = 1.5
+W_REF = 1.5
+W_NOTE = 1.0
+STRONG_FIELD = W_IDENTIFIER  # fields at least this heavy say what the entry is *about* (topics)
+
+LITERAL = 1.0
+SYNONYM = 0.85
+NARROWER = 0.6
+FUZZY = 0.7
+GENERIC = 0.15
+PARTIAL = 0.7
+RELATIVE_FLOOR = 0.2
+
+# Words that carry no topic at all: dropped from queries.
+STOPWORDS = frozenset(
+    stem(w)
+    for w in """a an the of to in on at for and or with without by from into is are was were be been
+    being how what why which who whom when where does do did can could should would will shall may
+    might must i me my we our you your it its this that these those about any some show find search
+    look get give tell list all me please there here than then so not no yes hi hello thanks thank
+    want need know like just also more most very much many one two three vs via per""".split()
+)
+# Words that say "this is about vLLM PRs" without naming a topic: they refine, never match alone.
+GENERIC_WORDS = frozenset(
+    stem(w)
+    for w in """vllm pr prs pull request requests fix fixes fixed fixing bug bugs bugfix bugfixes issue
+    issues digest entry entries topic topics thing things stuff new add adds added change changes
+    changed update updates updated code reviewer review reviews worth read reading improve improved
+    make makes problem problems github commit commits merge merged main""".split()
+)
+GENERIC_HAN = frozenset(
+    """修复 问题 什么 怎么 如何 哪些 哪个 相关 关于 有关 一个 这个 那个 我们 你们 他们 值得 精读 可以
+    是否 一下 看看 介绍 讲讲 重点 关注 工程 程师 参考 借鉴 意义 有没 没有 时候 请问 帮我 查找 搜索
+    一些 文章 内容 代码 最近 哪个 为什么 什么 么样 怎样 这些 那些 东西 有哪 想看 推荐 一篇 条目
+    中的 里的 方面 主题 话题""".split()
+)
 
 
 @dataclass(frozen=True)
@@ -31,31 +91,356 @@ class SearchResult:
     suggestions: list[str] = field(default_factory=list)
 
 
-class SearchIndex:
-    """Placeholder index: case-insensitive substring match on title, tags and note."""
+@dataclass
+class _Unit:
+    """One thing the query asks for; `scores` maps entry index to (score, display terms)."""
 
-    def __init__(self, entries: Sequence[Entry]) -> None:
+    generic: bool
+    scores: dict[int, tuple[float, list[str]]]
+
+
+def _fields(entry: Entry) -> list[tuple[float, str]]:
+    """An entry's searchable texts with their weights; list fields stay separate texts."""
+    out: list[tuple[float, str]] = [(W_TITLE, entry.title)]
+    out.extend((W_TAG, tag) for tag in entry.tags)
+    if entry.github_title:
+        out.append((W_GITHUB_TITLE, entry.github_title))
+    out.extend((W_IDENTIFIER, ident) for ident in entry.identifiers)
+    out.extend((W_PERSON, person) for person in entry.people)
+    if entry.author:
+        out.append((W_AUTHOR, entry.author))
+    if entry.pr:
+        out.append((W_PR, f"#{entry.pr}"))
+    out.extend((W_REF, f"#{ref.number}") for ref in entry.all_refs)
+    for text in [entry.why, entry.audience, *entry.highlights, *entry.caveats]:
+        if text:
+            out.append((W_HIGHLIGHT, text))
+    out.append((W_NOTE, entry.note))
+    return out
+
+
+def _bump(table: dict[int, float], index: int, weight: float) -> None:
+    if weight > table.get(index, 0.0):
+        table[index] = weight
+
+
+def _dedupe_surfaces(surfaces: Iterable[str]) -> list[str]:
+    """Display terms in order, without one contained in an earlier one or containing it."""
+    kept: list[str] = []
+    for s in surfaces:
+        folded = s.casefold()
+        if not any(folded in k.casefold() or k.casefold() in folded for k in kept):
+            kept.append(s)
+    return kept
+
+
+def _is_han(text: str) -> bool:
+    return bool(han_text(text))
+
+
+def _display(surfaces: list[str], query_terms: list[str]) -> list[str]:
+    """Up to two display terms: the one closest to what was asked, and one in the other script."""
+    if not surfaces:
+        return []
+    asked = [t.casefold() for t in query_terms]
+    first = next((s for s in surfaces if any(a in s.casefold() for a in asked)), surfaces[0])
+    other = next((s for s in surfaces if _is_han(s) != _is_han(first)), None)
+    return [first, other] if other else [first]
+
+
+class SearchIndex:
+    """An inverted index over entries' token keys and glossary concepts."""
+
+    def __init__(self, entries: Sequence[Entry], glossary: Glossary) -> None:
         self.entries = list(entries)
+        self.glossary = glossary
+        self.postings: dict[str, dict[int, float]] = {}
+        self.concepts: dict[str, dict[int, float]] = {}
+        self.concept_terms: dict[tuple[str, str], dict[int, float]] = {}
+        self.concept_surfaces: list[dict[str, list[str]]] = []
+        self.strong_concepts: list[set[str]] = []
+        self.han: list[list[tuple[float, str]]] = []
+        self.vocabulary: dict[str, str] = {}
+        self._index_all()
 
     @classmethod
-    def build(cls, entries: Sequence[Entry]) -> SearchIndex:
-        return cls(entries)
+    def build(cls, entries: Sequence[Entry], glossary: Glossary | None = None) -> SearchIndex:
+        return cls(entries, glossary if glossary is not None else Glossary.load())
+
+    # -- building ---------------------------------------------------------------------------
+
+    def _index_all(self) -> None:
+        for index, entry in enumerate(self.entries):
+            surfaces: dict[str, list[tuple[float, str]]] = {}
+            strong: set[str] = set()
+            han: list[tuple[float, str]] = []
+            for weight, text in _fields(entry):
+                tokens = tokenize(text)
+                for token in tokens:
+                    _bump(self.postings.setdefault(token.key, {}), index, weight)
+                    if token.kind in {"word", "part", "ident", "joined"} and token.key[0].isalpha():
+                        self.vocabulary.setdefault(token.surface.casefold(), token.key)
+                for match in self.glossary.find(tokens):
+                    _bump(self.concepts.setdefault(match.concept, {}), index, weight)
+                    _bump(self.concept_terms.setdefault((match.concept, match.term), {}), index, weight)
+                    surfaces.setdefault(match.concept, []).append((weight, match.text or match.term))
+                    if weight >= STRONG_FIELD:
+                        strong.add(match.concept)
+                chinese = han_text(text)
+                if chinese:
+                    han.append((weight, chinese))
+            self.concept_surfaces.append(
+                {
+                    c: _dedupe_surfaces(t for _, t in sorted(found, key=lambda wt: -wt[0]))
+                    for c, found in surfaces.items()
+                }
+            )
+            self.strong_concepts.append(strong)
+            self.han.append(han)
+        for concept in self.glossary.concepts.values():
+            for term in concept.terms:
+                for token in tokenize(term):
+                    if token.kind in {"word", "part", "joined"} and token.key[0].isalpha():
+                        self.vocabulary.setdefault(token.surface.casefold(), token.key)
+        self._fuzzy_choices = [w for w in self.vocabulary if len(w) >= 4]
+
+    # -- querying ---------------------------------------------------------------------------
+
+    def _idf(self, matched: int) -> float:
+        n = max(len(self.entries), 1)
+        return math.log(1.0 + (n - matched + 0.5) / (matched + 0.5))
+
+    def _known(self, token: Token) -> bool:
+        return token.key in self.postings or token.surface.casefold() in self.vocabulary
+
+    def _correct(self, word: str) -> str | None:
+        """The vocabulary word a typo most likely meant; short words need near-exact spelling."""
+        if len(word) < 4 or not word.isalpha() or not self._fuzzy_choices:
+            return None
+        max_edits = 1 if len(word) <= 7 else 2
+        best = process.extractOne(word, self._fuzzy_choices, scorer=OSA.distance, score_cutoff=max_edits)
+        if best is None:
+            return None
+        choice: str = best[0]
+        if choice[0] != word[0]:
+            return None
+        if len(word) == 4 and sorted(choice) != sorted(word):
+            return None  # four letters: only a swapped pair is a typo, not a different word
+        return choice
+
+    def _corrected_query(self, query: str) -> tuple[list[Token], set[str]]:
+        """Query tokens after replacing unknown Latin words by their closest vocabulary word."""
+        tokens = tokenize(query)
+        fixes: dict[str, str] = {}
+        for token in tokens:
+            if token.kind != "word" or token.key in STOPWORDS or token.key in GENERIC_WORDS:
+                continue
+            if self._known(token):
+                continue
+            choice = self._correct(token.surface.casefold())
+            if choice:
+                fixes[token.surface] = choice
+        if not fixes:
+            return tokens, set()
+        rewritten: list[str] = []
+        groups_done: set[int] = set()
+        for token in tokens:
+            if token.group in groups_done:
+                continue
+            groups_done.add(token.group)
+            group = [t for t in tokens if t.group == token.group]
+            if token.kind == "cjk":
+                rewritten.append("".join(t.surface[0] for t in group) + group[-1].surface[-1:])
+            else:
+                rewritten.append(fixes.get(token.surface, token.surface))
+        corrected = tokenize(" ".join(rewritten))
+        fuzzy_keys = {t.key for t in tokenize(" ".join(fixes.values()))}
+        return corrected, fuzzy_keys
+
+    def _units(self, tokens: list[Token], fuzzy_keys: set[str]) -> list[_Unit]:
+        stream = atomic(tokens)
+        units: list[_Unit] = []
+        covered: set[int] = set()
+        matches = self.glossary.find(tokens)
+        spans = [(m.start, m.end) for m in matches]
+        by_concept: dict[str, list[tuple[str, bool]]] = {}
+        for m in matches:
+            if any(lo <= m.start and m.end <= hi and (hi - lo) > (m.end - m.start) for lo, hi in spans):
+                continue  # `decoding` inside `speculative decoding`
+            covered.update(range(m.start, m.end))
+            is_fuzzy = any(stream[i].key in fuzzy_keys for i in range(m.start, m.end))
+            by_concept.setdefault(m.concept, []).append((m.term, is_fuzzy))
+        for concept, terms in by_concept.items():
+            units.append(self._concept_unit(concept, terms))
+        groups: dict[int, list[int]] = {}
+        for i, token in enumerate(stream):
+            if i in covered:
+                continue
+            if token.kind == "cjk" and any(
+                j in covered and 0 <= j < len(stream) and stream[j].group == token.group for j in (i - 1, i + 1)
+            ):
+                continue  # a bigram straddling a concept's characters (`发解` after `并发`)
+            groups.setdefault(token.group, []).append(i)
+        wholes: dict[int, list[Token]] = {}
+        for token in tokens:
+            if token.kind in {"ident", "joined"}:
+                wholes.setdefault(token.group, []).append(token)
+        for group, positions in groups.items():
+            first = stream[positions[0]]
+            if first.kind == "cjk":
+                for run in _contiguous(positions):
+                    units.append(self._han_unit([stream[i] for i in run]))
+            elif first.kind == "part":
+                whole = wholes.get(group, [])
+                unit = self._ident_unit(whole, [stream[i] for i in positions], fuzzy_keys)
+                if unit:
+                    units.append(unit)
+            else:
+                for i in positions:
+                    unit = self._word_unit(stream[i], wholes.get(group, []), fuzzy_keys)
+                    if unit:
+                        units.append(unit)
+        return units
+
+    def _concept_unit(self, concept: str, terms: list[tuple[str, bool]]) -> _Unit:
+        fuzzy = all(f for _, f in terms)
+        asked = [t for t, _ in terms]
+        factor = FUZZY if fuzzy else 1.0
+        scores: dict[int, tuple[float, list[str]]] = {}
+        for index, weight in self.concepts.get(concept, {}).items():
+            literal = max((self.concept_terms.get((concept, t), {}).get(index, 0.0) for t, _ in terms), default=0)
+            value = max(literal * LITERAL, weight * SYNONYM) * factor
+            scores[index] = (value, _display(self.concept_surfaces[index].get(concept, []), asked))
+        for narrower in self.glossary.concepts[concept].includes:
+            for index, weight in self.concepts.get(narrower, {}).items():
+                value = weight * NARROWER * factor
+                if value > scores.get(index, (0.0, []))[0]:
+                    scores[index] = (value, _display(self.concept_surfaces[index].get(narrower, []), asked))
+        return _Unit(False, scores)
+
+    def _word_unit(self, token: Token, wholes: list[Token], fuzzy_keys: set[str]) -> _Unit | None:
+        if token.key in STOPWORDS:
+            return None
+        generic = token.key in GENERIC_WORDS
+        factor = FUZZY if token.key in fuzzy_keys else 1.0
+        scores: dict[int, tuple[float, list[str]]] = {}
+        for key in [token.key, *(w.key for w in wholes)]:
+            for index, weight in self.postings.get(key, {}).items():
+                value = weight * factor
+                if value > scores.get(index, (0.0, []))[0]:
+                    scores[index] = (value, [token.surface if factor == 1.0 else key])
+        if token.key in fuzzy_keys:
+            scores = {i: (v, [_surface_for(self.vocabulary, token.key)]) for i, (v, _) in scores.items()}
+        return _Unit(generic, scores)
+
+    def _ident_unit(self, wholes: list[Token], parts: list[Token], fuzzy_keys: set[str]) -> _Unit | None:
+        surface = wholes[0].surface if wholes else " ".join(p.surface for p in parts)
+        scores: dict[int, tuple[float, list[str]]] = {}
+        for whole in wholes:
+            for index, weight in self.postings.get(whole.key, {}).items():
+                if weight > scores.get(index, (0.0, []))[0]:
+                    scores[index] = (weight, [surface])
+        meaningful = [p for p in parts if p.key not in STOPWORDS and p.key not in GENERIC_WORDS]
+        if not meaningful:
+            return _Unit(True, scores) if scores else None
+        counts: dict[int, list[float]] = {}
+        for part in meaningful:
+            for index, weight in self.postings.get(part.key, {}).items():
+                counts.setdefault(index, []).append(weight)
+        for index, weights in counts.items():
+            coverage = len(weights) / len(meaningful)
+            if coverage >= 0.5:
+                value = max(weights) * PARTIAL * coverage
+                if value > scores.get(index, (0.0, []))[0]:
+                    scores[index] = (value, [surface])
+        return _Unit(False, scores)
+
+    def _han_unit(self, run: list[Token]) -> _Unit:
+        phrase = run[0].surface if len(run) == 1 else "".join(t.surface[0] for t in run) + run[-1].surface[-1]
+        generic = all(t.key in GENERIC_HAN for t in run)
+        counts: dict[int, list[float]] = {}
+        for token in run:
+            for index, weight in self.postings.get(token.key, {}).items():
+                counts.setdefault(index, []).append(weight)
+        scores: dict[int, tuple[float, list[str]]] = {}
+        for index, weights in counts.items():
+            coverage = len(weights) / len(run)
+            if coverage < 0.5:
+                continue
+            in_field = [w for w, text in self.han[index] if phrase in text]
+            if in_field:
+                scores[index] = (max(in_field), [phrase])
+            elif len(run) > 1:
+                scores[index] = (max(weights) * PARTIAL * coverage, [phrase])
+        return _Unit(generic, scores)
 
     def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:
-        words = [w for w in query.casefold().split() if w]
-        hits: list[Hit] = []
-        for entry in self.entries:
-            text = " ".join([entry.title, *entry.tags, entry.note]).casefold()
-            matched = [w for w in words if w in text]
-            if words and matched:
-                hits.append(Hit(entry, float(len(matched)), matched))
-        hits.sort(key=lambda h: -h.score)
-        suggestions = [] if hits else [t for t, _ in self.topics()[:5]]
-        return SearchResult(query, hits[offset : offset + limit], len(hits), suggestions)
+        ranked = self.rank(query)
+        suggestions = [] if ranked else self.suggest(query)
+        start = max(offset, 0)
+        return SearchResult(query, ranked[start : start + max(limit, 0)], len(ranked), suggestions)
+
+    def rank(self, query: str) -> list[Hit]:
+        """Every entry that really matches the query, best first."""
+        tokens, fuzzy_keys = self._corrected_query(query[:500])
+        units = self._units(tokens, fuzzy_keys)
+        totals: dict[int, float] = {}
+        real: set[int] = set()
+        matched: dict[int, list[str]] = {}
+        for unit in units:
+            if not unit.scores:
+                continue
+            idf = self._idf(len(unit.scores))
+            for index, (value, terms) in unit.scores.items():
+                totals[index] = totals.get(index, 0.0) + value * idf * (GENERIC if unit.generic else 1.0)
+                matched.setdefault(index, []).extend(terms)
+                if not unit.generic:
+                    real.add(index)
+        candidates = [(score, i) for i, score in totals.items() if i in real and score > 0]
+        if not candidates:
+            return []
+        best = max(score for score, _ in candidates)
+        candidates = [(s, i) for s, i in candidates if s >= best * RELATIVE_FLOOR]
+        candidates.sort(key=lambda si: (-si[0], si[1]))
+        return [
+            Hit(self.entries[i], round(score, 4), _dedupe_surfaces(matched[i])) for score, i in candidates
+        ]
+
+    def suggest(self, query: str, count: int = 5) -> list[str]:
+        """Topics to offer when nothing matched: ones that look like the query first."""
+        topics = [label for label, _ in self.topics()]
+        if not topics:
+            return []
+        close = [
+            label
+            for label, score, _ in process.extract(query.casefold(), topics, limit=3, score_cutoff=75)
+            if score
+        ]
+        return [*close, *[t for t in topics if t not in close]][:count]
 
     def topics(self) -> list[tuple[str, int]]:
+        """Concepts the library is about (title, tags, identifiers), with how many entries."""
         counts: dict[str, int] = {}
-        for entry in self.entries:
+        for index, entry in enumerate(self.entries):
+            labels = {self.glossary.label(c) for c in self.strong_concepts[index]}
             for tag in entry.tags:
-                counts[tag] = counts.get(tag, 0) + 1
-        return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+                tokens = tokenize(tag)
+                if any(t.key not in GENERIC_WORDS for t in tokens) and not self.glossary.find(tokens):
+                    labels.add(tag)
+            for label in labels:
+                counts[label] = counts.get(label, 0) + 1
+        return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].casefold()))
+
+
+def _contiguous(positions: list[int]) -> list[list[int]]:
+    runs: list[list[int]] = []
+    for i in positions:
+        if runs and runs[-1][-1] == i - 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
+
+
+def _surface_for(vocabulary: dict[str, str], key: str) -> str:
+    return next((surface for surface, k in vocabulary.items() if k == key), key)

@@ -1,0 +1,271 @@
+"""The bilingual vLLM glossary: concepts with their English, Chinese and abbreviated names.
+
+It bridges languages and jargon for search (`投机解码` finds `speculative decoding`, `DSv4`
+finds `DeepSeek V4`) and can be used on its own: `Glossary.load()`, `glossary.expand(text)`
+(concepts a text names), `glossary.find(tokens)` (concepts present in tokenized text).
+
+The bundled file is `chatbot/data/glossary.yaml`; curators extend it with `glossary.yaml` or
+`*.glossary.yaml` in the digest folder. A concept with a known id adds terms to it; a new id
+adds a concept. A bad concept is reported with file:line and skipped; the rest loads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from chatbot.model import Problem
+from chatbot.structured import _line_of, is_glossary_file
+from chatbot.tokens import Token, atomic, surface_of, tokenize
+
+BUNDLED = Path(__file__).resolve().parent / "data" / "glossary.yaml"
+
+
+class Concept(BaseModel):
+    """One concept and every name it goes by."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_.+-]*$", description="Stable key, lowercase.")
+    label: str | None = Field(default=None, description="Display name; defaults to the first English term.")
+    en: list[str] = Field(default_factory=list, description="English terms.")
+    zh: list[str] = Field(default_factory=list, description="Chinese terms.")
+    aliases: list[str] = Field(default_factory=list, description="Abbreviations, code names, spellings.")
+    includes: list[str] = Field(default_factory=list, description="Narrower concepts a query also finds.")
+
+    @field_validator("en", "zh", "aliases")
+    @classmethod
+    def _terms_are_text(cls, terms: list[str]) -> list[str]:
+        cleaned = [t.strip() for t in terms if t.strip()]
+        for term in cleaned:
+            if not tokenize(term):
+                raise ValueError(f"term {term!r} has no searchable characters")
+        return cleaned
+
+    @property
+    def terms(self) -> list[str]:
+        return [*self.en, *self.zh, *self.aliases]
+
+    @property
+    def display(self) -> str:
+        return self.label or (self.en or self.aliases or self.zh or [self.id])[0]
+
+
+class GlossaryFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    concepts: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Term:
+    """A compiled glossary term: its atomic key sequence and whole-word keys."""
+
+    concept: str
+    surface: str
+    sequence: tuple[str, ...]
+    wholes: frozenset[str]
+
+
+@dataclass(frozen=True)
+class ConceptMatch:
+    """A concept named in a text: which term (as the glossary writes it) and which tokens."""
+
+    concept: str
+    term: str
+    start: int  # index in the atomic stream
+    end: int  # exclusive
+    text: str = ""  # how the text itself wrote it (`DSv4` where the glossary says `DS-v4`)
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """A concept a query names, with every term that means the same (for other rankers)."""
+
+    concept: str
+    label: str
+    matched: str
+    terms: list[str]
+
+
+@dataclass
+class Glossary:
+    """Concepts by id, compiled for matching against token streams."""
+
+    concepts: dict[str, Concept] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    _by_first: dict[str, list[Term]] = field(default_factory=dict, repr=False)
+    _by_whole: dict[str, list[Term]] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def load(cls, paths: Iterable[Path] = (), *, bundled: bool = True) -> Glossary:
+        """Bundled glossary plus extension files (a folder means its glossary files)."""
+        glossary = cls()
+        files: list[Path] = [BUNDLED] if bundled else []
+        for path in paths:
+            if path.is_dir():
+                files.extend(sorted(p for p in path.iterdir() if p.is_file() and is_glossary_file(p)))
+            else:
+                files.append(path)
+        for path in files:
+            glossary._add_file(path)
+        glossary._compile()
+        return glossary
+
+    @classmethod
+    def from_concepts(cls, concepts: Iterable[Concept]) -> Glossary:
+        glossary = cls()
+        for concept in concepts:
+            glossary._merge(concept)
+        glossary._compile()
+        return glossary
+
+    def _add_file(self, path: Path) -> None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            self.problems.append(Problem(str(path), 1, "error", f"cannot read glossary: {exc}"))
+            return
+        try:
+            data: Any = yaml.load(text, Loader=_LOADER)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            line = mark.line + 1 if mark else 1
+            self.problems.append(Problem(str(path), line, "error", f"invalid YAML: {exc.problem}"))
+            return
+        except (yaml.YAMLError, ValueError, RecursionError) as exc:
+            self.problems.append(Problem(str(path), 1, "error", f"invalid YAML: {exc}"))
+            return
+        try:
+            parsed = GlossaryFile.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "file"
+            line = _line_of(_compose(text), tuple(first["loc"]))
+            self.problems.append(Problem(str(path), line, "error", f"{where}: {first['msg']}"))
+            return
+        for index, item in enumerate(parsed.concepts):
+            try:
+                concept = Concept.model_validate(item)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                loc = ("concepts", index, *first["loc"])
+                where = ".".join(str(p) for p in loc)
+                line = _line_of(_compose(text), loc)
+                self.problems.append(Problem(str(path), line, "error", f"{where}: {first['msg']}"))
+                continue
+            if not concept.terms:
+                line = _line_of(_compose(text), ("concepts", index))
+                self.problems.append(Problem(str(path), line, "error", f"concept {concept.id!r} has no terms"))
+                continue
+            self._merge(concept)
+        known = set(self.concepts)
+        for index, item in enumerate(parsed.concepts):
+            for included in item.get("includes") or []:
+                if included not in known:
+                    line = _line_of(_compose(text), ("concepts", index, "includes"))
+                    self.problems.append(
+                        Problem(str(path), line, "warning", f"includes unknown concept {included!r}")
+                    )
+
+    def _merge(self, concept: Concept) -> None:
+        old = self.concepts.get(concept.id)
+        if old is None:
+            self.concepts[concept.id] = concept
+            return
+
+        def union(a: list[str], b: list[str]) -> list[str]:
+            return [*a, *[t for t in b if t not in a]]
+
+        self.concepts[concept.id] = old.model_copy(
+            update={
+                "label": concept.label or old.label,
+                "en": union(old.en, concept.en),
+                "zh": union(old.zh, concept.zh),
+                "aliases": union(old.aliases, concept.aliases),
+                "includes": union(old.includes, concept.includes),
+            }
+        )
+
+    def _compile(self) -> None:
+        self._by_first = {}
+        self._by_whole = {}
+        for concept in self.concepts.values():
+            for surface in concept.terms:
+                tokens = tokenize(surface)
+                stream = atomic(tokens)
+                sequence = tuple(t.key for t in stream)
+                if len({t.group for t in tokens}) == 1:
+                    wholes = frozenset(t.key for t in tokens if t.kind in {"ident", "joined"})
+                elif all(t.kind == "word" for t in stream):
+                    # A multi-word term written as one word (`specdecode`, `kvoffload`).
+                    wholes = frozenset({"".join(t.surface.casefold() for t in stream)})
+                else:
+                    wholes = frozenset()
+                term = Term(concept.id, surface, sequence, wholes)
+                if sequence:
+                    self._by_first.setdefault(sequence[0], []).append(term)
+                for key in wholes:
+                    self._by_whole.setdefault(key, []).append(term)
+
+    def __len__(self) -> int:
+        return len(self.concepts)
+
+    def __contains__(self, concept_id: object) -> bool:
+        return concept_id in self.concepts
+
+    def label(self, concept_id: str) -> str:
+        return self.concepts[concept_id].display
+
+    def terms_by_first_key(self) -> dict[str, list[Term]]:
+        return self._by_first
+
+    def find(self, tokens: Sequence[Token]) -> list[ConceptMatch]:
+        """Concepts named in tokenized text, longest term first at each position."""
+        stream = atomic(list(tokens))
+        keys = [t.key for t in stream]
+        group_span: dict[int, tuple[int, int]] = {}
+        for i, token in enumerate(stream):
+            lo, hi = group_span.get(token.group, (i, i + 1))
+            group_span[token.group] = (min(lo, i), max(hi, i + 1))
+        found: list[ConceptMatch] = []
+        for token in tokens:
+            if token.kind in {"ident", "joined", "word"}:
+                for term in self._by_whole.get(token.key, ()):
+                    lo, hi = group_span.get(token.group, (0, 0))
+                    found.append(ConceptMatch(term.concept, term.surface, lo, hi, token.surface))
+        for i, key in enumerate(keys):
+            for term in self._by_first.get(key, ()):
+                n = len(term.sequence)
+                if tuple(keys[i : i + n]) == term.sequence:
+                    found.append(ConceptMatch(term.concept, term.surface, i, i + n, surface_of(stream[i : i + n])))
+        found.sort(key=lambda m: (m.start, -(m.end - m.start)))
+        return found
+
+    def expand(self, text: str) -> list[Expansion]:
+        """Concepts a text names, each with all its terms: `expand("投机解码")` → spec decoding."""
+        out: dict[str, Expansion] = {}
+        for match in self.find(tokenize(text)):
+            if match.concept not in out:
+                concept = self.concepts[match.concept]
+                out[match.concept] = Expansion(concept.id, concept.display, match.term, concept.terms)
+        return list(out.values())
+
+
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _compose(text: str) -> yaml.Node | None:
+    """The YAML node tree, only needed to name the line of a problem (so parsed on demand)."""
+    node: yaml.Node | None = yaml.compose(text, Loader=_LOADER)
+    return node
+
+
+def load_glossary(digest_dir: Path | None = None) -> Glossary:
+    """The bundled glossary extended by the glossary files of a digest folder (if any)."""
+    return Glossary.load([digest_dir] if digest_dir is not None and digest_dir.is_dir() else [])
