@@ -161,7 +161,9 @@ class Glossary:
                 continue
             if not concept.terms:
                 line = _line_of(_compose(text), ("concepts", index))
-                self.problems.append(Problem(str(path), line, "error", f"concept {concept.id!r} has no terms"))
+                self.problems.append(
+                    Problem(str(path), line, "error", f"concept {concept.id!r} has no terms")
+                )
                 continue
             self._merge(concept)
         known = set(self.concepts)
@@ -243,7 +245,9 @@ class Glossary:
             for term in self._by_first.get(key, ()):
                 n = len(term.sequence)
                 if tuple(keys[i : i + n]) == term.sequence:
-                    found.append(ConceptMatch(term.concept, term.surface, i, i + n, surface_of(stream[i : i + n])))
+                    found.append(
+                        ConceptMatch(term.concept, term.surface, i, i + n, surface_of(stream[i : i + n]))
+                    )
         found.sort(key=lambda m: (m.start, -(m.end - m.start)))
         return found
 

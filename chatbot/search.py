@@ -54,7 +54,7 @@ STOPWORDS = frozenset(
     being how what why which who whom when where does do did can could should would will shall may
     might must i me my we our you your it its this that these those about any some show find search
     look get give tell list all me please there here than then so not no yes hi hello thanks thank
-    want need know like just also more most very much many one two three vs via per""".split()
+    want need know like just also more most very much many one two three vs via per""".split()  # noqa: SIM905
 )
 # Words that say "this is about vLLM PRs" without naming a topic: they refine, never match alone.
 GENERIC_WORDS = frozenset(
@@ -62,13 +62,13 @@ GENERIC_WORDS = frozenset(
     for w in """vllm pr prs pull request requests fix fixes fixed fixing bug bugs bugfix bugfixes issue
     issues digest entry entries topic topics thing things stuff new add adds added change changes
     changed update updates updated code reviewer review reviews worth read reading improve improved
-    make makes problem problems github commit commits merge merged main""".split()
+    make makes problem problems github commit commits merge merged main model models""".split()  # noqa: SIM905
 )
 GENERIC_HAN = frozenset(
     """修复 问题 什么 怎么 如何 哪些 哪个 相关 关于 有关 一个 这个 那个 我们 你们 他们 值得 精读 可以
     是否 一下 看看 介绍 讲讲 重点 关注 工程 程师 参考 借鉴 意义 有没 没有 时候 请问 帮我 查找 搜索
     一些 文章 内容 代码 最近 哪个 为什么 什么 么样 怎样 这些 那些 东西 有哪 想看 推荐 一篇 条目
-    中的 里的 方面 主题 话题""".split()
+    中的 里的 方面 主题 话题 模型""".split()  # noqa: SIM905
 )
 
 
@@ -97,6 +97,7 @@ class _Unit:
 
     generic: bool
     scores: dict[int, tuple[float, list[str]]]
+    qualifies: bool = True  # False: adds to an entry's score but cannot make it a hit alone
 
 
 def _fields(entry: Entry) -> list[tuple[float, str]]:
@@ -128,10 +129,21 @@ def _dedupe_surfaces(surfaces: Iterable[str]) -> list[str]:
     """Display terms in order, without one contained in an earlier one or containing it."""
     kept: list[str] = []
     for s in surfaces:
-        folded = s.casefold()
-        if not any(folded in k.casefold() or k.casefold() in folded for k in kept):
+        folded = _display_key(s)
+        if not any(_contains(_display_key(k), folded) or _contains(folded, _display_key(k)) for k in kept):
             kept.append(s)
     return kept
+
+
+def _display_key(text: str) -> str:
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
+def _contains(longer: str, shorter: str) -> bool:
+    """`minicpm` in `minicpmo`, `编译` in `可编译`; but a short Latin word (`ci`) is not inside any word."""
+    if shorter == longer:
+        return True
+    return shorter in longer and (len(shorter) >= 4 or _is_han(shorter))
 
 
 def _is_han(text: str) -> bool:
@@ -272,12 +284,16 @@ class SearchIndex:
             by_concept.setdefault(m.concept, []).append((m.term, is_fuzzy))
         for concept, terms in by_concept.items():
             units.append(self._concept_unit(concept, terms))
+            literal = self._literal_unit(concept, [t for t, fuzzy in terms if not fuzzy])
+            if literal:
+                units.append(literal)
         groups: dict[int, list[int]] = {}
         for i, token in enumerate(stream):
             if i in covered:
                 continue
             if token.kind == "cjk" and any(
-                j in covered and 0 <= j < len(stream) and stream[j].group == token.group for j in (i - 1, i + 1)
+                j in covered and 0 <= j < len(stream) and stream[j].group == token.group
+                for j in (i - 1, i + 1)
             ):
                 continue  # a bigram straddling a concept's characters (`发解` after `并发`)
             groups.setdefault(token.group, []).append(i)
@@ -288,18 +304,22 @@ class SearchIndex:
         for group, positions in groups.items():
             first = stream[positions[0]]
             if first.kind == "cjk":
+                # What is left of a Chinese run around a concept (`处理` in `异常处理`) only refines.
+                remnant = len(positions) < sum(1 for t in stream if t.group == group)
                 for run in _contiguous(positions):
-                    units.append(self._han_unit([stream[i] for i in run]))
+                    han_unit = self._han_unit([stream[i] for i in run])
+                    han_unit.qualifies = not remnant
+                    units.append(han_unit)
             elif first.kind == "part":
                 whole = wholes.get(group, [])
-                unit = self._ident_unit(whole, [stream[i] for i in positions], fuzzy_keys)
-                if unit:
-                    units.append(unit)
+                ident_unit = self._ident_unit(whole, [stream[i] for i in positions], fuzzy_keys)
+                if ident_unit:
+                    units.append(ident_unit)
             else:
                 for i in positions:
-                    unit = self._word_unit(stream[i], wholes.get(group, []), fuzzy_keys)
-                    if unit:
-                        units.append(unit)
+                    word_unit = self._word_unit(stream[i], wholes.get(group, []), fuzzy_keys)
+                    if word_unit:
+                        units.append(word_unit)
         return units
 
     def _concept_unit(self, concept: str, terms: list[tuple[str, bool]]) -> _Unit:
@@ -308,7 +328,9 @@ class SearchIndex:
         factor = FUZZY if fuzzy else 1.0
         scores: dict[int, tuple[float, list[str]]] = {}
         for index, weight in self.concepts.get(concept, {}).items():
-            literal = max((self.concept_terms.get((concept, t), {}).get(index, 0.0) for t, _ in terms), default=0)
+            literal = max(
+                (self.concept_terms.get((concept, t), {}).get(index, 0.0) for t, _ in terms), default=0
+            )
             value = max(literal * LITERAL, weight * SYNONYM) * factor
             scores[index] = (value, _display(self.concept_surfaces[index].get(concept, []), asked))
         for narrower in self.glossary.concepts[concept].includes:
@@ -317,6 +339,15 @@ class SearchIndex:
                 if value > scores.get(index, (0.0, []))[0]:
                     scores[index] = (value, _display(self.concept_surfaces[index].get(narrower, []), asked))
         return _Unit(False, scores)
+
+    def _literal_unit(self, concept: str, terms: list[str]) -> _Unit | None:
+        """Entries that use the very term asked for rank above those using a synonym."""
+        scores: dict[int, tuple[float, list[str]]] = {}
+        for term in terms:
+            for index, weight in self.concept_terms.get((concept, term), {}).items():
+                if weight > scores.get(index, (0.0, []))[0]:
+                    scores[index] = (weight * LITERAL, [])
+        return _Unit(False, scores) if scores else None
 
     def _word_unit(self, token: Token, wholes: list[Token], fuzzy_keys: set[str]) -> _Unit | None:
         if token.key in STOPWORDS:
@@ -386,15 +417,16 @@ class SearchIndex:
         units = self._units(tokens, fuzzy_keys)
         totals: dict[int, float] = {}
         real: set[int] = set()
-        matched: dict[int, list[str]] = {}
+        matched: dict[int, list[tuple[float, list[str]]]] = {}
         for unit in units:
             if not unit.scores:
                 continue
             idf = self._idf(len(unit.scores))
             for index, (value, terms) in unit.scores.items():
-                totals[index] = totals.get(index, 0.0) + value * idf * (GENERIC if unit.generic else 1.0)
-                matched.setdefault(index, []).extend(terms)
-                if not unit.generic:
+                gained = value * idf * (GENERIC if unit.generic else 1.0)
+                totals[index] = totals.get(index, 0.0) + gained
+                matched.setdefault(index, []).append((gained, terms))
+                if not unit.generic and unit.qualifies:
                     real.add(index)
         candidates = [(score, i) for i, score in totals.items() if i in real and score > 0]
         if not candidates:
@@ -402,9 +434,7 @@ class SearchIndex:
         best = max(score for score, _ in candidates)
         candidates = [(s, i) for s, i in candidates if s >= best * RELATIVE_FLOOR]
         candidates.sort(key=lambda si: (-si[0], si[1]))
-        return [
-            Hit(self.entries[i], round(score, 4), _dedupe_surfaces(matched[i])) for score, i in candidates
-        ]
+        return [Hit(self.entries[i], round(score, 4), _matched_terms(matched[i])) for score, i in candidates]
 
     def suggest(self, query: str, count: int = 5) -> list[str]:
         """Topics to offer when nothing matched: ones that look like the query first."""
@@ -430,6 +460,12 @@ class SearchIndex:
             for label in labels:
                 counts[label] = counts.get(label, 0) + 1
         return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].casefold()))
+
+
+def _matched_terms(gains: list[tuple[float, list[str]]]) -> list[str]:
+    """Display terms, the ones that weighed most first."""
+    ordered = sorted(gains, key=lambda g: -g[0])
+    return _dedupe_surfaces(term for _, terms in ordered for term in terms)
 
 
 def _contiguous(positions: list[int]) -> list[list[int]]:

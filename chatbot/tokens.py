@@ -100,9 +100,17 @@ def _latin_tokens(raw: str, group: int) -> list[Token]:
     surface = raw.strip("_")
     if not surface:
         return []
+    shown = raw if raw != surface and any(c.isalpha() for c in surface) else surface
     if surface.isdigit():
         key = str(int(surface)) if len(surface) < 20 else surface
-        return [Token(f"#{key}" if len(surface) >= 4 else key, surface, "ref" if len(surface) >= 4 else "word", group)]
+        return [
+            Token(
+                f"#{key}" if len(surface) >= 4 else key,
+                surface,
+                "ref" if len(surface) >= 4 else "word",
+                group,
+            )
+        ]
     pieces = [p for p in _SEPARATORS.split(surface) if p]
     parts: list[str] = []
     for piece in pieces:
@@ -117,11 +125,16 @@ def _latin_tokens(raw: str, group: int) -> list[Token]:
         word = Token(key, surface, "word", group)
         # The unstemmed form is a whole-word key too: `flashinfer` meets the identifier FlashInfer.
         return [word] if key == lowered else [word, Token(lowered, surface, "joined", group)]
-    out = [Token(lowered, surface, "ident", group)]
+    out = [Token(lowered, shown, "ident", group)]
     joined = "".join(p.casefold() for p in parts)
     if joined != lowered:
-        out.append(Token(joined, surface, "joined", group))
-    out.extend(Token(stem(p.casefold()), p, "part", group) for p in parts)
+        out.append(Token(joined, shown, "joined", group))
+    # One-letter and short numeric pieces (`3` of `3.12`, `o` of `MiniCPM-o`) match too much alone.
+    out.extend(
+        Token(stem(p.casefold()), p, "part", group)
+        for p in parts
+        if len(p) > 1 and not (p.isdigit() and len(p) < 3)
+    )
     return out
 
 
@@ -174,12 +187,17 @@ def surface_of(tokens: list[Token]) -> str:
     out = ""
     previous: Token | None = None
     for token in tokens:
-        if token.kind == "cjk" and previous is not None and previous.kind == "cjk" and previous.group == token.group:
+        if (
+            token.kind == "cjk"
+            and previous is not None
+            and previous.kind == "cjk"
+            and previous.group == token.group
+        ):
             out += token.surface[-1]
         elif previous is None:
             out = token.surface
         elif token.kind == "cjk" or previous.kind == "cjk":
-            out += token.surface if not out.endswith(" ") else token.surface
+            out += token.surface
         else:
             out += " " + token.surface
         previous = token
