@@ -11,6 +11,7 @@ adds a concept. A bad concept is reported with file:line and skipped; the rest l
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,8 +22,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from chatbot.model import Problem
 from chatbot.structured import _line_of, is_glossary_file
-from chatbot.tokens import Token, atomic, surface_of, tokenize
+from chatbot.tokens import SplitText, Token, atomic, surface_of, tokenize
 
+_ATOMIC = frozenset({"word", "part", "ref", "cjk"})
 BUNDLED = Path(__file__).resolve().parent / "data" / "glossary.yaml"
 
 
@@ -101,6 +103,9 @@ class Glossary:
     problems: list[Problem] = field(default_factory=list)
     _by_first: dict[str, list[Term]] = field(default_factory=dict, repr=False)
     _by_whole: dict[str, list[Term]] = field(default_factory=dict, repr=False)
+    _han_first: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict, repr=False)
+    _mixed_first: set[str] = field(default_factory=set, repr=False)
+    _mixed_terms: list[tuple[str, str, re.Pattern[str]]] = field(default_factory=list, repr=False)
 
     @classmethod
     def load(cls, paths: Iterable[Path] = (), *, bundled: bool = True) -> Glossary:
@@ -197,6 +202,9 @@ class Glossary:
     def _compile(self) -> None:
         self._by_first = {}
         self._by_whole = {}
+        self._han_first = {}
+        self._mixed_first = set()
+        self._mixed_terms = []
         for concept in self.concepts.values():
             for surface in concept.terms:
                 tokens = tokenize(surface)
@@ -210,10 +218,48 @@ class Glossary:
                 else:
                     wholes = frozenset()
                 term = Term(concept.id, surface, sequence, wholes)
+                kinds = {t.kind == "cjk" for t in stream}
+                if kinds == {True} and len({t.group for t in stream}) == 1:
+                    chinese = surface_of(stream)
+                    self._han_first.setdefault(chinese[:2], []).append((concept.id, surface, chinese))
+                elif kinds == {True, False}:
+                    self._mixed_first.update(t.key for t in stream if t.kind != "cjk")
+                    self._mixed_terms.append((concept.id, surface, _mixed_pattern(stream)))
                 if sequence:
                     self._by_first.setdefault(sequence[0], []).append(term)
                 for key in wholes:
                     self._by_whole.setdefault(key, []).append(term)
+
+    def find_in(self, text: SplitText) -> list[tuple[str, str, str]]:
+        """(concept, glossary term, text as written) for every term in a text cut for indexing.
+
+        Chinese-only terms are found by substring within a Chinese run (the same as matching
+        their bigram sequence); Latin terms by `find` on the Latin tokens; the few terms that mix
+        both (`PD 分离`) by `find` on the full token stream, only when their first key occurs.
+        """
+        found: list[tuple[str, str, str]] = []
+        han_first = self._han_first
+        for run in text.han_runs:
+            for i in range(max(len(run) - 1, 1)):
+                candidates = han_first.get(run[i : i + 2])
+                if candidates:
+                    for concept, surface, chinese in candidates:
+                        if run.startswith(chinese, i):
+                            found.append((concept, surface, chinese))
+        if any(t is not None for t in text.latin):
+            stream: list[Token] = []
+            for token in text.latin:
+                # Chinese text in between: a Latin term cannot span it.
+                stream.append(token if token is not None else Token("\x00", "", "word", -1 - len(stream)))
+            found.extend((m.concept, m.term, m.text) for m in self.find(stream))
+            mixed_first = self._mixed_first
+            if text.han_runs and any(t is not None and t.key in mixed_first for t in text.latin):
+                folded = text.text.casefold()
+                for concept, surface, pattern in self._mixed_terms:
+                    written = pattern.search(folded)
+                    if written:
+                        found.append((concept, surface, text.text[written.start() : written.end()]))
+        return found
 
     def __len__(self) -> int:
         return len(self.concepts)
@@ -229,25 +275,36 @@ class Glossary:
 
     def find(self, tokens: Sequence[Token]) -> list[ConceptMatch]:
         """Concepts named in tokenized text, longest term first at each position."""
-        stream = atomic(list(tokens))
-        keys = [t.key for t in stream]
-        group_span: dict[int, tuple[int, int]] = {}
-        for i, token in enumerate(stream):
-            lo, hi = group_span.get(token.group, (i, i + 1))
-            group_span[token.group] = (min(lo, i), max(hi, i + 1))
         found: list[ConceptMatch] = []
+        by_whole = self._by_whole
+        by_first = self._by_first
+        stream: list[Token] = []
+        group_span: dict[int, tuple[int, int]] = {}
+        wholes: list[Token] = []
         for token in tokens:
-            if token.kind in {"ident", "joined", "word"}:
-                for term in self._by_whole.get(token.key, ()):
-                    lo, hi = group_span.get(token.group, (0, 0))
-                    found.append(ConceptMatch(term.concept, term.surface, lo, hi, token.surface))
-        for i, key in enumerate(keys):
-            for term in self._by_first.get(key, ()):
-                n = len(term.sequence)
-                if tuple(keys[i : i + n]) == term.sequence:
-                    found.append(
-                        ConceptMatch(term.concept, term.surface, i, i + n, surface_of(stream[i : i + n]))
-                    )
+            if token.kind in _ATOMIC:
+                i = len(stream)
+                stream.append(token)
+                span = group_span.get(token.group)
+                group_span[token.group] = (span[0], i + 1) if span else (i, i + 1)
+            if token.kind != "cjk" and token.key in by_whole:
+                wholes.append(token)
+        for token in wholes:
+            lo, hi = group_span.get(token.group, (0, 0))
+            for term in by_whole[token.key]:
+                found.append(ConceptMatch(term.concept, term.surface, lo, hi, token.surface))
+        if by_first:
+            keys = [t.key for t in stream]
+            for i, key in enumerate(keys):
+                terms = by_first.get(key)
+                if not terms:
+                    continue
+                for term in terms:
+                    n = len(term.sequence)
+                    if n == 1 or tuple(keys[i : i + n]) == term.sequence:
+                        found.append(
+                            ConceptMatch(term.concept, term.surface, i, i + n, surface_of(stream[i : i + n]))
+                        )
         found.sort(key=lambda m: (m.start, -(m.end - m.start)))
         return found
 
@@ -262,6 +319,22 @@ class Glossary:
 
 
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _mixed_pattern(stream: list[Token]) -> re.Pattern[str]:
+    """A term mixing Latin and Chinese (`PD 分离`) as a pattern over casefolded text."""
+    pieces: list[str] = []
+    previous: Token | None = None
+    for token in stream:
+        if token.kind == "cjk":
+            if previous is not None and previous.kind == "cjk" and previous.group == token.group:
+                pieces[-1] += re.escape(token.surface[-1])
+            else:
+                pieces.append(re.escape(token.surface))
+        else:
+            pieces.append(r"(?<![0-9a-z])" + re.escape(token.surface.casefold()) + r"[0-9a-z]*")
+        previous = token
+    return re.compile(r"[\s_\-]*".join(pieces))
 
 
 def _compose(text: str) -> yaml.Node | None:

@@ -16,15 +16,16 @@ query that matches nothing real returns nothing, with topics to suggest instead.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from chatbot.glossary import Glossary
 from chatbot.model import Entry
-from chatbot.tokens import Token, atomic, han_text, stem, tokenize
+from chatbot.tokens import Token, atomic, han_text, split_text, stem, surface_of, tokenize
 
 # Field weights: where a term occurs says how much the entry is about it.
 W_PR = 5.0
@@ -91,17 +92,30 @@ class SearchResult:
     suggestions: list[str] = field(default_factory=list)
 
 
+class _Analysed(NamedTuple):
+    """What one field contributes to the index."""
+
+    keys: tuple[str, ...]
+    words: tuple[tuple[str, str], ...]
+    concepts: tuple[tuple[str, str, str], ...]
+    han: str
+
+
 @dataclass
 class _Unit:
-    """One thing the query asks for; `scores` maps entry index to (score, display terms)."""
+    """One thing the query asks for: entry index → score, and how to show what matched."""
 
     generic: bool
-    scores: dict[int, tuple[float, list[str]]]
+    scores: dict[int, float]
+    display: Callable[[int], list[str]]
     qualifies: bool = True  # False: adds to an entry's score but cannot make it a hit alone
 
 
 def _fields(entry: Entry) -> list[tuple[float, str]]:
-    """An entry's searchable texts with their weights; list fields stay separate texts."""
+    """An entry's searchable texts with their weights; list fields stay separate texts.
+
+    Focus points, why-read and caveats are clauses of the note, so the note covers them.
+    """
     out: list[tuple[float, str]] = [(W_TITLE, entry.title)]
     out.extend((W_TAG, tag) for tag in entry.tags)
     if entry.github_title:
@@ -113,9 +127,6 @@ def _fields(entry: Entry) -> list[tuple[float, str]]:
     if entry.pr:
         out.append((W_PR, f"#{entry.pr}"))
     out.extend((W_REF, f"#{ref.number}") for ref in entry.all_refs)
-    for text in [entry.why, entry.audience, *entry.highlights, *entry.caveats]:
-        if text:
-            out.append((W_HIGHLIGHT, text))
     out.append((W_NOTE, entry.note))
     return out
 
@@ -169,10 +180,12 @@ class SearchIndex:
         self.postings: dict[str, dict[int, float]] = {}
         self.concepts: dict[str, dict[int, float]] = {}
         self.concept_terms: dict[tuple[str, str], dict[int, float]] = {}
-        self.concept_surfaces: list[dict[str, list[str]]] = []
+        self.concept_surfaces: list[dict[str, list[tuple[float, str]]]] = []
         self.strong_concepts: list[set[str]] = []
         self.han: list[list[tuple[float, str]]] = []
         self.vocabulary: dict[str, str] = {}
+        self._topics: list[tuple[str, int]] | None = None
+        self._analysed: dict[str, _Analysed] = {}
         self._index_all()
 
     @classmethod
@@ -181,40 +194,73 @@ class SearchIndex:
 
     # -- building ---------------------------------------------------------------------------
 
+    def _analyse(self, text: str) -> _Analysed:
+        """Keys, glossary concepts and Chinese text of one field; short fields repeat (tags,
+        identifiers, handles), so they are analysed once per index."""
+        cached = self._analysed.get(text)
+        if cached is not None:
+            return cached
+        cut = split_text(text)
+        keys: set[str] = cut.han_keys() if cut.han_runs else set()
+        words: list[tuple[str, str]] = []
+        for token in cut.latin:
+            if token is not None:
+                keys.add(token.key)
+                if token.kind != "ref":
+                    words.append((token.surface, token.key))
+        analysed = _Analysed(
+            tuple(keys), tuple(words), tuple(self.glossary.find_in(cut)), "\n".join(cut.han_runs)
+        )
+        if len(text) <= 200:
+            self._analysed[text] = analysed
+        return analysed
+
     def _index_all(self) -> None:
+        postings = self.postings
+        vocabulary: dict[str, str] = {}
+        concepts = self.concepts
+        concept_terms = self.concept_terms
         for index, entry in enumerate(self.entries):
             surfaces: dict[str, list[tuple[float, str]]] = {}
             strong: set[str] = set()
             han: list[tuple[float, str]] = []
+            weights: dict[str, float] = {}
             for weight, text in _fields(entry):
-                tokens = tokenize(text)
-                for token in tokens:
-                    _bump(self.postings.setdefault(token.key, {}), index, weight)
-                    if token.kind in {"word", "part", "ident", "joined"} and token.key[0].isalpha():
-                        self.vocabulary.setdefault(token.surface.casefold(), token.key)
-                for match in self.glossary.find(tokens):
-                    _bump(self.concepts.setdefault(match.concept, {}), index, weight)
-                    _bump(self.concept_terms.setdefault((match.concept, match.term), {}), index, weight)
-                    surfaces.setdefault(match.concept, []).append((weight, match.text or match.term))
+                field_index = self._analyse(text)
+                for key in field_index.keys:
+                    if weight > weights.get(key, 0.0):
+                        weights[key] = weight
+                for surface, key in field_index.words:
+                    vocabulary.setdefault(surface, key)
+                if field_index.han:
+                    han.append((weight, field_index.han))
+                for concept, term, written in field_index.concepts:
+                    _bump(concepts.setdefault(concept, {}), index, weight)
+                    _bump(concept_terms.setdefault((concept, term), {}), index, weight)
+                    surfaces.setdefault(concept, []).append((weight, written or term))
                     if weight >= STRONG_FIELD:
-                        strong.add(match.concept)
-                chinese = han_text(text)
-                if chinese:
-                    han.append((weight, chinese))
-            self.concept_surfaces.append(
-                {
-                    c: _dedupe_surfaces(t for _, t in sorted(found, key=lambda wt: -wt[0]))
-                    for c, found in surfaces.items()
-                }
-            )
+                        strong.add(concept)
+            for key, weight in weights.items():
+                table = postings.get(key)
+                if table is None:
+                    postings[key] = {index: weight}
+                else:
+                    table[index] = weight
+            self.concept_surfaces.append(surfaces)
             self.strong_concepts.append(strong)
             self.han.append(han)
-        for concept in self.glossary.concepts.values():
-            for term in concept.terms:
+        self._analysed.clear()
+        for known in self.glossary.concepts.values():
+            for term in known.terms:
                 for token in tokenize(term):
-                    if token.kind in {"word", "part", "joined"} and token.key[0].isalpha():
-                        self.vocabulary.setdefault(token.surface.casefold(), token.key)
-        self._fuzzy_choices = [w for w in self.vocabulary if len(w) >= 4]
+                    if token.kind in {"word", "part", "joined"}:
+                        vocabulary.setdefault(token.surface, token.key)
+        self.vocabulary = {s.casefold(): k for s, k in vocabulary.items() if s[0].isalpha()}
+        self._fuzzy_choices = [w for w in self.vocabulary if len(w) >= 4 and w.isalpha()]
+
+    def _surfaces(self, index: int, concept: str) -> list[str]:
+        found = self.concept_surfaces[index].get(concept, [])
+        return _dedupe_surfaces(t for _, t in sorted(found, key=lambda wt: -wt[0]))
 
     # -- querying ---------------------------------------------------------------------------
 
@@ -312,7 +358,7 @@ class SearchIndex:
                     units.append(han_unit)
             elif first.kind == "part":
                 whole = wholes.get(group, [])
-                ident_unit = self._ident_unit(whole, [stream[i] for i in positions], fuzzy_keys)
+                ident_unit = self._ident_unit(whole, [stream[i] for i in positions])
                 if ident_unit:
                     units.append(ident_unit)
             else:
@@ -323,57 +369,58 @@ class SearchIndex:
         return units
 
     def _concept_unit(self, concept: str, terms: list[tuple[str, bool]]) -> _Unit:
-        fuzzy = all(f for _, f in terms)
         asked = [t for t, _ in terms]
-        factor = FUZZY if fuzzy else 1.0
-        scores: dict[int, tuple[float, list[str]]] = {}
+        factor = FUZZY if all(f for _, f in terms) else 1.0
+        literal_tables = [self.concept_terms.get((concept, t), {}) for t in asked]
+        scores: dict[int, float] = {}
+        shown_concept: dict[int, str] = {}
         for index, weight in self.concepts.get(concept, {}).items():
-            literal = max(
-                (self.concept_terms.get((concept, t), {}).get(index, 0.0) for t, _ in terms), default=0
-            )
-            value = max(literal * LITERAL, weight * SYNONYM) * factor
-            scores[index] = (value, _display(self.concept_surfaces[index].get(concept, []), asked))
+            literal = max((table.get(index, 0.0) for table in literal_tables), default=0.0)
+            scores[index] = max(literal * LITERAL, weight * SYNONYM) * factor
         for narrower in self.glossary.concepts[concept].includes:
             for index, weight in self.concepts.get(narrower, {}).items():
                 value = weight * NARROWER * factor
-                if value > scores.get(index, (0.0, []))[0]:
-                    scores[index] = (value, _display(self.concept_surfaces[index].get(narrower, []), asked))
-        return _Unit(False, scores)
+                if value > scores.get(index, 0.0):
+                    scores[index] = value
+                    shown_concept[index] = narrower
+
+        def display(index: int) -> list[str]:
+            return _display(self._surfaces(index, shown_concept.get(index, concept)), asked)
+
+        return _Unit(False, scores, display)
 
     def _literal_unit(self, concept: str, terms: list[str]) -> _Unit | None:
         """Entries that use the very term asked for rank above those using a synonym."""
-        scores: dict[int, tuple[float, list[str]]] = {}
+        scores: dict[int, float] = {}
         for term in terms:
             for index, weight in self.concept_terms.get((concept, term), {}).items():
-                if weight > scores.get(index, (0.0, []))[0]:
-                    scores[index] = (weight * LITERAL, [])
-        return _Unit(False, scores) if scores else None
+                if weight > scores.get(index, 0.0):
+                    scores[index] = weight * LITERAL
+        return _Unit(False, scores, _nothing) if scores else None
 
     def _word_unit(self, token: Token, wholes: list[Token], fuzzy_keys: set[str]) -> _Unit | None:
         if token.key in STOPWORDS:
             return None
-        generic = token.key in GENERIC_WORDS
-        factor = FUZZY if token.key in fuzzy_keys else 1.0
-        scores: dict[int, tuple[float, list[str]]] = {}
+        fuzzy = token.key in fuzzy_keys
+        factor = FUZZY if fuzzy else 1.0
+        scores: dict[int, float] = {}
         for key in [token.key, *(w.key for w in wholes)]:
             for index, weight in self.postings.get(key, {}).items():
-                value = weight * factor
-                if value > scores.get(index, (0.0, []))[0]:
-                    scores[index] = (value, [token.surface if factor == 1.0 else key])
-        if token.key in fuzzy_keys:
-            scores = {i: (v, [_surface_for(self.vocabulary, token.key)]) for i, (v, _) in scores.items()}
-        return _Unit(generic, scores)
+                if weight * factor > scores.get(index, 0.0):
+                    scores[index] = weight * factor
+        shown = [_surface_for(self.vocabulary, token.key) if fuzzy else token.surface]
+        return _Unit(token.key in GENERIC_WORDS, scores, lambda _index: shown)
 
-    def _ident_unit(self, wholes: list[Token], parts: list[Token], fuzzy_keys: set[str]) -> _Unit | None:
-        surface = wholes[0].surface if wholes else " ".join(p.surface for p in parts)
-        scores: dict[int, tuple[float, list[str]]] = {}
+    def _ident_unit(self, wholes: list[Token], parts: list[Token]) -> _Unit | None:
+        shown = [wholes[0].surface if wholes else " ".join(p.surface for p in parts)]
+        scores: dict[int, float] = {}
         for whole in wholes:
             for index, weight in self.postings.get(whole.key, {}).items():
-                if weight > scores.get(index, (0.0, []))[0]:
-                    scores[index] = (weight, [surface])
+                if weight > scores.get(index, 0.0):
+                    scores[index] = weight
         meaningful = [p for p in parts if p.key not in STOPWORDS and p.key not in GENERIC_WORDS]
         if not meaningful:
-            return _Unit(True, scores) if scores else None
+            return _Unit(True, scores, lambda _index: shown) if scores else None
         counts: dict[int, list[float]] = {}
         for part in meaningful:
             for index, weight in self.postings.get(part.key, {}).items():
@@ -382,59 +429,75 @@ class SearchIndex:
             coverage = len(weights) / len(meaningful)
             if coverage >= 0.5:
                 value = max(weights) * PARTIAL * coverage
-                if value > scores.get(index, (0.0, []))[0]:
-                    scores[index] = (value, [surface])
-        return _Unit(False, scores)
+                if value > scores.get(index, 0.0):
+                    scores[index] = value
+        return _Unit(False, scores, lambda _index: shown)
 
     def _han_unit(self, run: list[Token]) -> _Unit:
-        phrase = run[0].surface if len(run) == 1 else "".join(t.surface[0] for t in run) + run[-1].surface[-1]
+        phrase = surface_of(run)
+        shown = [phrase]
         generic = all(t.key in GENERIC_HAN for t in run)
+        if len(run) == 1:
+            return _Unit(generic, dict(self.postings.get(run[0].key, {})), lambda _index: shown)
         counts: dict[int, list[float]] = {}
         for token in run:
             for index, weight in self.postings.get(token.key, {}).items():
                 counts.setdefault(index, []).append(weight)
-        scores: dict[int, tuple[float, list[str]]] = {}
+        scores: dict[int, float] = {}
         for index, weights in counts.items():
             coverage = len(weights) / len(run)
             if coverage < 0.5:
                 continue
-            in_field = [w for w, text in self.han[index] if phrase in text]
-            if in_field:
-                scores[index] = (max(in_field), [phrase])
-            elif len(run) > 1:
-                scores[index] = (max(weights) * PARTIAL * coverage, [phrase])
-        return _Unit(generic, scores)
+            if coverage == 1.0:
+                in_field = [w for w, text in self.han[index] if phrase in text]
+                if in_field:
+                    scores[index] = max(in_field)
+                    continue
+            scores[index] = max(weights) * PARTIAL * coverage
+        return _Unit(generic, scores, lambda _index: shown)
 
     def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:
-        ranked = self.rank(query)
-        suggestions = [] if ranked else self.suggest(query)
+        ranked, units = self._rank(query)
         start = max(offset, 0)
-        return SearchResult(query, ranked[start : start + max(limit, 0)], len(ranked), suggestions)
+        page = ranked[start : start + max(limit, 0)]
+        hits = [Hit(self.entries[i], round(score, 4), self._matched(i, units)) for score, i in page]
+        suggestions = [] if ranked else self.suggest(query)
+        return SearchResult(query, hits, len(ranked), suggestions)
 
     def rank(self, query: str) -> list[Hit]:
         """Every entry that really matches the query, best first."""
+        ranked, units = self._rank(query)
+        return [Hit(self.entries[i], round(score, 4), self._matched(i, units)) for score, i in ranked]
+
+    def _rank(self, query: str) -> tuple[list[tuple[float, int]], list[tuple[float, _Unit]]]:
         tokens, fuzzy_keys = self._corrected_query(query[:500])
-        units = self._units(tokens, fuzzy_keys)
+        units = [
+            (self._idf(len(u.scores)) * (GENERIC if u.generic else 1.0), u)
+            for u in self._units(tokens, fuzzy_keys)
+            if u.scores
+        ]
         totals: dict[int, float] = {}
         real: set[int] = set()
-        matched: dict[int, list[tuple[float, list[str]]]] = {}
-        for unit in units:
-            if not unit.scores:
-                continue
-            idf = self._idf(len(unit.scores))
-            for index, (value, terms) in unit.scores.items():
-                gained = value * idf * (GENERIC if unit.generic else 1.0)
-                totals[index] = totals.get(index, 0.0) + gained
-                matched.setdefault(index, []).append((gained, terms))
-                if not unit.generic and unit.qualifies:
-                    real.add(index)
-        candidates = [(score, i) for i, score in totals.items() if i in real and score > 0]
+        for factor, unit in units:
+            for index, value in unit.scores.items():
+                totals[index] = totals.get(index, 0.0) + value * factor
+            if not unit.generic and unit.qualifies:
+                real.update(unit.scores)
+        candidates = [(score, i) for i, score in totals.items() if score > 0 and i in real]
         if not candidates:
-            return []
+            return [], units
         best = max(score for score, _ in candidates)
         candidates = [(s, i) for s, i in candidates if s >= best * RELATIVE_FLOOR]
         candidates.sort(key=lambda si: (-si[0], si[1]))
-        return [Hit(self.entries[i], round(score, 4), _matched_terms(matched[i])) for score, i in candidates]
+        return candidates, units
+
+    def _matched(self, index: int, units: list[tuple[float, _Unit]]) -> list[str]:
+        """Display terms for one hit, the units that weighed most first."""
+        gains = sorted(
+            ((factor * unit.scores[index], unit) for factor, unit in units if index in unit.scores),
+            key=lambda g: -g[0],
+        )
+        return _dedupe_surfaces(term for _, unit in gains for term in unit.display(index))
 
     def suggest(self, query: str, count: int = 5) -> list[str]:
         """Topics to offer when nothing matched: ones that look like the query first."""
@@ -450,6 +513,11 @@ class SearchIndex:
 
     def topics(self) -> list[tuple[str, int]]:
         """Concepts the library is about (title, tags, identifiers), with how many entries."""
+        if self._topics is None:
+            self._topics = self._count_topics()
+        return list(self._topics)
+
+    def _count_topics(self) -> list[tuple[str, int]]:
         counts: dict[str, int] = {}
         for index, entry in enumerate(self.entries):
             labels = {self.glossary.label(c) for c in self.strong_concepts[index]}
@@ -462,10 +530,8 @@ class SearchIndex:
         return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].casefold()))
 
 
-def _matched_terms(gains: list[tuple[float, list[str]]]) -> list[str]:
-    """Display terms, the ones that weighed most first."""
-    ordered = sorted(gains, key=lambda g: -g[0])
-    return _dedupe_surfaces(term for _, terms in ordered for term in terms)
+def _nothing(_index: int) -> list[str]:
+    return []
 
 
 def _contiguous(positions: list[int]) -> list[list[int]]:

@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Literal
+from functools import lru_cache
+from typing import Literal, NamedTuple
 
 Kind = Literal["word", "ident", "joined", "part", "ref", "cjk"]
 
@@ -81,8 +82,7 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     """One search token: `key` is what is matched, `surface` what the text said (for display)."""
 
     key: str
@@ -92,6 +92,16 @@ class Token:
 
 
 def _latin_tokens(raw: str, group: int) -> list[Token]:
+    return [Token(key, surface, kind, group) for key, surface, kind in _latin_cut(raw)]
+
+
+@lru_cache(maxsize=1 << 16)
+def _latin_cut(raw: str) -> tuple[tuple[str, str, Kind], ...]:
+    """Cached per distinct Latin run: words and identifiers repeat across a library."""
+    return tuple((t.key, t.surface, t.kind) for t in _latin_tokens_uncached(raw, 0))
+
+
+def _latin_tokens_uncached(raw: str, group: int) -> list[Token]:
     if raw[0] == "@":
         raw = raw[1:]
     if raw.startswith("#") and raw[1:].isdigit():
@@ -141,7 +151,8 @@ def _latin_tokens(raw: str, group: int) -> list[Token]:
 def _han_tokens(run: str, group: int) -> list[Token]:
     if len(run) == 1:
         return [Token(run, run, "cjk", group)]
-    return [Token(run[i : i + 2], run[i : i + 2], "cjk", group) for i in range(len(run) - 1)]
+    bigrams = [run[i : i + 2] for i in range(len(run) - 1)]
+    return [Token(b, b, "cjk", group) for b in bigrams]
 
 
 def tokenize(text: str) -> list[Token]:
@@ -162,6 +173,47 @@ def tokenize(text: str) -> list[Token]:
             out.extend(_latin_tokens(raw, group))
             group += 1
     return out
+
+
+@dataclass(frozen=True)
+class SplitText:
+    """A text cut for indexing: Latin tokens (with a `None` where Chinese text intervened) and
+    Chinese runs. Same cut as `tokenize`, without one object per Chinese bigram."""
+
+    text: str
+    latin: list[Token | None]
+    han_runs: list[str]
+
+    def han_keys(self) -> set[str]:
+        """The bigram (or lone character) keys of the Chinese runs."""
+        out: set[str] = set()
+        for run in self.han_runs:
+            if len(run) == 1:
+                out.add(run)
+            else:
+                out.update([run[i : i + 2] for i in range(len(run) - 1)])
+        return out
+
+
+def split_text(text: str) -> SplitText:
+    """Latin tokens and Chinese runs of a text, for fast indexing of long notes."""
+    text = unicodedata.normalize("NFKC", text)
+    if "http" in text:
+        text = _URL_REF.sub(lambda m: f" #{m.group(1)} ", text)
+        text = _URL.sub(" ", text)
+    latin: list[Token | None] = []
+    runs: list[str] = []
+    group = 0
+    for match in _SCAN.finditer(text):
+        raw = match.group()
+        if _HAN.fullmatch(raw):
+            runs.extend(run for run in _CJK_BREAKS.split(raw) if run)
+            if latin and latin[-1] is not None:
+                latin.append(None)
+        else:
+            latin.extend(_latin_tokens(raw, group))
+            group += 1
+    return SplitText(text, latin, runs)
 
 
 def atomic(tokens: list[Token]) -> list[Token]:
