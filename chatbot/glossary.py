@@ -104,8 +104,7 @@ class Glossary:
     _by_first: dict[str, list[Term]] = field(default_factory=dict, repr=False)
     _by_whole: dict[str, list[Term]] = field(default_factory=dict, repr=False)
     _han_first: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict, repr=False)
-    _mixed_first: set[str] = field(default_factory=set, repr=False)
-    _mixed_terms: list[tuple[str, str, re.Pattern[str]]] = field(default_factory=list, repr=False)
+    _mixed_first: dict[str, list[tuple[str, str, re.Pattern[str]]]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, paths: Iterable[Path] = (), *, bundled: bool = True) -> Glossary:
@@ -203,8 +202,7 @@ class Glossary:
         self._by_first = {}
         self._by_whole = {}
         self._han_first = {}
-        self._mixed_first = set()
-        self._mixed_terms = []
+        self._mixed_first = {}
         for concept in self.concepts.values():
             for surface in concept.terms:
                 tokens = tokenize(surface)
@@ -223,8 +221,9 @@ class Glossary:
                     chinese = surface_of(stream)
                     self._han_first.setdefault(chinese[:2], []).append((concept.id, surface, chinese))
                 elif kinds == {True, False}:
-                    self._mixed_first.update(t.key for t in stream if t.kind != "cjk")
-                    self._mixed_terms.append((concept.id, surface, _mixed_pattern(stream)))
+                    first_latin = next(t.key for t in stream if t.kind != "cjk")
+                    mixed = (concept.id, surface, _mixed_pattern(stream))
+                    self._mixed_first.setdefault(first_latin, []).append(mixed)
                 if sequence:
                     self._by_first.setdefault(sequence[0], []).append(term)
                 for key in wholes:
@@ -246,16 +245,18 @@ class Glossary:
                     for concept, surface, chinese in candidates:
                         if run.startswith(chinese, i):
                             found.append((concept, surface, chinese))
-        if any(t is not None for t in text.latin):
+        latin = [t for t in text.latin if t is not None]
+        if latin and any(t.key in self._by_first or t.key in self._by_whole for t in latin):
             stream: list[Token] = []
             for token in text.latin:
                 # Chinese text in between: a Latin term cannot span it.
                 stream.append(token if token is not None else Token("\x00", "", "word", -1 - len(stream)))
             found.extend((m.concept, m.term, m.text) for m in self.find(stream))
-            mixed_first = self._mixed_first
-            if text.han_runs and any(t is not None and t.key in mixed_first for t in text.latin):
-                folded = text.text.casefold()
-                for concept, surface, pattern in self._mixed_terms:
+        if latin and text.han_runs:
+            folded = ""
+            for key in {t.key for t in latin if t.key in self._mixed_first}:
+                folded = folded or text.text.casefold()
+                for concept, surface, pattern in self._mixed_first[key]:
                     written = pattern.search(folded)
                     if written:
                         found.append((concept, surface, text.text[written.start() : written.end()]))

@@ -15,6 +15,7 @@ query that matches nothing real returns nothing, with topics to suggest instead.
 
 from __future__ import annotations
 
+import gc
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -97,7 +98,9 @@ class _Analysed(NamedTuple):
 
     keys: tuple[str, ...]
     words: tuple[tuple[str, str], ...]
-    concepts: tuple[tuple[str, str, str], ...]
+    matches: tuple[tuple[str, str, str], ...]  # (concept, glossary term, as written)
+    concepts: tuple[str, ...]
+    concept_terms: tuple[tuple[str, str], ...]
     han: str
 
 
@@ -180,13 +183,24 @@ class SearchIndex:
         self.postings: dict[str, dict[int, float]] = {}
         self.concepts: dict[str, dict[int, float]] = {}
         self.concept_terms: dict[tuple[str, str], dict[int, float]] = {}
-        self.concept_surfaces: list[dict[str, list[tuple[float, str]]]] = []
+        self.concept_fields: list[list[tuple[float, tuple[tuple[str, str, str], ...]]]] = []
         self.strong_concepts: list[set[str]] = []
         self.han: list[list[tuple[float, str]]] = []
         self.vocabulary: dict[str, str] = {}
         self._topics: list[tuple[str, int]] | None = None
         self._analysed: dict[str, _Analysed] = {}
-        self._index_all()
+        # Building allocates hundreds of thousands of small containers and frees none: cyclic GC
+        # passes over the growing heap would only slow it down (3-5x at 10k entries).
+        # The index lives as long as the library generation: freezing it keeps later collections
+        # from walking its millions of objects (a 200 ms pause on the first query otherwise).
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            self._index_all()
+        finally:
+            if collecting:
+                gc.enable()
+        gc.freeze()
 
     @classmethod
     def build(cls, entries: Sequence[Entry], glossary: Glossary | None = None) -> SearchIndex:
@@ -208,8 +222,14 @@ class SearchIndex:
                 keys.add(token.key)
                 if token.kind != "ref":
                     words.append((token.surface, token.key))
+        matches = tuple(self.glossary.find_in(cut))
         analysed = _Analysed(
-            tuple(keys), tuple(words), tuple(self.glossary.find_in(cut)), "\n".join(cut.han_runs)
+            tuple(keys),
+            tuple(words),
+            matches,
+            tuple({m[0] for m in matches}),
+            tuple({(m[0], m[1]) for m in matches}),
+            "\n".join(cut.han_runs),
         )
         if len(text) <= 200:
             self._analysed[text] = analysed
@@ -221,32 +241,38 @@ class SearchIndex:
         concepts = self.concepts
         concept_terms = self.concept_terms
         for index, entry in enumerate(self.entries):
-            surfaces: dict[str, list[tuple[float, str]]] = {}
+            fields: list[tuple[float, tuple[tuple[str, str, str], ...]]] = []
             strong: set[str] = set()
             han: list[tuple[float, str]] = []
             weights: dict[str, float] = {}
-            for weight, text in _fields(entry):
+            entry_concepts: dict[str, float] = {}
+            entry_terms: dict[tuple[str, str], float] = {}
+            # Lightest field first, so a key's weight ends as the heaviest field it occurs in.
+            for weight, text in sorted(reversed(_fields(entry)), key=lambda wt: wt[0]):
                 field_index = self._analyse(text)
-                for key in field_index.keys:
-                    if weight > weights.get(key, 0.0):
-                        weights[key] = weight
+                weights.update(dict.fromkeys(field_index.keys, weight))
                 for surface, key in field_index.words:
                     vocabulary.setdefault(surface, key)
                 if field_index.han:
                     han.append((weight, field_index.han))
-                for concept, term, written in field_index.concepts:
-                    _bump(concepts.setdefault(concept, {}), index, weight)
-                    _bump(concept_terms.setdefault((concept, term), {}), index, weight)
-                    surfaces.setdefault(concept, []).append((weight, written or term))
+                if field_index.concepts:
+                    entry_concepts.update(dict.fromkeys(field_index.concepts, weight))
+                    entry_terms.update(dict.fromkeys(field_index.concept_terms, weight))
+                    fields.append((weight, field_index.matches))
                     if weight >= STRONG_FIELD:
-                        strong.add(concept)
+                        strong.update(field_index.concepts)
             for key, weight in weights.items():
                 table = postings.get(key)
                 if table is None:
                     postings[key] = {index: weight}
                 else:
                     table[index] = weight
-            self.concept_surfaces.append(surfaces)
+            for concept, weight in entry_concepts.items():
+                concepts.setdefault(concept, {})[index] = weight
+            for pair, weight in entry_terms.items():
+                concept_terms.setdefault(pair, {})[index] = weight
+            fields.reverse()  # heaviest first, for display
+            self.concept_fields.append(fields)
             self.strong_concepts.append(strong)
             self.han.append(han)
         self._analysed.clear()
@@ -259,8 +285,9 @@ class SearchIndex:
         self._fuzzy_choices = [w for w in self.vocabulary if len(w) >= 4 and w.isalpha()]
 
     def _surfaces(self, index: int, concept: str) -> list[str]:
-        found = self.concept_surfaces[index].get(concept, [])
-        return _dedupe_surfaces(t for _, t in sorted(found, key=lambda wt: -wt[0]))
+        """How an entry writes a concept, heaviest field first (`torch.compile`, `编译`)."""
+        written = (w or t for _, matches in self.concept_fields[index] for c, t, w in matches if c == concept)
+        return _dedupe_surfaces(written)
 
     # -- querying ---------------------------------------------------------------------------
 
@@ -371,12 +398,13 @@ class SearchIndex:
     def _concept_unit(self, concept: str, terms: list[tuple[str, bool]]) -> _Unit:
         asked = [t for t, _ in terms]
         factor = FUZZY if all(f for _, f in terms) else 1.0
-        literal_tables = [self.concept_terms.get((concept, t), {}) for t in asked]
-        scores: dict[int, float] = {}
+        synonym = SYNONYM * factor
+        scores = {index: weight * synonym for index, weight in self.concepts.get(concept, {}).items()}
+        for term in asked:
+            for index, weight in self.concept_terms.get((concept, term), {}).items():
+                if weight * LITERAL * factor > scores[index]:
+                    scores[index] = weight * LITERAL * factor
         shown_concept: dict[int, str] = {}
-        for index, weight in self.concepts.get(concept, {}).items():
-            literal = max((table.get(index, 0.0) for table in literal_tables), default=0.0)
-            scores[index] = max(literal * LITERAL, weight * SYNONYM) * factor
         for narrower in self.glossary.concepts[concept].includes:
             for index, weight in self.concepts.get(narrower, {}).items():
                 value = weight * NARROWER * factor
@@ -479,17 +507,21 @@ class SearchIndex:
         totals: dict[int, float] = {}
         real: set[int] = set()
         for factor, unit in units:
-            for index, value in unit.scores.items():
-                totals[index] = totals.get(index, 0.0) + value * factor
+            if not totals:
+                totals = {index: value * factor for index, value in unit.scores.items()}
+            else:
+                get = totals.get
+                for index, value in unit.scores.items():
+                    totals[index] = get(index, 0.0) + value * factor
             if not unit.generic and unit.qualifies:
                 real.update(unit.scores)
-        candidates = [(score, i) for i, score in totals.items() if score > 0 and i in real]
-        if not candidates:
+        if not real:
             return [], units
-        best = max(score for score, _ in candidates)
-        candidates = [(s, i) for s, i in candidates if s >= best * RELATIVE_FLOOR]
-        candidates.sort(key=lambda si: (-si[0], si[1]))
-        return candidates, units
+        best = max(totals[i] for i in real)
+        floor = max(best * RELATIVE_FLOOR, 1e-12)
+        candidates = [(-score, i) for i, score in totals.items() if score >= floor and i in real]
+        candidates.sort()
+        return [(-negative, i) for negative, i in candidates], units
 
     def _matched(self, index: int, units: list[tuple[float, _Unit]]) -> list[str]:
         """Display terms for one hit, the units that weighed most first."""
@@ -519,11 +551,16 @@ class SearchIndex:
 
     def _count_topics(self) -> list[tuple[str, int]]:
         counts: dict[str, int] = {}
+        plain_tag: dict[str, bool] = {}
         for index, entry in enumerate(self.entries):
             labels = {self.glossary.label(c) for c in self.strong_concepts[index]}
             for tag in entry.tags:
-                tokens = tokenize(tag)
-                if any(t.key not in GENERIC_WORDS for t in tokens) and not self.glossary.find(tokens):
+                if tag not in plain_tag:
+                    tokens = tokenize(tag)
+                    plain_tag[tag] = any(
+                        t.key not in GENERIC_WORDS for t in tokens
+                    ) and not self.glossary.find(tokens)
+                if plain_tag[tag]:
                     labels.add(tag)
             for label in labels:
                 counts[label] = counts.get(label, 0) + 1
