@@ -16,6 +16,7 @@ query that matches nothing real returns nothing, with topics to suggest instead.
 from __future__ import annotations
 
 import gc
+import heapq
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -200,6 +201,7 @@ class SearchIndex:
         finally:
             if collecting:
                 gc.enable()
+        self._topics = self._count_topics()
         gc.freeze()
 
     @classmethod
@@ -487,7 +489,9 @@ class SearchIndex:
     def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:
         ranked, units = self._rank(query)
         start = max(offset, 0)
-        page = ranked[start : start + max(limit, 0)]
+        # Only the page is ordered: a broad query over 10k entries need not sort them all.
+        page = heapq.nsmallest(start + max(limit, 0), ranked)[start:]
+        page = [(-negative, i) for negative, i in page]
         hits = [Hit(self.entries[i], round(score, 4), self._matched(i, units)) for score, i in page]
         suggestions = [] if ranked else self.suggest(query)
         return SearchResult(query, hits, len(ranked), suggestions)
@@ -495,9 +499,13 @@ class SearchIndex:
     def rank(self, query: str) -> list[Hit]:
         """Every entry that really matches the query, best first."""
         ranked, units = self._rank(query)
-        return [Hit(self.entries[i], round(score, 4), self._matched(i, units)) for score, i in ranked]
+        return [
+            Hit(self.entries[i], round(-negative, 4), self._matched(i, units))
+            for negative, i in sorted(ranked)
+        ]
 
     def _rank(self, query: str) -> tuple[list[tuple[float, int]], list[tuple[float, _Unit]]]:
+        """(-score, entry index) of every real match, unordered, and the query's units."""
         tokens, fuzzy_keys = self._corrected_query(query[:500])
         units = [
             (self._idf(len(u.scores)) * (GENERIC if u.generic else 1.0), u)
@@ -519,9 +527,7 @@ class SearchIndex:
             return [], units
         best = max(totals[i] for i in real)
         floor = max(best * RELATIVE_FLOOR, 1e-12)
-        candidates = [(-score, i) for i, score in totals.items() if score >= floor and i in real]
-        candidates.sort()
-        return [(-negative, i) for negative, i in candidates], units
+        return [(-score, i) for i, score in totals.items() if score >= floor and i in real], units
 
     def _matched(self, index: int, units: list[tuple[float, _Unit]]) -> list[str]:
         """Display terms for one hit, the units that weighed most first."""
