@@ -43,8 +43,8 @@ W_NOTE = 1.0
 STRONG_FIELD = W_IDENTIFIER  # fields at least this heavy say what the entry is *about* (topics)
 
 LITERAL = 1.0
-SYNONYM = 0.85
-NARROWER = 0.6
+SYNONYM = 0.6
+NARROWER = 0.45
 FUZZY = 0.7
 GENERIC = 0.15
 PARTIAL = 0.7
