@@ -229,37 +229,51 @@ class Glossary:
                 for key in wholes:
                     self._by_whole.setdefault(key, []).append(term)
 
-    def find_in(self, text: SplitText) -> list[tuple[str, str, str]]:
+    def find_in(self, text: SplitText, han_keys: set[str] | None = None) -> list[tuple[str, str, str]]:
         """(concept, glossary term, text as written) for every term in a text cut for indexing.
 
         Chinese-only terms are found by substring within a Chinese run (the same as matching
-        their bigram sequence); Latin terms by `find` on the Latin tokens; the few terms that mix
-        both (`PD 分离`) by `find` on the full token stream, only when their first key occurs.
+        their bigram sequence), Latin terms as `find` does on the Latin tokens, and the few terms
+        that mix both (`PD 分离`) by a pattern, only when their first Latin key occurs.
         """
         found: list[tuple[str, str, str]] = []
-        han_first = self._han_first
-        for run in text.han_runs:
-            for i in range(max(len(run) - 1, 1)):
-                candidates = han_first.get(run[i : i + 2])
-                if candidates:
-                    for concept, surface, chinese in candidates:
-                        if run.startswith(chinese, i):
-                            found.append((concept, surface, chinese))
+        if text.han_runs:
+            bigrams = han_keys if han_keys is not None else text.han_keys()
+            han = text.han
+            for first in bigrams & self._han_first.keys():
+                for concept, surface, chinese in self._han_first[first]:
+                    if chinese in han:
+                        found.append((concept, surface, chinese))
         latin = [t for t in text.latin if t is not None]
-        if latin and any(t.key in self._by_first or t.key in self._by_whole for t in latin):
-            stream: list[Token] = []
+        by_first, by_whole = self._by_first, self._by_whole
+        if latin:
+            # The same matches as `find`, without positions: this runs on every field at build.
+            stream: list[Token | None] = []
             for token in text.latin:
-                # Chinese text in between: a Latin term cannot span it.
-                stream.append(token if token is not None else Token("\x00", "", "word", -1 - len(stream)))
-            found.extend((m.concept, m.term, m.text) for m in self.find(stream))
+                if token is None or token.kind in _ATOMIC:
+                    stream.append(token)  # None: Chinese text in between, no Latin term spans it
+                if token is not None and token.kind != "cjk" and token.key in by_whole:
+                    found.extend((term.concept, term.surface, token.surface) for term in by_whole[token.key])
+            keys: list[str] = [t.key if t is not None else "" for t in stream]
+            for i, key in enumerate(keys):
+                terms = by_first.get(key)
+                if not terms:
+                    continue
+                for term in terms:
+                    n = len(term.sequence)
+                    if n == 1:
+                        found.append((term.concept, term.surface, stream[i].surface))  # type: ignore[union-attr]
+                    elif tuple(keys[i : i + n]) == term.sequence:
+                        written = surface_of([t for t in stream[i : i + n] if t is not None])
+                        found.append((term.concept, term.surface, written))
         if latin and text.han_runs:
             folded = ""
-            for key in {t.key for t in latin if t.key in self._mixed_first}:
+            for first_key in {t.key for t in latin if t.key in self._mixed_first}:
                 folded = folded or text.text.casefold()
-                for concept, surface, pattern in self._mixed_first[key]:
-                    written = pattern.search(folded)
-                    if written:
-                        found.append((concept, surface, text.text[written.start() : written.end()]))
+                for concept, surface, pattern in self._mixed_first[first_key]:
+                    hit = pattern.search(folded)
+                    if hit:
+                        found.append((concept, surface, text.text[hit.start() : hit.end()]))
         return found
 
     def __len__(self) -> int:

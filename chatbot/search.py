@@ -217,21 +217,22 @@ class SearchIndex:
         if cached is not None:
             return cached
         cut = split_text(text)
-        keys: set[str] = cut.han_keys() if cut.han_runs else set()
+        han_keys: set[str] = cut.han_keys() if cut.han_runs else set()
+        keys = set(han_keys)
         words: list[tuple[str, str]] = []
         for token in cut.latin:
             if token is not None:
                 keys.add(token.key)
                 if token.kind != "ref":
                     words.append((token.surface, token.key))
-        matches = tuple(self.glossary.find_in(cut))
+        matches = tuple(self.glossary.find_in(cut, han_keys))
         analysed = _Analysed(
             tuple(keys),
             tuple(words),
             matches,
             tuple({m[0] for m in matches}),
             tuple({(m[0], m[1]) for m in matches}),
-            "\n".join(cut.han_runs),
+            cut.han,
         )
         if len(text) <= 200:
             self._analysed[text] = analysed

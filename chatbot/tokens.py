@@ -194,6 +194,11 @@ class SplitText:
                 out.update([run[i : i + 2] for i in range(len(run) - 1)])
         return out
 
+    @property
+    def han(self) -> str:
+        """The Chinese runs, one per line (a phrase check never spans two runs)."""
+        return "\n".join(self.han_runs)
+
 
 def split_text(text: str) -> SplitText:
     """Latin tokens and Chinese runs of a text, for fast indexing of long notes."""
@@ -206,7 +211,7 @@ def split_text(text: str) -> SplitText:
     group = 0
     for match in _SCAN.finditer(text):
         raw = match.group()
-        if _HAN.fullmatch(raw):
+        if raw[0] >= "\u3400" and _HAN.fullmatch(raw):
             runs.extend(run for run in _CJK_BREAKS.split(raw) if run)
             if latin and latin[-1] is not None:
                 latin.append(None)
