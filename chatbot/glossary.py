@@ -267,13 +267,11 @@ class Glossary:
                         written = surface_of([t for t in stream[i : i + n] if t is not None])
                         found.append((term.concept, term.surface, written))
         if latin and text.han_runs:
-            folded = ""
             for first_key in {t.key for t in latin if t.key in self._mixed_first}:
-                folded = folded or text.text.casefold()
                 for concept, surface, pattern in self._mixed_first[first_key]:
-                    hit = pattern.search(folded)
+                    hit = pattern.search(text.text)
                     if hit:
-                        found.append((concept, surface, text.text[hit.start() : hit.end()]))
+                        found.append((concept, surface, hit.group()))
         return found
 
     def __len__(self) -> int:
@@ -337,7 +335,7 @@ _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _mixed_pattern(stream: list[Token]) -> re.Pattern[str]:
-    """A term mixing Latin and Chinese (`PD 分离`) as a pattern over casefolded text."""
+    """A term mixing Latin and Chinese (`PD 分离`) as a case-insensitive pattern."""
     pieces: list[str] = []
     previous: Token | None = None
     for token in stream:
@@ -349,7 +347,7 @@ def _mixed_pattern(stream: list[Token]) -> re.Pattern[str]:
         else:
             pieces.append(r"(?<![0-9a-z])" + re.escape(token.surface.casefold()) + r"[0-9a-z]*")
         previous = token
-    return re.compile(r"[\s_\-]*".join(pieces))
+    return re.compile(r"[\s_\-]*".join(pieces), re.IGNORECASE)
 
 
 def _compose(text: str) -> yaml.Node | None:

@@ -143,10 +143,12 @@ def _bump(table: dict[int, float], index: int, weight: float) -> None:
 def _dedupe_surfaces(surfaces: Iterable[str]) -> list[str]:
     """Display terms in order, without one contained in an earlier one or containing it."""
     kept: list[str] = []
+    kept_keys: list[str] = []
     for s in surfaces:
         folded = _display_key(s)
-        if not any(_contains(_display_key(k), folded) or _contains(folded, _display_key(k)) for k in kept):
+        if not any(_contains(k, folded) or _contains(folded, k) for k in kept_keys):
             kept.append(s)
+            kept_keys.append(folded)
     return kept
 
 
@@ -401,12 +403,16 @@ class SearchIndex:
     def _concept_unit(self, concept: str, terms: list[tuple[str, bool]]) -> _Unit:
         asked = [t for t, _ in terms]
         factor = FUZZY if all(f for _, f in terms) else 1.0
+        # Every entry naming the concept at the synonym level; the literal unit (below) adds the
+        # asked term's own weight, so using the very term still ranks first.
         synonym = SYNONYM * factor
         scores = {index: weight * synonym for index, weight in self.concepts.get(concept, {}).items()}
-        for term in asked:
-            for index, weight in self.concept_terms.get((concept, term), {}).items():
-                if weight * LITERAL * factor > scores[index]:
-                    scores[index] = weight * LITERAL * factor
+        if factor != 1.0:  # a typo-corrected term has no literal unit: keep its literal level here
+            literal = LITERAL * factor
+            for term in asked:
+                for index, weight in self.concept_terms.get((concept, term), {}).items():
+                    if weight * literal > scores[index]:
+                        scores[index] = weight * literal
         shown_concept: dict[int, str] = {}
         for narrower in self.glossary.concepts[concept].includes:
             for index, weight in self.concepts.get(narrower, {}).items():
@@ -422,12 +428,15 @@ class SearchIndex:
 
     def _literal_unit(self, concept: str, terms: list[str]) -> _Unit | None:
         """Entries that use the very term asked for rank above those using a synonym."""
-        scores: dict[int, float] = {}
-        for term in terms:
-            for index, weight in self.concept_terms.get((concept, term), {}).items():
+        tables = [self.concept_terms[(concept, t)] for t in terms if (concept, t) in self.concept_terms]
+        if not tables:
+            return None
+        scores = dict(tables[0])  # LITERAL is 1.0: the table is the score
+        for table in tables[1:]:
+            for index, weight in table.items():
                 if weight > scores.get(index, 0.0):
-                    scores[index] = weight * LITERAL
-        return _Unit(False, scores, _nothing) if scores else None
+                    scores[index] = weight
+        return _Unit(False, scores, _nothing)
 
     def _word_unit(self, token: Token, wholes: list[Token], fuzzy_keys: set[str]) -> _Unit | None:
         if token.key in STOPWORDS:
@@ -452,14 +461,18 @@ class SearchIndex:
         meaningful = [p for p in parts if p.key not in STOPWORDS and p.key not in GENERIC_WORDS]
         if not meaningful:
             return _Unit(True, scores, lambda _index: shown) if scores else None
-        counts: dict[int, list[float]] = {}
+        counts: dict[int, int] = {}
+        heaviest: dict[int, float] = {}
         for part in meaningful:
-            for index, weight in self.postings.get(part.key, {}).items():
-                counts.setdefault(index, []).append(weight)
-        for index, weights in counts.items():
-            coverage = len(weights) / len(meaningful)
-            if coverage >= 0.5:
-                value = max(weights) * PARTIAL * coverage
+            table = self.postings.get(part.key, {})
+            for index, weight in table.items():
+                counts[index] = counts.get(index, 0) + 1
+                if weight > heaviest.get(index, 0.0):
+                    heaviest[index] = weight
+        needed = len(meaningful) / 2
+        for index, count in counts.items():
+            if count >= needed:
+                value = heaviest[index] * PARTIAL * count / len(meaningful)
                 if value > scores.get(index, 0.0):
                     scores[index] = value
         return _Unit(False, scores, lambda _index: shown)
@@ -526,8 +539,10 @@ class SearchIndex:
                 real.update(unit.scores)
         if not real:
             return [], units
-        best = max(totals[i] for i in real)
-        floor = max(best * RELATIVE_FLOOR, 1e-12)
+        if len(real) == len(totals):  # the usual case: no entry matched by generic words only
+            floor = max(max(totals.values()) * RELATIVE_FLOOR, 1e-12)
+            return [(-score, i) for i, score in totals.items() if score >= floor], units
+        floor = max(max(totals[i] for i in real) * RELATIVE_FLOOR, 1e-12)
         return [(-score, i) for i, score in totals.items() if score >= floor and i in real], units
 
     def _matched(self, index: int, units: list[tuple[float, _Unit]]) -> list[str]:
