@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from chatbot.clauses import clean, sentences, split_top_level
+from chatbot.clauses import clauses, clean, sentences, split_top_level
 from chatbot.model import Ref, pull_url
 
 VERDICT_RE = re.compile(
@@ -24,7 +24,7 @@ ENUM_INTRO_RE = re.compile(
 _CN_NUM = "一二三四五六七八九十"
 MARKER_RE = re.compile(rf"(?:[{_CN_NUM}]是|[（(]\d+[)）]|[①②③④⑤⑥⑦⑧⑨⑩])\s*")
 AUDIENCE_RE = re.compile(
-    r"^(?:对|可作为|适合|推荐给|建议)[^。]*?(?:借鉴意义|参考价值|参考实现|参考|帮助|必读|阅读|价值)$"
+    r"^(?:对|可作为|适合|推荐给)[^。]+?(?:借鉴意义|参考价值|参考实现|参考|帮助|必读|阅读|价值)$"
 )
 CAVEAT_LEAD_RE = re.compile(
     r"^(?:注意[：:，,]?|需要注意[：:，,]?|风险[：:]|提醒[：:]|对\s*reviewer\s*而言[，,]?|另可留意|另需留意|"
@@ -32,6 +32,7 @@ CAVEAT_LEAD_RE = re.compile(
 )
 CAVEAT_ANYWHERE_RE = re.compile(r"(可能被重新审视|尚未调查|尚不清楚|仍需确认|有待|是否有必要|是否可接受)")
 
+WARNING_CLAUSE_RE = re.compile(r"^(?:提醒|警示|注意)")
 REF_RE = re.compile(r"(?<![\w/&])#(\d{2,7})\b")
 BACKTICK_RE = re.compile(r"`([^`\n]+)`")
 # Bare code names: dotted (asyncio.gather, object.__new__) or with an underscore (prompt_is_token_ids).
@@ -69,7 +70,11 @@ def _dedupe(items: list[str]) -> list[str]:
 
 
 def find_refs(text: str, repo: str) -> list[Ref]:
-    numbers = _dedupe(REF_RE.findall(text))
+    """`#N` and GitHub pull/issue URLs of the entry's repository, in order of appearance."""
+    found = [(m.start(), m.group(1)) for m in REF_RE.finditer(text)]
+    url_re = re.compile(rf"https://github\.com/{re.escape(repo)}/(?:pull|issues)/(\d+)", re.IGNORECASE)
+    found += [(m.start(), m.group(1)) for m in url_re.finditer(text)]
+    numbers = _dedupe([n for _, n in sorted(found)])
     return [Ref(number=int(n), url=pull_url(repo, int(n))) for n in numbers]
 
 
@@ -167,6 +172,9 @@ def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
 
     if not parts.highlights:
         parts.highlights = list(body_sentences)
+    # A focus point that ends with a warning (`…，提醒跨版本验证的必要性`) also names a caveat.
+    for item in parts.highlights:
+        parts.caveats.extend(c for c in clauses(item) if WARNING_CLAUSE_RE.match(c))
     if body_sentences:
         parts.why = body_sentences[0]
     elif parts.highlights:
