@@ -140,11 +140,11 @@ def _latin_tokens_uncached(raw: str, group: int) -> list[Token]:
     if joined != lowered:
         out.append(Token(joined, shown, "joined", group))
     # One-letter and short numeric pieces (`3` of `3.12`, `o` of `MiniCPM-o`) match too much alone.
-    out.extend(
-        Token(stem(p.casefold()), p, "part", group)
-        for p in parts
-        if len(p) > 1 and not (p.isdigit() and len(p) < 3)
-    )
+    for p in parts:
+        if p.isdigit() and len(p) >= 4:
+            out.append(Token(f"#{int(p)}", p, "ref", group))  # `pull/54537`
+        elif len(p) > 1 and not (p.isdigit() and len(p) < 3):
+            out.append(Token(stem(p.casefold()), p, "part", group))
     return out
 
 
