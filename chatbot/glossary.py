@@ -11,7 +11,6 @@ adds a concept. A bad concept is reported with file:line and skipped; the rest l
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,7 +103,8 @@ class Glossary:
     _by_first: dict[str, list[Term]] = field(default_factory=dict, repr=False)
     _by_whole: dict[str, list[Term]] = field(default_factory=dict, repr=False)
     _han_first: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict, repr=False)
-    _mixed_first: dict[str, list[tuple[str, str, re.Pattern[str]]]] = field(default_factory=dict, repr=False)
+    _mixed_first: dict[str, list[tuple[str, str, tuple[str, ...]]]] = field(default_factory=dict, repr=False)
+    _mixed_width: int = field(default=1, repr=False)
 
     @classmethod
     def load(cls, paths: Iterable[Path] = (), *, bundled: bool = True) -> Glossary:
@@ -203,6 +203,7 @@ class Glossary:
         self._by_whole = {}
         self._han_first = {}
         self._mixed_first = {}
+        self._mixed_width = 1
         for concept in self.concepts.values():
             for surface in concept.terms:
                 tokens = tokenize(surface)
@@ -222,8 +223,10 @@ class Glossary:
                     self._han_first.setdefault(chinese[:2], []).append((concept.id, surface, chinese))
                 elif kinds == {True, False}:
                     first_latin = next(t.key for t in stream if t.kind != "cjk")
-                    mixed = (concept.id, surface, _mixed_pattern(stream))
+                    chinese_pieces = tuple(t.surface for t in stream if t.kind == "cjk")
+                    mixed = (concept.id, surface, chinese_pieces)
                     self._mixed_first.setdefault(first_latin, []).append(mixed)
+                    self._mixed_width = max(self._mixed_width, len(chinese_pieces))
                 if sequence:
                     self._by_first.setdefault(sequence[0], []).append(term)
                 for key in wholes:
@@ -234,7 +237,8 @@ class Glossary:
 
         Chinese-only terms are found by substring within a Chinese run (the same as matching
         their bigram sequence), Latin terms as `find` does on the Latin tokens, and the few terms
-        that mix both (`PD 分离`) by a pattern, only when their first Latin key occurs.
+        that mix both (`PD 分离`) by `find` on the stream cut to the edges of Chinese runs, only
+        when their first Latin key and all their Chinese bigrams occur.
         """
         found: list[tuple[str, str, str]] = []
         if text.han_runs:
@@ -267,11 +271,19 @@ class Glossary:
                         written = surface_of([t for t in stream[i : i + n] if t is not None])
                         found.append((term.concept, term.surface, written))
         if latin and text.han_runs:
-            for first_key in {t.key for t in latin if t.key in self._mixed_first}:
-                for concept, surface, pattern in self._mixed_first[first_key]:
-                    hit = pattern.search(text.text)
-                    if hit:
-                        found.append((concept, surface, hit.group()))
+            han = text.han
+            wanted = {
+                (concept, surface)
+                for first_key in {t.key for t in latin if t.key in self._mixed_first}
+                for concept, surface, chinese in self._mixed_first[first_key]
+                if all(piece in han for piece in chinese)
+            }
+            if wanted:  # rare: match these few on the full token stream, exactly as `find` does
+                found.extend(
+                    (m.concept, m.term, m.text)
+                    for m in self.find(text.edge_tokens(self._mixed_width))
+                    if (m.concept, m.term) in wanted
+                )
         return found
 
     def __len__(self) -> int:
@@ -332,22 +344,6 @@ class Glossary:
 
 
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def _mixed_pattern(stream: list[Token]) -> re.Pattern[str]:
-    """A term mixing Latin and Chinese (`PD 分离`) as a case-insensitive pattern."""
-    pieces: list[str] = []
-    previous: Token | None = None
-    for token in stream:
-        if token.kind == "cjk":
-            if previous is not None and previous.kind == "cjk" and previous.group == token.group:
-                pieces[-1] += re.escape(token.surface[-1])
-            else:
-                pieces.append(re.escape(token.surface))
-        else:
-            pieces.append(r"(?<![0-9a-z])" + re.escape(token.surface.casefold()) + r"[0-9a-z]*")
-        previous = token
-    return re.compile(r"[\s_\-]*".join(pieces), re.IGNORECASE)
 
 
 def _compose(text: str) -> yaml.Node | None:

@@ -183,6 +183,24 @@ class SplitText:
     text: str
     latin: list[Token | None]
     han_runs: list[str]
+    pieces: list[Token | str]  # Latin tokens and Chinese runs, in text order
+
+    def edge_tokens(self, width: int) -> list[Token]:
+        """The token stream with each long Chinese run cut to its first and last `width`
+        bigrams: every match of a term that joins Latin and Chinese (`PD 分离`) survives."""
+        out: list[Token] = []
+        group = -1
+        for piece in self.pieces:
+            if isinstance(piece, Token):
+                out.append(piece)
+                continue
+            bigrams = _han_tokens(piece, group)
+            if len(bigrams) > 2 * width:
+                gap = Token("\x00", "", "word", group - 1)
+                bigrams = [*bigrams[:width], gap, *bigrams[-width:]]
+            out.extend(bigrams)
+            group -= 2
+        return out
 
     def han_keys(self) -> set[str]:
         """The bigram (or lone character) keys of the Chinese runs."""
@@ -208,17 +226,22 @@ def split_text(text: str) -> SplitText:
         text = _URL.sub(" ", text)
     latin: list[Token | None] = []
     runs: list[str] = []
+    pieces: list[Token | str] = []
     group = 0
     for match in _SCAN.finditer(text):
         raw = match.group()
         if raw[0] >= "\u3400" and _HAN.fullmatch(raw):
-            runs.extend(run for run in _CJK_BREAKS.split(raw) if run)
+            cut = [run for run in _CJK_BREAKS.split(raw) if run]
+            runs.extend(cut)
+            pieces.extend(cut)
             if latin and latin[-1] is not None:
                 latin.append(None)
         else:
-            latin.extend(_latin_tokens(raw, group))
+            tokens = _latin_tokens(raw, group)
+            latin.extend(tokens)
+            pieces.extend(tokens)
             group += 1
-    return SplitText(text, latin, runs)
+    return SplitText(text, latin, runs, pieces)
 
 
 def atomic(tokens: list[Token]) -> list[Token]:

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from chatbot.glossary import Glossary, load_glossary
+from chatbot.tokens import split_text, tokenize
 
 
 def concepts_of(glossary: Glossary, text: str) -> list[str]:
@@ -100,3 +104,26 @@ def test_broken_yaml_is_one_problem_not_a_crash(tmp_path: Path) -> None:
     assert len(glossary.problems) == 1
     assert glossary.problems[0].path == str(path) and glossary.problems[0].line >= 2
     assert len(glossary) > 80  # the bundled glossary still loaded
+
+
+_GLOSSARY = Glossary.load()
+_TERMS = sorted({t for c in _GLOSSARY.concepts.values() for t in c.terms})
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(_TERMS),
+            st.sampled_from(["的", " ", "，", "修复", "上", "and", "_", "-", "。", "PD", "KV", "kv cache"]),
+            st.text(max_size=6),
+        ),
+        max_size=12,
+    )
+)
+def test_fast_index_matching_agrees_with_find(pieces: list[str]) -> None:
+    """The index's `find_in` (substring and patterns) finds what `find` (token streams) finds."""
+    text = "".join(pieces)
+    slow = {(m.concept, m.term) for m in _GLOSSARY.find(tokenize(text))}
+    fast = {(concept, term) for concept, term, _ in _GLOSSARY.find_in(split_text(text))}
+    assert fast == slow, text
