@@ -105,6 +105,7 @@ class Glossary:
     _han_first: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict, repr=False)
     _mixed_first: dict[str, list[tuple[str, str, tuple[str, ...]]]] = field(default_factory=dict, repr=False)
     _mixed_width: int = field(default=1, repr=False)
+    _split_han: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list, repr=False)
 
     @classmethod
     def load(cls, paths: Iterable[Path] = (), *, bundled: bool = True) -> Glossary:
@@ -204,6 +205,7 @@ class Glossary:
         self._han_first = {}
         self._mixed_first = {}
         self._mixed_width = 1
+        self._split_han = []
         for concept in self.concepts.values():
             for surface in concept.terms:
                 tokens = tokenize(surface)
@@ -221,6 +223,10 @@ class Glossary:
                 if kinds == {True} and len({t.group for t in stream}) == 1:
                     chinese = surface_of(stream)
                     self._han_first.setdefault(chinese[:2], []).append((concept.id, surface, chinese))
+                elif kinds == {True}:  # Chinese cut by a particle (`多头潜在注意力`)
+                    chinese_pieces = tuple(t.surface for t in stream)
+                    self._split_han.append((concept.id, surface, chinese_pieces))
+                    self._mixed_width = max(self._mixed_width, len(chinese_pieces))
                 elif kinds == {True, False}:
                     first_latin = next(t.key for t in stream if t.kind != "cjk")
                     chinese_pieces = tuple(t.surface for t in stream if t.kind == "cjk")
@@ -270,7 +276,7 @@ class Glossary:
                     elif tuple(keys[i : i + n]) == term.sequence:
                         written = surface_of([t for t in stream[i : i + n] if t is not None])
                         found.append((term.concept, term.surface, written))
-        if latin and text.han_runs:
+        if text.han_runs:
             han = text.han
             wanted = {
                 (concept, surface)
@@ -278,7 +284,12 @@ class Glossary:
                 for concept, surface, chinese in self._mixed_first[first_key]
                 if all(piece in han for piece in chinese)
             }
-            if wanted:  # rare: match these few on the full token stream, exactly as `find` does
+            wanted.update(
+                (concept, surface)
+                for concept, surface, chinese in self._split_han
+                if all(piece in han for piece in chinese)
+            )
+            if wanted:  # rare: match these few on the token stream, exactly as `find` does
                 found.extend(
                     (m.concept, m.term, m.text)
                     for m in self.find(text.edge_tokens(self._mixed_width))

@@ -234,7 +234,7 @@ def split_text(text: str) -> SplitText:
             cut = [run for run in _CJK_BREAKS.split(raw) if run]
             runs.extend(cut)
             pieces.extend(cut)
-            if latin and latin[-1] is not None:
+            if cut and latin and latin[-1] is not None:  # particles alone leave no token between
                 latin.append(None)
         else:
             tokens = _latin_tokens(raw, group)
