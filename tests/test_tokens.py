@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chatbot.tokens import atomic, keys, stem, surface_of, tokenize
+from chatbot.tokens import atomic, keys, split_text, stem, surface_of, tokenize
 
 
 def kinds(text: str) -> list[tuple[str, str]]:
@@ -57,3 +57,16 @@ def test_any_text_tokenizes_to_nonempty_keys(text: str) -> None:
     for token in tokenize(text):
         assert token.key and token.surface
         assert token.kind in {"word", "ident", "joined", "part", "ref", "cjk"}
+
+
+@given(
+    st.text(
+        alphabet=st.one_of(st.characters(), st.sampled_from(list("的编译 投机解码PD_.-/#12345"))),
+        max_size=120,
+    )
+)
+def test_split_text_has_the_keys_tokenize_has(text: str) -> None:
+    """The index cuts notes with `split_text`; queries use `tokenize`: the keys must agree."""
+    cut = split_text(text)
+    latin = {t.key for t in cut.latin if t is not None}
+    assert latin | cut.han_keys() == {t.key for t in tokenize(text)}
