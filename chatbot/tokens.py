@@ -194,11 +194,12 @@ class SplitText:
             if isinstance(piece, Token):
                 out.append(piece)
                 continue
-            bigrams = _han_tokens(piece, group)
-            if len(bigrams) > 2 * width:
-                gap = Token("\x00", "", "word", group - 1)
-                bigrams = [*bigrams[:width], gap, *bigrams[-width:]]
-            out.extend(bigrams)
+            if len(piece) - 1 > 2 * width:
+                head = _han_tokens(piece[: width + 1], group)
+                tail = _han_tokens(piece[-width - 1 :], group)
+                out.extend([*head, Token("\x00", "", "word", group - 1), *tail])
+            else:
+                out.extend(_han_tokens(piece, group))
             group -= 2
         return out
 
