@@ -114,6 +114,62 @@ def cmd_console(args: argparse.Namespace, settings: Settings) -> int:
     return run_console(settings, sys.stdin, sys.stdout)
 
 
+def _search_index(settings: Settings):  # type: ignore[no-untyped-def]
+    """Library + glossary (bundled and DIGEST_DIR extensions) → index; problems go to stderr."""
+    from chatbot.glossary import load_glossary
+    from chatbot.search import SearchIndex
+
+    library = _library(settings)
+    glossary = load_glossary(settings.digest_dir)
+    for problem in [*library.problems, *glossary.problems]:
+        print(problem, file=sys.stderr)
+    return SearchIndex.build(library.entries, glossary)
+
+
+def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
+    """The slash command's search; `--json` is a ranked array, `[]` when nothing matches."""
+    query = " ".join(args.topic)
+    result = _search_index(settings).search(query, limit=max(args.limit, 0))
+    if args.json:
+        rows = [
+            {
+                "id": hit.entry.id,
+                "title": hit.entry.title,
+                "pr": hit.entry.pr,
+                "url": hit.entry.url,
+                "score": hit.score,
+                "matched": hit.matched,
+            }
+            for hit in result.hits
+        ]
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return 0
+    if not result.hits:
+        print(f"no match for {query!r}, try: {', '.join(result.suggestions)}")
+        return 0
+    for rank, hit in enumerate(result.hits, start=1):
+        pr = f"#{hit.entry.pr}" if hit.entry.pr else "-"
+        print(f"{rank}. {hit.entry.title}  ({pr}, score {hit.score:.2f}; matched: {', '.join(hit.matched)})")
+        if hit.entry.url:
+            print(f"   {hit.entry.url}")
+        if hit.entry.why:
+            print(f"   {hit.entry.why}")
+    if result.total > len(result.hits):
+        print(f"({result.total - len(result.hits)} more; use --limit)")
+    return 0
+
+
+def cmd_topics(args: argparse.Namespace, settings: Settings) -> int:
+    """Concepts present in the library with their entry counts."""
+    topics = _search_index(settings).topics()
+    if args.json:
+        print(json.dumps([{"topic": t, "entries": n} for t, n in topics], ensure_ascii=False, indent=2))
+    else:
+        for topic, count in topics:
+            print(f"{count:4d}  {topic}")
+    return 0
+
+
 def _not_yet(name: str) -> Callable[[argparse.Namespace, Settings], int]:
     def run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"vllm-digest {name}: not available in this build", file=sys.stderr)
@@ -142,11 +198,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("topic", nargs="+")
     p.add_argument("--json", action="store_true")
     p.add_argument("--limit", type=int, default=5)
-    p.set_defaults(func=_not_yet("query"))
+    p.set_defaults(func=cmd_query)
 
     p = sub.add_parser("topics", help="concepts present in the library with their entry counts")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=_not_yet("topics"))
+    p.set_defaults(func=cmd_topics)
 
     p = sub.add_parser("ask", help="answer a follow-up question about an entry")
     p.add_argument("entry", help="entry id, PR number or PR URL")

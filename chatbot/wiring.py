@@ -7,6 +7,7 @@ handler) as keyword arguments. The store, scheduler and answerer join here as th
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 import time
@@ -23,6 +24,7 @@ from slack_sdk.http_retry.builtin_handlers import (
     ServerErrorRetryHandler,
 )
 
+from chatbot.glossary import load_glossary
 from chatbot.library import Library
 from chatbot.model import Entry
 from chatbot.search import SearchIndex, SearchResult
@@ -32,6 +34,8 @@ from chatbot.slack.handlers.actions import ActionHandlers
 from chatbot.slack.handlers.command import Answers, CommandHandler, Searchable
 from chatbot.slack.handlers.messages import FollowUpHandler
 from chatbot.threads import InMemoryThreadRegistry, ThreadRegistry
+
+log = logging.getLogger(__name__)
 
 # A token the console and tests use when no SLACK_BOT_TOKEN is configured.
 LOCAL_BOT_TOKEN = "xoxb-local-console"
@@ -72,12 +76,13 @@ class TrackedExecutor(ThreadPoolExecutor):
 
 class LiveIndex:
     """The search index of a library, rebuilt when a digest file changes (checked at most
-    every `refresh_every` seconds, so a burst of commands costs one stat pass)."""
+    every `refresh_every` seconds, so a burst of commands costs one stat pass). The glossary
+    (bundled + the digest folder's glossary files) is reloaded with it."""
 
     def __init__(self, library: Library, refresh_every: float = 2.0) -> None:
         self.library = library
         self.refresh_every = refresh_every
-        self._index = SearchIndex.build(library.entries)
+        self._index = self._build()
         self._checked = time.monotonic()
         self._lock = threading.Lock()
 
@@ -88,8 +93,14 @@ class LiveIndex:
                 if now - self._checked >= self.refresh_every:
                     self._checked = now
                     if self.library.refresh():
-                        self._index = SearchIndex.build(self.library.entries)
+                        self._index = self._build()
         return self._index
+
+    def _build(self) -> SearchIndex:
+        glossary = load_glossary(self.library.folder)
+        for problem in glossary.problems:
+            log.warning("%s", problem)
+        return SearchIndex.build(self.library.entries, glossary)
 
     @property
     def generation(self) -> int:
