@@ -104,6 +104,7 @@ def test_share_to_channel_posts_the_card_and_registers_the_thread(served: Served
     card = all_text(posted.params)
     assert DEEPSTACK_TITLE in card and DEEPSTACK_URL in card
     assert "讨论串里追问" in card
+    assert "由 asker 分享" in card and "<@" not in card
     assert posted.params["metadata"]["event_payload"]["entry_id"] == share["value"]
     confirmation = served.fake.wait_for("response", where=lambda c: c.path.endswith("/press"))
     assert "已分享" in confirmation.params["text"]

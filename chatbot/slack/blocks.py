@@ -8,7 +8,6 @@ message stays inside Slack's limits and never carries markup nobody wrote on pur
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,8 +32,6 @@ from chatbot.slack.mrkdwn import (
 
 Block = dict[str, Any]
 Message = dict[str, Any]
-
-SLACK_USER_ID = re.compile(r"[UW][A-Z0-9]{2,20}")
 
 # Per-piece budgets keep a composed section under MAX_SECTION_TEXT without cutting markup.
 TITLE_LIMIT = 300
@@ -260,7 +257,8 @@ def render_entry_card(
 
     Title linked to the PR, why it is worth reading, focus points, audience, caveats, related
     PRs, and a hint to ask follow-ups in the thread. `header` (e.g. "PR of the day") on top;
-    `shared_by` is the Slack user id of whoever shared it.
+    `shared_by` is the display name of whoever shared it (plain text: a `<@U…>` mention would
+    notify them every time).
     """
     texts = Texts(lang)
     blocks: list[Block] = []
@@ -296,8 +294,8 @@ def render_entry_card(
     if pr:
         blocks.append(actions(pr))
     hint = escape(texts("card.hint"))
-    if shared_by and SLACK_USER_ID.fullmatch(shared_by):
-        hint = f"{texts.mrkdwn('card.shared_by', markup={'user': f'<@{shared_by}>'})} · {hint}"
+    if shared_by:
+        hint = f"{texts.mrkdwn('card.shared_by', user=truncate(one_line(shared_by), 80))} · {hint}"
     blocks.append(context(hint))
     fallback = f"{header}: {entry.title}" if header else entry.title
     if entry.url:

@@ -246,7 +246,7 @@ class Console:
             self.screen.write(f"(opens {button['url']})")
         payload = {
             "type": "block_actions",
-            "user": {"id": USER},
+            "user": {"id": USER, "username": "you"},
             "team": {"id": "T0CONSOLE"},
             "channel": {"id": pressable.channel},
             "container": {

@@ -54,7 +54,9 @@ class ActionHandlers:
             )
             return
         channel = body["channel"]["id"]
-        card = blocks.render_entry_card(entry, self.language, shared_by=body.get("user", {}).get("id"))
+        user = body.get("user", {})
+        sharer = user.get("name") or user.get("username")
+        card = blocks.render_entry_card(entry, self.language, shared_by=sharer)
         try:
             posted = client.chat_postMessage(
                 channel=channel,
