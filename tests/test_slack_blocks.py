@@ -16,7 +16,7 @@ from chatbot.slack.handlers.command import Request, parse
 from chatbot.slack.mrkdwn import clip, escape, truncate
 from tests.conftest import DIGESTS
 
-OUR_LINK = re.compile(r"<https://[^<>|\s]+\|[^<>]*>|<@U[A-Z0-9]+>")
+OUR_LINK = re.compile(r"<https://[^<>|\s]+\|[^<>]*>")
 ENTITY = re.compile(r"&(amp|lt|gt);")
 
 BASE = Library.load(DIGESTS)
