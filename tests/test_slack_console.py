@@ -57,3 +57,39 @@ def test_console_runs_from_the_command_line_without_any_setting(tmp_path: Path) 
     assert done.returncode == 0, done.stderr
     assert "8 entries" in done.stdout
     assert "新增 Qwen3-VL DeepStack 编译契约回归测试" in done.stdout
+
+
+def test_console_thread_replies_reach_a_wired_follow_up_handler_with_the_thread_readable() -> None:
+    from slack_sdk import WebClient
+
+    from chatbot.slack.console import Console, LocalSlack, Screen
+    from chatbot.wiring import build
+
+    seen: list[tuple[str, list[str]]] = []
+
+    def follow_up(event: dict[str, object], client: WebClient) -> None:
+        thread = client.conversations_replies(channel=str(event["channel"]), ts=str(event["thread_ts"]))
+        seen.append((str(event["text"]), [m.get("text", "") for m in thread["messages"]]))
+        parent = thread["messages"][0]
+        entry_id = parent["metadata"]["event_payload"]["entry_id"]
+        client.chat_postMessage(
+            channel=str(event["channel"]), thread_ts=parent["ts"], text=f"about {entry_id}"
+        )
+
+    out = io.StringIO()
+    screen = Screen(out)
+    local = LocalSlack(screen)
+    settings = Settings(_env_file=None, digest_dir=DIGESTS, slack_api_url=local.url + "/api/")  # type: ignore[call-arg]
+    bot = build(settings, local=True, follow_up=follow_up)
+    console = Console(bot, local, screen)
+    try:
+        for line in ("/vllm-digest compile", "1", "> 有什么风险？"):
+            console.handle(line)
+    finally:
+        bot.close()
+        local.close()
+    assert len(seen) == 1
+    question, thread = seen[0]
+    assert question == "有什么风险？"
+    assert "新增 Qwen3-VL DeepStack" in thread[0] and thread[-1] == "有什么风险？"
+    assert "about 51badd0821" in out.getvalue()

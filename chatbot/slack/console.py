@@ -152,6 +152,7 @@ class LocalSlack:
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
         self._responses = itertools.count(1)
+        self._messages: dict[str, list[dict[str, Any]]] = {}
 
     @property
     def url(self) -> str:
@@ -186,6 +187,8 @@ class LocalSlack:
         if method == "chat.postMessage":
             ts = self._ts()
             thread = params.get("thread_ts")
+            kept = {k: params[k] for k in ("text", "blocks", "metadata", "thread_ts") if params.get(k)}
+            self.keep(str(params.get("channel")), {"user": BOT_USER, "bot_id": "B0BOT", "ts": ts, **kept})
             label = (
                 f"vllm-digest in thread {thread}" if thread else f"vllm-digest in #{params.get('channel')}"
             )
@@ -196,9 +199,23 @@ class LocalSlack:
         if method in ("chat.postEphemeral", "chat.update"):
             self.screen.show(params, "only visible to you" if method == "chat.postEphemeral" else "updated")
             return {"ok": True, "ts": params.get("ts") or self._ts(), "message_ts": self._ts()}
-        if method in ("conversations.history", "conversations.replies"):
-            return {"ok": True, "messages": [], "has_more": False}
+        if method == "conversations.history":
+            with self._lock:
+                stored = list(self._messages.get(str(params.get("channel")), []))
+            top = [m for m in stored if m.get("thread_ts", m["ts"]) == m["ts"]]
+            return {"ok": True, "messages": list(reversed(top)), "has_more": False}
+        if method == "conversations.replies":
+            with self._lock:
+                stored = list(self._messages.get(str(params.get("channel")), []))
+            parent = params.get("ts")
+            thread = [m for m in stored if parent in (m["ts"], m.get("thread_ts"))]
+            return {"ok": True, "messages": thread, "has_more": False}
         return {"ok": False, "error": "unknown_method"}
+
+    def keep(self, channel: str, message: dict[str, Any]) -> None:
+        """Remember a message so history and replies can return it (with its metadata)."""
+        with self._lock:
+            self._messages.setdefault(channel, []).append({"type": "message", **message})
 
 
 class Console:
@@ -283,6 +300,9 @@ class Console:
             "ts": self.local._ts(),
             "thread_ts": thread,
         }
+        self.local.keep(
+            CHANNEL, {k: v for k, v in event.items() if k not in ("type", "channel", "channel_type")}
+        )
         body = {
             "type": "event_callback",
             "team_id": "T0CONSOLE",
