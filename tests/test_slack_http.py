@@ -133,7 +133,9 @@ def test_more_results_shows_the_next_page(fake_slack: FakeSlack) -> None:
 
 
 def check_more_results(served: Served) -> None:
-    query = next(q for q in ("修复", "fix", "值得精读") if served.bot.index.search(q, limit=2).total > 2)
+    query = next(
+        q for q in ("multimodal", "修复", "值得精读") if served.bot.index.search(q, limit=2).total > 2
+    )
     first = post(served.url, command_body(query, served.fake.response_url())).json()
     more = next(b for b in buttons(first) if b["action_id"].startswith("more_results"))
     post(served.url, button_body(more, served.fake.response_url("more")))
