@@ -1,0 +1,140 @@
+"""When to post the PR of the day (adapter: APScheduler 3 BackgroundScheduler).
+
+One cron job per channel (DAILY_CRON in TIMEZONE). At start, a run missed earlier today within
+DAILY_GRACE is caught up once. The scheduler only decides *when*; whether this process posts is
+decided by the claim in the shared store, so every replica may run a scheduler.
+
+The clock is injectable: `missed_fire_time` and `DailyScheduler.catch_up_runs` take `now`, and
+tests drive them without sleeping.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from zoneinfo import ZoneInfo
+
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.date import DateTrigger
+
+from chatbot.daily import DailyResult
+
+log = logging.getLogger(__name__)
+
+RETRY_DELAY = dt.timedelta(minutes=5)
+
+
+def daily_trigger(cron: str, zone: ZoneInfo) -> CronTrigger:
+    """The CronTrigger of a five-field crontab line (`30 9 * * 1-5`: weekdays 09:30)."""
+    return CronTrigger.from_crontab(cron, timezone=zone)
+
+
+def missed_fire_time(
+    trigger: CronTrigger, now: dt.datetime, grace: dt.timedelta, zone: ZoneInfo
+) -> dt.datetime | None:
+    """The latest fire time that is today (in `zone`), not after `now` and within `grace` of it."""
+    local_now = now.astimezone(zone)
+    midnight = local_now.replace(hour=0, minute=0, second=0, microsecond=0)
+    start = max(local_now - grace, midnight)
+    latest: dt.datetime | None = None
+    fire: dt.datetime | None = trigger.get_next_fire_time(None, start)
+    while fire is not None and fire <= local_now:
+        latest = fire
+        fire = trigger.get_next_fire_time(fire, fire + dt.timedelta(seconds=1))
+    return latest
+
+
+@dataclass(frozen=True)
+class ScheduledRun:
+    channel: str
+    day: dt.date
+    fire_time: dt.datetime
+
+
+class DailyScheduler:
+    """Cron jobs per channel, catch-up at start, a retry after transient Slack failures."""
+
+    def __init__(
+        self,
+        run: Callable[[str, dt.date], DailyResult],
+        channels: Sequence[str],
+        cron: str,
+        zone: ZoneInfo,
+        grace: dt.timedelta,
+        *,
+        clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
+        retry_delay: dt.timedelta = RETRY_DELAY,
+    ) -> None:
+        self.run = run
+        self.channels = list(channels)
+        self.zone = zone
+        self.grace = grace
+        self.trigger = daily_trigger(cron, zone)
+        self.clock = clock
+        self.retry_delay = retry_delay
+        self.scheduler: BackgroundScheduler | None = None
+
+    def catch_up_runs(self, now: dt.datetime) -> list[ScheduledRun]:
+        """The runs to do at start: one per channel when today's run was missed within grace."""
+        fire = missed_fire_time(self.trigger, now, self.grace, self.zone)
+        if fire is None:
+            return []
+        return [ScheduledRun(channel, fire.date(), fire) for channel in self.channels]
+
+    def start(self) -> None:
+        """Start the background scheduler (nothing when no channel is configured)."""
+        if not self.channels:
+            log.info("daily post: DAILY_CHANNELS is empty, no PR of the day")
+            return
+        scheduler = BackgroundScheduler(timezone=self.zone)
+        grace_seconds = max(1, int(self.grace.total_seconds()))
+        for channel in self.channels:
+            scheduler.add_job(
+                self._scheduled,
+                self.trigger,
+                args=[channel],
+                id=f"daily:{channel}",
+                misfire_grace_time=grace_seconds,
+                coalesce=True,
+                max_instances=1,
+            )
+        now = self.clock()
+        for run in self.catch_up_runs(now):
+            log.info("daily post %s: catching up the run of %s", run.channel, run.fire_time.isoformat())
+            scheduler.add_job(
+                self._once,
+                DateTrigger(run_date=now, timezone=self.zone),
+                args=[run],
+                id=f"daily-catch-up:{run.channel}",
+                misfire_grace_time=grace_seconds,
+            )
+        scheduler.start()
+        self.scheduler = scheduler
+        for channel in self.channels:
+            job = scheduler.get_job(f"daily:{channel}")
+            log.info("daily post %s: next run %s", channel, job.next_run_time if job else "never")
+
+    def shutdown(self) -> None:
+        if self.scheduler is not None:
+            self.scheduler.shutdown(wait=False)
+            self.scheduler = None
+
+    def _scheduled(self, channel: str) -> None:
+        now = self.clock().astimezone(self.zone)
+        self._once(ScheduledRun(channel, now.date(), now))
+
+    def _once(self, run: ScheduledRun) -> DailyResult | None:
+        try:
+            result = self.run(run.channel, run.day)
+        except Exception:  # a bug or the database is down: log, the next run tries again
+            log.exception("daily post %s %s failed", run.channel, run.day)
+            return None
+        log.info("daily post %s", result.line())
+        retry_at = self.clock() + self.retry_delay
+        if result.retry_later and retry_at <= run.fire_time + self.grace and self.scheduler is not None:
+            log.info("daily post %s: retrying at %s", run.channel, retry_at.isoformat())
+            self.scheduler.add_job(self._once, DateTrigger(run_date=retry_at, timezone=self.zone), args=[run])
+        return result
