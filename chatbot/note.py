@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from chatbot.clauses import clean, sentences, split_top_level
+from chatbot.clauses import clauses, clean, sentences, split_top_level
 from chatbot.model import Ref, pull_url
 
 VERDICT_RE = re.compile(
@@ -32,6 +32,7 @@ CAVEAT_LEAD_RE = re.compile(
 )
 CAVEAT_ANYWHERE_RE = re.compile(r"(可能被重新审视|尚未调查|尚不清楚|仍需确认|有待|是否有必要|是否可接受)")
 
+WARNING_CLAUSE_RE = re.compile(r"^(?:提醒|警示|注意)")
 REF_RE = re.compile(r"(?<![\w/&])#(\d{2,7})\b")
 BACKTICK_RE = re.compile(r"`([^`\n]+)`")
 # Bare code names: dotted (asyncio.gather, object.__new__) or with an underscore (prompt_is_token_ids).
@@ -167,6 +168,9 @@ def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
 
     if not parts.highlights:
         parts.highlights = list(body_sentences)
+    # A focus point that ends with a warning (`…，提醒跨版本验证的必要性`) also names a caveat.
+    for item in parts.highlights:
+        parts.caveats.extend(c for c in clauses(item) if WARNING_CLAUSE_RE.match(c))
     if body_sentences:
         parts.why = body_sentences[0]
     elif parts.highlights:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from chatbot.library import Library
+from tests.fakeslack import FakeSlack
 
 ROOT = Path(__file__).resolve().parent.parent
 DIGESTS = ROOT / "digests"
@@ -25,3 +27,10 @@ def postgres_url() -> str:
     if not url:
         pytest.skip("TEST_DATABASE_URL is not set (run .ci/run for the PostgreSQL tests)")
     return url
+
+
+@pytest.fixture
+def fake_slack() -> Iterator[FakeSlack]:
+    """A fake Slack Web API on a loopback port (see tests/fakeslack.py)."""
+    with FakeSlack() as fake:
+        yield fake

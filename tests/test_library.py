@@ -1,11 +1,129 @@
-"""The digest library: the bundled digest loads whole, broken files are reported and skipped."""
+"""The digest library: the bundled digest loads whole, broken files are reported and skipped,
+ids survive reordering, and changed files are picked up without a restart."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 from chatbot.library import Library
+from tests.conftest import DIGESTS
+
+SEED = (DIGESTS / "vllm-digest-2026-08.txt").read_text(encoding="utf-8")
+BROKEN_YAML = "repo: vllm-project/vllm\nentries:\n  - title: ok\n    pr: not-a-number\n"
+
+
+def run_cli(*args: str, digest_dir: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DIGEST_DIR": str(digest_dir or DIGESTS)}
+    return subprocess.run(
+        [sys.executable, "-m", "chatbot.cli", *args], capture_output=True, text=True, env=env, timeout=60
+    )
 
 
 def test_bundled_digest_loads_eight_entries_with_pr_metadata(seed_library: Library) -> None:
     assert seed_library.problems == []
     assert [e.pr for e in seed_library] == [54537, 53529, 52068, 54492, 52912, 53574, 54509, 54501]
     assert all(e.url == f"https://github.com/vllm-project/vllm/pull/{e.pr}" for e in seed_library)
+
+
+def test_broken_yaml_is_reported_and_the_good_file_still_loads(tmp_path: Path) -> None:
+    (tmp_path / "a-broken.yaml").write_text(BROKEN_YAML, encoding="utf-8")
+    (tmp_path / "good.txt").write_text(SEED, encoding="utf-8")
+    library = Library.load(tmp_path)
+    assert len(library) == 8
+    assert [str(p) for p in library.errors] == [
+        f"{tmp_path / 'a-broken.yaml'}:4: error: entries.0.pr: Input should be a valid integer, "
+        "unable to parse string as an integer"
+    ]
+
+    validate = run_cli("validate", digest_dir=tmp_path)
+    assert validate.returncode == 1
+    assert "a-broken.yaml:4: error: entries.0.pr" in validate.stdout
+    assert "8 entries, 1 errors" in validate.stderr
+
+    listed = run_cli("list", "--json", digest_dir=tmp_path)
+    assert listed.returncode == 0
+    titles = [e["title"] for e in json.loads(listed.stdout)]
+    assert titles[0] == "混合模态媒体并发解析提速 8%-22%" and len(titles) == 8
+
+
+def test_validate_passes_on_the_bundled_digest_and_warnings_exit_zero(tmp_path: Path) -> None:
+    assert run_cli("validate").returncode == 0
+    (tmp_path / "w.txt").write_text("o/r\n\nT\n\n没有结论的说明。\n", encoding="utf-8")
+    result = run_cli("validate", str(tmp_path))
+    assert result.returncode == 0
+    assert "w.txt:5: warning: note does not open with a verdict" in result.stdout
+
+
+def test_list_json_carries_every_field(seed_library: Library) -> None:
+    result = run_cli("list", "--json")
+    entries = json.loads(result.stdout)
+    assert set(entries[0]) >= {
+        "id", "repo", "title", "note", "verdict", "highlights", "audience", "caveats", "refs",
+        "people", "identifiers", "pr", "url", "author", "date", "tags", "source",
+    }  # fmt: skip
+    assert entries[1]["refs"][0] == {
+        "number": 43617,
+        "url": "https://github.com/vllm-project/vllm/pull/43617",
+    }
+    assert [e["id"] for e in entries] == [e.id for e in seed_library]
+
+
+def test_ids_survive_reordering_renaming_and_resaving(tmp_path: Path, seed_library: Library) -> None:
+    slug, *rest = SEED.split("\n\n")
+    pairs = [rest[i : i + 2] for i in range(0, len(rest), 2)]
+    reordered = "\n\n".join([slug, *[p for pair in reversed(pairs) for p in pair]])
+    # Re-saved with CRLF line ends, extra blank lines and trailing spaces, under another name.
+    resaved = reordered.replace("\n\n", "\n  \n\n").replace("\n", "\r\n").replace("\r\n\r\n", " \r\n\r\n")
+    (tmp_path / "renamed.txt").write_text(resaved, encoding="utf-8")
+    library = Library.load(tmp_path)
+    assert {e.title: e.id for e in library} == {e.title: e.id for e in seed_library}
+    assert [e.title for e in library] == [e.title for e in reversed(seed_library.entries)]
+
+
+def test_same_entry_in_two_files_is_one_entry_with_merged_metadata(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("o/r\n\n标题\n\n值得精读。看点：A、B。\n", encoding="utf-8")
+    (tmp_path / "b.yaml").write_text(
+        "repo: o/r\nentries:\n  - title: 标题\n    pr: 7\n    tags: [x]\n  - title: 没有这条\n    pr: 8\n",
+        encoding="utf-8",
+    )
+    library = Library.load(tmp_path)
+    (entry,) = library.entries
+    assert (entry.pr, entry.tags, entry.highlights) == (7, ["x"], ["A", "B"])
+    assert [str(p) for p in library.problems] == [
+        f"{tmp_path / 'b.yaml'}:6: warning: metadata for '没有这条' matches no entry with a note (check the title)"
+    ]
+    assert library.get("7") == entry and library.get("#7") == entry and library.get(entry.id[:5]) == entry
+
+
+def test_refresh_picks_up_new_changed_and_removed_files(tmp_path: Path) -> None:
+    library = Library.load(tmp_path)
+    assert len(library) == 0 and library.refresh() is False
+    first = tmp_path / "one.txt"
+    first.write_text("o/r\n\nA\n\n值得精读。\n", encoding="utf-8")
+    assert library.refresh() is True
+    assert [e.title for e in library] == ["A"]
+    first.write_text("o/r\n\nA\n\n值得精读。\n\nB\n\n值得精读。\n", encoding="utf-8")
+    os.utime(first, ns=(first.stat().st_atime_ns, first.stat().st_mtime_ns + 1_000_000))
+    assert library.refresh() is True
+    assert [e.title for e in library] == ["A", "B"]
+    assert library.refresh() is False
+    first.unlink()
+    assert library.refresh() is True and len(library) == 0
+
+
+def test_unreadable_and_binary_files_are_problems_not_crashes(tmp_path: Path) -> None:
+    (tmp_path / "bin.txt").write_bytes(b"\xff\xfe\x00garbage")
+    (tmp_path / "ok.txt").write_text("o/r\n\nA\n\n值得精读。\n", encoding="utf-8")
+    library = Library.load(tmp_path)
+    assert [e.title for e in library] == ["A"]
+    assert library.errors[0].path.endswith("bin.txt") and "not UTF-8" in library.errors[0].message
+
+
+def test_missing_folder_is_one_clear_error(tmp_path: Path) -> None:
+    library = Library.load(tmp_path / "nope")
+    assert len(library) == 0
+    assert "digest folder does not exist (DIGEST_DIR)" in str(library.errors[0])

@@ -1,0 +1,343 @@
+"""A fake Slack Web API on loopback, for tests that talk to Slack through a real HTTP boundary.
+
+`FakeSlack` is a real `ThreadingHTTPServer` on 127.0.0.1 and a free port, so it serves the bot
+in-process (`WebClient(base_url=fake.api_url)`) and `vllm-digest` subprocesses alike
+(`SLACK_API_URL=fake.api_url`). It answers like Slack: `{"ok": true, ...}` envelopes, form or
+JSON bodies, token in the Authorization header. It keeps the messages it was sent, records
+every call, can be told to fail, and lets a test wait for a call without sleeping.
+
+    fake = FakeSlack()                  # or the `fake_slack` pytest fixture
+    client = WebClient(token="xoxb-test", base_url=fake.api_url)
+    fake.fail("chat.postMessage", status=429, retry_after=0)
+    fake.fail("chat.postMessage", error="channel_not_found")
+    call = fake.wait_for("chat.postMessage")          # the first call, or AssertionError after 5 s
+    fake.messages("C1")                               # what the channel holds, oldest first
+    url = fake.response_url("abc")                    # a slash command's response_url
+    fake.wait_for("response")                         # a POST to any response URL
+
+Methods: auth.test, chat.postMessage, chat.postEphemeral, chat.update, conversations.history,
+conversations.replies, response URLs (`/response/<id>`); any other method answers
+`{"ok": false, "error": "unknown_method"}` (and is recorded).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+BOT_USER_ID = "UBOT0001"
+BOT_ID = "BBOT0001"
+TEAM_ID = "T0000001"
+
+# Form fields that Slack clients send as JSON strings.
+_JSON_FIELDS = ("blocks", "attachments", "metadata")
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request the fake received: the API method (or "response"), its params, its headers."""
+
+    method: str
+    params: dict[str, Any]
+    headers: dict[str, str]
+    path: str
+    status: int = 200
+    response: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def token(self) -> str | None:
+        auth = self.headers.get("authorization", "")
+        return auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else self.params.get("token")
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A queued failure: an HTTP status (500, 429 with Retry-After) or a Slack error code."""
+
+    status: int = 200
+    error: str | None = None
+    retry_after: int | None = None
+
+
+class FakeSlack:
+    """A loopback Slack Web API; see the module docstring. Thread-safe; close() when done."""
+
+    def __init__(self, bot_user_id: str = BOT_USER_ID, team_id: str = TEAM_ID) -> None:
+        self.bot_user_id = bot_user_id
+        self.team_id = team_id
+        self._lock = threading.Condition()
+        self._calls: list[Call] = []
+        self._failures: dict[str, list[Failure]] = {}
+        self._channels: dict[str, list[dict[str, Any]]] = {}
+        self._last_ts = 0.0
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                fake._handle(self)
+
+            def do_GET(self) -> None:
+                fake._handle(self)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.02,), name="fake-slack", daemon=True
+        )
+        self._thread.start()
+
+    # -- addresses -------------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    @property
+    def api_url(self) -> str:
+        """Base URL for `WebClient(base_url=...)` and `SLACK_API_URL` (ends with a slash)."""
+        return f"{self.url}/api/"
+
+    def response_url(self, key: str = "1") -> str:
+        """A response_url for a slash command or button press; POSTs to it are method "response"."""
+        return f"{self.url}/response/{key}"
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> FakeSlack:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- test controls ---------------------------------------------------------------------
+
+    def fail(
+        self,
+        method: str,
+        *,
+        status: int = 200,
+        error: str | None = None,
+        retry_after: int | None = None,
+        times: int = 1,
+    ) -> None:
+        """Queue `times` failures for the next calls of `method` ("response" for response URLs).
+
+        `status=500` answers HTTP 500; `status=429` answers 429 with `Retry-After: retry_after`
+        (default 1); `error="channel_not_found"` answers 200 `{"ok": false, "error": ...}`.
+        """
+        if status == 200 and error is None:
+            raise ValueError("give an HTTP status other than 200 or a Slack error code")
+        if status == 429 and retry_after is None:
+            retry_after = 1
+        with self._lock:
+            self._failures.setdefault(method, []).extend([Failure(status, error, retry_after)] * times)
+
+    def calls(self, method: str | None = None) -> list[Call]:
+        """Every recorded call (of one method), oldest first, failed ones included."""
+        with self._lock:
+            return [c for c in self._calls if method is None or c.method == method]
+
+    def wait_for(
+        self,
+        method: str,
+        count: int = 1,
+        timeout: float = 5.0,
+        where: Callable[[Call], bool] | None = None,
+    ) -> Call:
+        """Block until `count` calls of `method` (matching `where`) arrived; return the count-th.
+
+        Raises AssertionError naming what did arrive when the timeout passes.
+        """
+
+        def matching() -> list[Call]:
+            return [c for c in self._calls if c.method == method and (where is None or where(c))]
+
+        with self._lock:
+            if not self._lock.wait_for(lambda: len(matching()) >= count, timeout):
+                seen = ", ".join(c.method for c in self._calls) or "nothing"
+                raise AssertionError(f"no {count}× {method} within {timeout}s; calls so far: {seen}")
+            return matching()[count - 1]
+
+    def messages(self, channel: str) -> list[dict[str, Any]]:
+        """Messages of a channel (thread replies included), oldest first."""
+        with self._lock:
+            return [dict(m) for m in self._channels.get(channel, [])]
+
+    def add_message(
+        self,
+        channel: str,
+        text: str,
+        *,
+        user: str = "U0000USER",
+        thread_ts: str | None = None,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        """Put a message into a channel as if someone (by default a human) had written it."""
+        with self._lock:
+            message: dict[str, Any] = {"type": "message", "user": user, "text": text, "ts": self._next_ts()}
+            if thread_ts:
+                message["thread_ts"] = thread_ts
+            message.update(extra)
+            self._channels.setdefault(channel, []).append(message)
+            return dict(message)
+
+    # -- serving ---------------------------------------------------------------------------
+
+    def _next_ts(self) -> str:
+        self._last_ts = max(time.time(), self._last_ts + 0.000001)
+        return f"{self._last_ts:.6f}"
+
+    def _handle(self, request: BaseHTTPRequestHandler) -> None:
+        parts = urlsplit(request.path)
+        length = int(request.headers.get("Content-Length") or 0)
+        body = request.rfile.read(length) if length else b""
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        params: dict[str, Any] = dict(parse_qsl(parts.query))
+        params.update(_parse_body(body, headers.get("content-type", "")))
+        if parts.path.startswith("/response/"):
+            method = "response"
+        elif parts.path.startswith("/api/"):
+            method = parts.path.removeprefix("/api/")
+        else:
+            method = parts.path.lstrip("/")
+        with self._lock:
+            failures = self._failures.get(method)
+            failure = failures.pop(0) if failures else None
+            if failure is not None:
+                status, payload = self._failure_payload(failure)
+            elif method == "response":
+                status, payload = 200, {"ok": True}
+            else:
+                status, payload = 200, self._answer(method, params)
+            self._calls.append(Call(method, params, headers, request.path, status, payload))
+            self._lock.notify_all()
+        out = b"ok" if method == "response" and status == 200 else json.dumps(payload).encode()
+        request.send_response(status)
+        request.send_header("Content-Type", "text/plain" if out == b"ok" else "application/json")
+        request.send_header("Content-Length", str(len(out)))
+        if failure is not None and failure.retry_after is not None:
+            request.send_header("Retry-After", str(failure.retry_after))
+        request.end_headers()
+        request.wfile.write(out)
+
+    @staticmethod
+    def _failure_payload(failure: Failure) -> tuple[int, dict[str, Any]]:
+        if failure.error is not None:
+            return failure.status, {"ok": False, "error": failure.error}
+        if failure.status == 429:
+            return 429, {"ok": False, "error": "ratelimited"}
+        return failure.status, {"ok": False, "error": "internal_error"}
+
+    def _answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """The Web API method's answer; called with the lock held."""
+        if method == "auth.test":
+            return {
+                "ok": True,
+                "url": "https://fake.slack.com/",
+                "team": "Fake",
+                "user": "vllm-digest",
+                "team_id": self.team_id,
+                "user_id": self.bot_user_id,
+                "bot_id": BOT_ID,
+                "is_enterprise_install": False,
+            }
+        if method in ("chat.postMessage", "chat.postEphemeral", "chat.update"):
+            channel = params.get("channel")
+            if not channel:
+                return {"ok": False, "error": "channel_not_found"}
+            if not (params.get("text") or params.get("blocks") or params.get("attachments")):
+                return {"ok": False, "error": "no_text"}
+            if method == "chat.postEphemeral":
+                return {"ok": True, "message_ts": self._next_ts()}
+            if method == "chat.update":
+                return self._update(channel, params)
+            return self._post(channel, params)
+        if method == "conversations.history":
+            return self._history(params)
+        if method == "conversations.replies":
+            return self._replies(params)
+        return {"ok": False, "error": "unknown_method"}
+
+    def _post(self, channel: str, params: dict[str, Any]) -> dict[str, Any]:
+        message: dict[str, Any] = {
+            "type": "message",
+            "user": self.bot_user_id,
+            "bot_id": BOT_ID,
+            "text": params.get("text", ""),
+            "ts": self._next_ts(),
+        }
+        for name in ("blocks", "attachments", "metadata", "thread_ts"):
+            if params.get(name):
+                message[name] = params[name]
+        self._channels.setdefault(channel, []).append(message)
+        return {"ok": True, "channel": channel, "ts": message["ts"], "message": message}
+
+    def _update(self, channel: str, params: dict[str, Any]) -> dict[str, Any]:
+        for message in self._channels.get(channel, []):
+            if message["ts"] == params.get("ts"):
+                for name in ("text", "blocks", "metadata"):
+                    if name in params:
+                        message[name] = params[name]
+                return {"ok": True, "channel": channel, "ts": message["ts"], "text": message["text"]}
+        return {"ok": False, "error": "message_not_found"}
+
+    def _history(self, params: dict[str, Any]) -> dict[str, Any]:
+        channel = params.get("channel", "")
+        oldest = float(params.get("oldest") or 0)
+        latest = float(params.get("latest") or "inf")
+        limit = int(params.get("limit") or 100)
+        with_metadata = _truthy(params.get("include_all_metadata"))
+        top_level = [
+            m
+            for m in self._channels.get(channel, [])
+            if m.get("thread_ts", m["ts"]) == m["ts"] and oldest < float(m["ts"]) < latest
+        ]
+        newest_first = [_shown(m, with_metadata) for m in reversed(top_level)]
+        return {"ok": True, "messages": newest_first[:limit], "has_more": len(newest_first) > limit}
+
+    def _replies(self, params: dict[str, Any]) -> dict[str, Any]:
+        channel, ts = params.get("channel", ""), params.get("ts", "")
+        thread = [m for m in self._channels.get(channel, []) if m["ts"] == ts or m.get("thread_ts") == ts]
+        if not thread:
+            return {"ok": False, "error": "thread_not_found"}
+        with_metadata = _truthy(params.get("include_all_metadata"))
+        return {"ok": True, "messages": [_shown(m, with_metadata) for m in thread], "has_more": False}
+
+
+def _shown(message: dict[str, Any], with_metadata: bool) -> dict[str, Any]:
+    shown = dict(message)
+    if not with_metadata:
+        shown.pop("metadata", None)
+    return shown
+
+
+def _truthy(value: Any) -> bool:
+    return value in (True, 1, "1", "true", "True")
+
+
+def _parse_body(body: bytes, content_type: str) -> dict[str, Any]:
+    if not body:
+        return {}
+    text = body.decode("utf-8")
+    if content_type.startswith("application/json"):
+        data = json.loads(text)
+        return data if isinstance(data, dict) else {"payload": data}
+    params: dict[str, Any] = dict(parse_qsl(text, keep_blank_values=True))
+    for name in _JSON_FIELDS:
+        if isinstance(params.get(name), str) and params[name][:1] in ("[", "{"):
+            params[name] = json.loads(params[name])
+    return params

@@ -1,0 +1,83 @@
+"""The fake Slack server answers the way slack_sdk expects, so other tests can trust it."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler, ServerErrorRetryHandler
+from slack_sdk.http_retry.builtin_interval_calculators import FixedValueRetryIntervalCalculator
+from slack_sdk.webhook import WebhookClient
+
+from tests.fakeslack import FakeSlack
+
+
+def client(fake: FakeSlack) -> WebClient:
+    return WebClient(token="xoxb-test", base_url=fake.api_url)
+
+
+def test_post_stores_message_with_metadata_and_history_returns_it(fake_slack: FakeSlack) -> None:
+    web = client(fake_slack)
+    assert web.auth_test()["user_id"] == fake_slack.bot_user_id
+    metadata = {"event_type": "pr_of_the_day", "event_payload": {"entry_id": "abc"}}
+    first = web.chat_postMessage(channel="C1", text="one", metadata=metadata)
+    second = web.chat_postMessage(channel="C1", text="two")
+    assert float(second["ts"]) > float(first["ts"])
+    web.chat_postMessage(channel="C1", text="reply", thread_ts=first["ts"])
+
+    history = web.conversations_history(channel="C1", include_all_metadata=True)
+    assert [m["text"] for m in history["messages"]] == ["two", "one"]
+    assert history["messages"][1]["metadata"] == metadata
+    newer = web.conversations_history(channel="C1", oldest=first["ts"])
+    assert [m["text"] for m in newer["messages"]] == ["two"]
+    assert "metadata" not in web.conversations_history(channel="C1")["messages"][1]
+    replies = web.conversations_replies(channel="C1", ts=first["ts"])
+    assert [m["text"] for m in replies["messages"]] == ["one", "reply"]
+
+    call = fake_slack.calls("chat.postMessage")[0]
+    assert call.token == "xoxb-test"
+    assert call.params["metadata"] == metadata
+
+
+def test_form_bodies_are_parsed_like_json_ones(fake_slack: FakeSlack) -> None:
+    web = client(fake_slack)
+    web.api_call("chat.postMessage", data={"channel": "C2", "text": "hi", "blocks": '[{"type": "divider"}]'})
+    assert fake_slack.messages("C2")[0]["blocks"] == [{"type": "divider"}]
+
+
+def test_queued_errors_are_answered_in_order(fake_slack: FakeSlack) -> None:
+    fake_slack.fail("chat.postMessage", error="channel_not_found")
+    with pytest.raises(SlackApiError) as err:
+        client(fake_slack).chat_postMessage(channel="C1", text="x")
+    assert err.value.response["error"] == "channel_not_found"
+    assert client(fake_slack).chat_postMessage(channel="C1", text="x")["ok"]
+
+
+def test_server_errors_and_rate_limits_are_retried_by_slack_handlers(fake_slack: FakeSlack) -> None:
+    fake_slack.fail("chat.postMessage", status=500)
+    fake_slack.fail("chat.postMessage", status=429, retry_after=0)
+    web = client(fake_slack)
+    fast = FixedValueRetryIntervalCalculator(0.01)
+    web.retry_handlers.extend(
+        [
+            ServerErrorRetryHandler(max_retry_count=2, interval_calculator=fast),
+            RateLimitErrorRetryHandler(max_retry_count=2),
+        ]
+    )
+    web.chat_postMessage(channel="C1", text="x")
+    assert [c.status for c in fake_slack.calls("chat.postMessage")] == [500, 429, 200]
+    rate_limited = fake_slack.calls("chat.postMessage")[1]
+    assert rate_limited.response == {"ok": False, "error": "ratelimited"}
+
+
+def test_wait_for_returns_when_the_call_arrives_from_another_thread(fake_slack: FakeSlack) -> None:
+    url = fake_slack.response_url("cmd1")
+    thread = threading.Thread(target=lambda: WebhookClient(url).send(text="hello"))
+    thread.start()
+    call = fake_slack.wait_for("response", where=lambda c: c.path.endswith("/cmd1"))
+    assert call.params["text"] == "hello"
+    thread.join()
+    with pytest.raises(AssertionError, match="no 2× response"):
+        fake_slack.wait_for("response", count=2, timeout=0.05)

@@ -1,0 +1,154 @@
+"""Both digest forms: structure errors name their line; arbitrary text never escapes as another error."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chatbot.model import DigestParseError, entry_id
+from chatbot.rawtext import parse_raw_text
+from chatbot.structured import json_schema, parse_structured
+
+GOOD_RAW = """vllm-project/vllm
+
+标题一
+
+值得精读。重点关注两点：一是 A 设计；二是 B 测试。注意：#123 尚未合并。
+
+Title two
+
+值得精读，属于小修复。对 frontend 工程师有直接参考价值。
+"""
+
+
+def test_raw_text_entries_with_lines_and_parts() -> None:
+    result = parse_raw_text(GOOD_RAW, "d/x.txt")
+    first, second = result.entries
+    assert (first.title, first.source, first.position) == ("标题一", "d/x.txt:3", 1)
+    assert first.highlights == ["A 设计", "B 测试"]
+    assert first.caveats == ["#123 尚未合并"]
+    assert [r.url for r in first.refs] == ["https://github.com/vllm-project/vllm/pull/123"]
+    assert (second.why, second.audience) == ("属于小修复", "对 frontend 工程师有直接参考价值")
+    assert first.id == entry_id("vllm-project/vllm", "标题一")
+    assert result.warnings == []
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "words"),
+    [
+        ("", 1, "empty file"),
+        ("not a slug\n\nT\n\nN\n", 1, "repository slug"),
+        ("o/r\n\nTitle only\n", 3, "has no note"),
+        ("o/r\n\nT1\n\n值得精读。\n\nT2\n", 7, "has no note"),
+        ("o/r\n\nTitle\nstill title\n\n值得精读。\n", 4, "a title is one line"),
+        ("o/r\nextra\n\nT\n\nN\n", 2, "blank line"),
+    ],
+)
+def test_raw_text_errors_name_the_line(text: str, line: int, words: str) -> None:
+    with pytest.raises(DigestParseError) as info:
+        parse_raw_text(text, "bad.txt")
+    assert info.value.line == line
+    assert words in str(info.value)
+    assert str(info.value).startswith(f"bad.txt:{line}: ")
+
+
+def test_raw_text_without_verdict_is_a_warning_with_line() -> None:
+    result = parse_raw_text("o/r\n\nT\n\n就是一个说明。\n", "w.txt")
+    assert [str(w) for w in result.warnings] == [
+        "w.txt:5: warning: note does not open with a verdict (e.g. 值得精读)"
+    ]
+
+
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=400))
+@settings(max_examples=300)
+def test_raw_parser_returns_entries_or_its_own_error(text: str) -> None:
+    try:
+        result = parse_raw_text(text, "fuzz.txt")
+    except DigestParseError as exc:
+        assert exc.line >= 1
+        assert str(exc).startswith(f"fuzz.txt:{exc.line}: ")
+    else:
+        assert result.entries
+        assert all(e.title and e.title in text for e in result.entries)
+
+
+LINES = st.lists(
+    st.one_of(
+        st.just(""),
+        st.just("vllm-project/vllm"),
+        st.just("值得精读。重点关注两点：一是 A；二是 B。"),
+        st.text(alphabet='ab #（）`"、，。：1', min_size=1, max_size=30),
+    ),
+    max_size=12,
+)
+
+
+@given(LINES)
+def test_raw_parser_on_digest_shaped_text(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    try:
+        result = parse_raw_text(text, "f.txt")
+    except DigestParseError as exc:
+        assert 1 <= exc.line <= max(1, len(lines))
+    else:
+        for entry in result.entries:
+            assert all(line and line in text for line in entry.note.splitlines())
+
+
+GOOD_YAML = """repo: vllm-project/vllm
+entries:
+  - title: 标题一
+    pr: 1234
+    date: 2026-08-01
+    tags: [compile]
+    note: 值得精读。注意：可能被重新审视。
+  - title: Only metadata
+    author: someone
+"""
+
+
+def test_structured_entries_and_metadata_only_items() -> None:
+    result = parse_structured(GOOD_YAML, "d/m.yaml")
+    full, meta = result.entries
+    assert full.url == "https://github.com/vllm-project/vllm/pull/1234"
+    assert full.source == "d/m.yaml:3"
+    assert full.caveats == ["可能被重新审视"]
+    assert meta.id in result.metadata_only and full.id not in result.metadata_only
+    assert meta.source == "d/m.yaml:8"
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "words"),
+    [
+        ("repo: o/r\nentries:\n  - title: [unclosed\n", 4, "invalid YAML"),
+        ("- just a list\n", 1, "expected a mapping"),
+        ("repo: o/r\nentries:\n  - title: T\n    pr: -3\n", 4, "entries.0.pr"),
+        ("repo: o/r\nentries:\n  - title: T\n  - title: U\n    surprise: 1\n", 5, "entries.1.surprise"),
+        ("repo: not-a-slug\nentries: []\n", 1, "repo"),
+        ("repo: o/r\nentries:\n  - title: T\n    date: tomorrow\n", 4, "entries.0.date"),
+    ],
+)
+def test_structured_errors_name_the_line(text: str, line: int, words: str) -> None:
+    with pytest.raises(DigestParseError) as info:
+        parse_structured(text, "bad.yaml")
+    assert info.value.line == line, str(info.value)
+    assert words in str(info.value)
+
+
+@given(st.text(max_size=300))
+@settings(max_examples=300)
+def test_structured_parser_returns_entries_or_its_own_error(text: str) -> None:
+    try:
+        parse_structured(text, "fuzz.yaml")
+    except DigestParseError as exc:
+        assert exc.line >= 1
+
+
+def test_json_schema_describes_the_structured_form() -> None:
+    import json
+
+    schema = json.loads(json_schema())
+    assert schema["required"] == ["repo", "entries"]
+    item = schema["$defs"]["StructuredEntry"]["properties"]
+    assert {"title", "note", "pr", "url", "author", "date", "tags", "related"} <= set(item)
