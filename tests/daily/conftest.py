@@ -1,7 +1,7 @@
 """Database URLs for tests: a fresh SQLite file, or a fresh PostgreSQL schema dropped afterwards.
 
-Import the `db_url` fixture into a test module to run its tests on both databases; the
-PostgreSQL half skips visibly when TEST_DATABASE_URL is unset (see conftest.postgres_url).
+Tests that take `db_url` run on both databases; the PostgreSQL half skips visibly when
+TEST_DATABASE_URL is unset (see tests/conftest.postgres_url).
 """
 
 from __future__ import annotations
