@@ -4,8 +4,9 @@ One cron job per channel (DAILY_CRON in TIMEZONE). At start, a run missed earlie
 DAILY_GRACE is caught up once. The scheduler only decides *when*; whether this process posts is
 decided by the claim in the shared store, so every replica may run a scheduler.
 
-The clock is injectable: `missed_fire_time` and `DailyScheduler.catch_up_runs` take `now`, and
-tests drive them without sleeping.
+The clock is injectable: it decides what to catch up and whether a retry still fits in the
+grace (`missed_fire_time` and `DailyScheduler.catch_up_runs` take `now`), so tests drive those
+decisions without sleeping; APScheduler keeps its own (real) clock for when jobs run.
 """
 
 from __future__ import annotations
@@ -27,9 +28,42 @@ log = logging.getLogger(__name__)
 RETRY_DELAY = dt.timedelta(minutes=5)
 
 
+WEEKDAY_NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
+
+
+def crontab_weekdays(field: str) -> str:
+    """A crontab day-of-week field (0 or 7 = Sunday) as APScheduler 3 day names.
+
+    APScheduler 3 numbers days from Monday = 0, and its `from_crontab` passes numbers through,
+    so `1-5` would mean Tuesday to Saturday. Numbers, ranges and steps are expanded to names.
+    """
+    field = field.strip().lower()
+    if field in ("*", "?") or any(c.isalpha() for c in field):
+        return "*" if field == "?" else field
+    days: set[int] = set()
+    for part in field.split(","):
+        span, _, step_text = part.partition("/")
+        step = int(step_text) if step_text else 1
+        if span in ("*", "?"):
+            first, last = 0, 6
+        elif "-" in span:
+            a, b = span.split("-", 1)
+            first, last = int(a), int(b)
+        else:
+            first = int(span)
+            last = 6 if step_text else first
+        if not (0 <= first <= 7 and 0 <= last <= 7 and step >= 1):
+            raise ValueError(f"day of week out of range in {field!r}")
+        days.update(d % 7 for d in range(first, last + 1, step))
+    return ",".join(WEEKDAY_NAMES[d] for d in sorted(days))
+
+
 def daily_trigger(cron: str, zone: ZoneInfo) -> CronTrigger:
     """The CronTrigger of a five-field crontab line (`30 9 * * 1-5`: weekdays 09:30)."""
-    return CronTrigger.from_crontab(cron, timezone=zone)
+    minute, hour, day, month, weekday = cron.split()
+    return CronTrigger(
+        minute=minute, hour=hour, day=day, month=month, day_of_week=crontab_weekdays(weekday), timezone=zone
+    )
 
 
 def missed_fire_time(
@@ -104,13 +138,8 @@ class DailyScheduler:
         now = self.clock()
         for run in self.catch_up_runs(now):
             log.info("daily post %s: catching up the run of %s", run.channel, run.fire_time.isoformat())
-            scheduler.add_job(
-                self._once,
-                DateTrigger(run_date=now, timezone=self.zone),
-                args=[run],
-                id=f"daily-catch-up:{run.channel}",
-                misfire_grace_time=grace_seconds,
-            )
+            # No trigger: APScheduler runs the job once, right away.
+            scheduler.add_job(self._once, args=[run], id=f"daily-catch-up:{run.channel}")
         scheduler.start()
         self.scheduler = scheduler
         for channel in self.channels:
@@ -133,8 +162,13 @@ class DailyScheduler:
             log.exception("daily post %s %s failed", run.channel, run.day)
             return None
         log.info("daily post %s", result.line())
-        retry_at = self.clock() + self.retry_delay
-        if result.retry_later and retry_at <= run.fire_time + self.grace and self.scheduler is not None:
-            log.info("daily post %s: retrying at %s", run.channel, retry_at.isoformat())
+        if (
+            result.retry_later
+            and self.clock() + self.retry_delay <= run.fire_time + self.grace
+            and self.scheduler is not None
+        ):
+            log.info("daily post %s: retrying in %s", run.channel, self.retry_delay)
+            # Job times are APScheduler's (the real clock); the injected clock only decides.
+            retry_at = dt.datetime.now(self.zone) + self.retry_delay
             self.scheduler.add_job(self._once, DateTrigger(run_date=retry_at, timezone=self.zone), args=[run])
         return result
