@@ -140,8 +140,8 @@ class DailyScheduler:
             log.info("daily post %s: catching up the run of %s", run.channel, run.fire_time.isoformat())
             # No trigger: APScheduler runs the job once, right away.
             scheduler.add_job(self._once, args=[run], id=f"daily-catch-up:{run.channel}")
+        self.scheduler = scheduler  # before start: a catch-up job may schedule its retry at once
         scheduler.start()
-        self.scheduler = scheduler
         for channel in self.channels:
             job = scheduler.get_job(f"daily:{channel}")
             log.info("daily post %s: next run %s", channel, job.next_run_time if job else "never")
