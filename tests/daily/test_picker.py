@@ -148,3 +148,23 @@ def test_same_inputs_same_pick(entries: list[Entry], offset: int, posted: int) -
     again = pick_entry(list(reversed(entries)), list(reversed(history)), "C1", day)
     assert first is not None and again is not None
     assert first.entry.id == again.entry.id and first.reason == again.reason
+
+
+@settings(max_examples=100, deadline=None)
+@given(entries=entry_lists, offset=st.integers(0, 4000))
+def test_same_topic_two_days_running_only_without_another_due_entry(
+    entries: list[Entry], offset: int
+) -> None:
+    start = DAY + dt.timedelta(days=offset)
+    history: list[PastPost] = []
+    by_id = {e.id: e for e in entries}
+    for n in range(2 * len(entries)):
+        day = start + dt.timedelta(days=n)
+        pick = pick_entry(entries, history, "C1", day)
+        assert pick is not None
+        if history:
+            before = by_id[history[-1].entry_id]
+            topic = before.tags[0].casefold() if before.tags else None
+            if topic is not None and pick.entry.tags and pick.entry.tags[0].casefold() == topic:
+                assert "no other due entry" in pick.reason
+        history.append(PastPost(day, pick.entry.id))
