@@ -33,6 +33,26 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
     return 1 if errors else 0
 
 
+def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
+    """A thread follow-up answer from the entry; unknown entry exits 1 with one line."""
+    from chatbot.answers import Answerer
+
+    library = _library(settings)
+    entry = library.get(args.entry)
+    if entry is None:
+        print(
+            f"vllm-digest ask: no entry {args.entry!r} (use an id, PR number, #N or PR URL)", file=sys.stderr
+        )
+        return 1
+    answer = Answerer(library).answer(entry, " ".join(args.question))
+    if args.json:
+        payload = {"entry": entry.id, "pr": entry.pr, **answer.to_json()}
+        print(json.dumps(payload, ensure_ascii=False, indent=2))
+    else:
+        print(answer.text)
+    return 0
+
+
 def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
     library = _library(settings, args.path)
     if args.json:
@@ -159,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("entry", help="entry id, PR number or PR URL")
     p.add_argument("question", nargs="+")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=_not_yet("ask"))
+    p.set_defaults(func=cmd_ask)
 
     p = sub.add_parser("today", help="which entry would be the PR of the day (does not post)")
     p.add_argument("--channel")

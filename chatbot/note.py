@@ -24,7 +24,7 @@ ENUM_INTRO_RE = re.compile(
 _CN_NUM = "一二三四五六七八九十"
 MARKER_RE = re.compile(rf"(?:[{_CN_NUM}]是|[（(]\d+[)）]|[①②③④⑤⑥⑦⑧⑨⑩])\s*")
 AUDIENCE_RE = re.compile(
-    r"^(?:对|可作为|适合|推荐给|建议)[^。]*?(?:借鉴意义|参考价值|参考实现|参考|帮助|必读|阅读|价值)$"
+    r"^(?:对|可作为|适合|推荐给)[^。]+?(?:借鉴意义|参考价值|参考实现|参考|帮助|必读|阅读|价值)$"
 )
 CAVEAT_LEAD_RE = re.compile(
     r"^(?:注意[：:，,]?|需要注意[：:，,]?|风险[：:]|提醒[：:]|对\s*reviewer\s*而言[，,]?|另可留意|另需留意|"
@@ -70,7 +70,11 @@ def _dedupe(items: list[str]) -> list[str]:
 
 
 def find_refs(text: str, repo: str) -> list[Ref]:
-    numbers = _dedupe(REF_RE.findall(text))
+    """`#N` and GitHub pull/issue URLs of the entry's repository, in order of appearance."""
+    found = [(m.start(), m.group(1)) for m in REF_RE.finditer(text)]
+    url_re = re.compile(rf"https://github\.com/{re.escape(repo)}/(?:pull|issues)/(\d+)", re.IGNORECASE)
+    found += [(m.start(), m.group(1)) for m in url_re.finditer(text)]
+    numbers = _dedupe([n for _, n in sorted(found)])
     return [Ref(number=int(n), url=pull_url(repo, int(n))) for n in numbers]
 
 

@@ -152,3 +152,16 @@ def test_json_schema_describes_the_structured_form() -> None:
     assert schema["required"] == ["repo", "entries"]
     item = schema["$defs"]["StructuredEntry"]["properties"]
     assert {"title", "note", "pr", "url", "author", "date", "tags", "related"} <= set(item)
+
+
+def test_github_urls_are_refs_and_a_reading_suggestion_is_not_an_audience() -> None:
+    text = (
+        "o/r\n\nT\n\n值得精读。见 https://github.com/o/r/issues/42 与 #17。"
+        "建议重点阅读 `sched.py` 的实现，可作为参考。\n"
+    )
+    (entry,) = parse_raw_text(text, "u.txt").entries
+    assert [(r.number, r.url) for r in entry.refs] == [
+        (42, "https://github.com/o/r/pull/42"),
+        (17, "https://github.com/o/r/pull/17"),
+    ]
+    assert entry.audience is None

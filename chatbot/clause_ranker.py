@@ -1,0 +1,125 @@
+"""Ranking a note's clauses against a free question: term overlap plus fuzzy matching.
+
+Terms are Latin words, code identifiers and Chinese character bigrams, with a small
+English→Chinese word list so "what about the crash?" finds "崩溃". `question_terms` and
+`piece_terms` are the only tokenizer entry points; the search tokenizer and glossary can
+replace them without touching the answerer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from importlib import resources
+
+import yaml
+from rapidfuzz import fuzz
+
+from chatbot.intents import normalize_question
+
+IDENT_RE = re.compile(r"`([^`]+)`|([A-Za-z_][A-Za-z0-9_]*(?:[._][A-Za-z0-9_]+)+(?:\(\))?)")
+WORD_RE = re.compile(r"[a-z0-9][a-z0-9+\-]*")
+CJK_RUN_RE = re.compile(r"[\u3400-\u9fff]+")
+
+_EN_STOP_WORDS = (
+    "a an the is are was were be been do does did what which who whom whose why how when where this that "
+    "these those it its of in on at to for from by with about and or not no can could should would will "
+    "i me my we our you your they them their there here pr prs please tell explain any some more most "
+    "much many one two three has have had get got so if then than also just note entry it's what's "
+    "whats doesn't into as up out over use used using way like"
+)
+EN_STOP = frozenset(_EN_STOP_WORDS.split())
+# Bigrams made of question words: they say nothing about the subject.
+ZH_STOP_CHARS = frozenset("什么怎么为何哪些吗呢吧啊呀的了是这那个一下请问能否可以有没")
+
+TermWeights = dict[str, float]
+
+
+@lru_cache(maxsize=1)
+def english_to_chinese() -> dict[str, tuple[str, ...]]:
+    text = resources.files("chatbot").joinpath("data/followup_terms.yaml").read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    return {str(k).casefold(): tuple(str(v) for v in vs) for k, vs in data["terms"].items()}
+
+
+def _bigrams(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def _stem(word: str) -> str:
+    """Crude English stem for the word list: leaks → leak, crashed → crash, ordering → order."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def piece_terms(text: str) -> set[str]:
+    """Every term a piece of the note offers (identifiers, words, bigrams)."""
+    norm = normalize_question(text)
+    terms: set[str] = set()
+    for quoted, bare in IDENT_RE.findall(norm):
+        ident = (quoted or bare).strip()
+        if ident:
+            terms.add(ident)
+    terms.update(WORD_RE.findall(norm))
+    for run in CJK_RUN_RE.findall(norm):
+        terms.update(_bigrams(run))
+    return terms
+
+
+def question_terms(question: str) -> TermWeights:
+    """Terms of a question with weights: identifiers 3, words 2, Chinese bigrams 1."""
+    norm = normalize_question(question)
+    weights: TermWeights = {}
+    for quoted, bare in IDENT_RE.findall(norm):
+        ident = (quoted or bare).strip()
+        if ident:
+            weights[ident] = 3.0
+    glossary = english_to_chinese()
+    for word in WORD_RE.findall(norm):
+        if word in EN_STOP or len(word) < 2:
+            continue
+        weights.setdefault(word, 2.0)
+        for zh in glossary.get(word, ()) or glossary.get(_stem(word), ()):
+            if not CJK_RUN_RE.fullmatch(zh):
+                weights.setdefault(normalize_question(zh), 1.5)
+                continue
+            for gram in _bigrams(zh):
+                weights.setdefault(gram, 1.5)
+    for run in CJK_RUN_RE.findall(norm):
+        for gram in _bigrams(run):
+            if len(gram) == 2 and all(ch in ZH_STOP_CHARS for ch in gram):
+                continue
+            if len(gram) == 2 and gram[0] in ZH_STOP_CHARS and gram[1] in ZH_STOP_CHARS:
+                continue
+            if gram in {"这个", "那个", "什么", "怎么", "为什", "哪些", "是否", "一下", "有没"}:
+                continue
+            weights.setdefault(gram, 1.0)
+    return weights
+
+
+def rank_pieces(question: str, pieces: Sequence[str]) -> list[tuple[float, int]]:
+    """(score, index) of every piece, best first; a score of 0 means nothing matched."""
+    weights = question_terms(question)
+    bags = [piece_terms(p) for p in pieces]
+    lowered = [normalize_question(p) for p in pieces]
+    doc_freq: dict[str, int] = {}
+    for bag in bags:
+        for term in weights:
+            if term in bag:
+                doc_freq[term] = doc_freq.get(term, 0) + 1
+    scored: list[tuple[float, int]] = []
+    for index, (bag, low) in enumerate(zip(bags, lowered, strict=True)):
+        score = 0.0
+        for term, weight in weights.items():
+            if term in bag:
+                score += weight / doc_freq.get(term, 1) ** 0.5
+            elif len(term) >= 4 and term.isascii() and fuzz.partial_ratio(term, low) >= 85:
+                score += 0.6 * weight
+        scored.append((round(score, 4), index))
+    scored.sort(key=lambda si: (-si[0], si[1]))
+    return scored

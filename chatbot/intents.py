@@ -1,0 +1,141 @@
+"""What a follow-up question asks for: one of a dozen kinds, from phrasings kept as data.
+
+The phrasings live in `chatbot/data/followup_intents.yaml` so adding "要看什么" is a data
+change with a test question, not a code change. Longest matching phrase wins, which settles
+"测试设计" (tests) against "设计" (design) without special cases.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Literal, cast
+
+import yaml
+from rapidfuzz import fuzz
+
+Intent = Literal[
+    "why",
+    "focus",
+    "audience",
+    "risks",
+    "tests",
+    "design",
+    "people",
+    "related",
+    "link",
+    "summary",
+    "size",
+    "perf",
+    "other",
+]
+INTENTS: tuple[Intent, ...] = (
+    "why",
+    "focus",
+    "audience",
+    "risks",
+    "tests",
+    "design",
+    "people",
+    "related",
+    "link",
+    "summary",
+    "size",
+    "perf",
+    "other",
+)
+
+_CJK_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+def has_cjk(text: str) -> bool:
+    """Chinese characters anywhere make the answer's interface words Chinese."""
+    return bool(_CJK_RE.search(text))
+
+
+def normalize_question(text: str) -> str:
+    """NFKC (full-width ？ and letters), casefold, one space between words."""
+    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).strip().casefold()
+
+
+@dataclass(frozen=True)
+class IntentRule:
+    """One phrasing of one intent, compiled; `order` breaks ties (earlier in the file wins)."""
+
+    intent: Intent
+    phrase: str
+    pattern: re.Pattern[str]
+    order: int
+
+
+def _compile(phrase: str) -> re.Pattern[str]:
+    escaped = re.escape(phrase).replace(r"\ ", r"\s*")
+    if phrase[:1].isascii() and phrase[:1].isalnum():
+        escaped = r"(?<![a-z0-9])" + escaped
+    return re.compile(escaped)
+
+
+@lru_cache(maxsize=1)
+def intent_rules() -> tuple[IntentRule, ...]:
+    """The phrasings of the data file, in file order."""
+    text = resources.files("chatbot").joinpath("data/followup_intents.yaml").read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    rules: list[IntentRule] = []
+    for order, (name, phrases) in enumerate(data["intents"].items()):
+        if name not in INTENTS:
+            raise ValueError(f"followup_intents.yaml: unknown intent {name!r}")
+        for phrase in phrases:
+            norm = normalize_question(str(phrase))
+            rules.append(IntentRule(cast(Intent, name), norm, _compile(norm), order))
+    return tuple(rules)
+
+
+def classify(question: str) -> Intent:
+    """The kind of a question; "other" when no phrasing matches, even with a typo."""
+    text = normalize_question(question)
+    best: tuple[int, int] | None = None
+    best_intent: Intent = "other"
+    for rule in intent_rules():
+        if rule.pattern.search(text):
+            key = (len(rule.phrase), -rule.order)
+            if best is None or key > best:
+                best = key
+                best_intent = rule.intent
+    if best is None:
+        return _classify_typo(text)
+    return best_intent
+
+
+_ASCII_WORD_RE = re.compile(r"[a-z][a-z;\-']+")
+TYPO_WORD_SCORE = 80.0
+TYPO_PHRASE_SCORE = 90.0
+
+
+def _classify_typo(text: str) -> Intent:
+    """Second pass for English typos ("focsu", "reviwer"): fuzzy match of words and phrases."""
+    words = [w for w in _ASCII_WORD_RE.findall(text) if 5 <= len(w) <= 30]
+    if not words:
+        return "other"
+    best: tuple[float, int, int] | None = None
+    best_intent: Intent = "other"
+    for rule in intent_rules():
+        phrase = rule.phrase
+        if not phrase.isascii() or len(phrase) < 5:
+            continue
+        if " " in phrase:
+            score = fuzz.partial_ratio(phrase, text[:500])
+            if score < TYPO_PHRASE_SCORE:
+                continue
+        else:
+            # Same first letter: typos rarely hit it, and "patch" must not read as "catch".
+            score = max((fuzz.ratio(phrase, w) for w in words if w[0] == phrase[0]), default=0.0)
+            if score < TYPO_WORD_SCORE:
+                continue
+        key = (score, len(phrase), -rule.order)
+        if best is None or key > best:
+            best = key
+            best_intent = rule.intent
+    return best_intent
