@@ -20,7 +20,7 @@ import logging
 import os
 import socket
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -176,12 +176,18 @@ def process_owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
-def owner_is_dead(owner: str) -> bool:
-    """True only when the owner ran on this host and its process is gone."""
+def owner_is_dead(owner: str, live_owners: Set[str] = frozenset()) -> bool:
+    """True only when the owner ran on this host and its process is gone.
+
+    An owner with this very pid but not among this process's `live_owners` is a previous
+    process (a container restarted as pid 1 again).
+    """
     host, _, rest = owner.partition(":")
     pid_text = rest.partition(":")[0]
     if host != socket.gethostname() or not pid_text.isdigit():
         return False
+    if int(pid_text) == os.getpid():
+        return owner not in live_owners
     try:
         os.kill(int(pid_text), 0)
     except ProcessLookupError:
@@ -212,22 +218,40 @@ class DailyPoster:
         self.threads: ThreadRegistry = threads or store
         self.clock = clock
         self.lease = lease
+        self._live_owners: set[str] = set()  # claims this process is working on right now
 
     def pick(self, channel: str, day: dt.date) -> Pick | None:
         return pick_entry(list(self.entries()), self.store.history(channel), channel, day)
 
+    def entry_for_day(self, channel: str, day: dt.date) -> Entry | None:
+        """The entry posted on the day, else the one that would be."""
+        done = self.store.daily_post(channel, day)
+        if done is not None and done.posted:
+            posted = next((e for e in self.entries() if e.id == done.entry_id), None)
+            if posted is not None:
+                return posted
+        pick = self.pick(channel, day)
+        return pick.entry if pick else None
+
     def _is_stale(self, post: DailyPost) -> bool:
-        return post.claimed_at < self.clock() - self.lease or owner_is_dead(post.owner)
+        return post.claimed_at < self.clock() - self.lease or owner_is_dead(post.owner, self._live_owners)
 
     def run(self, channel: str, day: dt.date) -> DailyResult:
         """Post the day's entry unless the day is done or being done; never raises for Slack errors."""
+        owner = process_owner()
+        self._live_owners.add(owner)
+        try:
+            return self._run(channel, day, owner)
+        finally:
+            self._live_owners.discard(owner)
+
+    def _run(self, channel: str, day: dt.date, owner: str) -> DailyResult:
         existing = self.store.daily_post(channel, day)
         if existing is not None and existing.posted:
             return DailyResult(Status.ALREADY_POSTED, channel, day, existing.entry_id, existing.message_ts)
         pick = self.pick(channel, day)
         if pick is None:
             return DailyResult(Status.NO_ENTRIES, channel, day, detail="the library has no entries")
-        owner = process_owner()
         claim = self.store.claim(
             channel, day, pick.entry.id, owner, now=self.clock(), is_stale=self._is_stale
         )
@@ -243,7 +267,7 @@ class DailyPoster:
             )
             if found is not None:
                 ts, entry_id = found
-                self.store.record_posted(channel, day, owner, ts, now=self.clock())
+                self.store.record_posted(channel, day, owner, ts, now=self.clock(), entry_id=entry_id or None)
                 self._register(channel, ts, entry_id or row.entry_id)
                 return DailyResult(
                     Status.RECOVERED,
@@ -289,7 +313,7 @@ class DailyPoster:
             result = DailyResult(Status.FAILED, channel, day, entry.id, detail=f"cannot reach Slack: {exc}")
             log.error("daily post %s", result.line())
             return result
-        if not self.store.record_posted(channel, day, owner, ts, now=self.clock()):
+        if not self.store.record_posted(channel, day, owner, ts, now=self.clock(), entry_id=entry.id):
             log.warning("daily post %s %s: claim was taken over while posting (ts %s)", channel, day, ts)
         self._register(channel_id, ts, entry.id)
         return DailyResult(Status.POSTED, channel, day, entry.id, ts, reason)

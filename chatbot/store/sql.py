@@ -152,9 +152,19 @@ class SqlStore:
         return Claim(ClaimOutcome.POSTED if after.posted else ClaimOutcome.BUSY, after)
 
     def record_posted(
-        self, channel: str, day: dt.date, owner: str, message_ts: str, *, now: dt.datetime
+        self,
+        channel: str,
+        day: dt.date,
+        owner: str,
+        message_ts: str,
+        *,
+        now: dt.datetime,
+        entry_id: str | None = None,
     ) -> bool:
         """Mark the claim posted with Slack's ts; False when this owner no longer holds it."""
+        values: dict[str, object] = {"state": POSTED, "message_ts": message_ts, "posted_at": now}
+        if entry_id is not None:
+            values["entry_id"] = entry_id
         with self.engine.begin() as conn:
             return (
                 conn.execute(
@@ -164,7 +174,7 @@ class SqlStore:
                         daily_posts.c.day == day,
                         daily_posts.c.owner == owner,
                     )
-                    .values(state=POSTED, message_ts=message_ts, posted_at=now)
+                    .values(**values)
                 ).rowcount
                 == 1
             )

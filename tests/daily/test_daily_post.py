@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,7 @@ from chatbot.daily import (
     DailyPoster,
     Status,
     daily_web_client,
+    owner_is_dead,
 )
 from chatbot.daily_wiring import plain_daily_message
 from chatbot.library import Library
@@ -36,6 +38,7 @@ def cli_env(db_url: str, fake: FakeSlack, **extra: str) -> dict[str, str]:
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": os.environ.get("HOME", "/tmp"),
+        "PYTHONPATH": str(ROOT),
         "DATABASE_URL": db_url,
         "SLACK_BOT_TOKEN": "xoxb-test",
         "SLACK_API_URL": fake.api_url,
@@ -71,8 +74,7 @@ def daily_messages(fake: FakeSlack) -> list[dict[str, object]]:
 
 
 def test_four_racing_processes_post_once(db_url: str, fake_slack: FakeSlack, tmp_path: Path) -> None:
-    SqlStore.open(db_url).close()  # migrations are tested racing elsewhere; here the post races
-    env = cli_env(db_url, fake_slack)
+    env = cli_env(db_url, fake_slack)  # a fresh database: the four race the migrations too
     processes = [post_today_process(env, tmp_path) for _ in range(4)]
     results = [(*p.communicate(timeout=60), p.returncode) for p in processes]
     assert [code for _, _, code in results] == [0, 0, 0, 0], results
@@ -203,3 +205,16 @@ def test_today_prints_the_pick_and_why_without_posting(fake_slack: FakeSlack, tm
     )
     entry_id = first.split(": ", 1)[1].split()[0]
     assert f"already posted {entry_id}" in again.stdout
+
+
+def test_claim_owners_are_dead_only_when_provably_gone() -> None:
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    host = socket.gethostname()
+    mine = f"{host}:{os.getpid()}:aaaa"
+    assert owner_is_dead(f"{host}:{gone.stdout.strip()}:bbbb")  # exited (pids are not reused this fast)
+    assert not owner_is_dead(f"{host}:1:cccc")  # alive
+    assert not owner_is_dead(f"other-host:{gone.stdout.strip()}:bbbb")  # cannot tell: the lease decides
+    assert owner_is_dead(mine)  # this pid, but not a claim this process holds: a restarted container
+    assert not owner_is_dead(mine, {mine})

@@ -38,7 +38,11 @@ def test_migrations_create_the_tables_and_are_idempotent(db_url: str) -> None:
 
 
 def test_db_upgrade_command_from_another_directory(db_url: str, tmp_path: Path) -> None:
-    env = {"DATABASE_URL": db_url, "PATH": "/usr/bin:/bin"}
+    env = {
+        "DATABASE_URL": db_url,
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+    }
     run = subprocess.run(
         [sys.executable, "-m", "chatbot.cli", "db", "upgrade"],
         cwd=tmp_path,
