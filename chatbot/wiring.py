@@ -24,6 +24,7 @@ from slack_sdk.http_retry.builtin_handlers import (
     ServerErrorRetryHandler,
 )
 
+from chatbot.answers import Answerer
 from chatbot.glossary import load_glossary
 from chatbot.library import Library
 from chatbot.model import Entry
@@ -32,6 +33,7 @@ from chatbot.settings import Settings, SettingsError
 from chatbot.slack.app import build_slack_app
 from chatbot.slack.handlers.actions import ActionHandlers
 from chatbot.slack.handlers.command import Answers, CommandHandler, Searchable
+from chatbot.slack.handlers.followups import FollowUps, HandledEvents, InMemoryHandledEvents
 from chatbot.slack.handlers.messages import FollowUpHandler
 from chatbot.threads import InMemoryThreadRegistry, ThreadRegistry
 
@@ -177,6 +179,7 @@ def build(
     today: Callable[[], Entry | None] | None = None,
     threads: ThreadRegistry | None = None,
     follow_up: FollowUpHandler | None = None,
+    handled: HandledEvents | None = None,
     ack_budget: float = 1.5,
     page_size: int = 5,
     answer_cache: int = 512,
@@ -204,6 +207,8 @@ def build(
     searchable: Searchable = index(live) if index else live
     registry = threads or InMemoryThreadRegistry()
     client = web_client(settings, token)
+    if follow_up is None:
+        follow_up = build_follow_ups(settings, library, searchable, registry, handled)
     answer_pool = TrackedExecutor(max_workers=16, thread_name_prefix="answer")
     listener_pool = TrackedExecutor(max_workers=16, thread_name_prefix="listener")
     answers = Answers(
@@ -234,4 +239,23 @@ def build(
         signing_secret=secret,
         follow_up=follow_up,
         executors=[answer_pool, listener_pool],
+    )
+
+
+def build_follow_ups(
+    settings: Settings,
+    library: Library,
+    index: Searchable,
+    threads: ThreadRegistry,
+    handled: HandledEvents | None,
+) -> FollowUps:
+    """Answers in the bot's threads and to mentions; `handled` (the SQL store in serve) makes
+    each message answered once across retries, restarts and replicas."""
+    return FollowUps(
+        Answerer(library),
+        library.get,
+        index,
+        threads,
+        handled or InMemoryHandledEvents(),
+        settings.language,
     )

@@ -63,11 +63,13 @@ def test_console_thread_replies_reach_a_wired_follow_up_handler_with_the_thread_
     from slack_sdk import WebClient
 
     from chatbot.slack.console import Console, LocalSlack, Screen
+    from chatbot.slack.handlers.followups import Delivery
     from chatbot.wiring import build
 
     seen: list[tuple[str, list[str]]] = []
 
-    def follow_up(event: dict[str, object], client: WebClient) -> None:
+    def follow_up(delivery: Delivery, client: WebClient) -> None:
+        event = delivery.event
         thread = client.conversations_replies(channel=str(event["channel"]), ts=str(event["thread_ts"]))
         seen.append((str(event["text"]), [m.get("text", "") for m in thread["messages"]]))
         parent = thread["messages"][0]
@@ -93,3 +95,23 @@ def test_console_thread_replies_reach_a_wired_follow_up_handler_with_the_thread_
     assert question == "有什么风险？"
     assert "新增 Qwen3-VL DeepStack" in thread[0] and thread[-1] == "有什么风险？"
     assert "about 51badd0821" in out.getvalue()
+
+
+def test_console_answers_thread_replies_from_the_shared_entry(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "DATABASE_", "DIGEST_"))}
+    done = subprocess.run(
+        [sys.executable, "-m", "chatbot.cli", "console"],
+        input="/vllm-digest compile\n1\n> 重点看什么？\n> 有什么风险？\n",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    _, focus = done.stdout.split("» > 重点看什么？\n", 1)
+    focus, risks = focus.split("» > 有什么风险？\n", 1)
+    assert "vllm-digest in thread" in focus
+    assert "重点：它展示了一个高价值的测试模式" in focus
+    assert "#53529 (https://github.com/vllm-project/vllm/pull/53529)" in focus
+    assert "注意：由于 #53516 尚未调查清楚，该契约未来仍可能被重新审视" in risks

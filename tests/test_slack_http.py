@@ -263,7 +263,7 @@ def test_share_survives_a_rate_limit_and_a_server_error(served: Served) -> None:
 
 def test_thread_replies_reach_the_follow_up_slot_but_the_bots_own_do_not(fake_slack: FakeSlack) -> None:
     received: queue.Queue[dict[str, object]] = queue.Queue()
-    bot = build(settings_for(fake_slack), follow_up=lambda event, client: received.put(event))
+    bot = build(settings_for(fake_slack), follow_up=lambda delivery, client: received.put(delivery.event))
     server = HttpServer(asgi_app(bot.app), host="127.0.0.1", port=0).start()
     url = f"http://127.0.0.1:{server.port}/slack/events"
     try:

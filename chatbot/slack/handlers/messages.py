@@ -1,7 +1,7 @@
-"""Messages and mentions: handed to the follow-up answerer when the wiring provides one.
+"""Messages and mentions: handed to the follow-up handler (handlers/followups.py) when wired.
 
-The answerer (chatbot.answers, wired later) decides whether a message is a follow-up in one of
-our threads; until it is wired these listeners only acknowledge, so Slack does not retry.
+The listener runs lazily (after the ack, on the listener pool), so answering never holds the
+HTTP response; it passes the event with its envelope's id and retry count for deduplication.
 """
 
 from __future__ import annotations
@@ -9,10 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from slack_bolt import BoltContext, BoltRequest
 from slack_sdk import WebClient
 
-FollowUpHandler = Callable[[dict[str, Any], WebClient], None]
-"""Gets the Slack event (message or app_mention) and a Web API client to answer with."""
+from chatbot.slack.handlers.followups import Delivery
+
+FollowUpHandler = Callable[[Delivery, WebClient], None]
+"""Gets the delivered event (message or app_mention) and a Web API client to answer with."""
 
 
 def just_ack(ack: Any) -> None:
@@ -22,8 +25,24 @@ def just_ack(ack: Any) -> None:
 def follow_up_listener(handler: FollowUpHandler | None) -> Callable[..., None]:
     """The lazy listener for message and app_mention events."""
 
-    def on_message(event: dict[str, Any], client: WebClient) -> None:
-        if handler is not None:
-            handler(event, client)
+    def on_message(
+        event: dict[str, Any],
+        body: dict[str, Any],
+        context: BoltContext,
+        request: BoltRequest,
+        client: WebClient,
+    ) -> None:
+        if handler is None:
+            return
+        retry = request.headers.get("x-slack-retry-num", [body.get("retry_attempt") or 0])[0]
+        handler(
+            Delivery(
+                event=event,
+                event_id=body.get("event_id"),
+                bot_user_id=context.bot_user_id,
+                retry=int(retry or 0),
+            ),
+            client,
+        )
 
     return on_message

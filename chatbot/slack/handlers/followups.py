@@ -1,0 +1,238 @@
+"""Follow-ups: questions in the bot's threads, and @mentions, answered once each.
+
+Which events are answered (`route`):
+
+- a `message` that replies in a thread the bot owns (the ThreadRegistry knows its parent) →
+  an answer from that entry, in the thread;
+- an `app_mention` in an owned thread → the same; anywhere else → its text (mentions removed)
+  is a topic query, answered with the top results in a thread under the mention;
+- everything else is ignored: the bot's own and other bots' messages (`bot_id`, subtype
+  `bot_message`), edits, deletions and every other subtype except `file_share` (a question with
+  an attachment) and `thread_broadcast` (a reply also sent to the channel), messages in threads
+  the bot does not own, and top-level messages without a mention (their mention, if any, comes
+  as its own `app_mention`).
+
+Once per message: Slack retries an event it did not see acknowledged (same event id), and a
+reply in an owned thread that mentions the bot arrives twice (`message` and `app_mention`, two
+event ids, one message ts). Before answering, the handler marks the event id and then
+(channel, ts) in the `HandledEvents` store; either one already there means another delivery
+(in this process, another replica, or before a restart) took it. The mark comes before the post:
+a crash in between loses that answer rather than risking two.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError, SlackClientError
+
+from chatbot.answers import Answer, Answerer
+from chatbot.model import Entry
+from chatbot.slack import action_ids as ids
+from chatbot.slack import blocks
+from chatbot.slack.handlers.command import Searchable
+from chatbot.slack.i18n import Language, Texts
+from chatbot.slack.mrkdwn import MAX_SECTION_TEXT, escape, link, truncate
+from chatbot.threads import ThreadRegistry
+
+log = logging.getLogger(__name__)
+
+# Subtypes that are still a person's message; every other subtype (edits, deletions, joins,
+# bot messages, …) is not a question.
+ANSWERED_SUBTYPES = frozenset({"file_share", "thread_broadcast"})
+
+# <@U123>, <@U123|name>, <#C123|general>, <!here>: Slack's markup in what people type.
+_SLACK_TOKEN = re.compile(r"<[@#!][^<>]*>")
+# A PR or issue URL in an answer (escaped text: no <, >, & inside).
+_PR_URL = re.compile(r"https://github\.com/[\w.\-]+/[\w.\-]+/(?:pull|issues)/(\d+)(?![\w/])")
+_HAN = re.compile(r"[\u3400-\u9fff]")
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+
+TOP_RESULTS = 3
+
+
+class HandledEvents(Protocol):
+    """Dedup of deliveries; the SQL store implements it across processes."""
+
+    def mark_event_handled(self, event_id: str) -> bool: ...
+
+    def mark_message_handled(self, channel: str, message_ts: str) -> bool: ...
+
+
+class InMemoryHandledEvents:
+    """HandledEvents for one process (console, tests without a database)."""
+
+    def __init__(self) -> None:
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+
+    def _mark(self, key: str) -> bool:
+        with self._lock:
+            if key in self._seen:
+                return False
+            self._seen.add(key)
+            return True
+
+    def mark_event_handled(self, event_id: str) -> bool:
+        return self._mark(f"event:{event_id}")
+
+    def mark_message_handled(self, channel: str, message_ts: str) -> bool:
+        return self._mark(f"message:{channel}:{message_ts}")
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One event as the listener got it: the event, its envelope's id, whose app this is."""
+
+    event: dict[str, Any]
+    event_id: str | None = None
+    bot_user_id: str | None = None
+    retry: int = 0  # X-Slack-Retry-Num (HTTP) or retry_attempt (Socket Mode)
+
+
+@dataclass(frozen=True)
+class Route:
+    """What to do with an event: answer about an entry, or search a topic; where to reply."""
+
+    kind: Literal["entry", "search"]
+    channel: str
+    message_ts: str
+    reply_ts: str
+    text: str
+    entry_id: str | None = None
+
+
+def route(delivery: Delivery, owner_of: Callable[[str, str], str | None]) -> Route | None:
+    """The rules of the module docstring; `owner_of(channel, thread_ts)` is the registry lookup."""
+    event = delivery.event
+    kind = event.get("type")
+    subtype = event.get("subtype")
+    if kind not in ("message", "app_mention"):
+        return None
+    if event.get("bot_id") or subtype == "bot_message" or event.get("hidden"):
+        return None
+    if subtype is not None and subtype not in ANSWERED_SUBTYPES:
+        return None
+    user, channel, ts = event.get("user"), event.get("channel"), event.get("ts")
+    if not user or not channel or not ts or user == delivery.bot_user_id:
+        return None
+    text = str(event.get("text") or "")
+    thread_ts = event.get("thread_ts")
+    if thread_ts and thread_ts != ts:
+        entry_id = owner_of(str(channel), str(thread_ts))
+        if entry_id is not None:
+            return Route("entry", str(channel), str(ts), str(thread_ts), text, entry_id)
+    if kind == "app_mention":
+        return Route("search", str(channel), str(ts), str(thread_ts or ts), text)
+    return None
+
+
+def strip_mentions(text: str) -> str:
+    """The words of a mention: `<@BOT> speculative decoding` → `speculative decoding`."""
+    return " ".join(_SLACK_TOKEN.sub(" ", text).split())
+
+
+def query_language(query: str, default: Language) -> Language:
+    """Interface words follow the asker: Chinese characters → zh, an English sentence (3+
+    words) → en, a bare topic word (`compile`) → the configured language."""
+    if _HAN.search(query):
+        return "zh"
+    if len(_LATIN_WORD.findall(query)) >= 3:
+        return "en"
+    return default
+
+
+def answer_mrkdwn(text: str) -> str:
+    """An answer's plain text as mrkdwn: escaped (nothing typed becomes `<!channel>`), its PR
+    and issue URLs as `<url|#N>` links, within one section."""
+    escaped = escape(text)
+    linked = _PR_URL.sub(lambda m: link(m.group(0), f"#{m.group(1)}"), escaped)
+    return truncate(linked, MAX_SECTION_TEXT)
+
+
+def render_answer(answer: Answer) -> blocks.Message:
+    return blocks.message(answer.text, [blocks.section(answer_mrkdwn(answer.text))])
+
+
+def render_top_results(index: Searchable, query: str, lang: Language) -> blocks.Message:
+    """The top results of a mention's topic query, without the More button (a thread reply is
+    for everyone; paging belongs to the slash command). No match: says so, suggests topics."""
+    texts = Texts(lang)
+    if not query:
+        return blocks.render_help(lang)
+    result = index.search(query, limit=TOP_RESULTS)
+    message = blocks.render_results(result, lang)
+    more = f"{ids.MORE_RESULTS}:"
+    kept = []
+    for block in message["blocks"]:
+        if block["type"] == "actions":
+            elements = [e for e in block["elements"] if not str(e.get("action_id", "")).startswith(more)]
+            if not elements:
+                continue
+            block = {**block, "elements": elements}
+        kept.append(block)
+    if not result.hits and not result.suggestions:
+        topics = ", ".join(f"`{escape(t)}`" for t, _ in index.topics()[:8])
+        if topics:
+            kept.append(blocks.section(texts.mrkdwn("no_match.suggest", markup={"topics": topics})))
+    return {"text": message["text"], "blocks": kept}
+
+
+class FollowUps:
+    """The follow-up handler: route, deduplicate, answer in the thread."""
+
+    def __init__(
+        self,
+        answerer: Answerer,
+        lookup: Callable[[str], Entry | None],
+        index: Searchable,
+        threads: ThreadRegistry,
+        handled: HandledEvents,
+        language: Language,
+    ) -> None:
+        self.answerer = answerer
+        self.lookup = lookup
+        self.index = index
+        self.threads = threads
+        self.handled = handled
+        self.language: Language = language
+
+    def __call__(self, delivery: Delivery, client: WebClient) -> None:
+        where = route(delivery, self.threads.entry_for)
+        if where is None:
+            return
+        if delivery.event_id and not self.handled.mark_event_handled(delivery.event_id):
+            log.info("event %s (retry %d) already handled", delivery.event_id, delivery.retry)
+            return
+        if not self.handled.mark_message_handled(where.channel, where.message_ts):
+            log.info("message %s %s already answered", where.channel, where.message_ts)
+            return
+        reply = self.reply(where)
+        try:
+            client.chat_postMessage(
+                channel=where.channel,
+                thread_ts=where.reply_ts,
+                text=reply["text"],
+                blocks=reply["blocks"],
+                unfurl_links=False,
+                unfurl_media=False,
+            )
+        except (SlackApiError, SlackClientError) as exc:
+            log.warning("follow-up answer in %s %s failed: %s", where.channel, where.reply_ts, exc)
+
+    def reply(self, where: Route) -> blocks.Message:
+        """The message answering a routed event."""
+        if where.kind == "search":
+            query = strip_mentions(where.text)
+            return render_top_results(self.index, query, query_language(query, self.language))
+        question = strip_mentions(where.text)
+        entry = self.lookup(where.entry_id or "")
+        if entry is None:
+            return blocks.render_text(Texts(query_language(question, self.language))("entry.gone"))
+        return render_answer(self.answerer.answer(entry, question))

@@ -1,0 +1,282 @@
+"""Follow-ups end to end: signed events over real HTTP, answers in the fake Slack, dedup in SQL."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chatbot.daily import DailyPoster, SlackMessage, daily_web_client
+from chatbot.model import Entry
+from chatbot.settings import Settings
+from chatbot.slack.blocks import render_entry_card
+from chatbot.slack.server import HttpServer, asgi_app
+from chatbot.store import SqlStore
+from chatbot.wiring import Bot, build
+from tests.conftest import DIGESTS
+from tests.daily.conftest import drop_postgres_schema, fresh_postgres_schema
+from tests.fakeslack import Call, FakeSlack
+from tests.slackrequests import SIGNING_SECRET, all_text, post, signed_headers
+
+CHANNEL = "C0DAILY"
+DAY = dt.date(2026, 11, 30)
+# The pick for (C0DAILY, 2026-11-30) on an empty store: the PD entry, whose focus point is this.
+PD_ENTRY = "576f1e507a"
+PD_FOCUS = "8 行修复如何解除「前缀缓存越好 PD 越慢」的反直觉失效"
+PD_LINK = "<https://github.com/vllm-project/vllm/pull/52912|#52912>"
+SM120_TITLE = "修复 SM120 上 DSv4 投机解码启动崩溃，eidx 改全宽连续"
+SM120_URL = "https://github.com/vllm-project/vllm/pull/53574"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'bot.db'}"
+        return
+    base = request.getfixturevalue("postgres_url")
+    url, schema = fresh_postgres_schema(base)
+    try:
+        yield url
+    finally:
+        drop_postgres_schema(base, schema)
+
+
+@dataclass
+class App:
+    """The bot served over HTTP, on a store at `db_url`."""
+
+    fake: FakeSlack
+    db_url: str
+    store: SqlStore = field(init=False)
+    bot: Bot = field(init=False)
+    server: HttpServer = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.start()
+
+    def start(self) -> None:
+        self.store = SqlStore.open(self.db_url)
+        self.bot = build(settings_for(self.fake), threads=self.store, handled=self.store)
+        self.server = HttpServer(asgi_app(self.bot.app), host="127.0.0.1", port=0).start()
+
+    def stop(self) -> None:
+        self.server.stop()
+        self.bot.close()
+        self.store.close()
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.port}/slack/events"
+
+    def send(self, body: str, retry: int = 0) -> None:
+        headers = {**signed_headers(body), "Content-Type": "application/json"}
+        if retry:
+            headers |= {"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_timeout"}
+        response = post(self.url, body, headers)
+        assert response.status_code == 200
+
+    def settle(self) -> None:
+        """Wait until every lazy listener finished (no sleeping)."""
+        assert self.bot.wait_idle(timeout=10)
+
+    def replies(self) -> list[Call]:
+        return [c for c in self.fake.calls("chat.postMessage") if c.params.get("thread_ts")]
+
+
+def settings_for(fake: FakeSlack) -> Settings:
+    return Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        slack_bot_token="xoxb-test",
+        slack_signing_secret=SIGNING_SECRET,
+        slack_api_url=fake.api_url,
+        digest_dir=DIGESTS,
+        language="zh",
+    )
+
+
+@pytest.fixture
+def app(fake_slack: FakeSlack, db_url: str) -> Iterator[App]:
+    served = App(fake_slack, db_url)
+    yield served
+    served.stop()
+
+
+def post_pr_of_the_day(app: App) -> str:
+    """The real daily poster posts into the fake Slack and registers its thread; its ts."""
+
+    def card(entry: Entry) -> SlackMessage:
+        message = render_entry_card(entry, "zh", header="今日 PR")
+        return SlackMessage(message["text"], message["blocks"])
+
+    poster = DailyPoster(
+        app.store,
+        lambda: app.bot.library.entries,
+        daily_web_client("xoxb-test", app.fake.api_url),
+        card,
+        threads=app.store,
+    )
+    result = poster.run(CHANNEL, DAY)
+    assert result.ok and result.entry_id == PD_ENTRY and result.message_ts
+    return result.message_ts
+
+
+_ids = iter(range(10**6))
+
+
+def event(text: str, *, ts: str, thread_ts: str | None = None, kind: str = "message", **extra: Any) -> str:
+    """An event_callback body as Slack sends it, with a fresh event id."""
+    inner: dict[str, Any] = {"type": kind, "channel": CHANNEL, "user": "U0ASKER", "text": text, "ts": ts}
+    if kind == "message":
+        inner["channel_type"] = "channel"
+    if thread_ts:
+        inner["thread_ts"] = thread_ts
+    inner |= extra
+    return json.dumps(
+        {
+            "type": "event_callback",
+            "team_id": "T0000001",
+            "api_app_id": "A0APP",
+            "event_id": f"Ev{time.time_ns()}{next(_ids)}",
+            "event_time": int(time.time()),
+            "event": inner,
+        }
+    )
+
+
+def test_a_reply_under_the_pr_of_the_day_is_answered_in_its_thread_from_the_entry(app: App) -> None:
+    parent = post_pr_of_the_day(app)
+    started = time.perf_counter()
+    app.send(event("重点看什么？", ts="1800000000.000100", thread_ts=parent))
+    answer = app.fake.wait_for("chat.postMessage", where=lambda c: c.params.get("thread_ts") == parent)
+    latency = time.perf_counter() - started
+    assert answer.params["channel"] == CHANNEL
+    shown = all_text(answer.params)
+    assert PD_FOCUS in shown and "重点" in shown
+    assert PD_LINK in shown
+    assert latency < 2.0
+
+
+def test_an_english_question_gets_english_interface_words(app: App) -> None:
+    parent = post_pr_of_the_day(app)
+    app.send(event("who should read this?", ts="1800000000.000200", thread_ts=parent))
+    answer = app.fake.wait_for("chat.postMessage", where=lambda c: c.params.get("thread_ts") == parent)
+    shown = all_text(answer.params)
+    assert "Audience not stated; topics: pd disaggregation, kv offload." in shown
+    assert PD_LINK in shown
+
+
+def test_a_retried_event_is_not_answered_again_even_after_a_restart(
+    fake_slack: FakeSlack, tmp_path: Path
+) -> None:
+    app = App(fake_slack, f"sqlite:///{tmp_path / 'bot.db'}")
+    try:
+        parent = post_pr_of_the_day(app)
+        body = event("有什么风险？", ts="1800000000.000300", thread_ts=parent)
+        app.send(body)
+        app.fake.wait_for("chat.postMessage", where=lambda c: c.params.get("thread_ts") == parent)
+        app.send(body, retry=1)
+        app.send(body, retry=2)
+        app.settle()
+        assert len(app.replies()) == 1
+        app.restart()
+        app.send(body, retry=3)
+        # The same message under a new event id (e.g. a replica's view) is caught by its ts.
+        app.send(event("有什么风险？", ts="1800000000.000300", thread_ts=parent))
+        app.settle()
+        assert len(app.replies()) == 1
+        # The restarted app still owns the thread and answers a new question in it.
+        app.send(event("怎么测的？", ts="1800000000.000301", thread_ts=parent))
+        app.fake.wait_for("chat.postMessage", count=2, where=lambda c: c.params.get("thread_ts") == parent)
+    finally:
+        app.stop()
+
+
+def test_a_reply_that_mentions_the_bot_is_answered_once(app: App) -> None:
+    parent = post_pr_of_the_day(app)
+    text = f"<@{app.fake.bot_user_id}> 重点看什么？"
+    ts = "1800000000.000400"
+    app.send(event(text, ts=ts, thread_ts=parent))
+    app.send(event(text, ts=ts, thread_ts=parent, kind="app_mention"))
+    app.settle()
+    replies = app.replies()
+    assert len(replies) == 1
+    assert PD_FOCUS in all_text(replies[0].params)
+
+
+def test_bots_edits_foreign_threads_and_plain_channel_messages_are_ignored(app: App) -> None:
+    parent = post_pr_of_the_day(app)
+    bot = app.fake.bot_user_id
+    ignored = [
+        event("card", ts="1800000000.000501", thread_ts=parent, user=bot, bot_id="BBOT0001"),
+        event("另一个 bot", ts="1800000000.000502", thread_ts=parent, user="U0OTHER", bot_id="B0OTHER"),
+        event("bot message", ts="1800000000.000503", thread_ts=parent, subtype="bot_message", bot_id="B0X"),
+        event(
+            "",
+            ts="1800000000.000504",
+            subtype="message_changed",
+            message={"text": "重点看什么？", "ts": "1800000000.000100", "thread_ts": parent},
+        ),
+        event("", ts="1800000000.000505", subtype="message_deleted", deleted_ts="1800000000.000100"),
+        event("重点看什么？", ts="1800000000.000506", thread_ts="1700000000.000001"),
+        event("重点看什么？", ts="1800000000.000507"),
+        event("has joined", ts="1800000000.000508", subtype="channel_join"),
+    ]
+    for body in ignored:
+        app.send(body)
+    app.settle()
+    assert app.replies() == []
+    # A sentinel after them is answered: the app was listening all along.
+    app.send(event("有什么风险？", ts="1800000000.000509", thread_ts=parent))
+    app.settle()
+    assert len(app.replies()) == 1
+
+
+def test_a_broadcast_reply_is_answered(app: App) -> None:
+    parent = post_pr_of_the_day(app)
+    app.send(event("重点看什么？", ts="1800000000.000600", thread_ts=parent, subtype="thread_broadcast"))
+    app.settle()
+    assert len(app.replies()) == 1
+
+
+def test_a_mention_about_speculative_decoding_is_answered_with_the_sm120_entry(app: App) -> None:
+    ts = "1800000000.000700"
+    text = f"<@{app.fake.bot_user_id}> speculative decoding 有哪些值得看的？"
+    app.send(event(text, ts=ts, kind="app_mention"))
+    answer = app.fake.wait_for("chat.postMessage", where=lambda c: c.params.get("thread_ts") == ts)
+    shown = all_text(answer.params)
+    assert SM120_TITLE in shown and f"<{SM120_URL}|{SM120_TITLE}>" in shown
+    assert "“speculative decoding 有哪些值得看的？” 的结果" in shown
+    assert not any(
+        e.get("action_id", "").startswith("more_results")
+        for b in answer.params["blocks"]
+        if b["type"] == "actions"
+        for e in b["elements"]
+    )
+
+
+def test_a_mention_with_no_match_says_so_and_suggests_topics(app: App) -> None:
+    ts = "1800000000.000800"
+    app.send(event(f"<@{app.fake.bot_user_id}> xyzzy plugh", ts=ts, kind="app_mention"))
+    answer = app.fake.wait_for("chat.postMessage", where=lambda c: c.params.get("thread_ts") == ts)
+    shown = all_text(answer.params)
+    assert "没有找到与 “xyzzy plugh” 相关的条目" in shown
+    assert "可以试试" in shown
+
+
+def test_a_question_with_slack_markup_cannot_make_the_bot_notify(app: App) -> None:
+    parent = post_pr_of_the_day(app)
+    app.send(event("<!channel> <@U0ALL> 8 行 &lt;b&gt; 改了多少？", ts="1800000000.000900", thread_ts=parent))
+    answer = app.fake.wait_for("chat.postMessage", where=lambda c: c.params.get("thread_ts") == parent)
+    shown = all_text(answer.params)
+    assert "规模：" + PD_FOCUS in shown
+    assert "<!" not in shown and "<@" not in shown
