@@ -255,7 +255,7 @@ def test_a_mention_about_speculative_decoding_is_answered_with_the_sm120_entry(a
     answer = app.fake.wait_for("chat.postMessage", where=lambda c: c.params.get("thread_ts") == ts)
     shown = all_text(answer.params)
     assert SM120_TITLE in shown and f"<{SM120_URL}|{SM120_TITLE}>" in shown
-    assert "“speculative decoding 有哪些值得看的？” 的结果" in shown
+    assert "“speculative decoding 有哪些值得看的？” 的结果：第 1–1 条，共 1 条" in shown
     assert not any(
         e.get("action_id", "").startswith("more_results")
         for b in answer.params["blocks"]
