@@ -138,6 +138,103 @@ def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
         f"database at revision {after}"
         + (f" (was {before or 'empty'})" if before != after else " (up to date)")
     )
+
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    """Socket Mode when SLACK_APP_TOKEN is set, else HTTP (uvicorn) on --port / PORT."""
+    import logging
+
+    from chatbot.wiring import build
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from slack_bolt.error import BoltError
+    from slack_sdk.errors import SlackApiError, SlackClientError
+
+    try:
+        bot = build(settings)
+    except SettingsError as exc:
+        print(f"vllm-digest: {exc}", file=sys.stderr)
+        return 2
+    except (BoltError, SlackApiError, SlackClientError, OSError) as exc:
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(f"vllm-digest: cannot reach Slack at {settings.slack_api_url}: {first_line}", file=sys.stderr)
+        return 1
+    from chatbot.slack.server import HttpServer, asgi_app
+
+    server = HttpServer(asgi_app(bot.app, bot.health), port=args.port or settings.port)
+    if settings.slack_app_token:
+        from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+        # Events arrive over the socket; the HTTP server stays up for /healthz probes.
+        SocketModeHandler(bot.app, settings.slack_app_token).connect()  # type: ignore[no-untyped-call]
+        print(f"vllm-digest: Socket Mode; GET /healthz on port {server.port}", file=sys.stderr)
+    else:
+        print(f"vllm-digest: HTTP on port {server.port}, POST /slack/events, GET /healthz", file=sys.stderr)
+    server.serve_forever()
+    bot.close()
+    return 0
+
+
+def cmd_console(args: argparse.Namespace, settings: Settings) -> int:
+    """The same Bolt handlers in a terminal chat; reads a script from stdin when piped."""
+    from chatbot.slack.console import run_console
+
+    return run_console(settings, sys.stdin, sys.stdout)
+
+
+def _search_index(settings: Settings):  # type: ignore[no-untyped-def]
+    """Library + glossary (bundled and DIGEST_DIR extensions) → index; problems go to stderr."""
+    from chatbot.glossary import load_glossary
+    from chatbot.search import SearchIndex
+
+    library = _library(settings)
+    glossary = load_glossary(settings.digest_dir)
+    for problem in [*library.problems, *glossary.problems]:
+        print(problem, file=sys.stderr)
+    return SearchIndex.build(library.entries, glossary)
+
+
+def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
+    """The slash command's search; `--json` is a ranked array, `[]` when nothing matches."""
+    query = " ".join(args.topic)
+    result = _search_index(settings).search(query, limit=max(args.limit, 0))
+    if args.json:
+        rows = [
+            {
+                "id": hit.entry.id,
+                "title": hit.entry.title,
+                "pr": hit.entry.pr,
+                "url": hit.entry.url,
+                "score": hit.score,
+                "matched": hit.matched,
+            }
+            for hit in result.hits
+        ]
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return 0
+    if not result.hits:
+        print(f"no match for {query!r}, try: {', '.join(result.suggestions)}")
+        return 0
+    for rank, hit in enumerate(result.hits, start=1):
+        pr = f"#{hit.entry.pr}" if hit.entry.pr else "-"
+        print(f"{rank}. {hit.entry.title}  ({pr}, score {hit.score:.2f}; matched: {', '.join(hit.matched)})")
+        if hit.entry.url:
+            print(f"   {hit.entry.url}")
+        if hit.entry.why:
+            print(f"   {hit.entry.why}")
+    if result.total > len(result.hits):
+        print(f"({result.total - len(result.hits)} more; use --limit)")
+    return 0
+
+
+def cmd_topics(args: argparse.Namespace, settings: Settings) -> int:
+    """Concepts present in the library with their entry counts."""
+    topics = _search_index(settings).topics()
+    if args.json:
+        print(json.dumps([{"topic": t, "entries": n} for t, n in topics], ensure_ascii=False, indent=2))
+    else:
+        for topic, count in topics:
+            print(f"{count:4d}  {topic}")
     return 0
 
 
@@ -169,11 +266,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("topic", nargs="+")
     p.add_argument("--json", action="store_true")
     p.add_argument("--limit", type=int, default=5)
-    p.set_defaults(func=_not_yet("query"))
+    p.set_defaults(func=cmd_query)
 
     p = sub.add_parser("topics", help="concepts present in the library with their entry counts")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=_not_yet("topics"))
+    p.set_defaults(func=cmd_topics)
 
     p = sub.add_parser("ask", help="answer a follow-up question about an entry")
     p.add_argument("entry", help="entry id, PR number or PR URL")
@@ -193,10 +290,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("serve", help="run the bot (Socket Mode with SLACK_APP_TOKEN, else HTTP)")
     p.add_argument("--port", type=int)
-    p.set_defaults(func=_not_yet("serve"))
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("console", help="a local chat that runs the same handlers as Slack")
-    p.set_defaults(func=_not_yet("console"))
+    p.set_defaults(func=cmd_console)
 
     p = sub.add_parser("db", help="database maintenance")
     p.add_argument("action", choices=["upgrade"])

@@ -1,15 +1,78 @@
-"""Topic search over the library (placeholder: substring match; the real index replaces it).
+"""Topic search over the library: weighted fields, glossary expansion, typo correction.
 
 Public contract used by the Slack adapter, the CLI and the answerer:
-`SearchIndex.build(entries)`, `.search(query, limit, offset) -> SearchResult`, `.topics()`.
+`SearchIndex.build(entries, glossary=None)`, `.search(query, limit, offset) -> SearchResult`,
+`.topics()`.
+
+A query becomes *units*: glossary concepts it names (`spec decode`), and what is left —
+single words, code identifiers, Chinese runs. Each unit scores an entry by the heaviest field
+it occurs in (title > tags > identifiers > focus points > note) times its strength (the literal
+term 1.0, another term of the same concept 0.85, a narrower concept 0.6, a typo correction
+×0.7) times its rarity (BM25 idf). Generic words (fix, PR, 修复…) add only a little and never
+match alone; an entry needs one real unit, and hits far below the best one are dropped, so a
+query that matches nothing real returns nothing, with topics to suggest instead.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import gc
+import heapq
+import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
+from chatbot.glossary import Glossary
 from chatbot.model import Entry
+from chatbot.tokens import Token, atomic, han_text, split_text, stem, surface_of, tokenize
+
+# Field weights: where a term occurs says how much the entry is about it.
+W_PR = 5.0
+W_TITLE = 3.0
+W_AUTHOR = 3.0
+W_GITHUB_TITLE = 2.5
+W_TAG = 2.5
+W_IDENTIFIER = 2.0
+W_PERSON = 2.0
+W_HIGHLIGHT = 1.5
+W_REF = 1.5
+W_NOTE = 1.0
+STRONG_FIELD = W_IDENTIFIER  # fields at least this heavy say what the entry is *about* (topics)
+
+LITERAL = 1.0
+SYNONYM = 0.6
+NARROWER = 0.45
+FUZZY = 0.7
+GENERIC = 0.15
+PARTIAL = 0.7
+RELATIVE_FLOOR = 0.2
+
+# Words that carry no topic at all: dropped from queries.
+STOPWORDS = frozenset(
+    stem(w)
+    for w in """a an the of to in on at for and or with without by from into is are was were be been
+    being how what why which who whom when where does do did can could should would will shall may
+    might must i me my we our you your it its this that these those about any some show find search
+    look get give tell list all me please there here than then so not no yes hi hello thanks thank
+    want need know like just also more most very much many one two three vs via per""".split()  # noqa: SIM905
+)
+# Words that say "this is about vLLM PRs" without naming a topic: they refine, never match alone.
+GENERIC_WORDS = frozenset(
+    stem(w)
+    for w in """vllm pr prs pull request requests fix fixes fixed fixing bug bugs bugfix bugfixes issue
+    issues digest entry entries topic topics thing things stuff new add adds added change changes
+    changed update updates updated code reviewer review reviews worth read reading improve improved
+    make makes problem problems github commit commits merge merged main model models""".split()  # noqa: SIM905
+)
+GENERIC_HAN = frozenset(
+    """修复 问题 什么 怎么 如何 哪些 哪个 相关 关于 有关 一个 这个 那个 我们 你们 他们 值得 精读 可以
+    是否 一下 看看 介绍 讲讲 重点 关注 工程 程师 参考 借鉴 意义 有没 没有 时候 请问 帮我 查找 搜索
+    一些 文章 内容 代码 最近 哪个 为什么 什么 么样 怎样 这些 那些 东西 有哪 想看 推荐 一篇 条目
+    中的 里的 方面 主题 话题 模型""".split()  # noqa: SIM905
+)
 
 
 @dataclass(frozen=True)
@@ -31,31 +94,514 @@ class SearchResult:
     suggestions: list[str] = field(default_factory=list)
 
 
-class SearchIndex:
-    """Placeholder index: case-insensitive substring match on title, tags and note."""
+class _Analysed(NamedTuple):
+    """What one field contributes to the index."""
 
-    def __init__(self, entries: Sequence[Entry]) -> None:
+    keys: tuple[str, ...]
+    words: tuple[tuple[str, str], ...]
+    matches: tuple[tuple[str, str, str], ...]  # (concept, glossary term, as written)
+    concepts: tuple[str, ...]
+    concept_terms: tuple[tuple[str, str], ...]
+    han: str
+
+
+@dataclass
+class _Unit:
+    """One thing the query asks for: entry index → score, and how to show what matched."""
+
+    generic: bool
+    scores: dict[int, float]
+    display: Callable[[int], list[str]]
+    qualifies: bool = True  # False: adds to an entry's score but cannot make it a hit alone
+
+
+def _fields(entry: Entry) -> list[tuple[float, str]]:
+    """An entry's searchable texts with their weights; list fields stay separate texts.
+
+    Focus points, why-read and caveats are clauses of the note, so the note covers them.
+    """
+    out: list[tuple[float, str]] = [(W_TITLE, entry.title)]
+    out.extend((W_TAG, tag) for tag in entry.tags)
+    if entry.github_title:
+        out.append((W_GITHUB_TITLE, entry.github_title))
+    out.extend((W_IDENTIFIER, ident) for ident in entry.identifiers)
+    out.extend((W_PERSON, person) for person in entry.people)
+    if entry.author:
+        out.append((W_AUTHOR, entry.author))
+    if entry.pr:
+        out.append((W_PR, f"#{entry.pr}"))
+    out.extend((W_REF, f"#{ref.number}") for ref in entry.all_refs)
+    out.append((W_NOTE, entry.note))
+    return out
+
+
+def _bump(table: dict[int, float], index: int, weight: float) -> None:
+    if weight > table.get(index, 0.0):
+        table[index] = weight
+
+
+def _dedupe_surfaces(surfaces: Iterable[str]) -> list[str]:
+    """Display terms in order, without one contained in an earlier one or containing it."""
+    kept: list[str] = []
+    kept_keys: list[str] = []
+    for s in surfaces:
+        folded = _display_key(s)
+        if not any(_contains(k, folded) or _contains(folded, k) for k in kept_keys):
+            kept.append(s)
+            kept_keys.append(folded)
+    return kept
+
+
+def _display_key(text: str) -> str:
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
+def _contains(longer: str, shorter: str) -> bool:
+    """`minicpm` in `minicpmo`, `编译` in `可编译`; but a short Latin word (`ci`) is not inside any word."""
+    if shorter == longer:
+        return True
+    return shorter in longer and (len(shorter) >= 4 or _is_han(shorter))
+
+
+def _is_han(text: str) -> bool:
+    return bool(han_text(text))
+
+
+def _display(surfaces: list[str], query_terms: list[str]) -> list[str]:
+    """Up to two display terms: the one closest to what was asked, and one in the other script."""
+    if not surfaces:
+        return []
+    asked = [t.casefold() for t in query_terms]
+    first = next((s for s in surfaces if any(a in s.casefold() for a in asked)), surfaces[0])
+    other = next((s for s in surfaces if _is_han(s) != _is_han(first)), None)
+    return [first, other] if other else [first]
+
+
+class SearchIndex:
+    """An inverted index over entries' token keys and glossary concepts."""
+
+    def __init__(self, entries: Sequence[Entry], glossary: Glossary) -> None:
         self.entries = list(entries)
+        self.glossary = glossary
+        self.postings: dict[str, dict[int, float]] = {}
+        self.concepts: dict[str, dict[int, float]] = {}
+        self.concept_terms: dict[tuple[str, str], dict[int, float]] = {}
+        self.concept_fields: list[list[tuple[float, tuple[tuple[str, str, str], ...]]]] = []
+        self.strong_concepts: list[set[str]] = []
+        self.han: list[list[tuple[float, str]]] = []
+        self.vocabulary: dict[str, str] = {}
+        self._topics: list[tuple[str, int]] | None = None
+        self._analysed: dict[str, _Analysed] = {}
+        # Building allocates hundreds of thousands of small containers and frees none: cyclic GC
+        # passes over the growing heap would only slow it down (3-5x at 10k entries).
+        # The index lives as long as the library generation: freezing it keeps later collections
+        # from walking its millions of objects (a 200 ms pause on the first query otherwise).
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            self._index_all()
+        finally:
+            if collecting:
+                gc.enable()
+        self._topics = self._count_topics()
+        gc.freeze()
 
     @classmethod
-    def build(cls, entries: Sequence[Entry]) -> SearchIndex:
-        return cls(entries)
+    def build(cls, entries: Sequence[Entry], glossary: Glossary | None = None) -> SearchIndex:
+        return cls(entries, glossary if glossary is not None else Glossary.load())
+
+    # -- building ---------------------------------------------------------------------------
+
+    def _analyse(self, text: str) -> _Analysed:
+        """Keys, glossary concepts and Chinese text of one field; short fields repeat (tags,
+        identifiers, handles), so they are analysed once per index."""
+        cached = self._analysed.get(text)
+        if cached is not None:
+            return cached
+        cut = split_text(text)
+        han_keys: set[str] = cut.han_keys() if cut.han_runs else set()
+        keys = set(han_keys)
+        words: list[tuple[str, str]] = []
+        for token in cut.latin:
+            if token is not None:
+                keys.add(token.key)
+                if token.kind != "ref":
+                    words.append((token.surface, token.key))
+        matches = tuple(self.glossary.find_in(cut, han_keys))
+        analysed = _Analysed(
+            tuple(keys),
+            tuple(words),
+            matches,
+            tuple({m[0] for m in matches}),
+            tuple({(m[0], m[1]) for m in matches}),
+            cut.han,
+        )
+        if len(text) <= 200:
+            self._analysed[text] = analysed
+        return analysed
+
+    def _index_all(self) -> None:
+        postings = self.postings
+        vocabulary: dict[str, str] = {}
+        concepts = self.concepts
+        concept_terms = self.concept_terms
+        for index, entry in enumerate(self.entries):
+            fields: list[tuple[float, tuple[tuple[str, str, str], ...]]] = []
+            strong: set[str] = set()
+            han: list[tuple[float, str]] = []
+            weights: dict[str, float] = {}
+            entry_concepts: dict[str, float] = {}
+            entry_terms: dict[tuple[str, str], float] = {}
+            # Lightest field first, so a key's weight ends as the heaviest field it occurs in.
+            for weight, text in sorted(reversed(_fields(entry)), key=lambda wt: wt[0]):
+                field_index = self._analyse(text)
+                weights.update(dict.fromkeys(field_index.keys, weight))
+                for surface, key in field_index.words:
+                    vocabulary.setdefault(surface, key)
+                if field_index.han:
+                    han.append((weight, field_index.han))
+                if field_index.concepts:
+                    entry_concepts.update(dict.fromkeys(field_index.concepts, weight))
+                    entry_terms.update(dict.fromkeys(field_index.concept_terms, weight))
+                    fields.append((weight, field_index.matches))
+                    if weight >= STRONG_FIELD:
+                        strong.update(field_index.concepts)
+            for key, weight in weights.items():
+                table = postings.get(key)
+                if table is None:
+                    postings[key] = {index: weight}
+                else:
+                    table[index] = weight
+            for concept, weight in entry_concepts.items():
+                concepts.setdefault(concept, {})[index] = weight
+            for pair, weight in entry_terms.items():
+                concept_terms.setdefault(pair, {})[index] = weight
+            fields.reverse()  # heaviest first, for display
+            self.concept_fields.append(fields)
+            self.strong_concepts.append(strong)
+            self.han.append(han)
+        self._analysed.clear()
+        for known in self.glossary.concepts.values():
+            for term in known.terms:
+                for token in tokenize(term):
+                    if token.kind in {"word", "part", "joined"}:
+                        vocabulary.setdefault(token.surface, token.key)
+        self.vocabulary = {s.casefold(): k for s, k in vocabulary.items() if s[0].isalpha()}
+        self._fuzzy_choices = [w for w in self.vocabulary if len(w) >= 4 and w.isalpha()]
+
+    def _surfaces(self, index: int, concept: str) -> list[str]:
+        """How an entry writes a concept, heaviest field first (`torch.compile`, `编译`)."""
+        written = (w or t for _, matches in self.concept_fields[index] for c, t, w in matches if c == concept)
+        return _dedupe_surfaces(written)
+
+    # -- querying ---------------------------------------------------------------------------
+
+    def _idf(self, matched: int) -> float:
+        n = max(len(self.entries), 1)
+        return math.log(1.0 + (n - matched + 0.5) / (matched + 0.5))
+
+    def _known(self, token: Token) -> bool:
+        return token.key in self.postings or token.surface.casefold() in self.vocabulary
+
+    def _correct(self, word: str) -> str | None:
+        """The vocabulary word a typo most likely meant; short words need near-exact spelling."""
+        if len(word) < 4 or not word.isalpha() or not self._fuzzy_choices:
+            return None
+        max_edits = 1 if len(word) <= 7 else 2
+        best = process.extractOne(word, self._fuzzy_choices, scorer=OSA.distance, score_cutoff=max_edits)
+        if best is None:
+            return None
+        choice: str = best[0]
+        if choice[0] != word[0]:
+            return None
+        if len(word) == 4 and sorted(choice) != sorted(word):
+            return None  # four letters: only a swapped pair is a typo, not a different word
+        return choice
+
+    def _corrected_query(self, query: str) -> tuple[list[Token], set[str]]:
+        """Query tokens after replacing unknown Latin words by their closest vocabulary word."""
+        tokens = tokenize(query)
+        fixes: dict[str, str] = {}
+        for token in tokens:
+            if token.kind != "word" or token.key in STOPWORDS or token.key in GENERIC_WORDS:
+                continue
+            if self._known(token):
+                continue
+            choice = self._correct(token.surface.casefold())
+            if choice:
+                fixes[token.surface] = choice
+        if not fixes:
+            return tokens, set()
+        rewritten: list[str] = []
+        groups_done: set[int] = set()
+        for token in tokens:
+            if token.group in groups_done:
+                continue
+            groups_done.add(token.group)
+            group = [t for t in tokens if t.group == token.group]
+            if token.kind == "cjk":
+                rewritten.append("".join(t.surface[0] for t in group) + group[-1].surface[-1:])
+            else:
+                rewritten.append(fixes.get(token.surface, token.surface))
+        corrected = tokenize(" ".join(rewritten))
+        fuzzy_keys = {t.key for t in tokenize(" ".join(fixes.values()))}
+        return corrected, fuzzy_keys
+
+    def _units(self, tokens: list[Token], fuzzy_keys: set[str]) -> list[_Unit]:
+        stream = atomic(tokens)
+        units: list[_Unit] = []
+        covered: set[int] = set()
+        matches = self.glossary.find(tokens)
+        spans = [(m.start, m.end) for m in matches]
+        by_concept: dict[str, list[tuple[str, bool]]] = {}
+        for m in matches:
+            if any(lo <= m.start and m.end <= hi and (hi - lo) > (m.end - m.start) for lo, hi in spans):
+                continue  # `decoding` inside `speculative decoding`
+            covered.update(range(m.start, m.end))
+            is_fuzzy = any(stream[i].key in fuzzy_keys for i in range(m.start, m.end))
+            by_concept.setdefault(m.concept, []).append((m.term, is_fuzzy))
+        for concept, terms in by_concept.items():
+            units.append(self._concept_unit(concept, terms))
+            literal = self._literal_unit(concept, [t for t, fuzzy in terms if not fuzzy])
+            if literal:
+                units.append(literal)
+        groups: dict[int, list[int]] = {}
+        for i, token in enumerate(stream):
+            if i in covered:
+                continue
+            if token.kind == "cjk" and any(
+                j in covered and 0 <= j < len(stream) and stream[j].group == token.group
+                for j in (i - 1, i + 1)
+            ):
+                continue  # a bigram straddling a concept's characters (`发解` after `并发`)
+            groups.setdefault(token.group, []).append(i)
+        wholes: dict[int, list[Token]] = {}
+        for token in tokens:
+            if token.kind in {"ident", "joined"}:
+                wholes.setdefault(token.group, []).append(token)
+        for group, positions in groups.items():
+            first = stream[positions[0]]
+            if first.kind == "cjk":
+                # What is left of a Chinese run around a concept (`处理` in `异常处理`) only refines.
+                remnant = len(positions) < sum(1 for t in stream if t.group == group)
+                for run in _contiguous(positions):
+                    han_unit = self._han_unit([stream[i] for i in run])
+                    han_unit.qualifies = not remnant
+                    units.append(han_unit)
+            elif first.kind == "part":
+                whole = wholes.get(group, [])
+                ident_unit = self._ident_unit(whole, [stream[i] for i in positions])
+                if ident_unit:
+                    units.append(ident_unit)
+            else:
+                for i in positions:
+                    word_unit = self._word_unit(stream[i], wholes.get(group, []), fuzzy_keys)
+                    if word_unit:
+                        units.append(word_unit)
+        return units
+
+    def _concept_unit(self, concept: str, terms: list[tuple[str, bool]]) -> _Unit:
+        asked = [t for t, _ in terms]
+        factor = FUZZY if all(f for _, f in terms) else 1.0
+        # Every entry naming the concept at the synonym level; the literal unit (below) adds the
+        # asked term's own weight, so using the very term still ranks first.
+        synonym = SYNONYM * factor
+        scores = {index: weight * synonym for index, weight in self.concepts.get(concept, {}).items()}
+        if factor != 1.0:  # a typo-corrected term has no literal unit: keep its literal level here
+            literal = LITERAL * factor
+            for term in asked:
+                for index, weight in self.concept_terms.get((concept, term), {}).items():
+                    if weight * literal > scores[index]:
+                        scores[index] = weight * literal
+        shown_concept: dict[int, str] = {}
+        for narrower in self.glossary.concepts[concept].includes:
+            for index, weight in self.concepts.get(narrower, {}).items():
+                value = weight * NARROWER * factor
+                if value > scores.get(index, 0.0):
+                    scores[index] = value
+                    shown_concept[index] = narrower
+
+        def display(index: int) -> list[str]:
+            return _display(self._surfaces(index, shown_concept.get(index, concept)), asked)
+
+        return _Unit(False, scores, display)
+
+    def _literal_unit(self, concept: str, terms: list[str]) -> _Unit | None:
+        """Entries that use the very term asked for rank above those using a synonym."""
+        tables = [self.concept_terms[(concept, t)] for t in terms if (concept, t) in self.concept_terms]
+        if not tables:
+            return None
+        scores = dict(tables[0])  # LITERAL is 1.0: the table is the score
+        for table in tables[1:]:
+            for index, weight in table.items():
+                if weight > scores.get(index, 0.0):
+                    scores[index] = weight
+        return _Unit(False, scores, _nothing)
+
+    def _word_unit(self, token: Token, wholes: list[Token], fuzzy_keys: set[str]) -> _Unit | None:
+        if token.key in STOPWORDS:
+            return None
+        fuzzy = token.key in fuzzy_keys
+        factor = FUZZY if fuzzy else 1.0
+        scores: dict[int, float] = {}
+        for key in [token.key, *(w.key for w in wholes)]:
+            for index, weight in self.postings.get(key, {}).items():
+                if weight * factor > scores.get(index, 0.0):
+                    scores[index] = weight * factor
+        shown = [_surface_for(self.vocabulary, token.key) if fuzzy else token.surface]
+        return _Unit(token.key in GENERIC_WORDS, scores, lambda _index: shown)
+
+    def _ident_unit(self, wholes: list[Token], parts: list[Token]) -> _Unit | None:
+        shown = [wholes[0].surface if wholes else " ".join(p.surface for p in parts)]
+        scores: dict[int, float] = {}
+        for whole in wholes:
+            for index, weight in self.postings.get(whole.key, {}).items():
+                if weight > scores.get(index, 0.0):
+                    scores[index] = weight
+        meaningful = [p for p in parts if p.key not in STOPWORDS and p.key not in GENERIC_WORDS]
+        if not meaningful:
+            return _Unit(True, scores, lambda _index: shown) if scores else None
+        counts: dict[int, int] = {}
+        heaviest: dict[int, float] = {}
+        for part in meaningful:
+            table = self.postings.get(part.key, {})
+            for index, weight in table.items():
+                counts[index] = counts.get(index, 0) + 1
+                if weight > heaviest.get(index, 0.0):
+                    heaviest[index] = weight
+        needed = len(meaningful) / 2
+        for index, count in counts.items():
+            if count >= needed:
+                value = heaviest[index] * PARTIAL * count / len(meaningful)
+                if value > scores.get(index, 0.0):
+                    scores[index] = value
+        return _Unit(False, scores, lambda _index: shown)
+
+    def _han_unit(self, run: list[Token]) -> _Unit:
+        phrase = surface_of(run)
+        shown = [phrase]
+        generic = all(t.key in GENERIC_HAN for t in run)
+        if len(run) == 1:
+            return _Unit(generic, dict(self.postings.get(run[0].key, {})), lambda _index: shown)
+        counts: dict[int, list[float]] = {}
+        for token in run:
+            for index, weight in self.postings.get(token.key, {}).items():
+                counts.setdefault(index, []).append(weight)
+        scores: dict[int, float] = {}
+        for index, weights in counts.items():
+            coverage = len(weights) / len(run)
+            if coverage < 0.5:
+                continue
+            if coverage == 1.0:
+                in_field = [w for w, text in self.han[index] if phrase in text]
+                if in_field:
+                    scores[index] = max(in_field)
+                    continue
+            scores[index] = max(weights) * PARTIAL * coverage
+        return _Unit(generic, scores, lambda _index: shown)
 
     def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:
-        words = [w for w in query.casefold().split() if w]
-        hits: list[Hit] = []
-        for entry in self.entries:
-            text = " ".join([entry.title, *entry.tags, entry.note]).casefold()
-            matched = [w for w in words if w in text]
-            if words and matched:
-                hits.append(Hit(entry, float(len(matched)), matched))
-        hits.sort(key=lambda h: -h.score)
-        suggestions = [] if hits else [t for t, _ in self.topics()[:5]]
-        return SearchResult(query, hits[offset : offset + limit], len(hits), suggestions)
+        ranked, units = self._rank(query)
+        start = max(offset, 0)
+        # Only the page is ordered: a broad query over 10k entries need not sort them all.
+        page = heapq.nsmallest(start + max(limit, 0), ranked)[start:]
+        page = [(-negative, i) for negative, i in page]
+        hits = [Hit(self.entries[i], round(score, 4), self._matched(i, units)) for score, i in page]
+        suggestions = [] if ranked else self.suggest(query)
+        return SearchResult(query, hits, len(ranked), suggestions)
+
+    def rank(self, query: str) -> list[Hit]:
+        """Every entry that really matches the query, best first."""
+        ranked, units = self._rank(query)
+        return [
+            Hit(self.entries[i], round(-negative, 4), self._matched(i, units))
+            for negative, i in sorted(ranked)
+        ]
+
+    def _rank(self, query: str) -> tuple[list[tuple[float, int]], list[tuple[float, _Unit]]]:
+        """(-score, entry index) of every real match, unordered, and the query's units."""
+        tokens, fuzzy_keys = self._corrected_query(query[:500])
+        units = [
+            (self._idf(len(u.scores)) * (GENERIC if u.generic else 1.0), u)
+            for u in self._units(tokens, fuzzy_keys)
+            if u.scores
+        ]
+        totals: dict[int, float] = {}
+        real: set[int] = set()
+        for factor, unit in units:
+            if not totals:
+                totals = {index: value * factor for index, value in unit.scores.items()}
+            else:
+                get = totals.get
+                for index, value in unit.scores.items():
+                    totals[index] = get(index, 0.0) + value * factor
+            if not unit.generic and unit.qualifies:
+                real.update(unit.scores)
+        if not real:
+            return [], units
+        if len(real) == len(totals):  # the usual case: no entry matched by generic words only
+            floor = max(max(totals.values()) * RELATIVE_FLOOR, 1e-12)
+            return [(-score, i) for i, score in totals.items() if score >= floor], units
+        floor = max(max(totals[i] for i in real) * RELATIVE_FLOOR, 1e-12)
+        return [(-score, i) for i, score in totals.items() if score >= floor and i in real], units
+
+    def _matched(self, index: int, units: list[tuple[float, _Unit]]) -> list[str]:
+        """Display terms for one hit, the units that weighed most first."""
+        gains = sorted(
+            ((factor * unit.scores[index], unit) for factor, unit in units if index in unit.scores),
+            key=lambda g: -g[0],
+        )
+        return _dedupe_surfaces(term for _, unit in gains for term in unit.display(index))
+
+    def suggest(self, query: str, count: int = 5) -> list[str]:
+        """Topics to offer when nothing matched: ones that look like the query first."""
+        topics = [label for label, _ in self.topics()]
+        if not topics:
+            return []
+        close = [
+            label
+            for label, score, _ in process.extract(query.casefold(), topics, limit=3, score_cutoff=75)
+            if score
+        ]
+        return [*close, *[t for t in topics if t not in close]][:count]
 
     def topics(self) -> list[tuple[str, int]]:
+        """Concepts the library is about (title, tags, identifiers), with how many entries."""
+        if self._topics is None:
+            self._topics = self._count_topics()
+        return list(self._topics)
+
+    def _count_topics(self) -> list[tuple[str, int]]:
         counts: dict[str, int] = {}
-        for entry in self.entries:
+        plain_tag: dict[str, bool] = {}
+        for index, entry in enumerate(self.entries):
+            labels = {self.glossary.label(c) for c in self.strong_concepts[index]}
             for tag in entry.tags:
-                counts[tag] = counts.get(tag, 0) + 1
-        return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+                if tag not in plain_tag:
+                    tokens = tokenize(tag)
+                    plain_tag[tag] = any(
+                        t.key not in GENERIC_WORDS for t in tokens
+                    ) and not self.glossary.find(tokens)
+                if plain_tag[tag]:
+                    labels.add(tag)
+            for label in labels:
+                counts[label] = counts.get(label, 0) + 1
+        return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].casefold()))
+
+
+def _nothing(_index: int) -> list[str]:
+    return []
+
+
+def _contiguous(positions: list[int]) -> list[list[int]]:
+    runs: list[list[int]] = []
+    for i in positions:
+        if runs and runs[-1][-1] == i - 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
+
+
+def _surface_for(vocabulary: dict[str, str], key: str) -> str:
+    return next((surface for surface, k in vocabulary.items() if k == key), key)

@@ -1,0 +1,368 @@
+"""The bilingual vLLM glossary: concepts with their English, Chinese and abbreviated names.
+
+It bridges languages and jargon for search (`投机解码` finds `speculative decoding`, `DSv4`
+finds `DeepSeek V4`) and can be used on its own: `Glossary.load()`, `glossary.expand(text)`
+(concepts a text names), `glossary.find(tokens)` (concepts present in tokenized text).
+
+The bundled file is `chatbot/data/glossary.yaml`; curators extend it with `glossary.yaml` or
+`*.glossary.yaml` in the digest folder. A concept with a known id adds terms to it; a new id
+adds a concept. A bad concept is reported with file:line and skipped; the rest loads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from chatbot.model import Problem
+from chatbot.structured import _line_of, is_glossary_file
+from chatbot.tokens import SplitText, Token, atomic, surface_of, tokenize
+
+_ATOMIC = frozenset({"word", "part", "ref", "cjk"})
+BUNDLED = Path(__file__).resolve().parent / "data" / "glossary.yaml"
+
+
+class Concept(BaseModel):
+    """One concept and every name it goes by."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_.+-]*$", description="Stable key, lowercase.")
+    label: str | None = Field(default=None, description="Display name; defaults to the first English term.")
+    en: list[str] = Field(default_factory=list, description="English terms.")
+    zh: list[str] = Field(default_factory=list, description="Chinese terms.")
+    aliases: list[str] = Field(default_factory=list, description="Abbreviations, code names, spellings.")
+    includes: list[str] = Field(default_factory=list, description="Narrower concepts a query also finds.")
+
+    @field_validator("en", "zh", "aliases")
+    @classmethod
+    def _terms_are_text(cls, terms: list[str]) -> list[str]:
+        cleaned = [t.strip() for t in terms if t.strip()]
+        for term in cleaned:
+            if not tokenize(term):
+                raise ValueError(f"term {term!r} has no searchable characters")
+        return cleaned
+
+    @property
+    def terms(self) -> list[str]:
+        return [*self.en, *self.zh, *self.aliases]
+
+    @property
+    def display(self) -> str:
+        return self.label or (self.en or self.aliases or self.zh or [self.id])[0]
+
+
+class GlossaryFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    concepts: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Term:
+    """A compiled glossary term: its atomic key sequence and whole-word keys."""
+
+    concept: str
+    surface: str
+    sequence: tuple[str, ...]
+    wholes: frozenset[str]
+
+
+@dataclass(frozen=True)
+class ConceptMatch:
+    """A concept named in a text: which term (as the glossary writes it) and which tokens."""
+
+    concept: str
+    term: str
+    start: int  # index in the atomic stream
+    end: int  # exclusive
+    text: str = ""  # how the text itself wrote it (`DSv4` where the glossary says `DS-v4`)
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """A concept a query names, with every term that means the same (for other rankers)."""
+
+    concept: str
+    label: str
+    matched: str
+    terms: list[str]
+
+
+@dataclass
+class Glossary:
+    """Concepts by id, compiled for matching against token streams."""
+
+    concepts: dict[str, Concept] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    _by_first: dict[str, list[Term]] = field(default_factory=dict, repr=False)
+    _by_whole: dict[str, list[Term]] = field(default_factory=dict, repr=False)
+    _han_first: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict, repr=False)
+    _mixed_first: dict[str, list[tuple[str, str, tuple[str, ...]]]] = field(default_factory=dict, repr=False)
+    _mixed_width: int = field(default=1, repr=False)
+    _split_han: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list, repr=False)
+
+    @classmethod
+    def load(cls, paths: Iterable[Path] = (), *, bundled: bool = True) -> Glossary:
+        """Bundled glossary plus extension files (a folder means its glossary files)."""
+        glossary = cls()
+        files: list[Path] = [BUNDLED] if bundled else []
+        for path in paths:
+            if path.is_dir():
+                files.extend(sorted(p for p in path.iterdir() if p.is_file() and is_glossary_file(p)))
+            else:
+                files.append(path)
+        for path in files:
+            glossary._add_file(path)
+        glossary._compile()
+        return glossary
+
+    @classmethod
+    def from_concepts(cls, concepts: Iterable[Concept]) -> Glossary:
+        glossary = cls()
+        for concept in concepts:
+            glossary._merge(concept)
+        glossary._compile()
+        return glossary
+
+    def _add_file(self, path: Path) -> None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            self.problems.append(Problem(str(path), 1, "error", f"cannot read glossary: {exc}"))
+            return
+        try:
+            data: Any = yaml.load(text, Loader=_LOADER)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            line = mark.line + 1 if mark else 1
+            self.problems.append(Problem(str(path), line, "error", f"invalid YAML: {exc.problem}"))
+            return
+        except (yaml.YAMLError, ValueError, RecursionError) as exc:
+            self.problems.append(Problem(str(path), 1, "error", f"invalid YAML: {exc}"))
+            return
+        try:
+            parsed = GlossaryFile.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "file"
+            line = _line_of(_compose(text), tuple(first["loc"]))
+            self.problems.append(Problem(str(path), line, "error", f"{where}: {first['msg']}"))
+            return
+        for index, item in enumerate(parsed.concepts):
+            try:
+                concept = Concept.model_validate(item)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                loc = ("concepts", index, *first["loc"])
+                where = ".".join(str(p) for p in loc)
+                line = _line_of(_compose(text), loc)
+                self.problems.append(Problem(str(path), line, "error", f"{where}: {first['msg']}"))
+                continue
+            if not concept.terms:
+                line = _line_of(_compose(text), ("concepts", index))
+                self.problems.append(
+                    Problem(str(path), line, "error", f"concept {concept.id!r} has no terms")
+                )
+                continue
+            self._merge(concept)
+        known = set(self.concepts)
+        for index, item in enumerate(parsed.concepts):
+            for included in item.get("includes") or []:
+                if included not in known:
+                    line = _line_of(_compose(text), ("concepts", index, "includes"))
+                    self.problems.append(
+                        Problem(str(path), line, "warning", f"includes unknown concept {included!r}")
+                    )
+
+    def _merge(self, concept: Concept) -> None:
+        old = self.concepts.get(concept.id)
+        if old is None:
+            self.concepts[concept.id] = concept
+            return
+
+        def union(a: list[str], b: list[str]) -> list[str]:
+            return [*a, *[t for t in b if t not in a]]
+
+        self.concepts[concept.id] = old.model_copy(
+            update={
+                "label": concept.label or old.label,
+                "en": union(old.en, concept.en),
+                "zh": union(old.zh, concept.zh),
+                "aliases": union(old.aliases, concept.aliases),
+                "includes": union(old.includes, concept.includes),
+            }
+        )
+
+    def _compile(self) -> None:
+        self._by_first = {}
+        self._by_whole = {}
+        self._han_first = {}
+        self._mixed_first = {}
+        self._mixed_width = 1
+        self._split_han = []
+        for concept in self.concepts.values():
+            for surface in concept.terms:
+                tokens = tokenize(surface)
+                stream = atomic(tokens)
+                sequence = tuple(t.key for t in stream)
+                if len({t.group for t in tokens}) == 1:
+                    wholes = frozenset(t.key for t in tokens if t.kind in {"ident", "joined"})
+                elif all(t.kind == "word" for t in stream):
+                    # A multi-word term written as one word (`specdecode`, `kvoffload`).
+                    wholes = frozenset({"".join(t.surface.casefold() for t in stream)})
+                else:
+                    wholes = frozenset()
+                term = Term(concept.id, surface, sequence, wholes)
+                kinds = {t.kind == "cjk" for t in stream}
+                if kinds == {True} and len({t.group for t in stream}) == 1:
+                    chinese = surface_of(stream)
+                    self._han_first.setdefault(chinese[:2], []).append((concept.id, surface, chinese))
+                elif kinds == {True}:  # Chinese cut by a particle (`多头潜在注意力`)
+                    chinese_pieces = tuple(t.surface for t in stream)
+                    self._split_han.append((concept.id, surface, chinese_pieces))
+                    self._mixed_width = max(self._mixed_width, len(chinese_pieces))
+                elif kinds == {True, False}:
+                    first_latin = next(t.key for t in stream if t.kind != "cjk")
+                    chinese_pieces = tuple(t.surface for t in stream if t.kind == "cjk")
+                    mixed = (concept.id, surface, chinese_pieces)
+                    self._mixed_first.setdefault(first_latin, []).append(mixed)
+                    self._mixed_width = max(self._mixed_width, len(chinese_pieces))
+                if sequence:
+                    self._by_first.setdefault(sequence[0], []).append(term)
+                for key in wholes:
+                    self._by_whole.setdefault(key, []).append(term)
+
+    def find_in(self, text: SplitText, han_keys: set[str] | None = None) -> list[tuple[str, str, str]]:
+        """(concept, glossary term, text as written) for every term in a text cut for indexing.
+
+        Chinese-only terms are found by substring within a Chinese run (the same as matching
+        their bigram sequence), Latin terms as `find` does on the Latin tokens, and the few terms
+        that mix both (`PD 分离`) by `find` on the stream cut to the edges of Chinese runs, only
+        when their first Latin key and all their Chinese bigrams occur.
+        """
+        found: list[tuple[str, str, str]] = []
+        if text.han_runs:
+            bigrams = han_keys if han_keys is not None else text.han_keys()
+            han = text.han
+            for first in bigrams & self._han_first.keys():
+                for concept, surface, chinese in self._han_first[first]:
+                    if chinese in han:
+                        found.append((concept, surface, chinese))
+        latin = [t for t in text.latin if t is not None]
+        by_first, by_whole = self._by_first, self._by_whole
+        if latin:
+            # The same matches as `find`, without positions: this runs on every field at build.
+            stream: list[Token | None] = []
+            for token in text.latin:
+                if token is None or token.kind in _ATOMIC:
+                    stream.append(token)  # None: Chinese text in between, no Latin term spans it
+                if token is not None and token.kind != "cjk" and token.key in by_whole:
+                    found.extend((term.concept, term.surface, token.surface) for term in by_whole[token.key])
+            keys: list[str] = [t.key if t is not None else "" for t in stream]
+            for i, key in enumerate(keys):
+                terms = by_first.get(key)
+                if not terms:
+                    continue
+                for term in terms:
+                    n = len(term.sequence)
+                    if n == 1:
+                        found.append((term.concept, term.surface, stream[i].surface))  # type: ignore[union-attr]
+                    elif tuple(keys[i : i + n]) == term.sequence:
+                        written = surface_of([t for t in stream[i : i + n] if t is not None])
+                        found.append((term.concept, term.surface, written))
+        if text.han_runs:
+            han = text.han
+            wanted = {
+                (concept, surface)
+                for first_key in {t.key for t in latin if t.key in self._mixed_first}
+                for concept, surface, chinese in self._mixed_first[first_key]
+                if all(piece in han for piece in chinese)
+            }
+            wanted.update(
+                (concept, surface)
+                for concept, surface, chinese in self._split_han
+                if all(piece in han for piece in chinese)
+            )
+            if wanted:  # rare: match these few on the token stream, exactly as `find` does
+                found.extend(
+                    (m.concept, m.term, m.text)
+                    for m in self.find(text.edge_tokens(self._mixed_width))
+                    if (m.concept, m.term) in wanted
+                )
+        return found
+
+    def __len__(self) -> int:
+        return len(self.concepts)
+
+    def __contains__(self, concept_id: object) -> bool:
+        return concept_id in self.concepts
+
+    def label(self, concept_id: str) -> str:
+        return self.concepts[concept_id].display
+
+    def terms_by_first_key(self) -> dict[str, list[Term]]:
+        return self._by_first
+
+    def find(self, tokens: Sequence[Token]) -> list[ConceptMatch]:
+        """Concepts named in tokenized text, longest term first at each position."""
+        found: list[ConceptMatch] = []
+        by_whole = self._by_whole
+        by_first = self._by_first
+        stream: list[Token] = []
+        group_span: dict[int, tuple[int, int]] = {}
+        wholes: list[Token] = []
+        for token in tokens:
+            if token.kind in _ATOMIC:
+                i = len(stream)
+                stream.append(token)
+                span = group_span.get(token.group)
+                group_span[token.group] = (span[0], i + 1) if span else (i, i + 1)
+            if token.kind != "cjk" and token.key in by_whole:
+                wholes.append(token)
+        for token in wholes:
+            lo, hi = group_span.get(token.group, (0, 0))
+            for term in by_whole[token.key]:
+                found.append(ConceptMatch(term.concept, term.surface, lo, hi, token.surface))
+        if by_first:
+            keys = [t.key for t in stream]
+            for i, key in enumerate(keys):
+                terms = by_first.get(key)
+                if not terms:
+                    continue
+                for term in terms:
+                    n = len(term.sequence)
+                    if n == 1 or tuple(keys[i : i + n]) == term.sequence:
+                        found.append(
+                            ConceptMatch(term.concept, term.surface, i, i + n, surface_of(stream[i : i + n]))
+                        )
+        found.sort(key=lambda m: (m.start, -(m.end - m.start)))
+        return found
+
+    def expand(self, text: str) -> list[Expansion]:
+        """Concepts a text names, each with all its terms: `expand("投机解码")` → spec decoding."""
+        out: dict[str, Expansion] = {}
+        for match in self.find(tokenize(text)):
+            if match.concept not in out:
+                concept = self.concepts[match.concept]
+                out[match.concept] = Expansion(concept.id, concept.display, match.term, concept.terms)
+        return list(out.values())
+
+
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _compose(text: str) -> yaml.Node | None:
+    """The YAML node tree, only needed to name the line of a problem (so parsed on demand)."""
+    node: yaml.Node | None = yaml.compose(text, Loader=_LOADER)
+    return node
+
+
+def load_glossary(digest_dir: Path | None = None) -> Glossary:
+    """The bundled glossary extended by the glossary files of a digest folder (if any)."""
+    return Glossary.load([digest_dir] if digest_dir is not None and digest_dir.is_dir() else [])

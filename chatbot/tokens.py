@@ -1,0 +1,285 @@
+"""Text to search tokens, the same way for entries, glossary terms and queries.
+
+Matching only works when every side is cut the same way, so this is the one place that
+decides what a token is:
+
+- Latin words: NFKC, casefolded, lightly stemmed (`caching` and `cache` both give `cach`).
+- Code identifiers (`asyncio.gather`, `prompt_is_token_ids`, `FlashInfer`, `Qwen3-VL`): the
+  whole identifier (`ident`), a joined form without separators (`joined`: `qwen3vl`), and its
+  stemmed parts (`part`), so `gather`, `qwen3 vl` and `qwen3vl` all find `Qwen3-VL`'s entry.
+- `#12345`, bare numbers of 4+ digits and GitHub pull/issue URLs: `ref` tokens `#12345`.
+- Chinese: runs of Han characters cut at particles (的, 了, 吗…) into character bigrams
+  (`cjk`; a one-character run stays a unigram). All tokens of one run share a `group`.
+
+The *atomic stream* (words, parts, refs, bigrams in order) is what multi-word glossary terms
+are matched against; `ident`/`joined` tokens are extra whole-word keys.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal, NamedTuple
+
+Kind = Literal["word", "ident", "joined", "part", "ref", "cjk"]
+
+ATOMIC_KINDS = frozenset({"word", "part", "ref", "cjk"})
+
+_URL_REF = re.compile(r"https?://\S*?/(?:pull|issues)/(\d+)\S*", re.IGNORECASE)
+_URL = re.compile(r"https?://\S+", re.IGNORECASE)
+# A Latin run: letters/digits joined by identifier punctuation (., _, /, -, ::) but never
+# ending in it; a leading `_` or `#` is kept so `_take_removed_event` and `#123` stay whole.
+_LATIN = re.compile(r"[#@]?_*[0-9A-Za-z]+(?:(?:::|[._/\-])+[0-9A-Za-z]+)*_*")
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_SCAN = re.compile(f"{_LATIN.pattern}|{_HAN.pattern}")
+_SEPARATORS = re.compile(r"(?:::|[._/\-])+")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+# Particles cut a Chinese run: a bigram across 的 (`存的`) means nothing.
+_CJK_BREAKS = re.compile(r"[的了吗呢吧啊呀和与及或把被是在]+")
+
+_SUFFIXES = (
+    "ations",
+    "ation",
+    "ating",
+    "ated",
+    "ates",
+    "ings",
+    "ions",
+    "ing",
+    "ion",
+    "ies",
+    "ied",
+    "ers",
+    "ate",
+    "ly",
+    "er",
+    "es",
+    "ed",
+    "s",
+    "e",
+)
+
+
+def stem(word: str) -> str:
+    """A deliberately small stemmer: enough that plural/verb forms meet, never below 3 letters."""
+    if not word.isalpha() or len(word) <= 3:
+        return word
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix == "s" and word.endswith("ss"):
+                continue
+            base = word[: -len(suffix)]
+            if suffix in {"ies", "ied"}:
+                base += "y"
+            return base
+    return word
+
+
+def normalize(text: str) -> str:
+    """NFKC and casefold: full-width letters, ligatures and case never decide a match."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+class Token(NamedTuple):
+    """One search token: `key` is what is matched, `surface` what the text said (for display)."""
+
+    key: str
+    surface: str
+    kind: Kind
+    group: int
+
+
+def _latin_tokens(raw: str, group: int) -> list[Token]:
+    return [Token(key, surface, kind, group) for key, surface, kind in _latin_cut(raw)]
+
+
+@lru_cache(maxsize=1 << 16)
+def _latin_cut(raw: str) -> tuple[tuple[str, str, Kind], ...]:
+    """Cached per distinct Latin run: words and identifiers repeat across a library."""
+    return tuple((t.key, t.surface, t.kind) for t in _latin_tokens_uncached(raw, 0))
+
+
+def _latin_tokens_uncached(raw: str, group: int) -> list[Token]:
+    if raw[0] == "@":
+        raw = raw[1:]
+    if raw.startswith("#") and raw[1:].isdigit():
+        return [Token(f"#{int(raw[1:])}", raw, "ref", group)]
+    raw = raw.lstrip("#")
+    surface = raw.strip("_")
+    if not surface:
+        return []
+    shown = raw if raw != surface and any(c.isalpha() for c in surface) else surface
+    if surface.isdigit():
+        key = str(int(surface)) if len(surface) < 20 else surface
+        return [
+            Token(
+                f"#{key}" if len(surface) >= 4 else key,
+                surface,
+                "ref" if len(surface) >= 4 else "word",
+                group,
+            )
+        ]
+    pieces = [p for p in _SEPARATORS.split(surface) if p]
+    parts: list[str] = []
+    for piece in pieces:
+        camel = _CAMEL.split(piece) if len(piece) >= 5 else [piece]
+        if len(camel) > 1 and all(len(c) >= 2 for c in camel):
+            parts.extend(camel)
+        else:
+            parts.append(piece)
+    lowered = surface.casefold()
+    if len(parts) == 1:
+        key = stem(lowered)
+        word = Token(key, surface, "word", group)
+        # The unstemmed form is a whole-word key too: `flashinfer` meets the identifier FlashInfer.
+        return [word] if key == lowered else [word, Token(lowered, surface, "joined", group)]
+    out = [Token(lowered, shown, "ident", group)]
+    joined = "".join(p.casefold() for p in parts)
+    if joined != lowered:
+        out.append(Token(joined, shown, "joined", group))
+    # One-letter and short numeric pieces (`3` of `3.12`, `o` of `MiniCPM-o`) match too much alone.
+    for p in parts:
+        if p.isdigit() and len(p) >= 4:
+            out.append(Token(f"#{int(p)}", p, "ref", group))  # `pull/54537`
+        elif len(p) > 1 and not (p.isdigit() and len(p) < 3):
+            out.append(Token(stem(p.casefold()), p, "part", group))
+    return out
+
+
+def _han_tokens(run: str, group: int) -> list[Token]:
+    if len(run) == 1:
+        return [Token(run, run, "cjk", group)]
+    bigrams = [run[i : i + 2] for i in range(len(run) - 1)]
+    return [Token(b, b, "cjk", group) for b in bigrams]
+
+
+def tokenize(text: str) -> list[Token]:
+    """All tokens of a text in order; tokens of one identifier or Chinese run share a group."""
+    text = unicodedata.normalize("NFKC", text)
+    text = _URL_REF.sub(lambda m: f" #{m.group(1)} ", text)
+    text = _URL.sub(" ", text)
+    out: list[Token] = []
+    group = 0
+    for match in _SCAN.finditer(text):
+        raw = match.group()
+        if _HAN.fullmatch(raw):
+            for run in _CJK_BREAKS.split(raw):
+                if run:
+                    out.extend(_han_tokens(run, group))
+                    group += 1
+        else:
+            out.extend(_latin_tokens(raw, group))
+            group += 1
+    return out
+
+
+@dataclass(frozen=True)
+class SplitText:
+    """A text cut for indexing: Latin tokens (with a `None` where Chinese text intervened) and
+    Chinese runs. Same cut as `tokenize`, without one object per Chinese bigram."""
+
+    text: str
+    latin: list[Token | None]
+    han_runs: list[str]
+    pieces: list[Token | str]  # Latin tokens and Chinese runs, in text order
+
+    def edge_tokens(self, width: int) -> list[Token]:
+        """The token stream with each long Chinese run cut to its first and last `width`
+        bigrams: every match of a term that joins Latin and Chinese (`PD 分离`) survives."""
+        out: list[Token] = []
+        group = -1
+        for piece in self.pieces:
+            if isinstance(piece, Token):
+                out.append(piece)
+                continue
+            if len(piece) - 1 > 2 * width:
+                head = _han_tokens(piece[: width + 1], group)
+                tail = _han_tokens(piece[-width - 1 :], group)
+                out.extend([*head, Token("\x00", "", "word", group - 1), *tail])
+            else:
+                out.extend(_han_tokens(piece, group))
+            group -= 2
+        return out
+
+    def han_keys(self) -> set[str]:
+        """The bigram (or lone character) keys of the Chinese runs."""
+        out: set[str] = set()
+        for run in self.han_runs:
+            if len(run) == 1:
+                out.add(run)
+            else:
+                out.update([run[i : i + 2] for i in range(len(run) - 1)])
+        return out
+
+    @property
+    def han(self) -> str:
+        """The Chinese runs, one per line (a phrase check never spans two runs)."""
+        return "\n".join(self.han_runs)
+
+
+def split_text(text: str) -> SplitText:
+    """Latin tokens and Chinese runs of a text, for fast indexing of long notes."""
+    text = unicodedata.normalize("NFKC", text)
+    if "http" in text:
+        text = _URL_REF.sub(lambda m: f" #{m.group(1)} ", text)
+        text = _URL.sub(" ", text)
+    latin: list[Token | None] = []
+    runs: list[str] = []
+    pieces: list[Token | str] = []
+    group = 0
+    for match in _SCAN.finditer(text):
+        raw = match.group()
+        if raw[0] >= "\u3400" and _HAN.fullmatch(raw):
+            cut = [run for run in _CJK_BREAKS.split(raw) if run]
+            runs.extend(cut)
+            pieces.extend(cut)
+            if cut and latin and latin[-1] is not None:  # particles alone leave no token between
+                latin.append(None)
+        else:
+            tokens = _latin_tokens(raw, group)
+            latin.extend(tokens)
+            pieces.extend(tokens)
+            group += 1
+    return SplitText(text, latin, runs, pieces)
+
+
+def atomic(tokens: list[Token]) -> list[Token]:
+    """The ordered stream multi-word terms are matched against (no whole-identifier keys)."""
+    return [t for t in tokens if t.kind in ATOMIC_KINDS]
+
+
+def keys(text: str) -> list[str]:
+    """Distinct token keys of a text, in order: a convenience for callers that rank clauses."""
+    seen: dict[str, None] = {}
+    for token in tokenize(text):
+        seen.setdefault(token.key, None)
+    return list(seen)
+
+
+def han_text(text: str) -> str:
+    """Only the Chinese characters of a text, for phrase checks of Chinese query runs."""
+    return "".join(_HAN.findall(unicodedata.normalize("NFKC", text)))
+
+
+def surface_of(tokens: list[Token]) -> str:
+    """Text of consecutive atomic tokens as written: Chinese bigrams re-joined, words spaced."""
+    out = ""
+    previous: Token | None = None
+    for token in tokens:
+        if (
+            token.kind == "cjk"
+            and previous is not None
+            and previous.kind == "cjk"
+            and previous.group == token.group
+        ):
+            out += token.surface[-1]
+        elif previous is None:
+            out = token.surface
+        elif token.kind == "cjk" or previous.kind == "cjk":
+            out += token.surface
+        else:
+            out += " " + token.surface
+        previous = token
+    return out

@@ -1,0 +1,237 @@
+"""The one place that builds the object graph from settings: library, index, Slack app.
+
+`build(settings)` returns a `Bot` holding every piece; nothing else reads settings. Tests and the
+console pass replacements (an index wrapper, a `today` picker, a thread registry, a follow-up
+handler) as keyword arguments. The store, scheduler and answerer join here as they land.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from slack_bolt import App
+from slack_sdk import WebClient
+from slack_sdk.http_retry.builtin_handlers import (
+    ConnectionErrorRetryHandler,
+    RateLimitErrorRetryHandler,
+    ServerErrorRetryHandler,
+)
+
+from chatbot.glossary import load_glossary
+from chatbot.library import Library
+from chatbot.model import Entry
+from chatbot.search import SearchIndex, SearchResult
+from chatbot.settings import Settings, SettingsError
+from chatbot.slack.app import build_slack_app
+from chatbot.slack.handlers.actions import ActionHandlers
+from chatbot.slack.handlers.command import Answers, CommandHandler, Searchable
+from chatbot.slack.handlers.messages import FollowUpHandler
+from chatbot.threads import InMemoryThreadRegistry, ThreadRegistry
+
+log = logging.getLogger(__name__)
+
+# A token the console and tests use when no SLACK_BOT_TOKEN is configured.
+LOCAL_BOT_TOKEN = "xoxb-local-console"
+
+
+class TrackedExecutor(ThreadPoolExecutor):
+    """A thread pool that can tell when all submitted work is done (the console waits on it
+    before reading the next scripted line)."""
+
+    def __init__(self, max_workers: int, thread_name_prefix: str) -> None:
+        super().__init__(max_workers=max_workers, thread_name_prefix=thread_name_prefix)
+        self._pending = 0
+        self._idle = threading.Condition()
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        with self._idle:
+            self._pending += 1
+
+        def tracked() -> Any:
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                with self._idle:
+                    self._pending -= 1
+                    self._idle.notify_all()
+
+        try:
+            return super().submit(tracked)
+        except BaseException:
+            with self._idle:
+                self._pending -= 1
+            raise
+
+    def wait_idle(self, timeout: float) -> bool:
+        with self._idle:
+            return self._idle.wait_for(lambda: self._pending == 0, timeout)
+
+
+class LiveIndex:
+    """The search index of a library, rebuilt when a digest file changes (checked at most
+    every `refresh_every` seconds, so a burst of commands costs one stat pass). The glossary
+    (bundled + the digest folder's glossary files) is reloaded with it."""
+
+    def __init__(self, library: Library, refresh_every: float = 2.0) -> None:
+        self.library = library
+        self.refresh_every = refresh_every
+        self._index = self._build()
+        self._checked = time.monotonic()
+        self._lock = threading.Lock()
+
+    def current(self) -> SearchIndex:
+        now = time.monotonic()
+        if now - self._checked >= self.refresh_every:
+            with self._lock:
+                if now - self._checked >= self.refresh_every:
+                    self._checked = now
+                    if self.library.refresh():
+                        self._index = self._build()
+        return self._index
+
+    def _build(self) -> SearchIndex:
+        glossary = load_glossary(self.library.folder)
+        for problem in glossary.problems:
+            log.warning("%s", problem)
+        return SearchIndex.build(self.library.entries, glossary)
+
+    @property
+    def generation(self) -> int:
+        """Changes whenever the library reloads (answers cached under it go stale)."""
+        self.current()
+        return self.library.generation
+
+    def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:
+        return self.current().search(query, limit=limit, offset=offset)
+
+    def topics(self) -> list[tuple[str, int]]:
+        return self.current().topics()
+
+    def latest(self, count: int) -> Sequence[Entry]:
+        """Newest entries first: by PR date, then digest and position."""
+        self.current()
+        entries = sorted(
+            self.library.entries,
+            key=lambda e: (e.date.isoformat() if e.date else "", e.digest, e.position),
+            reverse=True,
+        )
+        return entries[:count]
+
+    def newest(self) -> Entry | None:
+        """Stand-in for the PR of the day until the daily picker is wired."""
+        newest = self.latest(1)
+        return newest[0] if newest else None
+
+
+@dataclass
+class Bot:
+    """Every piece the commands need, built from settings."""
+
+    settings: Settings
+    library: Library
+    index: Searchable
+    live: LiveIndex
+    threads: ThreadRegistry
+    client: WebClient
+    app: App
+    signing_secret: str
+    follow_up: FollowUpHandler | None = None
+    executors: list[TrackedExecutor] = field(default_factory=list)
+
+    def health(self) -> dict[str, object]:
+        """What /healthz reports besides ok: the library is loaded."""
+        return {"entries": len(self.library), "errors": len(self.library.errors)}
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """True once no answer or lazy listener is running (for the console's script mode)."""
+        return all(executor.wait_idle(timeout) for executor in self.executors)
+
+    def close(self) -> None:
+        for executor in self.executors:
+            executor.shutdown(wait=False, cancel_futures=True)
+
+
+def web_client(settings: Settings, token: str) -> WebClient:
+    """A Web API client for SLACK_API_URL that retries rate limits and server/connection errors."""
+    client = WebClient(token=token, base_url=settings.slack_api_url, timeout=10)
+    client.retry_handlers = [
+        ConnectionErrorRetryHandler(max_retry_count=2),
+        RateLimitErrorRetryHandler(max_retry_count=2),
+        ServerErrorRetryHandler(max_retry_count=2),
+    ]
+    return client
+
+
+def build(
+    settings: Settings,
+    *,
+    local: bool = False,
+    index: Callable[[LiveIndex], Searchable] | None = None,
+    today: Callable[[], Entry | None] | None = None,
+    threads: ThreadRegistry | None = None,
+    follow_up: FollowUpHandler | None = None,
+    ack_budget: float = 1.5,
+    page_size: int = 5,
+    answer_cache: int = 512,
+) -> Bot:
+    """The bot's object graph. `local=True` (console) accepts missing Slack credentials and
+    generates a signing secret; otherwise SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET are required
+    for HTTP mode (SLACK_APP_TOKEN replaces the secret in Socket Mode).
+
+    `index` wraps the live index (tests inject slowness here); `today` is the PR-of-the-day seam
+    (default: the newest entry, until the daily picker lands).
+    """
+    token = settings.slack_bot_token or (LOCAL_BOT_TOKEN if local else None)
+    if token is None:
+        raise SettingsError("setting SLACK_BOT_TOKEN: required to talk to Slack (xoxb-…)")
+    secret = settings.slack_signing_secret
+    if secret is None:
+        if not (local or settings.slack_app_token):
+            raise SettingsError(
+                "setting SLACK_SIGNING_SECRET: required for HTTP mode (or set SLACK_APP_TOKEN)"
+            )
+        secret = secrets.token_hex(16)
+
+    library = Library.load(settings.digest_dir)
+    live = LiveIndex(library)
+    searchable: Searchable = index(live) if index else live
+    registry = threads or InMemoryThreadRegistry()
+    client = web_client(settings, token)
+    answer_pool = TrackedExecutor(max_workers=16, thread_name_prefix="answer")
+    listener_pool = TrackedExecutor(max_workers=16, thread_name_prefix="listener")
+    answers = Answers(
+        index=searchable,
+        latest=live.latest,
+        today=today or live.newest,
+        language=settings.language,
+        page_size=page_size,
+        generation=lambda: live.generation,
+        cache_size=answer_cache,
+    )
+    app = build_slack_app(
+        client=client,
+        signing_secret=secret,
+        command=CommandHandler(answers, answer_pool, ack_budget=ack_budget),
+        buttons=ActionHandlers(answers, library.get, registry, settings.language),
+        follow_up=follow_up,
+        listener_executor=listener_pool,
+    )
+    return Bot(
+        settings=settings,
+        library=library,
+        index=searchable,
+        live=live,
+        threads=registry,
+        client=client,
+        app=app,
+        signing_secret=secret,
+        follow_up=follow_up,
+        executors=[answer_pool, listener_pool],
+    )
