@@ -110,13 +110,13 @@ def cmd_today(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_post_today(args: argparse.Namespace, settings: Settings) -> int:
     """Post the day's entry once; exit 0 when it is (or already was) posted."""
-    from chatbot.daily_wiring import build_daily_poster
+    from chatbot.wiring import build_daily_poster, build_store
 
     channel, day = _daily_day(args, settings)
     if not settings.slack_bot_token:
         print("vllm-digest: setting SLACK_BOT_TOKEN: required to post", file=sys.stderr)
         return 2
-    poster = build_daily_poster(settings, _library(settings))
+    poster = build_daily_poster(settings, _library(settings), build_store(settings))
     try:
         result = poster.run(channel, day)
     finally:
@@ -138,20 +138,21 @@ def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
         f"database at revision {after}"
         + (f" (was {before or 'empty'})" if before != after else " (up to date)")
     )
+    return 0
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Socket Mode when SLACK_APP_TOKEN is set, else HTTP (uvicorn) on --port / PORT."""
     import logging
 
-    from chatbot.wiring import build
+    from chatbot.wiring import build, build_store
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     from slack_bolt.error import BoltError
     from slack_sdk.errors import SlackApiError, SlackClientError
 
     try:
-        bot = build(settings)
+        bot = build(settings, store=build_store(settings))
     except SettingsError as exc:
         print(f"vllm-digest: {exc}", file=sys.stderr)
         return 2
@@ -170,6 +171,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         print(f"vllm-digest: Socket Mode; GET /healthz on port {server.port}", file=sys.stderr)
     else:
         print(f"vllm-digest: HTTP on port {server.port}, POST /slack/events, GET /healthz", file=sys.stderr)
+    if bot.scheduler is not None:
+        bot.scheduler.start()
     server.serve_forever()
     bot.close()
     return 0
