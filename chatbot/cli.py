@@ -10,7 +10,7 @@ import argparse
 import datetime as dt
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from chatbot.settings import Settings, SettingsError, load_settings
@@ -70,74 +70,6 @@ def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
     from chatbot.structured import json_schema
 
     print(json_schema())
-    return 0
-
-
-def _daily_day(args: argparse.Namespace, settings: Settings) -> tuple[str, dt.date]:
-    """--channel (default first DAILY_CHANNELS, else "console") and --date (default today in TIMEZONE)."""
-    channel = args.channel or (settings.daily_channels[0] if settings.daily_channels else "console")
-    day: dt.date = args.date or dt.datetime.now(settings.zone).date()
-    return channel, day
-
-
-def cmd_today(args: argparse.Namespace, settings: Settings) -> int:
-    """Which entry the channel gets on the day, and why; posts nothing."""
-    from chatbot.picker import pick_entry
-    from chatbot.store import SqlStore
-
-    channel, day = _daily_day(args, settings)
-    library = _library(settings)
-    store = SqlStore.open(settings.database_url)
-    try:
-        done = store.daily_post(channel, day)
-        history = store.history(channel)
-    finally:
-        store.close()
-    if done is not None and done.posted:
-        entry = library.get(done.entry_id)
-        title = entry.title if entry else "(no longer in the library)"
-        print(f"{channel} {day}: already posted {done.entry_id} {title} (ts {done.message_ts})")
-        return 0
-    pick = pick_entry(library.entries, history, channel, day)
-    if pick is None:
-        print(f"{channel} {day}: no entries in {settings.digest_dir}", file=sys.stderr)
-        return 1
-    pr = f" #{pick.entry.pr}" if pick.entry.pr else ""
-    print(f"{channel} {day}: {pick.entry.id}{pr} {pick.entry.title}")
-    print(f"why: {pick.reason}")
-    return 0
-
-
-def cmd_post_today(args: argparse.Namespace, settings: Settings) -> int:
-    """Post the day's entry once; exit 0 when it is (or already was) posted."""
-    from chatbot.wiring import build_daily_poster, build_store
-
-    channel, day = _daily_day(args, settings)
-    if not settings.slack_bot_token:
-        print("vllm-digest: setting SLACK_BOT_TOKEN: required to post", file=sys.stderr)
-        return 2
-    poster = build_daily_poster(settings, _library(settings), build_store(settings))
-    try:
-        result = poster.run(channel, day)
-    finally:
-        poster.store.close()
-    print(result.line(), file=sys.stdout if result.ok else sys.stderr)
-    return 0 if result.ok else 1
-
-
-def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
-    """`db upgrade`: apply the shipped migrations to DATABASE_URL."""
-    from chatbot.store import SqlStore
-
-    store = SqlStore.open(settings.database_url, upgrade=False)
-    try:
-        before, after = store.upgrade()
-    finally:
-        store.close()
-    print(
-        f"database at revision {after}"
-        + (f" (was {before or 'empty'})" if before != after else " (up to date)")
-    )
     return 0
 
 
@@ -241,12 +173,72 @@ def cmd_topics(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _not_yet(name: str) -> Callable[[argparse.Namespace, Settings], int]:
-    def run(args: argparse.Namespace, settings: Settings) -> int:
-        print(f"vllm-digest {name}: not available in this build", file=sys.stderr)
-        return 2
+def _daily_day(args: argparse.Namespace, settings: Settings) -> tuple[str, dt.date]:
+    """--channel (default first DAILY_CHANNELS, else "console") and --date (default today in TIMEZONE)."""
+    channel = args.channel or (settings.daily_channels[0] if settings.daily_channels else "console")
+    day: dt.date = args.date or dt.datetime.now(settings.zone).date()
+    return channel, day
 
-    return run
+
+def cmd_today(args: argparse.Namespace, settings: Settings) -> int:
+    """Which entry the channel gets on the day, and why; posts nothing."""
+    from chatbot.picker import pick_entry
+    from chatbot.store import SqlStore
+
+    channel, day = _daily_day(args, settings)
+    library = _library(settings)
+    store = SqlStore.open(settings.database_url)
+    try:
+        done = store.daily_post(channel, day)
+        history = store.history(channel)
+    finally:
+        store.close()
+    if done is not None and done.posted:
+        entry = library.get(done.entry_id)
+        title = entry.title if entry else "(no longer in the library)"
+        print(f"{channel} {day}: already posted {done.entry_id} {title} (ts {done.message_ts})")
+        return 0
+    pick = pick_entry(library.entries, history, channel, day)
+    if pick is None:
+        print(f"{channel} {day}: no entries in {settings.digest_dir}", file=sys.stderr)
+        return 1
+    pr = f" #{pick.entry.pr}" if pick.entry.pr else ""
+    print(f"{channel} {day}: {pick.entry.id}{pr} {pick.entry.title}")
+    print(f"why: {pick.reason}")
+    return 0
+
+
+def cmd_post_today(args: argparse.Namespace, settings: Settings) -> int:
+    """Post the day's entry once; exit 0 when it is (or already was) posted."""
+    from chatbot.wiring import build_daily_poster, build_store
+
+    channel, day = _daily_day(args, settings)
+    if not settings.slack_bot_token:
+        print("vllm-digest: setting SLACK_BOT_TOKEN: required to post", file=sys.stderr)
+        return 2
+    poster = build_daily_poster(settings, _library(settings), build_store(settings))
+    try:
+        result = poster.run(channel, day)
+    finally:
+        poster.store.close()
+    print(result.line(), file=sys.stdout if result.ok else sys.stderr)
+    return 0 if result.ok else 1
+
+
+def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
+    """`db upgrade`: apply the shipped migrations to DATABASE_URL."""
+    from chatbot.store import SqlStore
+
+    store = SqlStore.open(settings.database_url, upgrade=False)
+    try:
+        before, after = store.upgrade()
+    finally:
+        store.close()
+    print(
+        f"database at revision {after}"
+        + (f" (was {before or 'empty'})" if before != after else " (up to date)")
+    )
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
