@@ -173,6 +173,13 @@ def cmd_topics(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _iso_date(value: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a date YYYY-MM-DD, got {value!r}") from None
+
+
 def _daily_day(args: argparse.Namespace, settings: Settings) -> tuple[str, dt.date]:
     """--channel (default first DAILY_CHANNELS, else "console") and --date (default today in TIMEZONE)."""
     channel = args.channel or (settings.daily_channels[0] if settings.daily_channels else "console")
@@ -275,12 +282,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("today", help="which entry would be the PR of the day (does not post)")
     p.add_argument("--channel")
-    p.add_argument("--date", type=dt.date.fromisoformat, help="YYYY-MM-DD")
+    p.add_argument("--date", type=_iso_date, help="YYYY-MM-DD (default today in TIMEZONE)")
     p.set_defaults(func=cmd_today)
 
     p = sub.add_parser("post-today", help="post the PR of the day (once per channel and day)")
     p.add_argument("--channel")
-    p.add_argument("--date", type=dt.date.fromisoformat, help="YYYY-MM-DD")
+    p.add_argument("--date", type=_iso_date, help="YYYY-MM-DD (default today in TIMEZONE)")
     p.set_defaults(func=cmd_post_today)
 
     p = sub.add_parser("serve", help="run the bot (Socket Mode with SLACK_APP_TOKEN, else HTTP)")
