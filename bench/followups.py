@@ -58,7 +58,7 @@ def run(kind: str, replies: int, offset: int, db: Path) -> tuple[list[float], li
         )
         store = SqlStore.open(f"sqlite:///{db}") if kind == "sqlite" else None
         threads = store or InMemoryThreadRegistry()
-        bot = build(settings, threads=threads, handled=store)
+        bot = build(settings, threads=threads, store=store)
         entry = bot.library.entries[0]
         threads.register(CHANNEL, PARENT, entry.id)
         server = HttpServer(asgi_app(bot.app), host="127.0.0.1", port=0).start()

@@ -12,10 +12,7 @@ from typing import Any
 
 import pytest
 
-from chatbot.daily import DailyPoster, SlackMessage, daily_web_client
-from chatbot.model import Entry
 from chatbot.settings import Settings
-from chatbot.slack.blocks import render_entry_card
 from chatbot.slack.server import HttpServer, asgi_app
 from chatbot.store import SqlStore
 from chatbot.wiring import Bot, build
@@ -62,7 +59,7 @@ class App:
 
     def start(self) -> None:
         self.store = SqlStore.open(self.db_url)
-        self.bot = build(settings_for(self.fake), threads=self.store, handled=self.store)
+        self.bot = build(settings_for(self.fake), store=self.store)
         self.server = HttpServer(asgi_app(self.bot.app), host="127.0.0.1", port=0).start()
 
     def stop(self) -> None:
@@ -112,21 +109,12 @@ def app(fake_slack: FakeSlack, db_url: str) -> Iterator[App]:
 
 
 def post_pr_of_the_day(app: App) -> str:
-    """The real daily poster posts into the fake Slack and registers its thread; its ts."""
-
-    def card(entry: Entry) -> SlackMessage:
-        message = render_entry_card(entry, "zh", header="今日 PR")
-        return SlackMessage(message["text"], message["blocks"])
-
-    poster = DailyPoster(
-        app.store,
-        lambda: app.bot.library.entries,
-        daily_web_client("xoxb-test", app.fake.api_url),
-        card,
-        threads=app.store,
-    )
-    result = poster.run(CHANNEL, DAY)
+    """The wired daily poster posts into the fake Slack and registers its thread; its ts."""
+    assert app.bot.daily is not None
+    result = app.bot.daily.run(CHANNEL, DAY)
     assert result.ok and result.entry_id == PD_ENTRY and result.message_ts
+    posted = app.fake.wait_for("chat.postMessage", where=lambda c: not c.params.get("thread_ts"))
+    assert "今日 PR" in all_text(posted.params)
     return result.message_ts
 
 
