@@ -110,12 +110,12 @@ def main() -> int:
                 results[kind][0].extend(acks)
                 results[kind][1].extend(answers)
     print(f"{args.rounds} rounds × {args.replies} thread replies, one at a time, loopback")
-    print(f"{'metric':28}{'sqlite store':>14}{'in-memory':>12}{'ratio':>9}")
+    print(f"{'metric':36}{'sqlite store':>14}{'in-memory':>12}{'ratio':>9}")
     for label, which in (("ack", 0), ("event → chat.postMessage", 1)):
         for name, q in (("p50", 0.5), ("p99", 0.99)):
             ours = percentile(results["sqlite"][which], q)
             base = percentile(results["in-memory"][which], q)
-            print(f"{label + ' ' + name + ' (ms)':28}{ours:14.2f}{base:12.2f}{ours / base:8.2f}x")
+            print(f"{label + ' ' + name + ' (ms)':36}{ours:14.2f}{base:12.2f}{ours / base:8.2f}x")
     mean = statistics.mean(results["sqlite"][1])
     print(f"mean event → answer with the SQLite store: {mean:.2f} ms")
     return 0
