@@ -268,3 +268,14 @@ def test_a_question_with_slack_markup_cannot_make_the_bot_notify(app: App) -> No
     shown = all_text(answer.params)
     assert "规模：" + PD_FOCUS in shown
     assert "<!" not in shown and "<@" not in shown
+
+
+def test_a_bare_mention_in_the_thread_gets_the_summary_in_the_configured_language(app: App) -> None:
+    parent = post_pr_of_the_day(app)
+    app.send(
+        event(f"<@{app.fake.bot_user_id}>", ts="1800000000.001000", thread_ts=parent, kind="app_mention")
+    )
+    answer = app.fake.wait_for("chat.postMessage", where=lambda c: c.params.get("thread_ts") == parent)
+    shown = all_text(answer.params)
+    assert "修复 PD 热前缀下 P2P tier 无供给致 30s 超时重算" in shown
+    assert "一句话：" in shown and "In short" not in shown

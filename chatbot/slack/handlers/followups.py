@@ -55,6 +55,8 @@ _HAN = re.compile(r"[\u3400-\u9fff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 TOP_RESULTS = 3
+# A bare mention in an entry's thread asks for the summary, in the configured language.
+BARE_MENTION_QUESTION: dict[Language, str] = {"zh": "一句话总结", "en": "tl;dr"}
 
 
 class HandledEvents(Protocol):
@@ -231,7 +233,7 @@ class FollowUps:
         if where.kind == "search":
             query = strip_mentions(where.text)
             return render_top_results(self.index, query, query_language(query, self.language))
-        question = strip_mentions(where.text)
+        question = strip_mentions(where.text) or BARE_MENTION_QUESTION[self.language]
         entry = self.lookup(where.entry_id or "")
         if entry is None:
             return blocks.render_text(Texts(query_language(question, self.language))("entry.gone"))
