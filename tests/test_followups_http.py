@@ -6,6 +6,7 @@ import datetime as dt
 import json
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -279,3 +280,18 @@ def test_a_bare_mention_in_the_thread_gets_the_summary_in_the_configured_languag
     shown = all_text(answer.params)
     assert "修复 PD 热前缀下 P2P tier 无供给致 30s 超时重算" in shown
     assert "一句话：" in shown and "In short" not in shown
+
+
+def test_deliveries_racing_each_other_are_answered_once_per_message(app: App) -> None:
+    parent = post_pr_of_the_day(app)
+    text = f"<@{app.fake.bot_user_id}> 有什么风险？"
+    bodies = []
+    for n in range(8):
+        ts = f"1800000000.0011{n:02d}"
+        message = event(text, ts=ts, thread_ts=parent)
+        mention = event(text, ts=ts, thread_ts=parent, kind="app_mention")
+        bodies += [message, mention, message]  # the message also retried
+    with ThreadPoolExecutor(max_workers=12) as pool:
+        list(pool.map(lambda body: app.send(body, retry=0), bodies))
+    app.settle()
+    assert len(app.replies()) == 8
