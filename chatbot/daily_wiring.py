@@ -5,26 +5,23 @@ Temporary home until chatbot/wiring.py (slack branch) lands on main; then these 
 
 from __future__ import annotations
 
+from typing import Literal
+
 from chatbot.daily import DailyPoster, SlackMessage, daily_web_client
 from chatbot.library import Library
 from chatbot.model import Entry
 from chatbot.scheduler import DailyScheduler
 from chatbot.settings import Settings
+from chatbot.slack.blocks import render_entry_card
 from chatbot.store import SqlStore
 
 DAILY_HEADER = {"zh": "今日 PR", "en": "PR of the day"}
 
 
-def plain_daily_message(entry: Entry, lang: str) -> SlackMessage:
-    """Stand-in for render_entry_card until the Slack rendering lands."""
-    header = DAILY_HEADER.get(lang, DAILY_HEADER["en"])
-    link = f"<{entry.url}|#{entry.pr}> " if entry.url and entry.pr else ""
-    text = f"{header}: {entry.title}"
-    blocks = [
-        {"type": "header", "text": {"type": "plain_text", "text": header}},
-        {"type": "section", "text": {"type": "mrkdwn", "text": f"*{link}{entry.title}*\n{entry.why or ''}"}},
-    ]
-    return SlackMessage(text, blocks)
+def daily_card(entry: Entry, lang: Literal["zh", "en"]) -> SlackMessage:
+    """The PR-of-the-day post: the full entry card under a "PR of the day" header."""
+    card = render_entry_card(entry, lang, header=DAILY_HEADER[lang])
+    return SlackMessage(card["text"], card["blocks"])
 
 
 def build_store(settings: Settings) -> SqlStore:
@@ -40,7 +37,7 @@ def build_daily_poster(settings: Settings, library: Library, store: SqlStore | N
         store or build_store(settings),
         entries,
         daily_web_client(settings.slack_bot_token, settings.slack_api_url),
-        lambda entry: plain_daily_message(entry, settings.language),
+        lambda entry: daily_card(entry, settings.language),
     )
 
 

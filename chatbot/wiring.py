@@ -124,8 +124,8 @@ class LiveIndex:
         )
         return entries[:count]
 
-    def newest(self) -> Entry | None:
-        """Stand-in for the PR of the day until the daily picker is wired."""
+    def newest(self, channel: str = "") -> Entry | None:
+        """Stand-in for the PR of the day (any channel) until the daily picker is wired."""
         newest = self.latest(1)
         return newest[0] if newest else None
 
@@ -174,7 +174,7 @@ def build(
     *,
     local: bool = False,
     index: Callable[[LiveIndex], Searchable] | None = None,
-    today: Callable[[], Entry | None] | None = None,
+    today: Callable[[str], Entry | None] | None = None,
     threads: ThreadRegistry | None = None,
     follow_up: FollowUpHandler | None = None,
     ack_budget: float = 1.5,
@@ -185,8 +185,9 @@ def build(
     generates a signing secret; otherwise SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET are required
     for HTTP mode (SLACK_APP_TOKEN replaces the secret in Socket Mode).
 
-    `index` wraps the live index (tests inject slowness here); `today` is the PR-of-the-day seam
-    (default: the newest entry, until the daily picker lands).
+    `index` wraps the live index (tests inject slowness here); `today(channel)` is the
+    PR-of-the-day seam (default: the newest entry; wire `DailyPoster.entry_for_day` with today's
+    date in TIMEZONE).
     """
     token = settings.slack_bot_token or (LOCAL_BOT_TOKEN if local else None)
     if token is None:
