@@ -77,14 +77,14 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Socket Mode when SLACK_APP_TOKEN is set, else HTTP (uvicorn) on --port / PORT."""
     import logging
 
-    from chatbot.wiring import build
+    from chatbot.wiring import build, build_store
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     from slack_bolt.error import BoltError
     from slack_sdk.errors import SlackApiError, SlackClientError
 
     try:
-        bot = build(settings)
+        bot = build(settings, store=build_store(settings))
     except SettingsError as exc:
         print(f"vllm-digest: {exc}", file=sys.stderr)
         return 2
@@ -103,6 +103,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         print(f"vllm-digest: Socket Mode; GET /healthz on port {server.port}", file=sys.stderr)
     else:
         print(f"vllm-digest: HTTP on port {server.port}, POST /slack/events, GET /healthz", file=sys.stderr)
+    if bot.scheduler is not None:
+        bot.scheduler.start()
     server.serve_forever()
     bot.close()
     return 0
@@ -171,6 +173,13 @@ def cmd_topics(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _iso_date(value: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a date YYYY-MM-DD, got {value!r}") from None
+
+
 def _daily_day(args: argparse.Namespace, settings: Settings) -> tuple[str, dt.date]:
     """--channel (default first DAILY_CHANNELS, else "console") and --date (default today in TIMEZONE)."""
     channel = args.channel or (settings.daily_channels[0] if settings.daily_channels else "console")
@@ -208,13 +217,13 @@ def cmd_today(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_post_today(args: argparse.Namespace, settings: Settings) -> int:
     """Post the day's entry once; exit 0 when it is (or already was) posted."""
-    from chatbot.daily_wiring import build_daily_poster
+    from chatbot.wiring import build_daily_poster, build_store
 
     channel, day = _daily_day(args, settings)
     if not settings.slack_bot_token:
         print("vllm-digest: setting SLACK_BOT_TOKEN: required to post", file=sys.stderr)
         return 2
-    poster = build_daily_poster(settings, _library(settings))
+    poster = build_daily_poster(settings, _library(settings), build_store(settings))
     try:
         result = poster.run(channel, day)
     finally:
@@ -273,12 +282,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("today", help="which entry would be the PR of the day (does not post)")
     p.add_argument("--channel")
-    p.add_argument("--date", type=dt.date.fromisoformat, help="YYYY-MM-DD")
+    p.add_argument("--date", type=_iso_date, help="YYYY-MM-DD (default today in TIMEZONE)")
     p.set_defaults(func=cmd_today)
 
     p = sub.add_parser("post-today", help="post the PR of the day (once per channel and day)")
     p.add_argument("--channel")
-    p.add_argument("--date", type=dt.date.fromisoformat, help="YYYY-MM-DD")
+    p.add_argument("--date", type=_iso_date, help="YYYY-MM-DD (default today in TIMEZONE)")
     p.set_defaults(func=cmd_post_today)
 
     p = sub.add_parser("serve", help="run the bot (Socket Mode with SLACK_APP_TOKEN, else HTTP)")

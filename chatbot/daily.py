@@ -22,7 +22,7 @@ import socket
 import uuid
 from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
@@ -36,6 +36,7 @@ from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryInterv
 from chatbot.model import Entry
 from chatbot.picker import Pick, pick_entry
 from chatbot.store.sql import ClaimOutcome, DailyPost, SqlStore, utc_now
+from chatbot.threads import ThreadRegistry
 
 log = logging.getLogger(__name__)
 
@@ -55,14 +56,6 @@ class SlackMessage:
 
     text: str
     blocks: list[dict[str, Any]]
-
-
-class ThreadRegistry(Protocol):
-    """Threads the bot owns, for follow-ups: the SQL store implements it."""
-
-    def register(self, channel: str, thread_ts: str, entry_id: str) -> None: ...
-
-    def entry_for(self, channel: str, thread_ts: str) -> str | None: ...
 
 
 class Status(enum.Enum):

@@ -80,7 +80,7 @@ def pick_entry(
         due.sort(key=lambda e: tie_break(day, channel, e.id))
         due.sort(key=lambda e: e.digest, reverse=True)
         rule = "never posted here"
-        detail = f"newest digest {due[0].digest}"
+        detail = f"newest digest {due[0].digest}, then by hash of (day, channel, id)"
     else:
         due.sort(key=lambda e: (last[e.id], tie_break(day, channel, e.id)))
         rule = f"round {fewest + 1}: every entry was posted {fewest}x"

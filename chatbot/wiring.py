@@ -7,6 +7,7 @@ handler) as keyword arguments. The store, scheduler and answerer join here as th
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import secrets
 import threading
@@ -24,15 +25,20 @@ from slack_sdk.http_retry.builtin_handlers import (
     ServerErrorRetryHandler,
 )
 
+from chatbot.daily import DailyPoster, SlackMessage, daily_web_client
 from chatbot.glossary import load_glossary
 from chatbot.library import Library
 from chatbot.model import Entry
+from chatbot.scheduler import DailyScheduler
 from chatbot.search import SearchIndex, SearchResult
 from chatbot.settings import Settings, SettingsError
 from chatbot.slack.app import build_slack_app
+from chatbot.slack.blocks import render_entry_card
 from chatbot.slack.handlers.actions import ActionHandlers
 from chatbot.slack.handlers.command import Answers, CommandHandler, Searchable
 from chatbot.slack.handlers.messages import FollowUpHandler
+from chatbot.slack.i18n import Language, Texts
+from chatbot.store import SqlStore
 from chatbot.threads import InMemoryThreadRegistry, ThreadRegistry
 
 log = logging.getLogger(__name__)
@@ -124,8 +130,8 @@ class LiveIndex:
         )
         return entries[:count]
 
-    def newest(self, channel: str = "") -> Entry | None:
-        """Stand-in for the PR of the day (any channel) until the daily picker is wired."""
+    def newest(self) -> Entry | None:
+        """Stand-in for the PR of the day until the daily picker is wired."""
         newest = self.latest(1)
         return newest[0] if newest else None
 
@@ -144,6 +150,9 @@ class Bot:
     signing_secret: str
     follow_up: FollowUpHandler | None = None
     executors: list[TrackedExecutor] = field(default_factory=list)
+    store: SqlStore | None = None
+    daily: DailyPoster | None = None
+    scheduler: DailyScheduler | None = None
 
     def health(self) -> dict[str, object]:
         """What /healthz reports besides ok: the library is loaded."""
@@ -154,8 +163,12 @@ class Bot:
         return all(executor.wait_idle(timeout) for executor in self.executors)
 
     def close(self) -> None:
+        if self.scheduler is not None:
+            self.scheduler.shutdown()
         for executor in self.executors:
             executor.shutdown(wait=False, cancel_futures=True)
+        if self.store is not None:
+            self.store.close()
 
 
 def web_client(settings: Settings, token: str) -> WebClient:
@@ -174,20 +187,21 @@ def build(
     *,
     local: bool = False,
     index: Callable[[LiveIndex], Searchable] | None = None,
-    today: Callable[[str], Entry | None] | None = None,
+    today: Callable[[], Entry | None] | None = None,
     threads: ThreadRegistry | None = None,
     follow_up: FollowUpHandler | None = None,
     ack_budget: float = 1.5,
     page_size: int = 5,
     answer_cache: int = 512,
+    store: SqlStore | None = None,
 ) -> Bot:
     """The bot's object graph. `local=True` (console) accepts missing Slack credentials and
     generates a signing secret; otherwise SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET are required
     for HTTP mode (SLACK_APP_TOKEN replaces the secret in Socket Mode).
 
-    `index` wraps the live index (tests inject slowness here); `today(channel)` is the
-    PR-of-the-day seam (default: the newest entry; wire `DailyPoster.entry_for_day` with today's
-    date in TIMEZONE).
+    `index` wraps the live index (tests inject slowness here); `today` is the PR-of-the-day seam.
+    With a `store` (serve), threads are registered in it and the daily post and its scheduler
+    are built (`Bot.scheduler.start()` runs it); `today` then answers the daily pick.
     """
     token = settings.slack_bot_token or (LOCAL_BOT_TOKEN if local else None)
     if token is None:
@@ -203,8 +217,11 @@ def build(
     library = Library.load(settings.digest_dir)
     live = LiveIndex(library)
     searchable: Searchable = index(live) if index else live
-    registry = threads or InMemoryThreadRegistry()
+    registry = threads or store or InMemoryThreadRegistry()
     client = web_client(settings, token)
+    daily = build_daily_poster(settings, library, store, registry) if store is not None else None
+    if today is None and daily is not None:
+        today = daily_today(settings, daily)
     answer_pool = TrackedExecutor(max_workers=16, thread_name_prefix="answer")
     listener_pool = TrackedExecutor(max_workers=16, thread_name_prefix="listener")
     answers = Answers(
@@ -235,4 +252,63 @@ def build(
         signing_secret=secret,
         follow_up=follow_up,
         executors=[answer_pool, listener_pool],
+        store=store,
+        daily=daily,
+        scheduler=build_daily_scheduler(settings, daily) if daily is not None else None,
     )
+
+
+# -- the PR of the day -----------------------------------------------------------------------
+
+
+def build_store(settings: Settings) -> SqlStore:
+    """The SQL store at DATABASE_URL, migrated to the newest schema."""
+    return SqlStore.open(settings.database_url)
+
+
+def daily_message(entry: Entry, lang: Language) -> SlackMessage:
+    """The entry card under a "PR of the day" header, with the hint to ask in the thread."""
+    card = render_entry_card(entry, lang, header=Texts(lang)("today.header"))
+    return SlackMessage(card["text"], card["blocks"])
+
+
+def build_daily_poster(
+    settings: Settings, library: Library, store: SqlStore, threads: ThreadRegistry | None = None
+) -> DailyPoster:
+    """Posts to Slack once per channel and day; its client retries 429/5xx/connection errors."""
+
+    def entries() -> Sequence[Entry]:
+        library.refresh()
+        return library.entries
+
+    return DailyPoster(
+        store,
+        entries,
+        daily_web_client(settings.slack_bot_token, settings.slack_api_url),
+        lambda entry: daily_message(entry, settings.language),
+        threads=threads or store,
+    )
+
+
+def build_daily_scheduler(settings: Settings, poster: DailyPoster) -> DailyScheduler:
+    """Cron jobs for DAILY_CHANNELS; a DAILY_CRON APScheduler rejects fails like any bad setting."""
+    try:
+        return DailyScheduler(
+            poster.run, settings.daily_channels, settings.daily_cron, settings.zone, settings.daily_grace
+        )
+    except ValueError as exc:
+        raise SettingsError(f"setting DAILY_CRON: {exc} (got {settings.daily_cron!r})") from None
+
+
+def daily_today(settings: Settings, poster: DailyPoster) -> Callable[[], Entry | None]:
+    """`/vllm-digest today`: what the first daily channel got (or gets) today."""
+    channel = settings.daily_channels[0] if settings.daily_channels else "console"
+
+    def today() -> Entry | None:
+        return poster.entry_for_day(channel, _local_day(settings))
+
+    return today
+
+
+def _local_day(settings: Settings) -> dt.date:
+    return dt.datetime.now(settings.zone).date()

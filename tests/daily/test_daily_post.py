@@ -24,9 +24,9 @@ from chatbot.daily import (
     daily_web_client,
     owner_is_dead,
 )
-from chatbot.daily_wiring import daily_card
 from chatbot.library import Library
 from chatbot.store import SqlStore
+from chatbot.wiring import daily_message
 from tests.fakeslack import FakeSlack
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -150,7 +150,7 @@ def test_permanent_slack_errors_are_one_line_and_not_retried(
         store,
         lambda: seed_library.entries,
         daily_web_client("xoxb-test", fake_slack.api_url, backoff=0.01),
-        lambda e: daily_card(e, "en"),
+        lambda e: daily_message(e, "en"),
     )
     result = poster.run(CHANNEL, dt.date(2026, 9, 1))
     assert result.status is Status.REFUSED
@@ -171,7 +171,7 @@ def test_rate_limit_is_retried_inside_the_run(
         store,
         lambda: seed_library.entries,
         daily_web_client("xoxb-test", fake_slack.api_url, backoff=0.01),
-        lambda e: daily_card(e, "en"),
+        lambda e: daily_message(e, "en"),
     )
     result = poster.run(CHANNEL, dt.date(2026, 9, 1))
     assert result.status is Status.POSTED

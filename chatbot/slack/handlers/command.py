@@ -66,7 +66,7 @@ class Answers:
 
     index: Searchable
     latest: Callable[[int], Sequence[Entry]]
-    today: Callable[[str], Entry | None]
+    today: Callable[[], Entry | None]
     language: Language
     page_size: int = 5
     generation: Callable[[], int] = lambda: 0
@@ -93,12 +93,9 @@ class Answers:
                     self._cache.popitem(last=False)
         return answer
 
-    def answer(self, request: Request, channel: str = "") -> blocks.Message:
-        """The answer for a command typed in `channel` (the PR of the day is per channel)."""
+    def answer(self, request: Request) -> blocks.Message:
         if request.kind == "search":
             return self.page(request.query, 0)
-        if request.kind == "today":
-            return blocks.render_today(self.today(channel), self.language)
         return self._keep(request, 0, self._answer(request))
 
     def _answer(self, request: Request) -> blocks.Message:
@@ -108,6 +105,8 @@ class Answers:
             return blocks.render_topics(self.index.topics(), self.language)
         if request.kind == "latest":
             return blocks.render_latest(self.latest(self.page_size), self.language)
+        if request.kind == "today":
+            return blocks.render_today(self.today(), self.language)
         raise ValueError(f"not a subcommand: {request.kind}")
 
     def page(self, query: str, offset: int) -> blocks.Message:
@@ -134,9 +133,7 @@ class CommandHandler:
         at_hand = self.answers.cached(request)
         if at_hand is not None:
             return ephemeral_ack(at_hand)
-        future: Future[blocks.Message] = self.executor.submit(
-            self.answers.answer, request, str(command.get("channel_id") or "")
-        )
+        future: Future[blocks.Message] = self.executor.submit(self.answers.answer, request)
         try:
             return ephemeral_ack(future.result(timeout=self.ack_budget))
         except FutureTimeout:
