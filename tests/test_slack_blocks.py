@@ -159,3 +159,13 @@ def test_no_match_says_so_and_suggests_topics() -> None:
     assert "No entry matches “xyzzy”" in shown
     assert "`multimodal`" in shown and "`torch.compile`" in shown
     assert not [b for b in message["blocks"] if b["type"] == "actions"]
+
+
+def test_the_daily_post_is_the_entry_card_under_its_header(seed_library: Library) -> None:
+    from chatbot.wiring import daily_message
+
+    entry = seed_library.get("53529")
+    assert entry is not None
+    posted = daily_message(entry, "zh")
+    assert posted.blocks == blocks.render_entry_card(entry, "zh", header="今日 PR")["blocks"]
+    assert posted.text.startswith("今日 PR: 新增 Qwen3-VL DeepStack")
