@@ -295,3 +295,52 @@ def test_deliveries_racing_each_other_are_answered_once_per_message(app: App) ->
         list(pool.map(lambda body: app.send(body, retry=0), bodies))
     app.settle()
     assert len(app.replies()) == 8
+
+
+def test_old_dedup_marks_are_pruned_at_most_once_an_hour(fake_slack: FakeSlack, tmp_path: Path) -> None:
+    from slack_sdk import WebClient
+
+    from chatbot.answers import Answerer
+    from chatbot.library import Library
+    from chatbot.slack.handlers.followups import Delivery, FollowUps
+    from chatbot.threads import InMemoryThreadRegistry
+    from chatbot.wiring import LiveIndex
+
+    store = SqlStore.open(f"sqlite:///{tmp_path / 'bot.db'}")
+    now = [1000.0]
+    library = Library.load(DIGESTS)
+    follow_ups = FollowUps(
+        Answerer(library),
+        library.get,
+        LiveIndex(library),
+        InMemoryThreadRegistry(),
+        store,
+        "zh",
+        keep_handled=dt.timedelta(0),
+        clock=lambda: now[0],
+    )
+    client = WebClient(token="xoxb-test", base_url=fake_slack.api_url)
+
+    def mention(n: int) -> Delivery:
+        inner = {
+            "type": "app_mention",
+            "channel": "C1",
+            "user": "U0A",
+            "text": "<@UB> compile",
+            "ts": f"9.{n}",
+        }
+        return Delivery(inner, f"EvP{n}", "UB")
+
+    try:
+        assert store.mark_event_handled("EvOld")
+        follow_ups(mention(1), client)
+        assert store.mark_event_handled("EvOld")  # pruned: the mark was gone
+        now[0] += 60
+        follow_ups(mention(2), client)
+        assert not store.mark_event_handled("EvOld")  # a minute later: not pruned again
+        now[0] += 3600
+        follow_ups(mention(3), client)
+        assert store.mark_event_handled("EvOld")
+        assert len(fake_slack.calls("chat.postMessage")) == 3
+    finally:
+        store.close()

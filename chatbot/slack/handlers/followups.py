@@ -22,9 +22,12 @@ a crash in between loses that answer rather than risking two.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
+import math
 import re
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -55,6 +58,9 @@ _HAN = re.compile(r"[\u3400-\u9fff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 TOP_RESULTS = 3
+# Old dedup marks are dropped at most once an hour, keeping a day (Slack retries for minutes).
+PRUNE_EVERY = 3600.0
+KEEP_HANDLED = dt.timedelta(days=1)
 # A bare mention in an entry's thread asks for the summary, in the configured language.
 BARE_MENTION_QUESTION: dict[Language, str] = {"zh": "一句话总结", "en": "tl;dr"}
 
@@ -197,6 +203,9 @@ class FollowUps:
         threads: ThreadRegistry,
         handled: HandledEvents,
         language: Language,
+        *,
+        keep_handled: dt.timedelta = KEEP_HANDLED,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.answerer = answerer
         self.lookup = lookup
@@ -204,6 +213,10 @@ class FollowUps:
         self.threads = threads
         self.handled = handled
         self.language: Language = language
+        self.keep_handled = keep_handled
+        self.clock = clock
+        self._pruned_at = -math.inf
+        self._prune_lock = threading.Lock()
 
     def __call__(self, delivery: Delivery, client: WebClient) -> None:
         where = route(delivery, self.threads.entry_for)
@@ -227,6 +240,26 @@ class FollowUps:
             )
         except (SlackApiError, SlackClientError) as exc:
             log.warning("follow-up answer in %s %s failed: %s", where.channel, where.reply_ts, exc)
+        self.prune()
+
+    def prune(self) -> None:
+        """Drop dedup marks older than `keep_handled`, at most every PRUNE_EVERY seconds, when
+        the store can (the SQL store; the in-memory one lives as long as the process)."""
+        prune = getattr(self.handled, "prune_handled_events", None)
+        if prune is None:
+            return
+        now = self.clock()
+        with self._prune_lock:
+            if now - self._pruned_at < PRUNE_EVERY:
+                return
+            self._pruned_at = now
+        try:
+            removed = prune(dt.datetime.now(dt.UTC) - self.keep_handled)
+        except Exception:
+            log.exception("pruning handled events failed")
+            return
+        if removed:
+            log.info("pruned %d handled-event marks", removed)
 
     def reply(self, where: Route) -> blocks.Message:
         """The message answering a routed event."""
