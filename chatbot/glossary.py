@@ -22,8 +22,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from chatbot.model import Problem
-from chatbot.structured import _line_of, is_glossary_file
+from chatbot.structured import is_glossary_file
 from chatbot.tokens import SplitText, Token, atomic, segment_tokens, surface_of, tokenize
+from chatbot.yamlnodes import yaml_line
 
 _ATOMIC = frozenset({"word", "part", "ref", "cjk"})
 BUNDLED = Path(__file__).resolve().parent / "data" / "glossary.yaml"
@@ -154,7 +155,7 @@ class Glossary:
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "file"
-            line = _line_of(_compose(text), tuple(first["loc"]))
+            line = yaml_line(_compose(text), tuple(first["loc"]))
             self.problems.append(Problem(str(path), line, "error", f"{where}: {first['msg']}"))
             return
         for index, item in enumerate(parsed.concepts):
@@ -164,11 +165,11 @@ class Glossary:
                 first = exc.errors()[0]
                 loc = ("concepts", index, *first["loc"])
                 where = ".".join(str(p) for p in loc)
-                line = _line_of(_compose(text), loc)
+                line = yaml_line(_compose(text), loc)
                 self.problems.append(Problem(str(path), line, "error", f"{where}: {first['msg']}"))
                 continue
             if not concept.terms:
-                line = _line_of(_compose(text), ("concepts", index))
+                line = yaml_line(_compose(text), ("concepts", index))
                 self.problems.append(
                     Problem(str(path), line, "error", f"concept {concept.id!r} has no terms")
                 )
@@ -178,7 +179,7 @@ class Glossary:
         for index, item in enumerate(parsed.concepts):
             for included in item.get("includes") or []:
                 if included not in known:
-                    line = _line_of(_compose(text), ("concepts", index, "includes"))
+                    line = yaml_line(_compose(text), ("concepts", index, "includes"))
                     self.problems.append(
                         Problem(str(path), line, "warning", f"includes unknown concept {included!r}")
                     )
