@@ -258,10 +258,14 @@ class Glossary:
         if keys is None:
             keys = text.keys()
         if han:
-            for first in keys & self._han_first.keys():
-                for concept, surface, chinese in self._han_first[first]:
-                    if chinese in han:
-                        found.append((concept, surface, chinese))
+            found.extend(
+                (concept, surface, chinese)
+                for first in keys & self._han_first.keys()
+                for concept, surface, chinese in self._han_first[first]
+                if chinese in han
+            )
+            if len(found) > 1:  # in text order, the longer term first (not in set order)
+                found.sort(key=lambda m: (han.index(m[2]), -len(m[2]), m[0], m[1]))
         cache = self._segment_matches
         for segment in dict.fromkeys(text.segments):
             matches = cache.get(segment)

@@ -18,11 +18,12 @@ from __future__ import annotations
 import gc
 import heapq
 import math
+from bisect import bisect_left
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import chain, repeat
 from typing import Generic, NamedTuple, TypeVar
 
 from rapidfuzz import process
@@ -162,8 +163,36 @@ class _Postings(Generic[K]):
                 out.update(dict.fromkeys(found, weight * factor))
         return out
 
+    def levels_of(self, key: K, factor: float = 1.0) -> _LevelScores:
+        """The same scores as `table`, without building a dict: (score, entry indices) per field
+        weight. A query adds them to its totals directly."""
+        return _LevelScores(
+            [(weight * factor, found) for weight, lists in self.levels if (found := lists.get(key))]
+        )
+
     def __contains__(self, key: K) -> bool:
         return any(key in lists for _, lists in self.levels)
+
+
+class _LevelScores(Mapping[int, float]):
+    """Entry index → score as disjoint ascending lists of indices sharing one score each."""
+
+    def __init__(self, levels: list[tuple[float, list[int]]]) -> None:
+        self.levels = levels
+        self._size = sum(len(found) for _, found in levels)
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self) -> Iterator[int]:
+        return chain.from_iterable(found for _, found in self.levels)
+
+    def __getitem__(self, index: int) -> float:
+        for score, found in self.levels:
+            at = bisect_left(found, index)
+            if at < len(found) and found[at] == index:
+                return score
+        raise KeyError(index)
 
 
 @dataclass
@@ -171,7 +200,7 @@ class _Unit:
     """One thing the query asks for: entry index → score, and how to show what matched."""
 
     generic: bool
-    scores: dict[int, float]
+    scores: Mapping[int, float]  # a dict, or `_LevelScores` straight from the postings
     display: Callable[[int], list[str]]
     qualifies: bool = True  # False: adds to an entry's score but cannot make it a hit alone
 
@@ -478,6 +507,11 @@ class SearchIndex:
         # Every entry naming the concept at the synonym level; the literal unit (below) adds the
         # asked term's own weight, so using the very term still ranks first.
         synonym = SYNONYM * factor
+        includes = self.glossary.concepts[concept].includes
+        if factor == 1.0 and not any(narrower in self.concepts for narrower in includes):
+            return _Unit(
+                False, self.concepts.levels_of(concept, synonym), lambda i: self._show(i, concept, asked)
+            )
         scores = self.concepts.table(concept, synonym)
         if factor != 1.0:  # a typo-corrected term has no literal unit: keep its literal level here
             literal = LITERAL * factor
@@ -486,7 +520,7 @@ class SearchIndex:
                     if weight * literal > scores[index]:
                         scores[index] = weight * literal
         shown_concept: dict[int, str] = {}
-        for narrower in self.glossary.concepts[concept].includes:
+        for narrower in includes:
             for index, weight in self.concepts.table(narrower).items():
                 value = weight * NARROWER * factor
                 if value > scores.get(index, 0.0):
@@ -494,12 +528,18 @@ class SearchIndex:
                     shown_concept[index] = narrower
 
         def display(index: int) -> list[str]:
-            return _display(self._surfaces(index, shown_concept.get(index, concept)), asked)
+            return self._show(index, shown_concept.get(index, concept), asked)
 
         return _Unit(False, scores, display)
 
+    def _show(self, index: int, concept: str, asked: list[str]) -> list[str]:
+        return _display(self._surfaces(index, concept), asked)
+
     def _literal_unit(self, concept: str, terms: list[str]) -> _Unit | None:
         """Entries that use the very term asked for rank above those using a synonym."""
+        present = [t for t in dict.fromkeys(terms) if (concept, t) in self.concept_terms]
+        if len(present) == 1:
+            return _Unit(False, self.concept_terms.levels_of((concept, present[0])), _nothing)
         tables = [table for t in terms if (table := self.concept_terms.table((concept, t)))]
         if not tables:
             return None
@@ -515,13 +555,16 @@ class SearchIndex:
             return None
         fuzzy = token.key in fuzzy_keys
         factor = FUZZY if fuzzy else 1.0
+        shown = [_surface_for(self.vocabulary, token.key) if fuzzy else token.surface]
+        generic = token.key in GENERIC_WORDS
+        if not any(w.key in self.postings for w in wholes):
+            return _Unit(generic, self.postings.levels_of(token.key, factor), lambda _index: shown)
         scores: dict[int, float] = {}
         for key in [token.key, *(w.key for w in wholes)]:
             for index, weight in self.postings.table(key).items():
                 if weight * factor > scores.get(index, 0.0):
                     scores[index] = weight * factor
-        shown = [_surface_for(self.vocabulary, token.key) if fuzzy else token.surface]
-        return _Unit(token.key in GENERIC_WORDS, scores, lambda _index: shown)
+        return _Unit(generic, scores, lambda _index: shown)
 
     def _ident_unit(self, wholes: list[Token], parts: list[Token]) -> _Unit | None:
         shown = [wholes[0].surface if wholes else " ".join(p.surface for p in parts)]
@@ -554,7 +597,7 @@ class SearchIndex:
         shown = [phrase]
         generic = all(t.key in GENERIC_HAN for t in run)
         if len(run) == 1:
-            return _Unit(generic, self.postings.table(run[0].key), lambda _index: shown)
+            return _Unit(generic, self.postings.levels_of(run[0].key), lambda _index: shown)
         counts: dict[int, list[float]] = {}
         for token in run:
             for index, weight in self.postings.table(token.key).items():
@@ -601,14 +644,27 @@ class SearchIndex:
         totals: dict[int, float] = {}
         real: set[int] = set()
         for factor, unit in units:
-            if not totals:
-                totals = {index: value * factor for index, value in unit.scores.items()}
+            scores = unit.scores
+            first = not totals
+            get = totals.get
+            if isinstance(scores, _LevelScores):  # one product per field weight, not per entry
+                for value, found in scores.levels:
+                    score = value * factor
+                    if first:
+                        totals.update(dict.fromkeys(found, score))
+                    else:
+                        for index in found:
+                            totals[index] = get(index, 0.0) + score
+                    if not unit.generic and unit.qualifies:
+                        real.update(found)
+                continue
+            if first:
+                totals = {index: value * factor for index, value in scores.items()}
             else:
-                get = totals.get
-                for index, value in unit.scores.items():
+                for index, value in scores.items():
                     totals[index] = get(index, 0.0) + value * factor
             if not unit.generic and unit.qualifies:
-                real.update(unit.scores)
+                real.update(scores)
         if not real:
             return [], units
         if len(real) == len(totals):  # the usual case: no entry matched by generic words only
