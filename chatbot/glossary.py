@@ -279,12 +279,12 @@ class Glossary:
                 (term, pieces)
                 for first_key in keys & self._mixed_first.keys()
                 for term, pieces in self._mixed_first[first_key]
-                if all(piece in han for piece in pieces)
+                if keys.issuperset(term.sequence) and all(piece in han for piece in pieces)
             ]
             wanted.extend(
                 (term, pieces)
                 for term, pieces in self._split_han
-                if term.sequence[0] in keys and all(piece in han for piece in pieces)
+                if keys.issuperset(term.sequence) and all(piece in han for piece in pieces)
             )
             if wanted:  # match these few on the atomic stream, exactly as `find` does
                 stream, origins = _edge_stream(text, self._mixed_width)

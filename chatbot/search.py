@@ -280,6 +280,7 @@ class SearchIndex:
         self.han: list[list[tuple[float, str]]] = []
         self.vocabulary: dict[str, str] = {}
         self._analysed: dict[str, _Analysed] = {}
+        self._ref_terms = any(key.startswith("#") for key in glossary.terms_by_first_key())
         # Building allocates hundreds of thousands of small containers and frees none: cyclic GC
         # passes over the growing heap would only slow it down (~3x at 10k entries).
         # The index lives as long as the library generation: freezing it (and the entries) keeps
@@ -305,6 +306,9 @@ class SearchIndex:
         cached = self._analysed.get(text)
         if cached is not None:
             return cached, False
+        if text[0] == "#" and text[1:].isascii() and text[1:].isdigit() and not self._ref_terms:
+            # `#12345` (the PR, its references): one key, no glossary term, nothing to display.
+            return _Analysed(frozenset((f"#{int(text[1:])}",)), [], (), frozenset(), frozenset(), ""), False
         cut = split_text(text)
         keys = cut.keys()
         matches = tuple(self.glossary.find_in(cut, keys))
