@@ -330,6 +330,7 @@ class SearchIndex:
         segment_order: dict[str, None] = {}  # Latin stretches in first-seen order, for the vocabulary
         topic_counts: dict[str, int] = {}
         plain_tags: dict[str, bool] = {}
+        concept_labels = {c: self.glossary.label(c) for c in self.glossary.concepts}
         for index, entry in enumerate(self.entries):
             fields: list[tuple[float, tuple[tuple[str, str, str], ...]]] = []
             han: list[tuple[float, str]] = []
@@ -365,7 +366,7 @@ class SearchIndex:
                 segment_order.update(dict.fromkeys(field_index.segments))
             self.concept_fields.append(fields)
             self.han.append(han)
-            labels = {self.glossary.label(c) for c in strong}
+            labels = {concept_labels[c] for c in strong}
             for tag in entry.tags:
                 plain = plain_tags.get(tag)
                 if plain is None:
