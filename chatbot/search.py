@@ -163,6 +163,11 @@ class _Postings(Generic[K]):
                 out.update(dict.fromkeys(found, weight * factor))
         return out
 
+    def weighted(self, key: K) -> list[tuple[float, list[int]]]:
+        """(field weight, entry indices) for `key`, lightest first: iterate instead of `table`
+        when each entry is visited once anyway."""
+        return [(weight, found) for weight, lists in self.levels if (found := lists.get(key))]
+
     def levels_of(self, key: K, factor: float = 1.0) -> _LevelScores:
         """The same scores as `table`, without building a dict: (score, entry indices) per field
         weight. A query adds them to its totals directly."""
@@ -521,16 +526,18 @@ class SearchIndex:
         if factor != 1.0:  # a typo-corrected term has no literal unit: keep its literal level here
             literal = LITERAL * factor
             for term in asked:
-                for index, weight in self.concept_terms.table((concept, term)).items():
-                    if weight * literal > scores[index]:
-                        scores[index] = weight * literal
+                for weight, found in self.concept_terms.weighted((concept, term)):
+                    for index in found:
+                        if weight * literal > scores[index]:
+                            scores[index] = weight * literal
         shown_concept: dict[int, str] = {}
         for narrower in includes:
-            for index, weight in self.concepts.table(narrower).items():
-                value = weight * NARROWER * factor
-                if value > scores.get(index, 0.0):
-                    scores[index] = value
-                    shown_concept[index] = narrower
+            for weight, found in self.concepts.weighted(narrower):
+                for index in found:
+                    value = weight * NARROWER * factor
+                    if value > scores.get(index, 0.0):
+                        scores[index] = value
+                        shown_concept[index] = narrower
 
         def display(index: int) -> list[str]:
             return self._show(index, shown_concept.get(index, concept), asked)
@@ -545,14 +552,14 @@ class SearchIndex:
         present = [t for t in dict.fromkeys(terms) if (concept, t) in self.concept_terms]
         if len(present) == 1:
             return _Unit(False, self.concept_terms.levels_of((concept, present[0])), _nothing)
-        tables = [table for t in terms if (table := self.concept_terms.table((concept, t)))]
-        if not tables:
+        if not present:
             return None
-        scores = tables[0]  # LITERAL is 1.0: the table is the score
-        for table in tables[1:]:
-            for index, weight in table.items():
-                if weight > scores.get(index, 0.0):
-                    scores[index] = weight
+        scores = self.concept_terms.table((concept, present[0]))  # LITERAL is 1.0: the table is the score
+        for term in present[1:]:
+            for weight, found in self.concept_terms.weighted((concept, term)):
+                for index in found:
+                    if weight > scores.get(index, 0.0):
+                        scores[index] = weight
         return _Unit(False, scores, _nothing)
 
     def _word_unit(self, token: Token, wholes: list[Token], fuzzy_keys: set[str]) -> _Unit | None:
@@ -566,29 +573,31 @@ class SearchIndex:
             return _Unit(generic, self.postings.levels_of(token.key, factor), lambda _index: shown)
         scores: dict[int, float] = {}
         for key in [token.key, *(w.key for w in wholes)]:
-            for index, weight in self.postings.table(key).items():
-                if weight * factor > scores.get(index, 0.0):
-                    scores[index] = weight * factor
+            for weight, found in self.postings.weighted(key):
+                for index in found:
+                    if weight * factor > scores.get(index, 0.0):
+                        scores[index] = weight * factor
         return _Unit(generic, scores, lambda _index: shown)
 
     def _ident_unit(self, wholes: list[Token], parts: list[Token]) -> _Unit | None:
         shown = [wholes[0].surface if wholes else " ".join(p.surface for p in parts)]
         scores: dict[int, float] = {}
         for whole in wholes:
-            for index, weight in self.postings.table(whole.key).items():
-                if weight > scores.get(index, 0.0):
-                    scores[index] = weight
+            for weight, found in self.postings.weighted(whole.key):
+                for index in found:
+                    if weight > scores.get(index, 0.0):
+                        scores[index] = weight
         meaningful = [p for p in parts if p.key not in STOPWORDS and p.key not in GENERIC_WORDS]
         if not meaningful:
             return _Unit(True, scores, lambda _index: shown) if scores else None
         counts: dict[int, int] = {}
         heaviest: dict[int, float] = {}
         for part in meaningful:
-            table = self.postings.table(part.key)
-            for index, weight in table.items():
-                counts[index] = counts.get(index, 0) + 1
-                if weight > heaviest.get(index, 0.0):
-                    heaviest[index] = weight
+            for weight, found in self.postings.weighted(part.key):
+                for index in found:
+                    counts[index] = counts.get(index, 0) + 1
+                    if weight > heaviest.get(index, 0.0):
+                        heaviest[index] = weight
         needed = len(meaningful) / 2
         for index, count in counts.items():
             if count >= needed:
@@ -605,8 +614,9 @@ class SearchIndex:
             return _Unit(generic, self.postings.levels_of(run[0].key), lambda _index: shown)
         counts: dict[int, list[float]] = {}
         for token in run:
-            for index, weight in self.postings.table(token.key).items():
-                counts.setdefault(index, []).append(weight)
+            for weight, found in self.postings.weighted(token.key):
+                for index in found:
+                    counts.setdefault(index, []).append(weight)
         scores: dict[int, float] = {}
         for index, weights in counts.items():
             coverage = len(weights) / len(run)
