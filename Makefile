@@ -32,6 +32,7 @@ test: lint
 bench: install
 	$(BIN)/python bench/search.py
 	$(BIN)/python bench/http.py
+	$(BIN)/python bench/answers.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

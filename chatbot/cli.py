@@ -7,9 +7,10 @@ scheduler.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from chatbot.settings import Settings, SettingsError, load_settings
@@ -72,6 +73,50 @@ def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    """Socket Mode when SLACK_APP_TOKEN is set, else HTTP (uvicorn) on --port / PORT."""
+    import logging
+
+    from chatbot.wiring import build, build_store
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from slack_bolt.error import BoltError
+    from slack_sdk.errors import SlackApiError, SlackClientError
+
+    try:
+        bot = build(settings, store=build_store(settings))
+    except SettingsError as exc:
+        print(f"vllm-digest: {exc}", file=sys.stderr)
+        return 2
+    except (BoltError, SlackApiError, SlackClientError, OSError) as exc:
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(f"vllm-digest: cannot reach Slack at {settings.slack_api_url}: {first_line}", file=sys.stderr)
+        return 1
+    from chatbot.slack.server import HttpServer, asgi_app
+
+    server = HttpServer(asgi_app(bot.app, bot.health), port=args.port or settings.port)
+    if settings.slack_app_token:
+        from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+        # Events arrive over the socket; the HTTP server stays up for /healthz probes.
+        SocketModeHandler(bot.app, settings.slack_app_token).connect()  # type: ignore[no-untyped-call]
+        print(f"vllm-digest: Socket Mode; GET /healthz on port {server.port}", file=sys.stderr)
+    else:
+        print(f"vllm-digest: HTTP on port {server.port}, POST /slack/events, GET /healthz", file=sys.stderr)
+    if bot.scheduler is not None:
+        bot.scheduler.start()
+    server.serve_forever()
+    bot.close()
+    return 0
+
+
+def cmd_console(args: argparse.Namespace, settings: Settings) -> int:
+    """The same Bolt handlers in a terminal chat; reads a script from stdin when piped."""
+    from chatbot.slack.console import run_console
+
+    return run_console(settings, sys.stdin, sys.stdout)
+
+
 def _search_index(settings: Settings):  # type: ignore[no-untyped-def]
     """Library + glossary (bundled and DIGEST_DIR extensions) → index; problems go to stderr."""
     from chatbot.glossary import load_glossary
@@ -128,12 +173,79 @@ def cmd_topics(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _not_yet(name: str) -> Callable[[argparse.Namespace, Settings], int]:
-    def run(args: argparse.Namespace, settings: Settings) -> int:
-        print(f"vllm-digest {name}: not available in this build", file=sys.stderr)
-        return 2
+def _iso_date(value: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a date YYYY-MM-DD, got {value!r}") from None
 
-    return run
+
+def _daily_day(args: argparse.Namespace, settings: Settings) -> tuple[str, dt.date]:
+    """--channel (default first DAILY_CHANNELS, else "console") and --date (default today in TIMEZONE)."""
+    channel = args.channel or (settings.daily_channels[0] if settings.daily_channels else "console")
+    day: dt.date = args.date or dt.datetime.now(settings.zone).date()
+    return channel, day
+
+
+def cmd_today(args: argparse.Namespace, settings: Settings) -> int:
+    """Which entry the channel gets on the day, and why; posts nothing."""
+    from chatbot.picker import pick_entry
+    from chatbot.store import SqlStore
+
+    channel, day = _daily_day(args, settings)
+    library = _library(settings)
+    store = SqlStore.open(settings.database_url)
+    try:
+        done = store.daily_post(channel, day)
+        history = store.history(channel)
+    finally:
+        store.close()
+    if done is not None and done.posted:
+        entry = library.get(done.entry_id)
+        title = entry.title if entry else "(no longer in the library)"
+        print(f"{channel} {day}: already posted {done.entry_id} {title} (ts {done.message_ts})")
+        return 0
+    pick = pick_entry(library.entries, history, channel, day)
+    if pick is None:
+        print(f"{channel} {day}: no entries in {settings.digest_dir}", file=sys.stderr)
+        return 1
+    pr = f" #{pick.entry.pr}" if pick.entry.pr else ""
+    print(f"{channel} {day}: {pick.entry.id}{pr} {pick.entry.title}")
+    print(f"why: {pick.reason}")
+    return 0
+
+
+def cmd_post_today(args: argparse.Namespace, settings: Settings) -> int:
+    """Post the day's entry once; exit 0 when it is (or already was) posted."""
+    from chatbot.wiring import build_daily_poster, build_store
+
+    channel, day = _daily_day(args, settings)
+    if not settings.slack_bot_token:
+        print("vllm-digest: setting SLACK_BOT_TOKEN: required to post", file=sys.stderr)
+        return 2
+    poster = build_daily_poster(settings, _library(settings), build_store(settings))
+    try:
+        result = poster.run(channel, day)
+    finally:
+        poster.store.close()
+    print(result.line(), file=sys.stdout if result.ok else sys.stderr)
+    return 0 if result.ok else 1
+
+
+def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
+    """`db upgrade`: apply the shipped migrations to DATABASE_URL."""
+    from chatbot.store import SqlStore
+
+    store = SqlStore.open(settings.database_url, upgrade=False)
+    try:
+        before, after = store.upgrade()
+    finally:
+        store.close()
+    print(
+        f"database at revision {after}"
+        + (f" (was {before or 'empty'})" if before != after else " (up to date)")
+    )
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -170,24 +282,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("today", help="which entry would be the PR of the day (does not post)")
     p.add_argument("--channel")
-    p.add_argument("--date")
-    p.set_defaults(func=_not_yet("today"))
+    p.add_argument("--date", type=_iso_date, help="YYYY-MM-DD (default today in TIMEZONE)")
+    p.set_defaults(func=cmd_today)
 
     p = sub.add_parser("post-today", help="post the PR of the day (once per channel and day)")
     p.add_argument("--channel")
-    p.add_argument("--date")
-    p.set_defaults(func=_not_yet("post-today"))
+    p.add_argument("--date", type=_iso_date, help="YYYY-MM-DD (default today in TIMEZONE)")
+    p.set_defaults(func=cmd_post_today)
 
     p = sub.add_parser("serve", help="run the bot (Socket Mode with SLACK_APP_TOKEN, else HTTP)")
     p.add_argument("--port", type=int)
-    p.set_defaults(func=_not_yet("serve"))
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("console", help="a local chat that runs the same handlers as Slack")
-    p.set_defaults(func=_not_yet("console"))
+    p.set_defaults(func=cmd_console)
 
     p = sub.add_parser("db", help="database maintenance")
     p.add_argument("action", choices=["upgrade"])
-    p.set_defaults(func=_not_yet("db"))
+    p.set_defaults(func=cmd_db)
     return parser
 
 

@@ -12,7 +12,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Literal, cast
+from typing import Literal, cast, get_args
 
 import yaml
 from rapidfuzz import fuzz
@@ -32,21 +32,7 @@ Intent = Literal[
     "perf",
     "other",
 ]
-INTENTS: tuple[Intent, ...] = (
-    "why",
-    "focus",
-    "audience",
-    "risks",
-    "tests",
-    "design",
-    "people",
-    "related",
-    "link",
-    "summary",
-    "size",
-    "perf",
-    "other",
-)
+INTENTS: tuple[Intent, ...] = get_args(Intent)
 
 _CJK_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 

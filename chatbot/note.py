@@ -64,6 +64,19 @@ class NoteParts:
     people: list[str] = field(default_factory=list)
     identifiers: list[str] = field(default_factory=list)
 
+    def entry_fields(self) -> dict[str, object]:
+        """The parts as keyword arguments of `Entry`."""
+        return {
+            "verdict": self.verdict,
+            "why": self.why,
+            "highlights": self.highlights,
+            "audience": self.audience,
+            "caveats": self.caveats,
+            "refs": self.refs,
+            "people": self.people,
+            "identifiers": self.identifiers,
+        }
+
 
 def _dedupe(items: list[str]) -> list[str]:
     return list(dict.fromkeys(items))

@@ -130,14 +130,7 @@ def parse_raw_text(text: str, path: str = "<text>") -> ParseResult:
                 position=position,
                 title=title,
                 note=note,
-                verdict=parts.verdict,
-                why=parts.why,
-                highlights=parts.highlights,
-                audience=parts.audience,
-                caveats=parts.caveats,
-                refs=parts.refs,
-                people=parts.people,
-                identifiers=parts.identifiers,
+                **parts.entry_fields(),
                 source=f"{path}:{title_line}",
             )
         )

@@ -1,0 +1,210 @@
+"""Signed slash commands over loopback: our server against a bare Bolt app that only acks.
+
+Both run on the same stack (uvicorn + Starlette, Bolt dispatch in the thread pool), each in its
+own process; the load comes from this process: a thread pool of keep-alive HTTP clients sending
+signed `/vllm-digest <topic>` commands. Prints p50/p99 latency and throughput side by side and
+as ratios (ours/bare). Goals: p99 < 100 ms, throughput >= 80 % of the bare app's.
+
+    .venv/bin/python bench/http.py [--requests 2000] [--concurrency 16] [--rounds 5]
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# This file is named http.py: keep its folder off sys.path so `import http.client` is the stdlib's.
+HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+import argparse  # noqa: E402
+import http.client  # noqa: E402
+import multiprocessing as mp  # noqa: E402
+import statistics  # noqa: E402
+import time  # noqa: E402
+from concurrent.futures import ThreadPoolExecutor  # noqa: E402
+from urllib.parse import urlencode  # noqa: E402
+
+from slack_sdk.signature import SignatureVerifier  # noqa: E402
+
+SECRET = "bench-signing-secret"
+QUERIES = [
+    "compile",
+    "torch.compile",
+    "spec decode",
+    "多模态",
+    "kv offload",
+    "flashinfr",
+    "PD",
+    "prompt truncation",
+    "help",
+    "latest",
+    "topics",
+    "xyzzy",
+]
+
+
+def serve(kind: str, api_url: str, ports: mp.Queue) -> None:  # type: ignore[type-arg]
+    """Child process: build the server of `kind` on a free port and serve until terminated."""
+    from slack_bolt import Ack, App
+    from slack_sdk import WebClient
+
+    from chatbot.settings import Settings
+    from chatbot.slack.server import HttpServer, asgi_app
+    from chatbot.wiring import build
+
+    if kind in ("ours", "ours, no cache"):
+        settings = Settings(
+            _env_file=None,  # type: ignore[call-arg]
+            slack_bot_token="xoxb-bench",
+            slack_signing_secret=SECRET,
+            slack_api_url=api_url,
+            digest_dir=ROOT / "digests",
+        )
+        app = build(settings, answer_cache=512 if kind == "ours" else 0).app
+    else:
+        app = App(
+            client=WebClient(token="xoxb-bench", base_url=api_url),
+            signing_secret=SECRET,
+            process_before_response=True,
+        )
+
+        @app.command("/vllm-digest")
+        def only_ack(ack: Ack) -> None:
+            ack()
+
+    server = HttpServer(asgi_app(app), host="127.0.0.1", port=0)
+    ports.put(server.port)
+    server.serve_forever()
+
+
+def signed_request(text: str, response_url: str) -> tuple[bytes, dict[str, str]]:
+    body = urlencode(
+        {
+            "command": "/vllm-digest",
+            "text": text,
+            "team_id": "T1",
+            "channel_id": "C1",
+            "user_id": "U1",
+            "response_url": response_url,
+            "trigger_id": "t",
+        }
+    )
+    ts = str(int(time.time()))
+    signature = SignatureVerifier(SECRET).generate_signature(timestamp=ts, body=body)
+    headers = {
+        "Content-Type": "application/x-www-form-urlencoded",
+        "X-Slack-Request-Timestamp": ts,
+        "X-Slack-Signature": str(signature),
+    }
+    return body.encode(), headers
+
+
+def load(port: int, requests: int, concurrency: int, response_url: str) -> tuple[list[float], float]:
+    """Send `requests` signed commands from `concurrency` keep-alive clients; latencies and wall time."""
+    prepared = [signed_request(QUERIES[i % len(QUERIES)], response_url) for i in range(requests)]
+    per_client = [prepared[i::concurrency] for i in range(concurrency)]
+
+    def client(batch: list[tuple[bytes, dict[str, str]]]) -> list[float]:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        latencies = []
+        for body, headers in batch:
+            start = time.perf_counter()
+            connection.request("POST", "/slack/events", body=body, headers=headers)
+            response = connection.getresponse()
+            response.read()
+            latencies.append(time.perf_counter() - start)
+            if response.status != 200:
+                raise RuntimeError(f"HTTP {response.status}")
+        connection.close()
+        return latencies
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        results = list(pool.map(client, per_client))
+    wall = time.perf_counter() - started
+    return [lat for batch in results for lat in batch], wall
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--rounds", type=int, default=5, help="alternate the servers this many times")
+    args = parser.parse_args()
+
+    from tests.fakeslack import FakeSlack
+
+    fake = FakeSlack()
+    ctx = mp.get_context("spawn")
+    ports: mp.Queue = ctx.Queue()  # type: ignore[type-arg]
+    servers = {}
+    for kind in ("bare", "ours", "ours, no cache"):
+        process = ctx.Process(target=serve, args=(kind, fake.api_url, ports), daemon=True)
+        process.start()
+        servers[kind] = (process, ports.get(timeout=60))
+    rounds: list[dict[str, dict[str, float]]] = []
+    try:
+        for _, port in servers.values():
+            load(port, 300, args.concurrency, fake.response_url("warmup"))  # warm up imports, caches
+        kinds = list(servers)
+        for number in range(args.rounds):
+            rounds.append({})
+            # Rotate the order so that no server always runs first (the machine drifts).
+            for kind in kinds[number % len(kinds) :] + kinds[: number % len(kinds)]:
+                port = servers[kind][1]
+                latencies, wall = load(port, args.requests, args.concurrency, fake.response_url(kind))
+                round_figures = {
+                    "p50": percentile(latencies, 0.50) * 1000,
+                    "p99": percentile(latencies, 0.99) * 1000,
+                    "mean": statistics.fmean(latencies) * 1000,
+                    "rps": len(latencies) / wall,
+                }
+                rounds[-1][kind] = round_figures
+    finally:
+        for process, _ in servers.values():
+            process.terminate()
+        fake.close()
+
+    late = len(fake.calls("response"))
+
+    # Figures: medians over rounds; ratios: medians of the per-round ratios (same minute, same load).
+    def median(kind: str, key: str) -> float:
+        return statistics.median(r[kind][key] for r in rounds)
+
+    def ratio(kind: str, key: str) -> float:
+        return statistics.median(r[kind][key] / r["bare"][key] for r in rounds)
+
+    keys = ("p50", "p99", "mean", "rps")
+    ours, cold, bare = ({k: median(kind, k) for k in keys} for kind in ("ours", "ours, no cache", "bare"))
+    ours_ratio = {k: ratio("ours", k) for k in keys}
+    cold_ratio = {k: ratio("ours, no cache", k) for k in keys}
+    print(
+        f"{args.requests} signed slash commands ({len(QUERIES)} distinct texts) × {args.rounds} rounds "
+        f"(medians), {args.concurrency} concurrent keep-alive clients, loopback"
+    )
+    print(f"{'':16}{'ours':>9}{'no cache':>10}{'bare ack':>10}{'ours/bare':>11}{'nocache/bare':>14}")
+    rows = (("p50", "p50 (ms)"), ("p99", "p99 (ms)"), ("mean", "mean (ms)"), ("rps", "throughput (/s)"))
+    for key, label in rows:
+        print(
+            f"{label:16}{ours[key]:9.1f}{cold[key]:10.1f}{bare[key]:10.1f}"
+            f"{ours_ratio[key]:11.2f}{cold_ratio[key]:14.2f}"
+        )
+    print(f"late answers through response URLs: {late} (0: every answer went back in the ack)")
+    for name, figs, ratios in (("ours", ours, ours_ratio), ("ours, no cache", cold, cold_ratio)):
+        ok = figs["p99"] < 100 and ratios["rps"] >= 0.8
+        print(f"goals for {name} (p99 < 100 ms, throughput >= 80 % of bare): {'met' if ok else 'NOT met'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

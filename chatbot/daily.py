@@ -1,0 +1,318 @@
+"""Posting the PR of the day exactly once per channel and day (adapter: store + Slack Web API).
+
+The protocol (docs/daily.md has the failure cases):
+
+1. Pick the entry (chatbot.picker) from the channel's history.
+2. Claim (channel, day) in the store; the primary key lets exactly one process win.
+3. Post with Slack message metadata `vllm_digest_daily` {day, entry_id, channel}.
+4. Record the message ts. When Slack refused, release the claim so a later run retries.
+
+A process that died between 3 and 4 leaves a claim without a ts. Whoever takes that stale claim
+over first looks in the channel's history for the marked message and records it instead of
+posting again.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+import logging
+import os
+import socket
+import uuid
+from collections.abc import Callable, Sequence, Set
+from dataclasses import dataclass
+from typing import Any
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.http_retry.builtin_handlers import (
+    ConnectionErrorRetryHandler,
+    RateLimitErrorRetryHandler,
+    ServerErrorRetryHandler,
+)
+from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
+
+from chatbot.model import Entry
+from chatbot.picker import Pick, pick_entry
+from chatbot.store.sql import ClaimOutcome, DailyPost, SqlStore, utc_now
+from chatbot.threads import ThreadRegistry
+
+log = logging.getLogger(__name__)
+
+DAILY_EVENT_TYPE = "vllm_digest_daily"
+# Test hook: exit right after Slack accepted the post, before the store records it.
+CRASH_AFTER_POST_ENV = "VLLM_DIGEST_CRASH_AFTER_POST"
+CRASH_EXIT_CODE = 75
+# A claim older than this is presumed dead even when its owner runs on another host.
+CLAIM_LEASE = dt.timedelta(minutes=10)
+# Slack errors worth another run later; every other error code is permanent (a setup problem).
+TRANSIENT_ERRORS = {"ratelimited", "internal_error", "fatal_error", "service_unavailable", "request_timeout"}
+
+
+@dataclass(frozen=True)
+class SlackMessage:
+    """What chat.postMessage gets: fallback text and Block Kit blocks."""
+
+    text: str
+    blocks: list[dict[str, Any]]
+
+
+class Status(enum.Enum):
+    POSTED = "posted"  # this run posted the message
+    ALREADY_POSTED = "already posted"  # an earlier run (or replica) did
+    RECOVERED = "recovered"  # a crashed run's message was found in Slack and recorded
+    BUSY = "busy"  # another live process is posting right now
+    FAILED = "failed"  # transient Slack trouble after retries; claim released, retry later
+    REFUSED = "refused"  # Slack said no for good (channel_not_found, invalid_auth, ...)
+    NO_ENTRIES = "no entries"
+
+
+@dataclass(frozen=True)
+class DailyResult:
+    status: Status
+    channel: str
+    day: dt.date
+    entry_id: str | None = None
+    message_ts: str | None = None
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status not in (Status.FAILED, Status.REFUSED, Status.NO_ENTRIES)
+
+    @property
+    def retry_later(self) -> bool:
+        return self.status is Status.FAILED
+
+    def line(self) -> str:
+        """One line for logs and the CLI."""
+        what = f"{self.channel} {self.day.isoformat()}: {self.status.value}"
+        if self.entry_id:
+            what += f" entry {self.entry_id}"
+        if self.message_ts:
+            what += f" ts {self.message_ts}"
+        return f"{what} ({self.detail})" if self.detail else what
+
+
+def daily_web_client(
+    token: str | None, base_url: str, *, backoff: float = 0.5, retries: int = 2
+) -> WebClient:
+    """A WebClient that retries 429 (after Retry-After), 500/503 and connection errors with backoff."""
+    interval = BackoffRetryIntervalCalculator(backoff_factor=backoff)
+    return WebClient(
+        token=token,
+        base_url=base_url,
+        timeout=15,
+        retry_handlers=[
+            ConnectionErrorRetryHandler(max_retry_count=retries, interval_calculator=interval),
+            RateLimitErrorRetryHandler(max_retry_count=retries),
+            ServerErrorRetryHandler(max_retry_count=retries, interval_calculator=interval),
+        ],
+    )
+
+
+def post_message(
+    client: WebClient, channel: str, message: SlackMessage, metadata: dict[str, Any]
+) -> tuple[str, str]:
+    """chat.postMessage with metadata; (channel id, message ts). The only place the bot posts daily."""
+    response = client.chat_postMessage(
+        channel=channel,
+        text=message.text,
+        blocks=message.blocks,
+        metadata=metadata,
+        unfurl_links=False,
+        unfurl_media=False,
+    )
+    if os.environ.get(CRASH_AFTER_POST_ENV):
+        os._exit(CRASH_EXIT_CODE)
+    return str(response.get("channel") or channel), str(response["ts"])
+
+
+def daily_metadata(channel: str, day: dt.date, entry_id: str) -> dict[str, Any]:
+    return {
+        "event_type": DAILY_EVENT_TYPE,
+        "event_payload": {"day": day.isoformat(), "entry_id": entry_id, "channel": channel},
+    }
+
+
+def find_daily_message(
+    client: WebClient, channel: str, day: dt.date, since: dt.datetime, pages: int = 5
+) -> tuple[str, str] | None:
+    """(ts, entry id) of the bot's marked daily message for `day` in the channel since `since`."""
+    cursor: str | None = None
+    for _ in range(pages):
+        response = client.conversations_history(
+            channel=channel,
+            oldest=f"{since.timestamp():.6f}",
+            include_all_metadata=True,
+            limit=200,
+            cursor=cursor,
+        )
+        for message in response.get("messages") or []:
+            metadata = message.get("metadata") or {}
+            payload = metadata.get("event_payload") or {}
+            if (
+                metadata.get("event_type") == DAILY_EVENT_TYPE
+                and payload.get("day") == day.isoformat()
+                and payload.get("channel") == channel
+            ):
+                return str(message["ts"]), str(payload.get("entry_id") or "")
+        cursor = (response.get("response_metadata") or {}).get("next_cursor")
+        if not cursor:
+            return None
+    return None
+
+
+def process_owner() -> str:
+    """Who holds a claim: host, pid, and a token unique to this run."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def owner_is_dead(owner: str, live_owners: Set[str] = frozenset()) -> bool:
+    """True only when the owner ran on this host and its process is gone.
+
+    An owner with this very pid but not among this process's `live_owners` is a previous
+    process (a container restarted as pid 1 again).
+    """
+    host, _, rest = owner.partition(":")
+    pid_text = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return False
+    if int(pid_text) == os.getpid():
+        return owner not in live_owners
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+class DailyPoster:
+    """Picks, claims, posts, records: one `run(channel, day)` per scheduled post."""
+
+    def __init__(
+        self,
+        store: SqlStore,
+        entries: Callable[[], Sequence[Entry]],
+        client: WebClient,
+        render: Callable[[Entry], SlackMessage],
+        *,
+        threads: ThreadRegistry | None = None,
+        clock: Callable[[], dt.datetime] = utc_now,
+        lease: dt.timedelta = CLAIM_LEASE,
+    ) -> None:
+        self.store = store
+        self.entries = entries
+        self.client = client
+        self.render = render
+        self.threads: ThreadRegistry = threads or store
+        self.clock = clock
+        self.lease = lease
+        self._live_owners: set[str] = set()  # claims this process is working on right now
+
+    def pick(self, channel: str, day: dt.date) -> Pick | None:
+        return pick_entry(list(self.entries()), self.store.history(channel), channel, day)
+
+    def entry_for_day(self, channel: str, day: dt.date) -> Entry | None:
+        """The entry posted on the day, else the one that would be."""
+        done = self.store.daily_post(channel, day)
+        if done is not None and done.posted:
+            posted = next((e for e in self.entries() if e.id == done.entry_id), None)
+            if posted is not None:
+                return posted
+        pick = self.pick(channel, day)
+        return pick.entry if pick else None
+
+    def _is_stale(self, post: DailyPost) -> bool:
+        return post.claimed_at < self.clock() - self.lease or owner_is_dead(post.owner, self._live_owners)
+
+    def run(self, channel: str, day: dt.date) -> DailyResult:
+        """Post the day's entry unless the day is done or being done; never raises for Slack errors."""
+        owner = process_owner()
+        self._live_owners.add(owner)
+        try:
+            return self._run(channel, day, owner)
+        finally:
+            self._live_owners.discard(owner)
+
+    def _run(self, channel: str, day: dt.date, owner: str) -> DailyResult:
+        existing = self.store.daily_post(channel, day)
+        if existing is not None and existing.posted:
+            return DailyResult(Status.ALREADY_POSTED, channel, day, existing.entry_id, existing.message_ts)
+        pick = self.pick(channel, day)
+        if pick is None:
+            return DailyResult(Status.NO_ENTRIES, channel, day, detail="the library has no entries")
+        claim = self.store.claim(
+            channel, day, pick.entry.id, owner, now=self.clock(), is_stale=self._is_stale
+        )
+        row = claim.post
+        if claim.outcome is ClaimOutcome.POSTED:
+            return DailyResult(Status.ALREADY_POSTED, channel, day, row.entry_id, row.message_ts)
+        if claim.outcome is ClaimOutcome.BUSY:
+            return DailyResult(Status.BUSY, channel, day, row.entry_id, detail=f"claimed by {row.owner}")
+        entry = pick.entry
+        if claim.outcome is ClaimOutcome.TAKEN_OVER:
+            found = self._find_posted(
+                channel, day, since=(existing.claimed_at if existing else row.claimed_at)
+            )
+            if found is not None:
+                ts, entry_id = found
+                self.store.record_posted(channel, day, owner, ts, now=self.clock(), entry_id=entry_id or None)
+                self._register(channel, ts, entry_id or row.entry_id)
+                return DailyResult(
+                    Status.RECOVERED,
+                    channel,
+                    day,
+                    entry_id or row.entry_id,
+                    ts,
+                    "found the crashed run's post",
+                )
+            entry = next((e for e in self.entries() if e.id == row.entry_id), pick.entry)
+        return self._post(channel, day, entry, owner, pick.reason)
+
+    def _find_posted(self, channel: str, day: dt.date, since: dt.datetime) -> tuple[str, str] | None:
+        try:
+            return find_daily_message(self.client, channel, day, since - dt.timedelta(minutes=5))
+        except SlackClientError as exc:
+            # Cannot tell whether the dead run posted: post (a rare duplicate beats a missing day).
+            log.warning("daily %s %s: could not read the channel history (%s); posting", channel, day, exc)
+            return None
+
+    def _post(self, channel: str, day: dt.date, entry: Entry, owner: str, reason: str) -> DailyResult:
+        try:
+            channel_id, ts = post_message(
+                self.client, channel, self.render(entry), daily_metadata(channel, day, entry.id)
+            )
+        except SlackApiError as exc:
+            self.store.release(channel, day, owner)
+            status_code = exc.response.status_code
+            error = str(exc.response.get("error") or f"HTTP {status_code}")
+            transient = status_code == 429 or status_code >= 500 or error in TRANSIENT_ERRORS
+            result = DailyResult(
+                Status.FAILED if transient else Status.REFUSED,
+                channel,
+                day,
+                entry.id,
+                detail=f"Slack answered {error} (HTTP {status_code})"
+                + ("; will retry" if transient else "; fix the setup, not retrying"),
+            )
+            log.error("daily post %s", result.line())
+            return result
+        except (SlackClientError, OSError) as exc:
+            self.store.release(channel, day, owner)
+            result = DailyResult(Status.FAILED, channel, day, entry.id, detail=f"cannot reach Slack: {exc}")
+            log.error("daily post %s", result.line())
+            return result
+        if not self.store.record_posted(channel, day, owner, ts, now=self.clock(), entry_id=entry.id):
+            log.warning("daily post %s %s: claim was taken over while posting (ts %s)", channel, day, ts)
+        self._register(channel_id, ts, entry.id)
+        return DailyResult(Status.POSTED, channel, day, entry.id, ts, reason)
+
+    def _register(self, channel_id: str, ts: str, entry_id: str) -> None:
+        try:
+            self.threads.register(channel_id, ts, entry_id)
+        except Exception:  # the post is done; a lost registration only costs follow-ups
+            log.exception("daily post: could not register thread %s %s", channel_id, ts)

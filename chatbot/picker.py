@@ -1,0 +1,105 @@
+"""Picking the PR of the day: a pure function of the entries, the channel's history and the day.
+
+No database, no clock, no Slack: the store hands in what was posted, the caller says which day.
+The same inputs always give the same pick, so every replica (and `vllm-digest today`) agrees.
+
+Rules, in order:
+
+1. Rounds. An entry is due when it has been posted fewer times than any other entry, so a
+   channel sees every entry once before it sees any entry twice; entries added later are due at
+   once (they have been posted zero times).
+2. Among due entries that were never posted: newest digest first. Among due entries that were
+   posted before: least recently posted first.
+3. Ties are broken by a hash of (day, channel, entry id): deterministic, but not the file order.
+4. Avoid the main topic (first tag) of the previous post when another due entry has a different
+   one.
+
+Only posts *before* the day count, so the pick for a day stays the same after it was posted.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from chatbot.model import Entry
+
+
+@dataclass(frozen=True)
+class PastPost:
+    """One daily post of the channel: which entry on which day."""
+
+    day: dt.date
+    entry_id: str
+
+
+@dataclass(frozen=True)
+class Pick:
+    """The entry for the day and a one-line reason a human can check."""
+
+    entry: Entry
+    reason: str
+
+
+def tie_break(day: dt.date, channel: str, entry_id: str) -> str:
+    """Stable pseudo-random order for entries that the rules cannot tell apart."""
+    return hashlib.sha256(f"{day.isoformat()}\n{channel}\n{entry_id}".encode()).hexdigest()
+
+
+def main_topic(entry: Entry) -> str | None:
+    """The entry's main topic: its first tag, case-folded; None when untagged."""
+    return entry.tags[0].casefold() if entry.tags else None
+
+
+def pick_entry(
+    entries: Sequence[Entry], history: Iterable[PastPost], channel: str, day: dt.date
+) -> Pick | None:
+    """The entry to post in `channel` on `day`, or None when there are no entries."""
+    if not entries:
+        return None
+    by_id = {e.id: e for e in entries}
+    times: dict[str, int] = dict.fromkeys(by_id, 0)
+    last: dict[str, dt.date] = {}
+    previous: PastPost | None = None
+    for post in history:
+        if post.day >= day:
+            continue
+        if previous is None or post.day > previous.day:
+            previous = post
+        if post.entry_id in by_id:
+            times[post.entry_id] += 1
+            if post.entry_id not in last or post.day > last[post.entry_id]:
+                last[post.entry_id] = post.day
+
+    fewest = min(times.values())
+    due = [by_id[i] for i in by_id if times[i] == fewest]
+    if fewest == 0:
+        # Newest digest first: digest names carry their date (vllm-digest-2026-08).
+        due.sort(key=lambda e: tie_break(day, channel, e.id))
+        due.sort(key=lambda e: e.digest, reverse=True)
+        rule = "never posted here"
+        detail = f"newest digest {due[0].digest}, then by hash of (day, channel, id)"
+    else:
+        due.sort(key=lambda e: (last[e.id], tie_break(day, channel, e.id)))
+        rule = f"round {fewest + 1}: every entry was posted {fewest}x"
+        detail = f"least recently posted (last {last[due[0].id].isoformat()})"
+
+    chosen = due[0]
+    topic_note = ""
+    previous_entry = by_id.get(previous.entry_id) if previous else None
+    avoid = main_topic(previous_entry) if previous_entry else None
+    if previous is not None and avoid is not None and main_topic(chosen) == avoid:
+        other = next((e for e in due if main_topic(e) != avoid), None)
+        if other is not None:
+            chosen = other
+            topic_note = f"; skipped topic '{avoid}' (previous post {previous.day.isoformat()})"
+            if fewest == 0:
+                detail = f"digest {chosen.digest}"
+            else:
+                detail = f"next least recently posted (last {last[chosen.id].isoformat()})"
+        else:
+            topic_note = f"; same topic '{avoid}' as the previous post, no other due entry"
+    reason = f"{rule}; {len(due)} of {len(entries)} due; {detail}{topic_note}"
+    return Pick(chosen, reason)

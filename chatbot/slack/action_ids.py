@@ -1,0 +1,24 @@
+"""Action ids shared by the buttons (blocks.py) and their handlers, so the two cannot drift apart.
+
+Buttons carry `<prefix>:<suffix>` ids (Slack wants ids unique within a message); handlers match
+the prefix with `pattern()`.
+"""
+
+from __future__ import annotations
+
+import re
+
+SHARE_ENTRY = "share_entry"
+MORE_RESULTS = "more_results"
+OPEN_PR = "open_pr"
+
+COMMAND = "/vllm-digest"
+
+
+def action_id(prefix: str, suffix: str | int) -> str:
+    return f"{prefix}:{suffix}"
+
+
+def pattern(prefix: str) -> re.Pattern[str]:
+    """The regex a handler registers for every button of one kind."""
+    return re.compile(rf"^{re.escape(prefix)}(:.*)?$")

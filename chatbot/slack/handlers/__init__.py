@@ -1,0 +1,1 @@
+"""One module per kind of Slack input: the slash command, button presses, thread messages."""

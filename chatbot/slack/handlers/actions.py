@@ -1,0 +1,89 @@
+"""Button presses: Share to channel, More results, and the PR link (which only needs an ack).
+
+These run as Bolt lazy listeners: the press is acknowledged at once, the work (a chat.postMessage,
+a response-URL post) follows on a worker thread.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from slack_sdk.errors import SlackApiError
+
+from chatbot.model import Entry
+from chatbot.slack import blocks
+from chatbot.slack.handlers.command import Answers
+from chatbot.slack.i18n import Language, Texts
+from chatbot.threads import ThreadRegistry
+
+log = logging.getLogger(__name__)
+
+ENTRY_EVENT_TYPE = "vllm_digest_entry"
+_NOT_IN_CHANNEL = {"not_in_channel", "channel_not_found", "is_archived"}
+
+
+def just_ack(ack: Any) -> None:
+    """Acknowledge a press; the work, if any, happens in a lazy listener."""
+    ack()
+
+
+def entry_metadata(entry: Entry) -> dict[str, Any]:
+    """Message metadata that names the entry a bot post is about (readable back from history)."""
+    return {"event_type": ENTRY_EVENT_TYPE, "event_payload": {"entry_id": entry.id}}
+
+
+@dataclass
+class ActionHandlers:
+    """Lazy listeners for the buttons of our messages."""
+
+    answers: Answers
+    lookup: Callable[[str], Entry | None]
+    threads: ThreadRegistry
+    language: Language
+
+    def share(self, body: dict[str, Any], client: Any, respond: Any) -> None:
+        """Post the entry's card to the channel as the bot, and register its thread."""
+        texts = Texts(self.language)
+        entry = self.lookup(_action_value(body))
+        if entry is None:
+            respond(
+                **blocks.render_text(texts("entry.gone")), response_type="ephemeral", replace_original=False
+            )
+            return
+        channel = body["channel"]["id"]
+        user = body.get("user", {})
+        sharer = user.get("name") or user.get("username")
+        card = blocks.render_entry_card(entry, self.language, shared_by=sharer)
+        try:
+            posted = client.chat_postMessage(
+                channel=channel,
+                text=card["text"],
+                blocks=card["blocks"],
+                metadata=entry_metadata(entry),
+                unfurl_links=False,
+                unfurl_media=False,
+            )
+        except SlackApiError as exc:
+            error = str(exc.response.get("error", "unknown"))
+            log.warning("sharing %s to %s failed: %s", entry.id, channel, error)
+            notice = (
+                texts("share.not_in_channel")
+                if error in _NOT_IN_CHANNEL
+                else texts("share.failed", error=error)
+            )
+            respond(**blocks.render_text(notice), response_type="ephemeral", replace_original=False)
+            return
+        self.threads.register(channel, str(posted["ts"]), entry.id)
+        respond(**blocks.render_text(texts("share.done")), response_type="ephemeral", replace_original=False)
+
+    def more(self, body: dict[str, Any], respond: Any) -> None:
+        """Replace the results message with the next page."""
+        query, offset = blocks.parse_more_value(_action_value(body))
+        respond(**self.answers.page(query, offset), response_type="ephemeral", replace_original=True)
+
+
+def _action_value(body: dict[str, Any]) -> str:
+    return str(body["actions"][0].get("value", ""))

@@ -1,0 +1,169 @@
+"""The `/vllm-digest` slash command: grammar, then an answer inside Slack's 3 seconds.
+
+The answer is computed on a worker thread. When it is ready within `ack_budget` seconds it goes
+back in the acknowledgement itself (one round trip, nothing else to fail); otherwise the command
+is acknowledged with a "searching…" line and the answer follows through the response URL. Either
+way the HTTP response to Slack leaves well inside 3 s, whatever the search costs.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from slack_bolt import BoltResponse
+
+from chatbot.model import Entry
+from chatbot.search import SearchResult
+from chatbot.slack import blocks
+from chatbot.slack.i18n import Language, Texts
+
+log = logging.getLogger(__name__)
+
+SUBCOMMANDS = ("help", "today", "topics", "latest")
+
+
+class Searchable(Protocol):
+    """What the Slack adapter needs of the search index (chatbot.search.SearchIndex has it)."""
+
+    def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult: ...
+
+    def topics(self) -> list[tuple[str, int]]: ...
+
+
+@dataclass(frozen=True)
+class Request:
+    """A parsed command: one of SUBCOMMANDS, or "search" with the topic query."""
+
+    kind: str
+    query: str = ""
+
+
+def parse(text: str) -> Request:
+    """Empty or `help` → help; `today`, `topics`, `latest`; anything else is a topic query."""
+    words = text.split()
+    if not words:
+        return Request("help")
+    if len(words) == 1 and words[0].casefold() in SUBCOMMANDS:
+        return Request(words[0].casefold())
+    return Request("search", " ".join(words))
+
+
+@dataclass
+class Answers:
+    """Builds the answer message for a parsed command (no Slack I/O: testable on its own).
+
+    Answers other than `today` depend only on the library, so they are kept in a small LRU
+    keyed by the library generation: a repeated topic costs a dict lookup, not a search.
+    """
+
+    index: Searchable
+    latest: Callable[[int], Sequence[Entry]]
+    today: Callable[[], Entry | None]
+    language: Language
+    page_size: int = 5
+    generation: Callable[[], int] = lambda: 0
+    cache_size: int = 512
+    _cache: OrderedDict[tuple[int, str, str, int], blocks.Message] = field(default_factory=OrderedDict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def cached(self, request: Request, offset: int = 0) -> blocks.Message | None:
+        """The answer if it is at hand (never for `today`, which changes by the day)."""
+        if request.kind == "today" or not self.cache_size:
+            return None
+        key = (self.generation(), request.kind, request.query, offset)
+        with self._lock:
+            answer = self._cache.get(key)
+            if answer is not None:
+                self._cache.move_to_end(key)
+            return answer
+
+    def _keep(self, request: Request, offset: int, answer: blocks.Message) -> blocks.Message:
+        if request.kind != "today" and self.cache_size:
+            with self._lock:
+                self._cache[(self.generation(), request.kind, request.query, offset)] = answer
+                while len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
+        return answer
+
+    def answer(self, request: Request) -> blocks.Message:
+        if request.kind == "search":
+            return self.page(request.query, 0)
+        return self._keep(request, 0, self._answer(request))
+
+    def _answer(self, request: Request) -> blocks.Message:
+        if request.kind == "help":
+            return blocks.render_help(self.language)
+        if request.kind == "topics":
+            return blocks.render_topics(self.index.topics(), self.language)
+        if request.kind == "latest":
+            return blocks.render_latest(self.latest(self.page_size), self.language)
+        if request.kind == "today":
+            return blocks.render_today(self.today(), self.language)
+        raise ValueError(f"not a subcommand: {request.kind}")
+
+    def page(self, query: str, offset: int) -> blocks.Message:
+        request = Request("search", query)
+        answer = self.cached(request, offset)
+        if answer is None:
+            result = self.index.search(query, limit=self.page_size, offset=offset)
+            answer = self._keep(request, offset, blocks.render_results(result, self.language, offset))
+        return answer
+
+
+@dataclass
+class CommandHandler:
+    """The Bolt listener for the slash command; what it returns is the HTTP response."""
+
+    answers: Answers
+    executor: Executor
+    ack_budget: float = 1.5
+
+    def __call__(self, command: dict[str, Any], respond: Any) -> BoltResponse:
+        """The acknowledgement, returned as the HTTP response (Bolt sends a returned
+        BoltResponse as the ack; see `ephemeral_ack`)."""
+        request = parse(command.get("text") or "")
+        at_hand = self.answers.cached(request)
+        if at_hand is not None:
+            return ephemeral_ack(at_hand)
+        future: Future[blocks.Message] = self.executor.submit(self.answers.answer, request)
+        try:
+            return ephemeral_ack(future.result(timeout=self.ack_budget))
+        except FutureTimeout:
+            texts = Texts(self.answers.language)
+            future.add_done_callback(lambda done: _respond_later(done, respond, self.answers.language))
+            return ephemeral_ack(blocks.render_text(texts("searching", query=request.query or request.kind)))
+        except Exception:
+            log.exception("answering %r failed", request)
+            return ephemeral_ack(blocks.render_text(Texts(self.answers.language)("error")))
+
+
+def ephemeral_ack(message: blocks.Message) -> BoltResponse:
+    """The ack carrying the answer, as UTF-8 JSON.
+
+    `ack(**message)` would serialize with `ensure_ascii`, which turns every Chinese character
+    into a six-byte `\\uXXXX` escape: answers are mostly Chinese, so that doubled the bytes on
+    the wire and cost throughput (bench/http.py).
+    """
+    body = json.dumps({**message, "response_type": "ephemeral"}, ensure_ascii=False, separators=(",", ":"))
+    return BoltResponse(status=200, body=body, headers={"content-type": "application/json;charset=utf-8"})
+
+
+def _respond_later(done: Future[blocks.Message], respond: Any, language: Language) -> None:
+    """Send a late answer through the response URL, replacing the "searching…" line."""
+    try:
+        answer = done.result()
+    except Exception:
+        log.exception("late answer failed")
+        answer = blocks.render_text(Texts(language)("error"))
+    try:
+        respond(**answer, response_type="ephemeral", replace_original=True)
+    except Exception:
+        log.exception("posting to the response URL failed")

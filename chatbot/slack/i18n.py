@@ -1,0 +1,97 @@
+"""Interface strings in Chinese and English, in one catalogue; `LANGUAGE` picks the default.
+
+Strings are plain text with `{name}` fields; the builders escape what they put into them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Literal
+
+from chatbot.slack.mrkdwn import escape
+
+Language = Literal["zh", "en"]
+
+CATALOGUE: dict[str, dict[Language, str]] = {
+    "help.title": {"zh": "vllm-digest 用法", "en": "How to use vllm-digest"},
+    "help.body": {
+        "zh": (
+            "`{command} <主题>` 按主题搜索精读条目，例如 `{command} compile`、`{command} 投机解码`\n"
+            "`{command} today` 今日 PR\n"
+            "`{command} latest` 最新条目\n"
+            "`{command} topics` 可搜索的主题\n"
+            "`{command} help` 显示本帮助\n"
+            "在 bot 发出的帖子下回复即可追问（例如“有什么风险？”）。"
+        ),
+        "en": (
+            "`{command} <topic>` searches the digest by topic, e.g. `{command} compile`, "
+            "`{command} speculative decoding`\n"
+            "`{command} today` the PR of the day\n"
+            "`{command} latest` the newest entries\n"
+            "`{command} topics` topics you can search for\n"
+            "`{command} help` this help\n"
+            'Reply in the thread under a bot post to ask follow-ups (e.g. "what are the risks?").'
+        ),
+    },
+    "results.header": {
+        "zh": "“{query}” 的结果：第 {first}–{last} 条，共 {total} 条",
+        "en": "Results for “{query}”: {first}–{last} of {total}",
+    },
+    "results.matched": {"zh": "匹配：{terms}", "en": "Matched: {terms}"},
+    "no_match": {
+        "zh": "没有找到与 “{query}” 相关的条目。",
+        "en": "No entry matches “{query}”.",
+    },
+    "no_match.suggest": {"zh": "可以试试：{topics}", "en": "Try: {topics}"},
+    "topics.header": {"zh": "可搜索的主题", "en": "Topics you can search for"},
+    "topics.empty": {"zh": "还没有主题（digest 为空）。", "en": "No topics yet (the digest is empty)."},
+    "latest.header": {"zh": "最新条目", "en": "Newest entries"},
+    "latest.empty": {"zh": "digest 里还没有条目。", "en": "The digest has no entries yet."},
+    "today.header": {"zh": "今日 PR", "en": "PR of the day"},
+    "today.empty": {"zh": "今天没有可推荐的 PR。", "en": "There is no PR of the day."},
+    "searching": {"zh": "正在搜索 “{query}”…", "en": "Searching for “{query}”…"},
+    "button.share": {"zh": "分享到频道", "en": "Share to channel"},
+    "button.more": {"zh": "更多结果", "en": "More results"},
+    "button.pr": {"zh": "打开 PR", "en": "Open PR"},
+    "card.why": {"zh": "为什么值得读", "en": "Why read it"},
+    "card.focus": {"zh": "重点关注", "en": "Focus on"},
+    "card.audience": {"zh": "适合谁读", "en": "Who should read it"},
+    "card.caveats": {"zh": "注意", "en": "Watch out for"},
+    "card.related": {"zh": "相关", "en": "Related"},
+    "card.hint": {
+        "zh": "有问题？直接在本帖的讨论串里追问，例如“重点看什么？”“有什么风险？”",
+        "en": 'Questions? Ask in this thread, e.g. "what should I focus on?" or "any risks?"',
+    },
+    "card.shared_by": {"zh": "由 {user} 分享", "en": "Shared by {user}"},
+    "share.done": {"zh": "已分享到频道。", "en": "Shared to the channel."},
+    "share.not_in_channel": {
+        "zh": "无法在这个频道发帖：请先把 bot 邀请进频道（/invite @vllm-digest）。",
+        "en": "I can't post in this channel: invite the bot first (/invite @vllm-digest).",
+    },
+    "share.failed": {
+        "zh": "分享失败（{error}），请稍后再试。",
+        "en": "Sharing failed ({error}); please try again.",
+    },
+    "entry.gone": {
+        "zh": "这个条目已不在 digest 里了。",
+        "en": "That entry is no longer in the digest.",
+    },
+    "error": {"zh": "出错了，请稍后再试。", "en": "Something went wrong; please try again."},
+}
+
+
+class Texts:
+    """The catalogue in one language: `texts("button.share")`, `texts("no_match", query=q)`."""
+
+    def __init__(self, language: Language) -> None:
+        self.language: Language = language
+
+    def __call__(self, key: str, **fields: object) -> str:
+        template = CATALOGUE[key][self.language]
+        return template.format(**fields) if fields else template
+
+    def mrkdwn(self, key: str, markup: Mapping[str, str] | None = None, **fields: object) -> str:
+        """The string for mrkdwn: template and `fields` escaped; `markup` (links, mentions,
+        code spans a builder made from escaped pieces) inserted as it is."""
+        template = escape(CATALOGUE[key][self.language])
+        return template.format(**{k: escape(str(v)) for k, v in fields.items()}, **(markup or {}))

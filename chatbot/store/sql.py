@@ -1,0 +1,271 @@
+"""The SQL store: daily posts with their claims, the bot's threads, and handled events.
+
+One class over one SQLAlchemy engine, SQLite or PostgreSQL alike. Every method is one short
+transaction; every cross-process guarantee comes from a primary key (see schema.py), never from
+a check-then-write in Python.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, delete, literal, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
+
+from chatbot.picker import PastPost
+from chatbot.store import migrate
+from chatbot.store.engine import make_engine
+from chatbot.store.schema import bot_threads, daily_posts, handled_events
+
+CLAIMED = "claimed"
+POSTED = "posted"
+
+
+def _utc(value: dt.datetime | None) -> dt.datetime | None:
+    """SQLite gives naive datetimes back; everything the store writes is UTC."""
+    if value is None:
+        return None
+    return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
+
+
+def utc_now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+@dataclass(frozen=True)
+class DailyPost:
+    """The row of one (channel, day): claimed by `owner`, or posted as `message_ts`."""
+
+    channel: str
+    day: dt.date
+    entry_id: str
+    state: str
+    owner: str
+    claimed_at: dt.datetime
+    message_ts: str | None
+    posted_at: dt.datetime | None
+
+    @property
+    def posted(self) -> bool:
+        return self.state == POSTED
+
+
+class ClaimOutcome(enum.Enum):
+    CLAIMED = "claimed"  # the row is new: this process posts
+    TAKEN_OVER = "taken over"  # a stale claim: look in Slack for its post before posting
+    POSTED = "posted"  # done already: nothing to do
+    BUSY = "busy"  # another live process holds the claim
+
+
+@dataclass(frozen=True)
+class Claim:
+    outcome: ClaimOutcome
+    post: DailyPost
+
+
+class SqlStore:
+    """Daily posts, ThreadRegistry (`register`, `entry_for`) and event dedup on one database."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @classmethod
+    def open(cls, url: str, *, upgrade: bool = True) -> SqlStore:
+        """A store for DATABASE_URL, its schema brought up to date unless told not to."""
+        store = cls(make_engine(url))
+        if upgrade:
+            store.upgrade()
+        return store
+
+    def upgrade(self) -> tuple[str | None, str | None]:
+        return migrate.upgrade(self.engine)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # -- daily posts -------------------------------------------------------------------------
+
+    def daily_post(self, channel: str, day: dt.date) -> DailyPost | None:
+        with self.engine.begin() as conn:
+            return self._daily_post(conn, channel, day)
+
+    def history(self, channel: str) -> list[PastPost]:
+        """What the channel was sent, oldest first: the picker's input."""
+        query = (
+            select(daily_posts.c.day, daily_posts.c.entry_id)
+            .where(daily_posts.c.channel == channel, daily_posts.c.state == POSTED)
+            .order_by(daily_posts.c.day)
+        )
+        with self.engine.begin() as conn:
+            return [PastPost(row.day, row.entry_id) for row in conn.execute(query)]
+
+    def claim(
+        self,
+        channel: str,
+        day: dt.date,
+        entry_id: str,
+        owner: str,
+        *,
+        now: dt.datetime,
+        is_stale: Callable[[DailyPost], bool],
+    ) -> Claim:
+        """Claim (channel, day) for posting `entry_id`; the primary key makes one process win.
+
+        A claim left by a process that died (`is_stale`) is taken over with a compare-and-set
+        on its owner; the row keeps the entry that process was posting.
+        """
+        with self.engine.begin() as conn:
+            inserted = self._inserted(
+                conn,
+                self._insert_ignore(daily_posts).values(
+                    channel=channel, day=day, entry_id=entry_id, state=CLAIMED, owner=owner, claimed_at=now
+                ),
+            )
+            current = self._daily_post(conn, channel, day)
+        assert current is not None
+        if inserted:
+            return Claim(ClaimOutcome.CLAIMED, current)
+        if current.posted:
+            return Claim(ClaimOutcome.POSTED, current)
+        if not is_stale(current):
+            return Claim(ClaimOutcome.BUSY, current)
+        with self.engine.begin() as conn:
+            taken = conn.execute(
+                update(daily_posts)
+                .where(
+                    daily_posts.c.channel == channel,
+                    daily_posts.c.day == day,
+                    daily_posts.c.state == CLAIMED,
+                    daily_posts.c.owner == current.owner,
+                )
+                .values(owner=owner, claimed_at=now)
+            ).rowcount
+            after = self._daily_post(conn, channel, day)
+        assert after is not None
+        if taken == 1:
+            return Claim(ClaimOutcome.TAKEN_OVER, after)
+        return Claim(ClaimOutcome.POSTED if after.posted else ClaimOutcome.BUSY, after)
+
+    def record_posted(
+        self,
+        channel: str,
+        day: dt.date,
+        owner: str,
+        message_ts: str,
+        *,
+        now: dt.datetime,
+        entry_id: str | None = None,
+    ) -> bool:
+        """Mark the claim posted with Slack's ts; False when this owner no longer holds it."""
+        values: dict[str, object] = {"state": POSTED, "message_ts": message_ts, "posted_at": now}
+        if entry_id is not None:
+            values["entry_id"] = entry_id
+        with self.engine.begin() as conn:
+            return (
+                conn.execute(
+                    update(daily_posts)
+                    .where(
+                        daily_posts.c.channel == channel,
+                        daily_posts.c.day == day,
+                        daily_posts.c.owner == owner,
+                    )
+                    .values(**values)
+                ).rowcount
+                == 1
+            )
+
+    def release(self, channel: str, day: dt.date, owner: str) -> bool:
+        """Drop this owner's unposted claim (Slack refused the post), so a later run retries."""
+        with self.engine.begin() as conn:
+            return (
+                conn.execute(
+                    delete(daily_posts).where(
+                        daily_posts.c.channel == channel,
+                        daily_posts.c.day == day,
+                        daily_posts.c.owner == owner,
+                        daily_posts.c.state == CLAIMED,
+                    )
+                ).rowcount
+                == 1
+            )
+
+    # -- ThreadRegistry ----------------------------------------------------------------------
+
+    def register(self, channel: str, thread_ts: str, entry_id: str) -> None:
+        """Remember that the bot's message `thread_ts` in `channel` is about `entry_id` (first wins)."""
+        with self.engine.begin() as conn:
+            conn.execute(
+                self._insert_ignore(bot_threads).values(
+                    channel=channel, thread_ts=thread_ts, entry_id=entry_id, created_at=utc_now()
+                )
+            )
+
+    def entry_for(self, channel: str, thread_ts: str) -> str | None:
+        """The entry id of a thread the bot owns, None for anybody else's thread."""
+        query = select(bot_threads.c.entry_id).where(
+            bot_threads.c.channel == channel, bot_threads.c.thread_ts == thread_ts
+        )
+        with self.engine.begin() as conn:
+            value = conn.execute(query).scalar_one_or_none()
+        return str(value) if value is not None else None
+
+    # -- handled events ----------------------------------------------------------------------
+
+    def mark_event_handled(self, event_id: str) -> bool:
+        """True the first time an event id is seen (by any process), False on Slack's retries."""
+        return self._mark(f"event:{event_id}")
+
+    def mark_message_handled(self, channel: str, message_ts: str) -> bool:
+        """True the first time a message is handled; catches one message arriving as two events."""
+        return self._mark(f"message:{channel}:{message_ts}")
+
+    def prune_handled_events(self, older_than: dt.datetime) -> int:
+        """Forget handled events before a time (Slack stops retrying after minutes)."""
+        with self.engine.begin() as conn:
+            return int(
+                conn.execute(delete(handled_events).where(handled_events.c.handled_at < older_than)).rowcount
+            )
+
+    def _mark(self, key: str) -> bool:
+        with self.engine.begin() as conn:
+            return self._inserted(
+                conn, self._insert_ignore(handled_events).values(key=key, handled_at=utc_now())
+            )
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _insert_ignore(self, table: Any) -> Any:
+        """INSERT … ON CONFLICT DO NOTHING: the first writer inserts, the others do nothing."""
+        if self.engine.dialect.name == "postgresql":
+            return postgresql.insert(table).on_conflict_do_nothing()
+        return sqlite.insert(table).on_conflict_do_nothing()
+
+    @staticmethod
+    def _inserted(conn: Connection, statement: Any) -> bool:
+        """Whether an insert-ignore wrote its row (RETURNING: psycopg reports no rowcount for it)."""
+        return conn.execute(statement.returning(literal(1))).first() is not None
+
+    @staticmethod
+    def _daily_post(conn: Connection, channel: str, day: dt.date) -> DailyPost | None:
+        row = conn.execute(
+            select(daily_posts).where(daily_posts.c.channel == channel, daily_posts.c.day == day)
+        ).one_or_none()
+        if row is None:
+            return None
+        claimed_at = _utc(row.claimed_at)
+        assert claimed_at is not None
+        return DailyPost(
+            channel=row.channel,
+            day=row.day,
+            entry_id=row.entry_id,
+            state=row.state,
+            owner=row.owner,
+            claimed_at=claimed_at,
+            message_ts=row.message_ts,
+            posted_at=_utc(row.posted_at),
+        )

@@ -1,0 +1,314 @@
+"""The one place that builds the object graph from settings: library, index, Slack app.
+
+`build(settings)` returns a `Bot` holding every piece; nothing else reads settings. Tests and the
+console pass replacements (an index wrapper, a `today` picker, a thread registry, a follow-up
+handler) as keyword arguments. The store, scheduler and answerer join here as they land.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import secrets
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from slack_bolt import App
+from slack_sdk import WebClient
+from slack_sdk.http_retry.builtin_handlers import (
+    ConnectionErrorRetryHandler,
+    RateLimitErrorRetryHandler,
+    ServerErrorRetryHandler,
+)
+
+from chatbot.daily import DailyPoster, SlackMessage, daily_web_client
+from chatbot.glossary import load_glossary
+from chatbot.library import Library
+from chatbot.model import Entry
+from chatbot.scheduler import DailyScheduler
+from chatbot.search import SearchIndex, SearchResult
+from chatbot.settings import Settings, SettingsError
+from chatbot.slack.app import build_slack_app
+from chatbot.slack.blocks import render_entry_card
+from chatbot.slack.handlers.actions import ActionHandlers
+from chatbot.slack.handlers.command import Answers, CommandHandler, Searchable
+from chatbot.slack.handlers.messages import FollowUpHandler
+from chatbot.slack.i18n import Language, Texts
+from chatbot.store import SqlStore
+from chatbot.threads import InMemoryThreadRegistry, ThreadRegistry
+
+log = logging.getLogger(__name__)
+
+# A token the console and tests use when no SLACK_BOT_TOKEN is configured.
+LOCAL_BOT_TOKEN = "xoxb-local-console"
+
+
+class TrackedExecutor(ThreadPoolExecutor):
+    """A thread pool that can tell when all submitted work is done (the console waits on it
+    before reading the next scripted line)."""
+
+    def __init__(self, max_workers: int, thread_name_prefix: str) -> None:
+        super().__init__(max_workers=max_workers, thread_name_prefix=thread_name_prefix)
+        self._pending = 0
+        self._idle = threading.Condition()
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        with self._idle:
+            self._pending += 1
+
+        def tracked() -> Any:
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                with self._idle:
+                    self._pending -= 1
+                    self._idle.notify_all()
+
+        try:
+            return super().submit(tracked)
+        except BaseException:
+            with self._idle:
+                self._pending -= 1
+            raise
+
+    def wait_idle(self, timeout: float) -> bool:
+        with self._idle:
+            return self._idle.wait_for(lambda: self._pending == 0, timeout)
+
+
+class LiveIndex:
+    """The search index of a library, rebuilt when a digest file changes (checked at most
+    every `refresh_every` seconds, so a burst of commands costs one stat pass). The glossary
+    (bundled + the digest folder's glossary files) is reloaded with it."""
+
+    def __init__(self, library: Library, refresh_every: float = 2.0) -> None:
+        self.library = library
+        self.refresh_every = refresh_every
+        self._index = self._build()
+        self._checked = time.monotonic()
+        self._lock = threading.Lock()
+
+    def current(self) -> SearchIndex:
+        now = time.monotonic()
+        if now - self._checked >= self.refresh_every:
+            with self._lock:
+                if now - self._checked >= self.refresh_every:
+                    self._checked = now
+                    if self.library.refresh():
+                        self._index = self._build()
+        return self._index
+
+    def _build(self) -> SearchIndex:
+        glossary = load_glossary(self.library.folder)
+        for problem in glossary.problems:
+            log.warning("%s", problem)
+        return SearchIndex.build(self.library.entries, glossary)
+
+    @property
+    def generation(self) -> int:
+        """Changes whenever the library reloads (answers cached under it go stale)."""
+        self.current()
+        return self.library.generation
+
+    def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:
+        return self.current().search(query, limit=limit, offset=offset)
+
+    def topics(self) -> list[tuple[str, int]]:
+        return self.current().topics()
+
+    def latest(self, count: int) -> Sequence[Entry]:
+        """Newest entries first: by PR date, then digest and position."""
+        self.current()
+        entries = sorted(
+            self.library.entries,
+            key=lambda e: (e.date.isoformat() if e.date else "", e.digest, e.position),
+            reverse=True,
+        )
+        return entries[:count]
+
+    def newest(self) -> Entry | None:
+        """Stand-in for the PR of the day until the daily picker is wired."""
+        newest = self.latest(1)
+        return newest[0] if newest else None
+
+
+@dataclass
+class Bot:
+    """Every piece the commands need, built from settings."""
+
+    settings: Settings
+    library: Library
+    index: Searchable
+    live: LiveIndex
+    threads: ThreadRegistry
+    client: WebClient
+    app: App
+    signing_secret: str
+    follow_up: FollowUpHandler | None = None
+    executors: list[TrackedExecutor] = field(default_factory=list)
+    store: SqlStore | None = None
+    daily: DailyPoster | None = None
+    scheduler: DailyScheduler | None = None
+
+    def health(self) -> dict[str, object]:
+        """What /healthz reports besides ok: the library is loaded."""
+        return {"entries": len(self.library), "errors": len(self.library.errors)}
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """True once no answer or lazy listener is running (for the console's script mode)."""
+        return all(executor.wait_idle(timeout) for executor in self.executors)
+
+    def close(self) -> None:
+        if self.scheduler is not None:
+            self.scheduler.shutdown()
+        for executor in self.executors:
+            executor.shutdown(wait=False, cancel_futures=True)
+        if self.store is not None:
+            self.store.close()
+
+
+def web_client(settings: Settings, token: str) -> WebClient:
+    """A Web API client for SLACK_API_URL that retries rate limits and server/connection errors."""
+    client = WebClient(token=token, base_url=settings.slack_api_url, timeout=10)
+    client.retry_handlers = [
+        ConnectionErrorRetryHandler(max_retry_count=2),
+        RateLimitErrorRetryHandler(max_retry_count=2),
+        ServerErrorRetryHandler(max_retry_count=2),
+    ]
+    return client
+
+
+def build(
+    settings: Settings,
+    *,
+    local: bool = False,
+    index: Callable[[LiveIndex], Searchable] | None = None,
+    today: Callable[[], Entry | None] | None = None,
+    threads: ThreadRegistry | None = None,
+    follow_up: FollowUpHandler | None = None,
+    ack_budget: float = 1.5,
+    page_size: int = 5,
+    answer_cache: int = 512,
+    store: SqlStore | None = None,
+) -> Bot:
+    """The bot's object graph. `local=True` (console) accepts missing Slack credentials and
+    generates a signing secret; otherwise SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET are required
+    for HTTP mode (SLACK_APP_TOKEN replaces the secret in Socket Mode).
+
+    `index` wraps the live index (tests inject slowness here); `today` is the PR-of-the-day seam.
+    With a `store` (serve), threads are registered in it and the daily post and its scheduler
+    are built (`Bot.scheduler.start()` runs it); `today` then answers the daily pick.
+    """
+    token = settings.slack_bot_token or (LOCAL_BOT_TOKEN if local else None)
+    if token is None:
+        raise SettingsError("setting SLACK_BOT_TOKEN: required to talk to Slack (xoxb-…)")
+    secret = settings.slack_signing_secret
+    if secret is None:
+        if not (local or settings.slack_app_token):
+            raise SettingsError(
+                "setting SLACK_SIGNING_SECRET: required for HTTP mode (or set SLACK_APP_TOKEN)"
+            )
+        secret = secrets.token_hex(16)
+
+    library = Library.load(settings.digest_dir)
+    live = LiveIndex(library)
+    searchable: Searchable = index(live) if index else live
+    registry = threads or store or InMemoryThreadRegistry()
+    client = web_client(settings, token)
+    daily = build_daily_poster(settings, library, store, registry) if store is not None else None
+    if today is None and daily is not None:
+        today = daily_today(settings, daily)
+    answer_pool = TrackedExecutor(max_workers=16, thread_name_prefix="answer")
+    listener_pool = TrackedExecutor(max_workers=16, thread_name_prefix="listener")
+    answers = Answers(
+        index=searchable,
+        latest=live.latest,
+        today=today or live.newest,
+        language=settings.language,
+        page_size=page_size,
+        generation=lambda: live.generation,
+        cache_size=answer_cache,
+    )
+    app = build_slack_app(
+        client=client,
+        signing_secret=secret,
+        command=CommandHandler(answers, answer_pool, ack_budget=ack_budget),
+        buttons=ActionHandlers(answers, library.get, registry, settings.language),
+        follow_up=follow_up,
+        listener_executor=listener_pool,
+    )
+    return Bot(
+        settings=settings,
+        library=library,
+        index=searchable,
+        live=live,
+        threads=registry,
+        client=client,
+        app=app,
+        signing_secret=secret,
+        follow_up=follow_up,
+        executors=[answer_pool, listener_pool],
+        store=store,
+        daily=daily,
+        scheduler=build_daily_scheduler(settings, daily) if daily is not None else None,
+    )
+
+
+# -- the PR of the day -----------------------------------------------------------------------
+
+
+def build_store(settings: Settings) -> SqlStore:
+    """The SQL store at DATABASE_URL, migrated to the newest schema."""
+    return SqlStore.open(settings.database_url)
+
+
+def daily_message(entry: Entry, lang: Language) -> SlackMessage:
+    """The entry card under a "PR of the day" header, with the hint to ask in the thread."""
+    card = render_entry_card(entry, lang, header=Texts(lang)("today.header"))
+    return SlackMessage(card["text"], card["blocks"])
+
+
+def build_daily_poster(
+    settings: Settings, library: Library, store: SqlStore, threads: ThreadRegistry | None = None
+) -> DailyPoster:
+    """Posts to Slack once per channel and day; its client retries 429/5xx/connection errors."""
+
+    def entries() -> Sequence[Entry]:
+        library.refresh()
+        return library.entries
+
+    return DailyPoster(
+        store,
+        entries,
+        daily_web_client(settings.slack_bot_token, settings.slack_api_url),
+        lambda entry: daily_message(entry, settings.language),
+        threads=threads or store,
+    )
+
+
+def build_daily_scheduler(settings: Settings, poster: DailyPoster) -> DailyScheduler:
+    """Cron jobs for DAILY_CHANNELS; a DAILY_CRON APScheduler rejects fails like any bad setting."""
+    try:
+        return DailyScheduler(
+            poster.run, settings.daily_channels, settings.daily_cron, settings.zone, settings.daily_grace
+        )
+    except ValueError as exc:
+        raise SettingsError(f"setting DAILY_CRON: {exc} (got {settings.daily_cron!r})") from None
+
+
+def daily_today(settings: Settings, poster: DailyPoster) -> Callable[[], Entry | None]:
+    """`/vllm-digest today`: what the first daily channel got (or gets) today."""
+    channel = settings.daily_channels[0] if settings.daily_channels else "console"
+
+    def today() -> Entry | None:
+        return poster.entry_for_day(channel, _local_day(settings))
+
+    return today
+
+
+def _local_day(settings: Settings) -> dt.date:
+    return dt.datetime.now(settings.zone).date()

@@ -1,0 +1,1 @@
+"""Daily post tests: picker, store (SQLite and PostgreSQL), exactly-once posting, scheduler."""

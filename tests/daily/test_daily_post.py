@@ -1,0 +1,220 @@
+"""Exactly one PR of the day per channel and day: races, Slack failures and crashes, both databases.
+
+Real boundaries: `vllm-digest post-today` subprocesses, a real SQLite file or PostgreSQL schema,
+and the fake Slack Web API on loopback, which counts what was actually posted.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from chatbot.daily import (
+    CRASH_AFTER_POST_ENV,
+    CRASH_EXIT_CODE,
+    DAILY_EVENT_TYPE,
+    DailyPoster,
+    Status,
+    daily_web_client,
+    owner_is_dead,
+)
+from chatbot.library import Library
+from chatbot.store import SqlStore
+from chatbot.wiring import daily_message
+from tests.fakeslack import FakeSlack
+
+ROOT = Path(__file__).resolve().parents[2]
+DAY = "2026-09-01"
+CHANNEL = "C0DAILY"
+
+
+def cli_env(db_url: str, fake: FakeSlack, **extra: str) -> dict[str, str]:
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": os.environ.get("HOME", "/tmp"),
+        "PYTHONPATH": str(ROOT),
+        "DATABASE_URL": db_url,
+        "SLACK_BOT_TOKEN": "xoxb-test",
+        "SLACK_API_URL": fake.api_url,
+        "DIGEST_DIR": str(ROOT / "digests"),
+        "DAILY_CHANNELS": CHANNEL,
+        "LANGUAGE": "en",
+    }
+    env.update(extra)
+    return env
+
+
+def post_today_process(env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "chatbot.cli", "post-today", "--channel", CHANNEL, "--date", DAY],
+        env=env,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def post_today(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    process = post_today_process(env, cwd)
+    out, err = process.communicate(timeout=60)
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
+def daily_messages(fake: FakeSlack) -> list[dict[str, object]]:
+    return [
+        m for m in fake.messages(CHANNEL) if (m.get("metadata") or {}).get("event_type") == DAILY_EVENT_TYPE
+    ]
+
+
+def test_four_racing_processes_post_once(db_url: str, fake_slack: FakeSlack, tmp_path: Path) -> None:
+    env = cli_env(db_url, fake_slack)  # a fresh database: the four race the migrations too
+    processes = [post_today_process(env, tmp_path) for _ in range(4)]
+    results = [(*p.communicate(timeout=60), p.returncode) for p in processes]
+    assert [code for _, _, code in results] == [0, 0, 0, 0], results
+    outputs = [out for out, _, _ in results]
+    assert sum(": posted entry" in out for out in outputs) == 1, outputs
+    assert all(": posted entry" in o or ": busy" in o or ": already posted" in o for o in outputs), outputs
+    assert len(daily_messages(fake_slack)) == 1
+    assert len(fake_slack.calls("chat.postMessage")) == 1
+    store = SqlStore.open(db_url)
+    row = store.daily_post(CHANNEL, dt.date.fromisoformat(DAY))
+    assert row is not None and row.posted and row.message_ts == daily_messages(fake_slack)[0]["ts"]
+    assert store.entry_for(CHANNEL, str(row.message_ts)) == row.entry_id
+    store.close()
+    rerun = post_today(env, tmp_path)
+    assert rerun.returncode == 0 and ": already posted" in rerun.stdout
+    assert len(fake_slack.calls("chat.postMessage")) == 1
+
+
+def test_slack_500_exhausts_retries_then_rerun_posts_once(
+    db_url: str, fake_slack: FakeSlack, tmp_path: Path
+) -> None:
+    fake_slack.fail("chat.postMessage", status=500, times=3)  # the first try and both retries
+    env = cli_env(db_url, fake_slack)
+    first = post_today(env, tmp_path)
+    assert first.returncode == 1
+    assert "failed" in first.stderr and "HTTP 500" in first.stderr and "will retry" in first.stderr
+    assert [c.status for c in fake_slack.calls("chat.postMessage")] == [500, 500, 500]
+    assert daily_messages(fake_slack) == []
+    store = SqlStore.open(db_url)
+    assert store.daily_post(CHANNEL, dt.date.fromisoformat(DAY)) is None  # released, not recorded
+    second = post_today(env, tmp_path)
+    assert second.returncode == 0 and ": posted entry" in second.stdout, second.stderr
+    assert len(daily_messages(fake_slack)) == 1
+    assert post_today(env, tmp_path).returncode == 0
+    assert len(daily_messages(fake_slack)) == 1
+    row = store.daily_post(CHANNEL, dt.date.fromisoformat(DAY))
+    assert row is not None and row.posted
+    store.close()
+
+
+def test_crash_after_slack_accepted_then_rerun_does_not_post_again(
+    db_url: str, fake_slack: FakeSlack, tmp_path: Path
+) -> None:
+    env = cli_env(db_url, fake_slack)
+    crashed = post_today({**env, CRASH_AFTER_POST_ENV: "1"}, tmp_path)
+    assert crashed.returncode == CRASH_EXIT_CODE
+    assert len(daily_messages(fake_slack)) == 1
+    store = SqlStore.open(db_url)
+    row = store.daily_post(CHANNEL, dt.date.fromisoformat(DAY))
+    assert row is not None and not row.posted  # the crash came before the record
+
+    rerun = post_today(env, tmp_path)
+    assert rerun.returncode == 0, rerun.stderr
+    assert ": recovered" in rerun.stdout
+    assert len(fake_slack.calls("chat.postMessage")) == 1
+    history = fake_slack.calls("conversations.history")
+    assert history and history[-1].params.get("include_all_metadata") in ("1", "true", True)
+    message = daily_messages(fake_slack)[0]
+    row = store.daily_post(CHANNEL, dt.date.fromisoformat(DAY))
+    assert row is not None and row.posted and row.message_ts == message["ts"]
+    assert message["metadata"]["event_payload"] == {"day": DAY, "entry_id": row.entry_id, "channel": CHANNEL}
+    assert store.entry_for(CHANNEL, str(message["ts"])) == row.entry_id
+    store.close()
+
+
+@pytest.mark.parametrize("error", ["channel_not_found", "not_in_channel", "invalid_auth"])
+def test_permanent_slack_errors_are_one_line_and_not_retried(
+    error: str, fake_slack: FakeSlack, tmp_path: Path, seed_library: Library
+) -> None:
+    fake_slack.fail("chat.postMessage", error=error)
+    store = SqlStore.open(f"sqlite:///{tmp_path / 'bot.db'}")
+    poster = DailyPoster(
+        store,
+        lambda: seed_library.entries,
+        daily_web_client("xoxb-test", fake_slack.api_url, backoff=0.01),
+        lambda e: daily_message(e, "en"),
+    )
+    result = poster.run(CHANNEL, dt.date(2026, 9, 1))
+    assert result.status is Status.REFUSED
+    assert "\n" not in result.line() and error in result.line() and "not retrying" in result.line()
+    assert len(fake_slack.calls("chat.postMessage")) == 1
+    assert store.daily_post(CHANNEL, dt.date(2026, 9, 1)) is None
+    again = poster.run(CHANNEL, dt.date(2026, 9, 1))  # fixed setup: the next run posts
+    assert again.status is Status.POSTED
+    store.close()
+
+
+def test_rate_limit_is_retried_inside_the_run(
+    fake_slack: FakeSlack, tmp_path: Path, seed_library: Library
+) -> None:
+    fake_slack.fail("chat.postMessage", status=429, retry_after=0)
+    store = SqlStore.open(f"sqlite:///{tmp_path / 'bot.db'}")
+    poster = DailyPoster(
+        store,
+        lambda: seed_library.entries,
+        daily_web_client("xoxb-test", fake_slack.api_url, backoff=0.01),
+        lambda e: daily_message(e, "en"),
+    )
+    result = poster.run(CHANNEL, dt.date(2026, 9, 1))
+    assert result.status is Status.POSTED
+    assert [c.status for c in fake_slack.calls("chat.postMessage")] == [429, 200]
+    assert len(daily_messages(fake_slack)) == 1
+    store.close()
+
+
+def test_today_prints_the_pick_and_why_without_posting(fake_slack: FakeSlack, tmp_path: Path) -> None:
+    env = cli_env(f"sqlite:///{tmp_path / 'bot.db'}", fake_slack)
+    run = subprocess.run(
+        [sys.executable, "-m", "chatbot.cli", "today", "--date", DAY],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    first, why = run.stdout.splitlines()
+    assert first.startswith(f"{CHANNEL} {DAY}: ")
+    assert why.startswith("why: never posted here; 8 of 8 due")
+    assert fake_slack.calls() == []
+    posted = post_today(env, tmp_path)
+    assert posted.returncode == 0
+    again = subprocess.run(
+        [sys.executable, "-m", "chatbot.cli", "today", "--date", DAY],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    entry_id = first.split(": ", 1)[1].split()[0]
+    assert f"already posted {entry_id}" in again.stdout
+
+
+def test_claim_owners_are_dead_only_when_provably_gone() -> None:
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    host = socket.gethostname()
+    mine = f"{host}:{os.getpid()}:aaaa"
+    assert owner_is_dead(f"{host}:{gone.stdout.strip()}:bbbb")  # exited (pids are not reused this fast)
+    assert not owner_is_dead(f"{host}:1:cccc")  # alive
+    assert not owner_is_dead(f"other-host:{gone.stdout.strip()}:bbbb")  # cannot tell: the lease decides
+    assert owner_is_dead(mine)  # this pid, but not a claim this process holds: a restarted container
+    assert not owner_is_dead(mine, {mine})

@@ -1,0 +1,171 @@
+"""Block Kit rendering: escaping of anything a user or curator wrote, and Slack's limits."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chatbot.library import Library
+from chatbot.model import Entry
+from chatbot.search import Hit, SearchResult
+from chatbot.slack import blocks
+from chatbot.slack.handlers.command import Request, parse
+from chatbot.slack.mrkdwn import clip, escape, truncate
+from tests.conftest import DIGESTS
+
+OUR_LINK = re.compile(r"<https://[^<>|\s]+\|[^<>]*>")
+ENTITY = re.compile(r"&(amp|lt|gt);")
+
+BASE = Library.load(DIGESTS)
+
+
+def rendered_strings(message: dict[str, Any]) -> list[str]:
+    """Strings Slack renders as text: the fallback and every text object (not values, urls, ids)."""
+    out = [message["text"]]
+
+    def walk(node: Any, key: str = "") -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, k)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v, key)
+        elif isinstance(node, str) and key == "text":
+            out.append(node)
+
+    walk(message["blocks"])
+    return out
+
+
+def assert_safe(message: dict[str, Any]) -> None:
+    for text in rendered_strings(message):
+        bare = OUR_LINK.sub("", text)
+        assert "<" not in bare and ">" not in bare, text
+        assert "&" not in ENTITY.sub("", bare), text
+        assert "<!" not in text
+
+
+def assert_within_limits(message: dict[str, Any]) -> None:
+    assert message["text"]
+    assert len(message["blocks"]) <= 50
+    for block in message["blocks"]:
+        if block["type"] == "header":
+            assert len(block["text"]["text"]) <= 150
+        if block["type"] == "section":
+            assert 0 < len(block["text"]["text"]) <= 3000
+        if block["type"] == "context":
+            assert len(block["elements"]) <= 10
+        if block["type"] == "actions":
+            for element in block["elements"]:
+                assert len(element["text"]["text"]) <= 75
+                assert len(element.get("value", "")) <= 2000
+                assert len(element["action_id"]) <= 255
+
+
+def entry_with(text: str, base: Entry) -> Entry:
+    return base.model_copy(
+        update={
+            "title": text,
+            "why": text,
+            "verdict": text[:20],
+            "highlights": [text, text * 3],
+            "audience": text * 2,
+            "caveats": [text] * 7,
+            "author": text[:30],
+            "github_title": text,
+        }
+    )
+
+
+tricky = st.sampled_from(
+    ["<!channel>", "<!here>", "<@U123>", "&amp;", "&", "<", ">", "<https://evil|x>", "*", "`", "|", "\n"]
+)
+user_text = st.lists(st.text(max_size=30) | tricky, max_size=30).map("".join) | st.text(
+    min_size=2000, max_size=5000
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(user_text)
+def test_user_text_is_escaped_and_inside_limits(text: str) -> None:
+    base = BASE.entries[1]
+    entry = entry_with(text, base)
+    result = SearchResult(text, [Hit(entry, 1.0, [text, text[:5]])] * 5, total=12)
+    messages = [
+        blocks.render_results(result, "en", offset=0),
+        blocks.render_results(SearchResult(text, [], 0, [text, "compile"]), "zh"),
+        blocks.render_entry_card(entry, "zh", header=text),
+        blocks.render_entry_card(entry, "en", shared_by=text),
+        blocks.render_today(entry, "en"),
+        blocks.render_latest([entry] * 20, "zh"),
+        blocks.render_topics([(text, 3)] * 150, "en"),
+        blocks.render_text(text),
+    ]
+    for message in messages:
+        assert_safe(message)
+        assert_within_limits(message)
+
+
+@given(st.text(max_size=300), st.integers(min_value=1, max_value=200))
+def test_truncation_keeps_entities_whole_and_marks_the_cut(text: str, limit: int) -> None:
+    cut = truncate(escape(text), limit)
+    assert len(cut) <= max(limit, 1)
+    assert "&" not in ENTITY.sub("", cut)
+    if len(escape(text)) > limit:
+        assert cut.endswith("…")
+    else:
+        assert cut == escape(text)
+
+
+def test_escape_turns_mentions_into_plain_text() -> None:
+    assert clip("<!channel> & <@U1>", 100) == "&lt;!channel&gt; &amp; &lt;@U1&gt;"
+
+
+def test_command_grammar() -> None:
+    assert parse("") == Request("help")
+    assert parse("  help ") == Request("help")
+    assert parse("TODAY") == Request("today")
+    assert parse("topics") == Request("topics")
+    assert parse("latest") == Request("latest")
+    assert parse("compile") == Request("search", "compile")
+    assert parse("today compile") == Request("search", "today compile")
+    assert parse("spec   decode") == Request("search", "spec decode")
+
+
+def test_entry_card_has_every_part_and_the_thread_hint(seed_library: Library) -> None:
+    entry = seed_library.get("53529")
+    assert entry is not None
+    card = blocks.render_entry_card(entry, "zh", header="今日 PR")
+    assert card["blocks"][0] == {
+        "type": "header",
+        "text": {"type": "plain_text", "text": "今日 PR", "emoji": True},
+    }
+    shown = "\n".join(rendered_strings(card))
+    assert f"<{entry.url}|{entry.title}>" in shown
+    assert "为什么值得读" in shown and "重点关注" in shown and "适合谁读" in shown and "注意" in shown
+    assert "由于 #53516 尚未调查清楚" in shown
+    assert "讨论串里追问" in shown
+    assert card["text"].startswith("今日 PR: 新增 Qwen3-VL DeepStack")
+    english = blocks.render_entry_card(entry, "en", header="PR of the day")
+    assert "Ask in this thread" in "\n".join(rendered_strings(english))
+
+
+def test_no_match_says_so_and_suggests_topics() -> None:
+    message = blocks.render_results(SearchResult("xyzzy", [], 0, ["multimodal", "torch.compile"]), "en")
+    shown = "\n".join(rendered_strings(message))
+    assert "No entry matches “xyzzy”" in shown
+    assert "`multimodal`" in shown and "`torch.compile`" in shown
+    assert not [b for b in message["blocks"] if b["type"] == "actions"]
+
+
+def test_the_daily_post_is_the_entry_card_under_its_header(seed_library: Library) -> None:
+    from chatbot.wiring import daily_message
+
+    entry = seed_library.get("53529")
+    assert entry is not None
+    posted = daily_message(entry, "zh")
+    assert posted.blocks == blocks.render_entry_card(entry, "zh", header="今日 PR")["blocks"]
+    assert posted.text.startswith("今日 PR: 新增 Qwen3-VL DeepStack")

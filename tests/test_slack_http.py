@@ -1,0 +1,285 @@
+"""The HTTP server end to end: signed requests in, Slack Web API calls out (to the fake)."""
+
+from __future__ import annotations
+
+import os
+import queue
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from chatbot.search import SearchResult
+from chatbot.settings import Settings
+from chatbot.slack.handlers.command import Searchable
+from chatbot.slack.server import HttpServer, asgi_app
+from chatbot.wiring import Bot, LiveIndex, build
+from tests.conftest import DIGESTS
+from tests.fakeslack import FakeSlack
+from tests.slackrequests import (
+    SIGNING_SECRET,
+    all_text,
+    button_body,
+    buttons,
+    command_body,
+    event_body,
+    post,
+    signed_headers,
+)
+
+DEEPSTACK_TITLE = "新增 Qwen3-VL DeepStack 编译契约回归测试"
+DEEPSTACK_URL = "https://github.com/vllm-project/vllm/pull/53529"
+
+
+@dataclass
+class Served:
+    fake: FakeSlack
+    bot: Bot
+    url: str
+
+
+def settings_for(fake: FakeSlack, language: str = "zh") -> Settings:
+    return Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        slack_bot_token="xoxb-test",
+        slack_signing_secret=SIGNING_SECRET,
+        slack_api_url=fake.api_url,
+        digest_dir=DIGESTS,
+        language=language,  # type: ignore[arg-type]
+    )
+
+
+@pytest.fixture
+def served(fake_slack: FakeSlack) -> Iterator[Served]:
+    bot = build(settings_for(fake_slack))
+    server = HttpServer(asgi_app(bot.app, bot.health), host="127.0.0.1", port=0).start()
+    yield Served(fake_slack, bot, f"http://127.0.0.1:{server.port}/slack/events")
+    server.stop()
+    bot.close()
+
+
+def test_compile_is_answered_with_the_deepstack_entry_and_its_pr_link(served: Served) -> None:
+    response = post(served.url, command_body("compile", served.fake.response_url()))
+    assert response.status_code == 200
+    answer = response.json()
+    assert answer["response_type"] == "ephemeral"
+    shown = all_text(answer)
+    assert DEEPSTACK_TITLE in shown
+    assert f"<{DEEPSTACK_URL}|{DEEPSTACK_TITLE}>" in shown
+    assert any(b.get("url") == DEEPSTACK_URL for b in buttons(answer))
+
+
+def test_help_lists_the_subcommands(served: Served) -> None:
+    for text in ("", "help"):
+        answer = post(served.url, command_body(text, served.fake.response_url())).json()
+        shown = all_text(answer)
+        for sub in ("today", "latest", "topics", "help"):
+            assert f"/vllm-digest {sub}" in shown
+
+
+def test_wrong_signature_and_stale_timestamp_are_refused(served: Served) -> None:
+    body = command_body("compile", served.fake.response_url())
+    wrong = signed_headers(body, secret="not-the-secret")
+    assert post(served.url, body, wrong).status_code == 401
+    stale = signed_headers(body, timestamp=int(time.time()) - 600)
+    assert post(served.url, body, stale).status_code == 401
+    assert served.fake.calls("response") == []
+
+
+def test_share_to_channel_posts_the_card_and_registers_the_thread(served: Served) -> None:
+    answer = post(served.url, command_body("compile", served.fake.response_url("cmd"))).json()
+    share = next(b for b in buttons(answer) if b["action_id"].startswith("share_entry"))
+    press = post(served.url, button_body(share, served.fake.response_url("press"), channel="C0SHARE"))
+    assert press.status_code == 200
+
+    posted = served.fake.wait_for("chat.postMessage")
+    assert posted.params["channel"] == "C0SHARE"
+    card = all_text(posted.params)
+    assert DEEPSTACK_TITLE in card and DEEPSTACK_URL in card
+    assert "讨论串里追问" in card
+    assert "由 asker 分享" in card and "<@" not in card
+    assert posted.params["metadata"]["event_payload"]["entry_id"] == share["value"]
+    confirmation = served.fake.wait_for("response", where=lambda c: c.path.endswith("/press"))
+    assert "已分享" in confirmation.params["text"]
+    # The confirmation follows the registration.
+    assert served.bot.threads.entry_for("C0SHARE", posted.response["ts"]) == share["value"]
+
+
+def test_share_to_a_channel_without_the_bot_says_how_to_fix_it(served: Served) -> None:
+    served.fake.fail("chat.postMessage", error="not_in_channel")
+    answer = post(served.url, command_body("compile", served.fake.response_url())).json()
+    share = buttons(answer)[0]
+    post(served.url, button_body(share, served.fake.response_url("press")))
+    notice = served.fake.wait_for("response", where=lambda c: c.path.endswith("/press"))
+    assert "/invite" in notice.params["text"]
+
+
+def test_more_results_shows_the_next_page(fake_slack: FakeSlack) -> None:
+    bot = build(settings_for(fake_slack), page_size=2)
+    server = HttpServer(asgi_app(bot.app), host="127.0.0.1", port=0).start()
+    served = Served(fake_slack, bot, f"http://127.0.0.1:{server.port}/slack/events")
+    try:
+        check_more_results(served)
+    finally:
+        server.stop()
+        bot.close()
+
+
+def check_more_results(served: Served) -> None:
+    query = next(
+        q for q in ("multimodal", "修复", "值得精读") if served.bot.index.search(q, limit=2).total > 2
+    )
+    first = post(served.url, command_body(query, served.fake.response_url())).json()
+    more = next(b for b in buttons(first) if b["action_id"].startswith("more_results"))
+    post(served.url, button_body(more, served.fake.response_url("more")))
+    page = served.fake.wait_for("response", where=lambda c: c.path.endswith("/more")).params
+    assert page["replace_original"] is True
+    first_titles = {b["value"] for b in buttons(first) if b["action_id"].startswith("share_entry")}
+    next_titles = {b["value"] for b in buttons(page) if b["action_id"].startswith("share_entry")}
+    assert next_titles and not next_titles & first_titles
+    assert "第 3–" in all_text(page)
+
+
+class BlockedIndex:
+    """An index whose searches wait until the test releases them."""
+
+    def __init__(self, inner: Searchable) -> None:
+        self.inner = inner
+        self.release = threading.Event()
+        self.entered = threading.Event()
+
+    def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:
+        self.entered.set()
+        assert self.release.wait(timeout=10)
+        return self.inner.search(query, limit=limit, offset=offset)
+
+    def topics(self) -> list[tuple[str, int]]:
+        return self.inner.topics()
+
+
+def test_a_slow_search_is_acknowledged_in_time_and_answered_later(fake_slack: FakeSlack) -> None:
+    blocked: list[BlockedIndex] = []
+
+    def slow(live: LiveIndex) -> BlockedIndex:
+        blocked.append(BlockedIndex(live))
+        return blocked[0]
+
+    bot = build(settings_for(fake_slack), index=slow, ack_budget=0.2)
+    server = HttpServer(asgi_app(bot.app), host="127.0.0.1", port=0).start()
+    try:
+        url = f"http://127.0.0.1:{server.port}/slack/events"
+        response = post(url, command_body("compile", fake_slack.response_url("slow")), timeout=3)
+        assert response.status_code == 200
+        assert blocked[0].entered.is_set() and not blocked[0].release.is_set()
+        assert "正在搜索" in response.json()["text"]
+        blocked[0].release.set()
+        late = fake_slack.wait_for("response", where=lambda c: c.path.endswith("/slow"))
+        assert DEEPSTACK_TITLE in all_text(late.params)
+    finally:
+        blocked[0].release.set()
+        server.stop()
+        bot.close()
+
+
+def test_healthz_answers(served: Served) -> None:
+    health = httpx.get(served.url.replace("/slack/events", "/healthz"))
+    assert health.status_code == 200
+    assert health.json() == {"ok": True, "entries": 8, "errors": 0}
+
+
+def test_serve_command_starts_http_mode_against_slack(fake_slack: FakeSlack, tmp_path: Path) -> None:
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("SLACK_")},
+        "SLACK_BOT_TOKEN": "xoxb-test",
+        "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+        "SLACK_API_URL": fake_slack.api_url,
+        "DIGEST_DIR": str(DIGESTS),
+    }
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "chatbot.cli", "serve", "--port", str(port)],
+        env=env,
+        cwd=tmp_path,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        while line and "HTTP on port" not in line:
+            line = process.stderr.readline()
+        assert f"HTTP on port {port}" in line
+        url = f"http://127.0.0.1:{port}/slack/events"
+        answer = post(url, command_body("help", fake_slack.response_url())).json()
+        assert "/vllm-digest latest" in all_text(answer)
+        assert fake_slack.calls("auth.test")
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_subcommands_answer_in_the_configured_language(fake_slack: FakeSlack) -> None:
+    bot = build(settings_for(fake_slack, language="en"))
+    server = HttpServer(asgi_app(bot.app), host="127.0.0.1", port=0).start()
+    url = f"http://127.0.0.1:{server.port}/slack/events"
+    try:
+        help_text = all_text(post(url, command_body("help", fake_slack.response_url())).json())
+        assert "searches the digest by topic" in help_text
+        latest = post(url, command_body("latest", fake_slack.response_url())).json()
+        assert "Newest entries" in all_text(latest)
+        assert len([b for b in buttons(latest) if b["action_id"].startswith("share_entry")]) == 5
+        today = all_text(post(url, command_body("today", fake_slack.response_url())).json())
+        assert "PR of the day" in today and "Ask in this thread" in today
+        topics = all_text(post(url, command_body("topics", fake_slack.response_url())).json())
+        assert "Topics you can search for" in topics
+        for topic, _count in bot.index.topics()[:3]:
+            assert topic in topics
+        nothing = all_text(post(url, command_body("xyzzy", fake_slack.response_url())).json())
+        assert "No entry matches “xyzzy”" in nothing
+    finally:
+        server.stop()
+        bot.close()
+
+
+def test_share_survives_a_rate_limit_and_a_server_error(served: Served) -> None:
+    served.fake.fail("chat.postMessage", status=429, retry_after=0)
+    served.fake.fail("chat.postMessage", status=500)
+    answer = post(served.url, command_body("compile", served.fake.response_url())).json()
+    post(served.url, button_body(buttons(answer)[0], served.fake.response_url("press")))
+    confirmation = served.fake.wait_for("response", where=lambda c: c.path.endswith("/press"), timeout=10)
+    assert "已分享" in confirmation.params["text"]
+    assert [c.status for c in served.fake.calls("chat.postMessage")] == [429, 500, 200]
+    assert len(served.fake.messages("C0CHAN")) == 1
+
+
+def test_thread_replies_reach_the_follow_up_slot_but_the_bots_own_do_not(fake_slack: FakeSlack) -> None:
+    received: queue.Queue[dict[str, object]] = queue.Queue()
+    bot = build(settings_for(fake_slack), follow_up=lambda event, client: received.put(event))
+    server = HttpServer(asgi_app(bot.app), host="127.0.0.1", port=0).start()
+    url = f"http://127.0.0.1:{server.port}/slack/events"
+    try:
+        own = {"type": "message", "channel": "C1", "channel_type": "channel", "user": fake_slack.bot_user_id}
+        own |= {"bot_id": "BBOT0001", "text": "card", "ts": "5.0"}
+        body = event_body(own)
+        json_headers = {**signed_headers(body), "Content-Type": "application/json"}
+        assert post(url, body, json_headers).status_code == 200
+        reply = {"type": "message", "channel": "C1", "channel_type": "channel", "user": "U0ASKER"}
+        reply |= {"text": "有什么风险？", "ts": "5.1", "thread_ts": "5.0"}
+        body = event_body(reply)
+        json_headers = {**signed_headers(body), "Content-Type": "application/json"}
+        assert post(url, body, json_headers).status_code == 200
+        event = received.get(timeout=5)
+        assert event["text"] == "有什么风险？" and event["thread_ts"] == "5.0"
+        assert received.empty()
+    finally:
+        server.stop()
+        bot.close()
