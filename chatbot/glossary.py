@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +22,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from chatbot.model import Problem
-from chatbot.structured import _line_of, is_glossary_file
-from chatbot.tokens import SplitText, Token, atomic, surface_of, tokenize
+from chatbot.structured import is_glossary_file
+from chatbot.tokens import SplitText, Token, atomic, segment_tokens, surface_of, tokenize
+from chatbot.yamlnodes import yaml_line
 
 _ATOMIC = frozenset({"word", "part", "ref", "cjk"})
 BUNDLED = Path(__file__).resolve().parent / "data" / "glossary.yaml"
@@ -103,9 +106,10 @@ class Glossary:
     _by_first: dict[str, list[Term]] = field(default_factory=dict, repr=False)
     _by_whole: dict[str, list[Term]] = field(default_factory=dict, repr=False)
     _han_first: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict, repr=False)
-    _mixed_first: dict[str, list[tuple[str, str, tuple[str, ...]]]] = field(default_factory=dict, repr=False)
+    _mixed_first: dict[str, list[tuple[Term, tuple[str, ...]]]] = field(default_factory=dict, repr=False)
     _mixed_width: int = field(default=1, repr=False)
-    _split_han: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list, repr=False)
+    _split_han: list[tuple[Term, tuple[str, ...]]] = field(default_factory=list, repr=False)
+    _segment_matches: dict[str, tuple[tuple[str, str, str], ...]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, paths: Iterable[Path] = (), *, bundled: bool = True) -> Glossary:
@@ -151,7 +155,7 @@ class Glossary:
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "file"
-            line = _line_of(_compose(text), tuple(first["loc"]))
+            line = yaml_line(_compose(text), tuple(first["loc"]))
             self.problems.append(Problem(str(path), line, "error", f"{where}: {first['msg']}"))
             return
         for index, item in enumerate(parsed.concepts):
@@ -161,11 +165,11 @@ class Glossary:
                 first = exc.errors()[0]
                 loc = ("concepts", index, *first["loc"])
                 where = ".".join(str(p) for p in loc)
-                line = _line_of(_compose(text), loc)
+                line = yaml_line(_compose(text), loc)
                 self.problems.append(Problem(str(path), line, "error", f"{where}: {first['msg']}"))
                 continue
             if not concept.terms:
-                line = _line_of(_compose(text), ("concepts", index))
+                line = yaml_line(_compose(text), ("concepts", index))
                 self.problems.append(
                     Problem(str(path), line, "error", f"concept {concept.id!r} has no terms")
                 )
@@ -175,7 +179,7 @@ class Glossary:
         for index, item in enumerate(parsed.concepts):
             for included in item.get("includes") or []:
                 if included not in known:
-                    line = _line_of(_compose(text), ("concepts", index, "includes"))
+                    line = yaml_line(_compose(text), ("concepts", index, "includes"))
                     self.problems.append(
                         Problem(str(path), line, "warning", f"includes unknown concept {included!r}")
                     )
@@ -206,6 +210,7 @@ class Glossary:
         self._mixed_first = {}
         self._mixed_width = 1
         self._split_han = []
+        self._segment_matches = {}
         for concept in self.concepts.values():
             for surface in concept.terms:
                 tokens = tokenize(surface)
@@ -225,77 +230,96 @@ class Glossary:
                     self._han_first.setdefault(chinese[:2], []).append((concept.id, surface, chinese))
                 elif kinds == {True}:  # Chinese cut by a particle (`多头潜在注意力`)
                     chinese_pieces = tuple(t.surface for t in stream)
-                    self._split_han.append((concept.id, surface, chinese_pieces))
+                    self._split_han.append((term, chinese_pieces))
                     self._mixed_width = max(self._mixed_width, len(chinese_pieces))
                 elif kinds == {True, False}:
                     first_latin = next(t.key for t in stream if t.kind != "cjk")
                     chinese_pieces = tuple(t.surface for t in stream if t.kind == "cjk")
-                    mixed = (concept.id, surface, chinese_pieces)
-                    self._mixed_first.setdefault(first_latin, []).append(mixed)
+                    self._mixed_first.setdefault(first_latin, []).append((term, chinese_pieces))
                     self._mixed_width = max(self._mixed_width, len(chinese_pieces))
                 if sequence:
                     self._by_first.setdefault(sequence[0], []).append(term)
                 for key in wholes:
                     self._by_whole.setdefault(key, []).append(term)
 
-    def find_in(self, text: SplitText, han_keys: set[str] | None = None) -> list[tuple[str, str, str]]:
+    def find_in(self, text: SplitText, keys: set[str] | None = None) -> list[tuple[str, str, str]]:
         """(concept, glossary term, text as written) for every term in a text cut for indexing.
 
         Chinese-only terms are found by substring within a Chinese run (the same as matching
-        their bigram sequence), Latin terms as `find` does on the Latin tokens, and the few terms
-        that mix both (`PD 分离`) by `find` on the stream cut to the edges of Chinese runs, only
-        when their first Latin key and all their Chinese bigrams occur.
+        their bigram sequence), Latin terms as `find` does, per Latin stretch between Chinese
+        runs (no Latin term spans a run; stretches repeat, so their matches are cached), and the
+        few terms that mix both (`PD 分离`) or are cut by a particle on the stream cut to the
+        edges of Chinese runs, only when their first Latin key and all their Chinese pieces occur.
+        Each distinct match is listed once, in text order per kind. `keys` (every token key
+        of the text, `text.keys()`) can be passed when the caller has them already.
         """
         found: list[tuple[str, str, str]] = []
-        if text.han_runs:
-            bigrams = han_keys if han_keys is not None else text.han_keys()
-            han = text.han
-            for first in bigrams & self._han_first.keys():
-                for concept, surface, chinese in self._han_first[first]:
-                    if chinese in han:
-                        found.append((concept, surface, chinese))
-        latin = [t for t in text.latin if t is not None]
-        by_first, by_whole = self._by_first, self._by_whole
-        if latin:
-            # The same matches as `find`, without positions: this runs on every field at build.
-            stream: list[Token | None] = []
-            for token in text.latin:
-                if token is None or token.kind in _ATOMIC:
-                    stream.append(token)  # None: Chinese text in between, no Latin term spans it
-                if token is not None and token.kind != "cjk" and token.key in by_whole:
-                    found.extend((term.concept, term.surface, token.surface) for term in by_whole[token.key])
-            keys: list[str] = [t.key if t is not None else "" for t in stream]
-            for i, key in enumerate(keys):
-                terms = by_first.get(key)
-                if not terms:
-                    continue
-                for term in terms:
-                    n = len(term.sequence)
-                    if n == 1:
-                        found.append((term.concept, term.surface, stream[i].surface))  # type: ignore[union-attr]
-                    elif tuple(keys[i : i + n]) == term.sequence:
-                        written = surface_of([t for t in stream[i : i + n] if t is not None])
-                        found.append((term.concept, term.surface, written))
-        if text.han_runs:
-            han = text.han
-            wanted = {
-                (concept, surface)
-                for first_key in {t.key for t in latin if t.key in self._mixed_first}
-                for concept, surface, chinese in self._mixed_first[first_key]
-                if all(piece in han for piece in chinese)
-            }
-            wanted.update(
-                (concept, surface)
-                for concept, surface, chinese in self._split_han
-                if all(piece in han for piece in chinese)
+        han = text.han
+        if keys is None:
+            keys = text.keys()
+        if han:
+            found.extend(
+                (concept, surface, chinese)
+                for first in keys & self._han_first.keys()
+                for concept, surface, chinese in self._han_first[first]
+                if chinese in han
             )
-            if wanted:  # rare: match these few on the token stream, exactly as `find` does
-                found.extend(
-                    (m.concept, m.term, m.text)
-                    for m in self.find(text.edge_tokens(self._mixed_width))
-                    if (m.concept, m.term) in wanted
-                )
+            if len(found) > 1:  # in text order, the longer term first (not in set order)
+                found.sort(key=lambda m: (han.index(m[2]), -len(m[2]), m[0], m[1]))
+        cache = self._segment_matches
+        for segment in dict.fromkeys(text.segments):
+            matches = cache.get(segment)
+            if matches is None:
+                if len(cache) >= _SEGMENT_CACHE:
+                    cache.clear()
+                matches = cache[segment] = self._match_latin(segment_tokens(segment))
+            found.extend(matches)
+        if han:
+            wanted = [
+                (term, pieces)
+                for first_key in keys & self._mixed_first.keys()
+                for term, pieces in self._mixed_first[first_key]
+                if keys.issuperset(term.sequence) and all(piece in han for piece in pieces)
+            ]
+            wanted.extend(
+                (term, pieces)
+                for term, pieces in self._split_han
+                if keys.issuperset(term.sequence) and all(piece in han for piece in pieces)
+            )
+            if wanted:  # match these few on the atomic stream, exactly as `find` does
+                stream, origins = _edge_stream(text, self._mixed_width)
+                for term, _ in wanted:
+                    n = len(term.sequence)
+                    for i in _starts(stream, term.sequence):
+                        span = [
+                            o if isinstance(o, Token) else Token(k, k, "cjk", o)
+                            for k, o in zip(stream[i : i + n], origins[i : i + n], strict=True)
+                        ]
+                        found.append((term.concept, term.surface, surface_of(span)))
         return found
+
+    def _match_latin(self, tokens: Sequence[Token]) -> tuple[tuple[str, str, str], ...]:
+        """The matches `find` makes on Latin tokens, without positions, each once."""
+        by_first, by_whole = self._by_first, self._by_whole
+        found: dict[tuple[str, str, str], None] = {}
+        stream = [t for t in tokens if t.kind in _ATOMIC]
+        for token in tokens:
+            if token.kind != "cjk" and token.key in by_whole:
+                found.update(
+                    dict.fromkeys((term.concept, term.surface, token.surface) for term in by_whole[token.key])
+                )
+        keys = [t.key for t in stream]
+        for i, key in enumerate(keys):
+            terms = by_first.get(key)
+            if not terms:
+                continue
+            for term in terms:
+                n = len(term.sequence)
+                if n == 1:
+                    found[(term.concept, term.surface, stream[i].surface)] = None
+                elif tuple(keys[i : i + n]) == term.sequence:
+                    found[(term.concept, term.surface, surface_of(stream[i : i + n]))] = None
+        return tuple(found)
 
     def __len__(self) -> int:
         return len(self.concepts)
@@ -352,6 +376,57 @@ class Glossary:
                 concept = self.concepts[match.concept]
                 out[match.concept] = Expansion(concept.id, concept.display, match.term, concept.terms)
         return list(out.values())
+
+
+_SEGMENT_CACHE = 1 << 16  # distinct Latin stretches whose matches are kept
+
+
+def _edge_stream(text: SplitText, width: int) -> tuple[list[str], list[Token | int]]:
+    """Keys of the atomic stream with each long Chinese run cut to its first and last `width`
+    bigrams (every match of a term joining Latin and Chinese survives), and where each key
+    came from: its Latin token, or the number of its Chinese run. No token per bigram."""
+    keys: list[str] = []
+    origins: list[Token | int] = []
+    for i, segment in enumerate(text.segments):
+        if i:
+            run = text.han_runs[i - 1]
+            if len(run) == 1:
+                bigrams = [run]
+            elif len(run) - 1 > 2 * width:
+                head, tail = run[: width + 1], run[-width - 1 :]
+                bigrams = [
+                    *(head[j : j + 2] for j in range(width)),
+                    "\x00",
+                    *(tail[j : j + 2] for j in range(width)),
+                ]
+            else:
+                bigrams = [run[j : j + 2] for j in range(len(run) - 1)]
+            keys.extend(bigrams)
+            origins.extend(repeat(i, len(bigrams)))
+        atoms = _atoms(segment)
+        if atoms:
+            keys.extend(t.key for t in atoms)
+            origins.extend(atoms)
+    return keys, origins
+
+
+@lru_cache(maxsize=1 << 14)
+def _atoms(segment: str) -> tuple[Token, ...]:
+    return tuple(t for t in segment_tokens(segment) if t.kind in _ATOMIC)
+
+
+def _starts(keys: list[str], sequence: tuple[str, ...]) -> list[int]:
+    """Positions where `sequence` occurs in `keys`."""
+    out: list[int] = []
+    n = len(sequence)
+    i = -1
+    while True:
+        try:
+            i = keys.index(sequence[0], i + 1)
+        except ValueError:
+            return out
+        if n == 1 or tuple(keys[i : i + n]) == sequence:
+            out.append(i)
 
 
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -46,6 +46,13 @@ def digest_files(folder: Path) -> list[Path]:
     return sorted(files, key=lambda p: p.name)
 
 
+def glossary_files(folder: Path) -> list[Path]:
+    """Curator glossary files of a digest folder (`glossary.yaml`, `*.glossary.yaml`)."""
+    if not folder.is_dir():
+        return []
+    return sorted((p for p in folder.iterdir() if p.is_file() and is_glossary_file(p)), key=lambda p: p.name)
+
+
 def load_file(path: Path) -> LoadedFile:
     """Parse one file of either form; a parse error becomes a Problem, never an exception."""
     try:
@@ -134,8 +141,10 @@ class Library:
         return library
 
     def _current_stamp(self) -> tuple[tuple[str, int, int], ...]:
+        """Name, mtime and size of every digest and glossary file: a glossary edit is a change
+        too (whoever watches `generation` rebuilds the search index with it)."""
         try:
-            files = digest_files(self.folder)
+            files = digest_files(self.folder) + glossary_files(self.folder)
         except OSError:
             return ()
         stamp = []

@@ -18,16 +18,29 @@ from __future__ import annotations
 import gc
 import heapq
 import math
-from collections.abc import Callable, Iterable, Sequence
+from bisect import bisect_left
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from itertools import chain, repeat
+from typing import Generic, NamedTuple, TypeVar
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from chatbot.glossary import Glossary
 from chatbot.model import Entry
-from chatbot.tokens import Token, atomic, han_text, split_text, stem, surface_of, tokenize
+from chatbot.tokens import (
+    Token,
+    atomic,
+    han_text,
+    segment_tokens,
+    split_text,
+    stem,
+    surface_of,
+    tokenize,
+)
 
 # Field weights: where a term occurs says how much the entry is about it.
 W_PR = 5.0
@@ -40,6 +53,18 @@ W_PERSON = 2.0
 W_HIGHLIGHT = 1.5
 W_REF = 1.5
 W_NOTE = 1.0
+FIELD_WEIGHTS = (
+    W_PR,
+    W_TITLE,
+    W_AUTHOR,
+    W_GITHUB_TITLE,
+    W_TAG,
+    W_IDENTIFIER,
+    W_PERSON,
+    W_HIGHLIGHT,
+    W_REF,
+    W_NOTE,
+)
 STRONG_FIELD = W_IDENTIFIER  # fields at least this heavy say what the entry is *about* (topics)
 
 LITERAL = 1.0
@@ -97,12 +122,82 @@ class SearchResult:
 class _Analysed(NamedTuple):
     """What one field contributes to the index."""
 
-    keys: tuple[str, ...]
-    words: tuple[tuple[str, str], ...]
+    keys: AbstractSet[str]
+    segments: list[str]  # Latin stretches, for the vocabulary
     matches: tuple[tuple[str, str, str], ...]  # (concept, glossary term, as written)
-    concepts: tuple[str, ...]
-    concept_terms: tuple[tuple[str, str], ...]
+    concepts: frozenset[str]
+    concept_terms: frozenset[tuple[str, str]]
     han: str
+
+
+K = TypeVar("K", str, tuple[str, str])
+
+
+class _Postings(Generic[K]):
+    """Entry indices per key, one list per field weight; an entry is only in the list of the
+    heaviest field the key occurs in. Lists of shared ints are ~8 bytes a posting (a dict of
+    index → weight per key was ~10x that), appended to at C speed while building."""
+
+    def __init__(self, weights: Iterable[float]) -> None:
+        self.levels: list[tuple[float, dict[K, list[int]]]] = [
+            (w, defaultdict(list)) for w in sorted(set(weights))
+        ]
+        self._by_weight: dict[float, dict[K, list[int]]] = dict(self.levels)
+
+    def add(self, weight: float, keys: Iterable[K], index: int) -> None:
+        lists = self._by_weight[weight]
+        # `lists[key].append(index)` for every key, without a Python-level loop.
+        deque(map(list.append, map(lists.__getitem__, keys), repeat(index)), maxlen=0)
+
+    def finish(self) -> None:
+        """Plain dicts: a lookup of an absent key must not add it."""
+        self.levels = [(w, dict(lists)) for w, lists in self.levels]
+        self._by_weight = dict(self.levels)
+
+    def table(self, key: K, factor: float = 1.0) -> dict[int, float]:
+        """Entry index → weight of the heaviest field holding `key`, times `factor`."""
+        out: dict[int, float] = {}
+        for weight, lists in self.levels:
+            found = lists.get(key)
+            if found:
+                out.update(dict.fromkeys(found, weight * factor))
+        return out
+
+    def weighted(self, key: K) -> list[tuple[float, list[int]]]:
+        """(field weight, entry indices) for `key`, lightest first: iterate instead of `table`
+        when each entry is visited once anyway."""
+        return [(weight, found) for weight, lists in self.levels if (found := lists.get(key))]
+
+    def levels_of(self, key: K, factor: float = 1.0) -> _LevelScores:
+        """The same scores as `table`, without building a dict: (score, entry indices) per field
+        weight. A query adds them to its totals directly."""
+        return _LevelScores(
+            [(weight * factor, found) for weight, lists in self.levels if (found := lists.get(key))]
+        )
+
+    def __contains__(self, key: K) -> bool:
+        return any(key in lists for _, lists in self.levels)
+
+
+class _LevelScores(Mapping[int, float]):
+    """Entry index → score as disjoint ascending lists of indices sharing one score each."""
+
+    def __init__(self, levels: list[tuple[float, list[int]]]) -> None:
+        self.levels = levels
+        self._size = sum(len(found) for _, found in levels)
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self) -> Iterator[int]:
+        return chain.from_iterable(found for _, found in self.levels)
+
+    def __getitem__(self, index: int) -> float:
+        for score, found in self.levels:
+            at = bisect_left(found, index)
+            if at < len(found) and found[at] == index:
+                return score
+        raise KeyError(index)
 
 
 @dataclass
@@ -110,7 +205,7 @@ class _Unit:
     """One thing the query asks for: entry index → score, and how to show what matched."""
 
     generic: bool
-    scores: dict[int, float]
+    scores: Mapping[int, float]  # a dict, or `_LevelScores` straight from the postings
     display: Callable[[int], list[str]]
     qualifies: bool = True  # False: adds to an entry's score but cannot make it a hit alone
 
@@ -183,27 +278,25 @@ class SearchIndex:
     def __init__(self, entries: Sequence[Entry], glossary: Glossary) -> None:
         self.entries = list(entries)
         self.glossary = glossary
-        self.postings: dict[str, dict[int, float]] = {}
-        self.concepts: dict[str, dict[int, float]] = {}
-        self.concept_terms: dict[tuple[str, str], dict[int, float]] = {}
+        self.postings: _Postings[str] = _Postings(FIELD_WEIGHTS)
+        self.concepts: _Postings[str] = _Postings(FIELD_WEIGHTS)
+        self.concept_terms: _Postings[tuple[str, str]] = _Postings(FIELD_WEIGHTS)
         self.concept_fields: list[list[tuple[float, tuple[tuple[str, str, str], ...]]]] = []
-        self.strong_concepts: list[set[str]] = []
         self.han: list[list[tuple[float, str]]] = []
         self.vocabulary: dict[str, str] = {}
-        self._topics: list[tuple[str, int]] | None = None
         self._analysed: dict[str, _Analysed] = {}
+        self._ref_terms = any(key.startswith("#") for key in glossary.terms_by_first_key())
         # Building allocates hundreds of thousands of small containers and frees none: cyclic GC
-        # passes over the growing heap would only slow it down (3-5x at 10k entries).
-        # The index lives as long as the library generation: freezing it keeps later collections
-        # from walking its millions of objects (a 200 ms pause on the first query otherwise).
+        # passes over the growing heap would only slow it down (~3x at 10k entries).
+        # The index lives as long as the library generation: freezing it (and the entries) keeps
+        # later full collections from walking it (~200 ms at 10k entries, a p99 query otherwise).
         collecting = gc.isenabled()
         gc.disable()
         try:
-            self._index_all()
+            self._topics = self._index_all()
         finally:
             if collecting:
                 gc.enable()
-        self._topics = self._count_topics()
         gc.freeze()
 
     @classmethod
@@ -212,75 +305,92 @@ class SearchIndex:
 
     # -- building ---------------------------------------------------------------------------
 
-    def _analyse(self, text: str) -> _Analysed:
-        """Keys, glossary concepts and Chinese text of one field; short fields repeat (tags,
-        identifiers, handles), so they are analysed once per index."""
+    def _analyse(self, text: str) -> tuple[_Analysed, bool]:
+        """Keys, glossary concepts and Chinese text of one field, and whether it is new.
+        Short fields repeat (tags, identifiers, handles), so they are analysed once per index."""
         cached = self._analysed.get(text)
         if cached is not None:
-            return cached
+            return cached, False
+        if text[0] == "#" and text[1:].isascii() and text[1:].isdigit() and not self._ref_terms:
+            # `#12345` (the PR, its references): one key, no glossary term, nothing to display.
+            return _Analysed(frozenset((f"#{int(text[1:])}",)), [], (), frozenset(), frozenset(), ""), False
         cut = split_text(text)
-        han_keys: set[str] = cut.han_keys() if cut.han_runs else set()
-        keys = set(han_keys)
-        words: list[tuple[str, str]] = []
-        for token in cut.latin:
-            if token is not None:
-                keys.add(token.key)
-                if token.kind != "ref":
-                    words.append((token.surface, token.key))
-        matches = tuple(self.glossary.find_in(cut, han_keys))
+        keys = cut.keys()
+        matches = tuple(self.glossary.find_in(cut, keys))
         analysed = _Analysed(
-            tuple(keys),
-            tuple(words),
+            keys,
+            cut.segments,
             matches,
-            tuple({m[0] for m in matches}),
-            tuple({(m[0], m[1]) for m in matches}),
+            frozenset(m[0] for m in matches),
+            frozenset((m[0], m[1]) for m in matches),
             cut.han,
         )
         if len(text) <= 200:
             self._analysed[text] = analysed
-        return analysed
+        return analysed, True
 
-    def _index_all(self) -> None:
-        postings = self.postings
-        vocabulary: dict[str, str] = {}
-        concepts = self.concepts
-        concept_terms = self.concept_terms
+    def _index_all(self) -> list[tuple[str, int]]:
+        """Fill the postings; return the topic counts (title, tags, identifiers)."""
+        postings, concepts, concept_terms = self.postings, self.concepts, self.concept_terms
+        segment_order: dict[str, None] = {}  # Latin stretches in first-seen order, for the vocabulary
+        topic_counts: dict[str, int] = {}
+        plain_tags: dict[str, bool] = {}
+        concept_labels = {c: self.glossary.label(c) for c in self.glossary.concepts}
         for index, entry in enumerate(self.entries):
             fields: list[tuple[float, tuple[tuple[str, str, str], ...]]] = []
-            strong: set[str] = set()
             han: list[tuple[float, str]] = []
-            weights: dict[str, float] = {}
-            entry_concepts: dict[str, float] = {}
-            entry_terms: dict[tuple[str, str], float] = {}
-            # Lightest field first, so a key's weight ends as the heaviest field it occurs in.
-            for weight, text in sorted(reversed(_fields(entry)), key=lambda wt: wt[0]):
-                field_index = self._analyse(text)
-                weights.update(dict.fromkeys(field_index.keys, weight))
-                for surface, key in field_index.words:
-                    vocabulary.setdefault(surface, key)
+            seen_keys: set[str] = set()
+            seen_concepts: set[str] = set()
+            seen_terms: set[tuple[str, str]] = set()
+            strong: set[str] = set()
+            fresh: list[_Analysed] = []
+            # Heaviest field first: an entry is posted under a key with the first field holding it.
+            for weight, text in sorted(_fields(entry), key=_heaviest_first):
+                field_index, new = self._analyse(text)
+                if new:
+                    fresh.append(field_index)
+                added = field_index.keys - seen_keys
+                if added:
+                    seen_keys |= added
+                    postings.add(weight, added, index)
                 if field_index.han:
                     han.append((weight, field_index.han))
                 if field_index.concepts:
-                    entry_concepts.update(dict.fromkeys(field_index.concepts, weight))
-                    entry_terms.update(dict.fromkeys(field_index.concept_terms, weight))
+                    added_concepts = field_index.concepts - seen_concepts
+                    if added_concepts:
+                        seen_concepts |= added_concepts
+                        concepts.add(weight, added_concepts, index)
+                    added_terms = field_index.concept_terms - seen_terms
+                    if added_terms:
+                        seen_terms |= added_terms
+                        concept_terms.add(weight, added_terms, index)
                     fields.append((weight, field_index.matches))
                     if weight >= STRONG_FIELD:
-                        strong.update(field_index.concepts)
-            for key, weight in weights.items():
-                table = postings.get(key)
-                if table is None:
-                    postings[key] = {index: weight}
-                else:
-                    table[index] = weight
-            for concept, weight in entry_concepts.items():
-                concepts.setdefault(concept, {})[index] = weight
-            for pair, weight in entry_terms.items():
-                concept_terms.setdefault(pair, {})[index] = weight
-            fields.reverse()  # heaviest first, for display
+                        strong |= field_index.concepts
+            for field_index in reversed(fresh):  # lightest first, as words were always collected
+                segment_order.update(dict.fromkeys(field_index.segments))
             self.concept_fields.append(fields)
-            self.strong_concepts.append(strong)
             self.han.append(han)
+            labels = {concept_labels[c] for c in strong}
+            for tag in entry.tags:
+                plain = plain_tags.get(tag)
+                if plain is None:
+                    tokens = tokenize(tag)
+                    plain = plain_tags[tag] = any(
+                        t.key not in GENERIC_WORDS for t in tokens
+                    ) and not self.glossary.find(tokens)
+                if plain:
+                    labels.add(tag)
+            for label in labels:
+                topic_counts[label] = topic_counts.get(label, 0) + 1
         self._analysed.clear()
+        for table in (postings, concepts, concept_terms):
+            table.finish()
+        vocabulary: dict[str, str] = {}
+        for segment in segment_order:
+            for token in segment_tokens(segment):
+                if token.kind != "ref":
+                    vocabulary.setdefault(token.surface, token.key)
         for known in self.glossary.concepts.values():
             for term in known.terms:
                 for token in tokenize(term):
@@ -288,6 +398,7 @@ class SearchIndex:
                         vocabulary.setdefault(token.surface, token.key)
         self.vocabulary = {s.casefold(): k for s, k in vocabulary.items() if s[0].isalpha()}
         self._fuzzy_choices = [w for w in self.vocabulary if len(w) >= 4 and w.isalpha()]
+        return sorted(topic_counts.items(), key=lambda kv: (-kv[1], kv[0].casefold()))
 
     def _surfaces(self, index: int, concept: str) -> list[str]:
         """How an entry writes a concept, heaviest field first (`torch.compile`, `编译`)."""
@@ -406,36 +517,49 @@ class SearchIndex:
         # Every entry naming the concept at the synonym level; the literal unit (below) adds the
         # asked term's own weight, so using the very term still ranks first.
         synonym = SYNONYM * factor
-        scores = {index: weight * synonym for index, weight in self.concepts.get(concept, {}).items()}
+        includes = self.glossary.concepts[concept].includes
+        if factor == 1.0 and not any(narrower in self.concepts for narrower in includes):
+            return _Unit(
+                False, self.concepts.levels_of(concept, synonym), lambda i: self._show(i, concept, asked)
+            )
+        scores = self.concepts.table(concept, synonym)
         if factor != 1.0:  # a typo-corrected term has no literal unit: keep its literal level here
             literal = LITERAL * factor
             for term in asked:
-                for index, weight in self.concept_terms.get((concept, term), {}).items():
-                    if weight * literal > scores[index]:
-                        scores[index] = weight * literal
+                for weight, found in self.concept_terms.weighted((concept, term)):
+                    for index in found:
+                        if weight * literal > scores[index]:
+                            scores[index] = weight * literal
         shown_concept: dict[int, str] = {}
-        for narrower in self.glossary.concepts[concept].includes:
-            for index, weight in self.concepts.get(narrower, {}).items():
-                value = weight * NARROWER * factor
-                if value > scores.get(index, 0.0):
-                    scores[index] = value
-                    shown_concept[index] = narrower
+        for narrower in includes:
+            for weight, found in self.concepts.weighted(narrower):
+                for index in found:
+                    value = weight * NARROWER * factor
+                    if value > scores.get(index, 0.0):
+                        scores[index] = value
+                        shown_concept[index] = narrower
 
         def display(index: int) -> list[str]:
-            return _display(self._surfaces(index, shown_concept.get(index, concept)), asked)
+            return self._show(index, shown_concept.get(index, concept), asked)
 
         return _Unit(False, scores, display)
 
+    def _show(self, index: int, concept: str, asked: list[str]) -> list[str]:
+        return _display(self._surfaces(index, concept), asked)
+
     def _literal_unit(self, concept: str, terms: list[str]) -> _Unit | None:
         """Entries that use the very term asked for rank above those using a synonym."""
-        tables = [self.concept_terms[(concept, t)] for t in terms if (concept, t) in self.concept_terms]
-        if not tables:
+        present = [t for t in dict.fromkeys(terms) if (concept, t) in self.concept_terms]
+        if len(present) == 1:
+            return _Unit(False, self.concept_terms.levels_of((concept, present[0])), _nothing)
+        if not present:
             return None
-        scores = dict(tables[0])  # LITERAL is 1.0: the table is the score
-        for table in tables[1:]:
-            for index, weight in table.items():
-                if weight > scores.get(index, 0.0):
-                    scores[index] = weight
+        scores = self.concept_terms.table((concept, present[0]))  # LITERAL is 1.0: the table is the score
+        for term in present[1:]:
+            for weight, found in self.concept_terms.weighted((concept, term)):
+                for index in found:
+                    if weight > scores.get(index, 0.0):
+                        scores[index] = weight
         return _Unit(False, scores, _nothing)
 
     def _word_unit(self, token: Token, wholes: list[Token], fuzzy_keys: set[str]) -> _Unit | None:
@@ -443,32 +567,37 @@ class SearchIndex:
             return None
         fuzzy = token.key in fuzzy_keys
         factor = FUZZY if fuzzy else 1.0
+        shown = [_surface_for(self.vocabulary, token.key) if fuzzy else token.surface]
+        generic = token.key in GENERIC_WORDS
+        if not any(w.key in self.postings for w in wholes):
+            return _Unit(generic, self.postings.levels_of(token.key, factor), lambda _index: shown)
         scores: dict[int, float] = {}
         for key in [token.key, *(w.key for w in wholes)]:
-            for index, weight in self.postings.get(key, {}).items():
-                if weight * factor > scores.get(index, 0.0):
-                    scores[index] = weight * factor
-        shown = [_surface_for(self.vocabulary, token.key) if fuzzy else token.surface]
-        return _Unit(token.key in GENERIC_WORDS, scores, lambda _index: shown)
+            for weight, found in self.postings.weighted(key):
+                for index in found:
+                    if weight * factor > scores.get(index, 0.0):
+                        scores[index] = weight * factor
+        return _Unit(generic, scores, lambda _index: shown)
 
     def _ident_unit(self, wholes: list[Token], parts: list[Token]) -> _Unit | None:
         shown = [wholes[0].surface if wholes else " ".join(p.surface for p in parts)]
         scores: dict[int, float] = {}
         for whole in wholes:
-            for index, weight in self.postings.get(whole.key, {}).items():
-                if weight > scores.get(index, 0.0):
-                    scores[index] = weight
+            for weight, found in self.postings.weighted(whole.key):
+                for index in found:
+                    if weight > scores.get(index, 0.0):
+                        scores[index] = weight
         meaningful = [p for p in parts if p.key not in STOPWORDS and p.key not in GENERIC_WORDS]
         if not meaningful:
             return _Unit(True, scores, lambda _index: shown) if scores else None
         counts: dict[int, int] = {}
         heaviest: dict[int, float] = {}
         for part in meaningful:
-            table = self.postings.get(part.key, {})
-            for index, weight in table.items():
-                counts[index] = counts.get(index, 0) + 1
-                if weight > heaviest.get(index, 0.0):
-                    heaviest[index] = weight
+            for weight, found in self.postings.weighted(part.key):
+                for index in found:
+                    counts[index] = counts.get(index, 0) + 1
+                    if weight > heaviest.get(index, 0.0):
+                        heaviest[index] = weight
         needed = len(meaningful) / 2
         for index, count in counts.items():
             if count >= needed:
@@ -482,11 +611,12 @@ class SearchIndex:
         shown = [phrase]
         generic = all(t.key in GENERIC_HAN for t in run)
         if len(run) == 1:
-            return _Unit(generic, dict(self.postings.get(run[0].key, {})), lambda _index: shown)
+            return _Unit(generic, self.postings.levels_of(run[0].key), lambda _index: shown)
         counts: dict[int, list[float]] = {}
         for token in run:
-            for index, weight in self.postings.get(token.key, {}).items():
-                counts.setdefault(index, []).append(weight)
+            for weight, found in self.postings.weighted(token.key):
+                for index in found:
+                    counts.setdefault(index, []).append(weight)
         scores: dict[int, float] = {}
         for index, weights in counts.items():
             coverage = len(weights) / len(run)
@@ -529,14 +659,27 @@ class SearchIndex:
         totals: dict[int, float] = {}
         real: set[int] = set()
         for factor, unit in units:
-            if not totals:
-                totals = {index: value * factor for index, value in unit.scores.items()}
+            scores = unit.scores
+            first = not totals
+            get = totals.get
+            if isinstance(scores, _LevelScores):  # one product per field weight, not per entry
+                for value, found in scores.levels:
+                    score = value * factor
+                    if first:
+                        totals.update(dict.fromkeys(found, score))
+                    else:
+                        for index in found:
+                            totals[index] = get(index, 0.0) + score
+                    if not unit.generic and unit.qualifies:
+                        real.update(found)
+                continue
+            if first:
+                totals = {index: value * factor for index, value in scores.items()}
             else:
-                get = totals.get
-                for index, value in unit.scores.items():
+                for index, value in scores.items():
                     totals[index] = get(index, 0.0) + value * factor
             if not unit.generic and unit.qualifies:
-                real.update(unit.scores)
+                real.update(scores)
         if not real:
             return [], units
         if len(real) == len(totals):  # the usual case: no entry matched by generic words only
@@ -567,26 +710,11 @@ class SearchIndex:
 
     def topics(self) -> list[tuple[str, int]]:
         """Concepts the library is about (title, tags, identifiers), with how many entries."""
-        if self._topics is None:
-            self._topics = self._count_topics()
         return list(self._topics)
 
-    def _count_topics(self) -> list[tuple[str, int]]:
-        counts: dict[str, int] = {}
-        plain_tag: dict[str, bool] = {}
-        for index, entry in enumerate(self.entries):
-            labels = {self.glossary.label(c) for c in self.strong_concepts[index]}
-            for tag in entry.tags:
-                if tag not in plain_tag:
-                    tokens = tokenize(tag)
-                    plain_tag[tag] = any(
-                        t.key not in GENERIC_WORDS for t in tokens
-                    ) and not self.glossary.find(tokens)
-                if plain_tag[tag]:
-                    labels.add(tag)
-            for label in labels:
-                counts[label] = counts.get(label, 0) + 1
-        return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].casefold()))
+
+def _heaviest_first(field: tuple[float, str]) -> float:
+    return -field[0]
 
 
 def _nothing(_index: int) -> list[str]:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from chatbot.model import DigestParseError, Entry, Problem, Ref, entry_id, pull_url
 from chatbot.note import analyse_note
 from chatbot.rawtext import SLUG_RE, ParseResult, digest_name
+from chatbot.yamlnodes import yaml_line
 
 
 class StructuredEntry(BaseModel):
@@ -65,25 +66,6 @@ def is_glossary_file(path: Path) -> bool:
     )
 
 
-def _line_of(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int:
-    """1-based line of the YAML node at a pydantic error location (best effort)."""
-    if node is None:
-        return 1
-    for key in loc:
-        child: yaml.Node | None = None
-        if isinstance(node, yaml.MappingNode):
-            for k, v in node.value:
-                if k.value == key:
-                    child = v
-                    break
-        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
-            child = node.value[key]
-        if child is None:
-            break
-        node = child
-    return node.start_mark.line + 1
-
-
 def parse_structured(text: str, path: str = "<yaml>") -> ParseResult:
     """Parse and validate a YAML digest; raises DigestParseError with the line of the problem."""
     try:
@@ -103,14 +85,14 @@ def parse_structured(text: str, path: str = "<yaml>") -> ParseResult:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise DigestParseError(
-            path, _line_of(root, tuple(first["loc"])), f"{where}: {first['msg']}"
+            path, yaml_line(root, tuple(first["loc"])), f"{where}: {first['msg']}"
         ) from None
     name = digest.digest or digest_name(path)
     entries: list[Entry] = []
     metadata_only: set[str] = set()
     warnings: list[Problem] = []
     for position, item in enumerate(digest.entries, start=1):
-        line = _line_of(root, ("entries", position - 1))
+        line = yaml_line(root, ("entries", position - 1))
         ident = entry_id(digest.repo, item.title)
         note = (item.note or "").strip()
         parts = analyse_note(note, digest.repo, item.title)

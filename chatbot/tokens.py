@@ -175,42 +175,81 @@ def tokenize(text: str) -> list[Token]:
     return out
 
 
+def _han_run_class() -> str:
+    """Han characters other than the particles, as one character class (no set subtraction in `re`)."""
+    ranges = [(0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF)]
+    cuts = sorted(ord(c) for c in "的了吗呢吧啊呀和与及或把被是在")
+    out: list[str] = []
+    for lo, hi in ranges:
+        for cut in [c for c in cuts if lo <= c <= hi]:
+            if lo < cut:
+                out.append(f"\\u{lo:04x}-\\u{cut - 1:04x}")
+            lo = cut + 1
+        if lo <= hi:
+            out.append(f"\\u{lo:04x}-\\u{hi:04x}")
+    return "[" + "".join(out) + "]"
+
+
+# A Chinese run as `tokenize` cuts it: Han characters up to a particle. Splitting a text on it
+# leaves the stretches of Latin text between runs (`segments`), which repeat across a library.
+_HAN_RUN = re.compile(f"({_han_run_class()}+)")
+_BIGRAMS = re.compile(r"(?=([^\n]{2}))")
+_LONE = re.compile(r"^[^\n]$", re.MULTILINE)
+
+
+@lru_cache(maxsize=1 << 16)
+def segment_tokens(segment: str) -> tuple[Token, ...]:
+    """Latin tokens of a stretch of text without Chinese runs (cached: `，`, ` torch.compile `
+    and the like repeat across a library)."""
+    out: list[Token] = []
+    for group, raw in enumerate(_LATIN.findall(segment)):
+        out.extend(_latin_tokens(raw, group))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1 << 16)
+def segment_keys(segment: str) -> frozenset[str]:
+    """Distinct keys of `segment_tokens`."""
+    return frozenset(t.key for t in segment_tokens(segment))
+
+
 @dataclass(frozen=True)
 class SplitText:
-    """A text cut for indexing: Latin tokens (with a `None` where Chinese text intervened) and
-    Chinese runs. Same cut as `tokenize`, without one object per Chinese bigram."""
+    """A text cut for indexing: the Chinese runs and the Latin stretches between them.
+
+    `segments` has one more item than `han_runs` (segment, run, segment, …, segment); the
+    tokens are the same as `tokenize`'s, without one object per Chinese bigram.
+    """
 
     text: str
-    latin: list[Token | None]
+    segments: list[str]
     han_runs: list[str]
-    pieces: list[Token | str]  # Latin tokens and Chinese runs, in text order
 
-    def edge_tokens(self, width: int) -> list[Token]:
-        """The token stream with each long Chinese run cut to its first and last `width`
-        bigrams: every match of a term that joins Latin and Chinese (`PD 分离`) survives."""
-        out: list[Token] = []
-        group = -1
-        for piece in self.pieces:
-            if isinstance(piece, Token):
-                out.append(piece)
-                continue
-            if len(piece) - 1 > 2 * width:
-                head = _han_tokens(piece[: width + 1], group)
-                tail = _han_tokens(piece[-width - 1 :], group)
-                out.extend([*head, Token("\x00", "", "word", group - 1), *tail])
-            else:
-                out.extend(_han_tokens(piece, group))
-            group -= 2
+    @property
+    def latin(self) -> list[Token | None]:
+        """Latin tokens in order, with a `None` where Chinese text intervened."""
+        out: list[Token | None] = []
+        for i, segment in enumerate(self.segments):
+            if i and out and out[-1] is not None:
+                out.append(None)
+            out.extend(segment_tokens(segment))
+        if out and out[-1] is None:
+            out.pop()
+        return out
+
+    def keys(self) -> set[str]:
+        """Every token key of the text: Latin keys and Chinese bigrams."""
+        out = self.han_keys()
+        out.update(*map(segment_keys, self.segments))
         return out
 
     def han_keys(self) -> set[str]:
         """The bigram (or lone character) keys of the Chinese runs."""
-        out: set[str] = set()
-        for run in self.han_runs:
-            if len(run) == 1:
-                out.add(run)
-            else:
-                out.update([run[i : i + 2] for i in range(len(run) - 1)])
+        if not self.han_runs:
+            return set()
+        han = self.han
+        out = set(_BIGRAMS.findall(han))
+        out.update(_LONE.findall(han))
         return out
 
     @property
@@ -220,29 +259,14 @@ class SplitText:
 
 
 def split_text(text: str) -> SplitText:
-    """Latin tokens and Chinese runs of a text, for fast indexing of long notes."""
-    text = unicodedata.normalize("NFKC", text)
+    """Chinese runs and the Latin stretches between them, for fast indexing of long notes."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
     if "http" in text:
         text = _URL_REF.sub(lambda m: f" #{m.group(1)} ", text)
         text = _URL.sub(" ", text)
-    latin: list[Token | None] = []
-    runs: list[str] = []
-    pieces: list[Token | str] = []
-    group = 0
-    for match in _SCAN.finditer(text):
-        raw = match.group()
-        if raw[0] >= "\u3400" and _HAN.fullmatch(raw):
-            cut = [run for run in _CJK_BREAKS.split(raw) if run]
-            runs.extend(cut)
-            pieces.extend(cut)
-            if cut and latin and latin[-1] is not None:  # particles alone leave no token between
-                latin.append(None)
-        else:
-            tokens = _latin_tokens(raw, group)
-            latin.extend(tokens)
-            pieces.extend(tokens)
-            group += 1
-    return SplitText(text, latin, runs, pieces)
+    parts = _HAN_RUN.split(text)
+    return SplitText(text, parts[0::2], parts[1::2])
 
 
 def atomic(tokens: list[Token]) -> list[Token]:

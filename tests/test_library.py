@@ -127,3 +127,32 @@ def test_missing_folder_is_one_clear_error(tmp_path: Path) -> None:
     library = Library.load(tmp_path / "nope")
     assert len(library) == 0
     assert "digest folder does not exist (DIGEST_DIR)" in str(library.errors[0])
+
+
+def test_glossary_edit_bumps_the_generation_without_being_read_as_a_digest(tmp_path: Path) -> None:
+    """A curator's glossary edit must reach the search index, which is rebuilt per generation."""
+    from chatbot.glossary import load_glossary
+    from chatbot.search import SearchIndex
+
+    (tmp_path / "one.txt").write_text("o/r\n\n龙集群上的调度\n\n值得精读。\n", encoding="utf-8")
+    glossary = tmp_path / "team.glossary.yaml"
+    glossary.write_text("concepts:\n  - {id: our-cluster, en: [dragon cluster]}\n", encoding="utf-8")
+    library = Library.load(tmp_path)
+    generation = library.generation
+    assert [e.title for e in library] == ["龙集群上的调度"] and library.problems == []
+    assert SearchIndex.build(library.entries, load_glossary(tmp_path)).search("dragon cluster").hits == []
+    assert library.refresh() is False
+
+    glossary.write_text(
+        "concepts:\n  - {id: our-cluster, en: [dragon cluster], zh: [龙集群]}\n", encoding="utf-8"
+    )
+    os.utime(glossary, ns=(glossary.stat().st_atime_ns, glossary.stat().st_mtime_ns + 1_000_000))
+    assert library.refresh() is True
+    assert library.generation == generation + 1
+    assert [e.title for e in library] == ["龙集群上的调度"] and library.problems == []
+    hits = SearchIndex.build(library.entries, load_glossary(tmp_path)).search("dragon cluster").hits
+    assert [h.entry.title for h in hits] == ["龙集群上的调度"]
+    assert hits[0].matched == ["龙集群"]
+
+    glossary.unlink()
+    assert library.refresh() is True and library.generation == generation + 2
