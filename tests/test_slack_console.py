@@ -22,9 +22,9 @@ quit
 """
 
 
-def test_console_script_searches_shares_and_renders_block_kit() -> None:
+def test_console_script_searches_shares_and_renders_block_kit(tmp_path: Path) -> None:
     out = io.StringIO()
-    settings = Settings(_env_file=None, digest_dir=DIGESTS)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, digest_dir=DIGESTS, database_url=f"sqlite:///{tmp_path}/c.db")  # type: ignore[call-arg]
     assert run_console(settings, io.StringIO(SCRIPT), out) == 0
     text = out.getvalue()
     search, rest = text.split("» 1\n", 1)
@@ -57,6 +57,8 @@ def test_console_runs_from_the_command_line_without_any_setting(tmp_path: Path) 
     assert done.returncode == 0, done.stderr
     assert "8 entries" in done.stdout
     assert "新增 Qwen3-VL DeepStack 编译契约回归测试" in done.stdout
+    # With no settings the console runs on the default SQLite file in the working directory.
+    assert (tmp_path / "vllm-digest.db").is_file()
 
 
 def test_console_thread_replies_reach_a_wired_follow_up_handler_with_the_thread_readable() -> None:
@@ -115,3 +117,12 @@ def test_console_answers_thread_replies_from_the_shared_entry(tmp_path: Path) ->
     assert "重点：它展示了一个高价值的测试模式" in focus
     assert "#53529 (https://github.com/vllm-project/vllm/pull/53529)" in focus
     assert "注意：由于 #53516 尚未调查清楚，该契约未来仍可能被重新审视" in risks
+    # The shared thread was registered in the SQLite store, so it outlives the console session.
+    from chatbot.store import SqlStore
+
+    store = SqlStore.open(f"sqlite:///{tmp_path}/vllm-digest.db")
+    try:
+        ts = focus.split("vllm-digest in thread ", 1)[1].split(" ", 1)[0]
+        assert store.entry_for("C0CONSOLE", ts) == "51badd0821"
+    finally:
+        store.close()

@@ -33,7 +33,7 @@ from slack_sdk.signature import SignatureVerifier
 
 from chatbot.settings import Settings
 from chatbot.slack import action_ids as ids
-from chatbot.wiring import Bot, build
+from chatbot.wiring import Bot, build, build_store
 
 CHANNEL = "C0CONSOLE"
 USER = "U0CONSOLE"
@@ -339,7 +339,9 @@ def run_console(settings: Settings, stdin: TextIO, stdout: TextIO) -> int:
     local_settings = settings.model_copy(
         update={"slack_api_url": local.url + "/api/", "slack_signing_secret": secrets.token_hex(16)}
     )
-    bot = build(local_settings, local=True)
+    # The console keeps threads and handled events in DATABASE_URL (a SQLite file by default),
+    # like `serve` does, so `today` shows the real daily pick.
+    bot = build(local_settings, local=True, store=build_store(local_settings))
     console = Console(bot, local, screen)
     interactive = stdin.isatty()
     try:
