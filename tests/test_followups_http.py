@@ -18,7 +18,6 @@ from chatbot.slack.server import HttpServer, asgi_app
 from chatbot.store import SqlStore
 from chatbot.wiring import Bot, build
 from tests.conftest import DIGESTS
-from tests.daily.conftest import drop_postgres_schema, fresh_postgres_schema
 from tests.fakeslack import Call, FakeSlack
 from tests.slackrequests import SIGNING_SECRET, all_text, post, signed_headers
 
@@ -30,19 +29,6 @@ PD_FOCUS = "8 行修复如何解除「前缀缓存越好 PD 越慢」的反直�
 PD_LINK = "<https://github.com/vllm-project/vllm/pull/52912|#52912>"
 SM120_TITLE = "修复 SM120 上 DSv4 投机解码启动崩溃，eidx 改全宽连续"
 SM120_URL = "https://github.com/vllm-project/vllm/pull/53574"
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'bot.db'}"
-        return
-    base = request.getfixturevalue("postgres_url")
-    url, schema = fresh_postgres_schema(base)
-    try:
-        yield url
-    finally:
-        drop_postgres_schema(base, schema)
 
 
 @dataclass
