@@ -16,7 +16,6 @@ query that matches nothing real returns nothing, with topics to suggest instead.
 from __future__ import annotations
 
 import gc
-import heapq
 import math
 from bisect import bisect_left
 from collections import defaultdict, deque
@@ -26,6 +25,8 @@ from dataclasses import dataclass, field
 from itertools import chain, repeat
 from typing import Generic, NamedTuple, TypeVar
 
+import numpy as np
+from numpy.typing import NDArray
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
@@ -143,6 +144,9 @@ class _Postings(Generic[K]):
             (w, defaultdict(list)) for w in sorted(set(weights))
         ]
         self._by_weight: dict[float, dict[K, list[int]]] = dict(self.levels)
+        # Entry indices as numpy arrays, made on a key's first query (a build converting all
+        # ~26k lists would cost more than the queries ever need).
+        self._arrays: dict[tuple[float, K], NDArray[np.intp]] = {}
 
     def add(self, weight: float, keys: Iterable[K], index: int) -> None:
         lists = self._by_weight[weight]
@@ -171,9 +175,17 @@ class _Postings(Generic[K]):
     def levels_of(self, key: K, factor: float = 1.0) -> _LevelScores:
         """The same scores as `table`, without building a dict: (score, entry indices) per field
         weight. A query adds them to its totals directly."""
+        levels = [(weight, found) for weight, lists in self.levels if (found := lists.get(key))]
         return _LevelScores(
-            [(weight * factor, found) for weight, lists in self.levels if (found := lists.get(key))]
+            [(weight * factor, found) for weight, found in levels],
+            [self._array(weight, key, found) for weight, found in levels],
         )
+
+    def _array(self, weight: float, key: K, found: list[int]) -> NDArray[np.intp]:
+        array = self._arrays.get((weight, key))
+        if array is None:
+            array = self._arrays[(weight, key)] = np.array(found, dtype=np.intp)
+        return array
 
     def __contains__(self, key: K) -> bool:
         return any(key in lists for _, lists in self.levels)
@@ -182,8 +194,9 @@ class _Postings(Generic[K]):
 class _LevelScores(Mapping[int, float]):
     """Entry index → score as disjoint ascending lists of indices sharing one score each."""
 
-    def __init__(self, levels: list[tuple[float, list[int]]]) -> None:
+    def __init__(self, levels: list[tuple[float, list[int]]], arrays: list[NDArray[np.intp]]) -> None:
         self.levels = levels
+        self.arrays = arrays  # the same indices, for adding to a query's score vector
         self._size = sum(len(found) for _, found in levels)
 
     def __len__(self) -> int:
@@ -631,62 +644,55 @@ class SearchIndex:
         return _Unit(generic, scores, lambda _index: shown)
 
     def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:
-        ranked, units = self._rank(query)
+        found, scores, units = self._rank(query)
         start = max(offset, 0)
-        # Only the page is ordered: a broad query over 10k entries need not sort them all.
-        page = heapq.nsmallest(start + max(limit, 0), ranked)[start:]
-        page = [(-negative, i) for negative, i in page]
+        page = _best(found, scores, start + max(limit, 0))[start:]
         hits = [Hit(self.entries[i], round(score, 4), self._matched(i, units)) for score, i in page]
-        suggestions = [] if ranked else self.suggest(query)
-        return SearchResult(query, hits, len(ranked), suggestions)
+        suggestions = [] if len(found) else self.suggest(query)
+        return SearchResult(query, hits, len(found), suggestions)
 
     def rank(self, query: str) -> list[Hit]:
         """Every entry that really matches the query, best first."""
-        ranked, units = self._rank(query)
+        found, scores, units = self._rank(query)
         return [
-            Hit(self.entries[i], round(-negative, 4), self._matched(i, units))
-            for negative, i in sorted(ranked)
+            Hit(self.entries[i], round(score, 4), self._matched(i, units))
+            for score, i in _best(found, scores, len(found))
         ]
 
-    def _rank(self, query: str) -> tuple[list[tuple[float, int]], list[tuple[float, _Unit]]]:
-        """(-score, entry index) of every real match, unordered, and the query's units."""
+    def _rank(self, query: str) -> tuple[NDArray[np.intp], NDArray[np.float64], list[tuple[float, _Unit]]]:
+        """Entry indices of every real match (ascending), their scores, and the query's units.
+
+        Scores are summed in a dense float64 vector, unit by unit in query order: the same
+        additions in the same order as summing Python floats per entry, so the same scores.
+        """
         tokens, fuzzy_keys = self._corrected_query(query[:500])
         units = [
             (self._idf(len(u.scores)) * (GENERIC if u.generic else 1.0), u)
             for u in self._units(tokens, fuzzy_keys)
             if u.scores
         ]
-        totals: dict[int, float] = {}
-        real: set[int] = set()
+        size = len(self.entries)
+        totals = np.zeros(size, dtype=np.float64)
+        real = np.zeros(size, dtype=np.bool_)
         for factor, unit in units:
             scores = unit.scores
-            first = not totals
-            get = totals.get
+            qualifies = not unit.generic and unit.qualifies
             if isinstance(scores, _LevelScores):  # one product per field weight, not per entry
-                for value, found in scores.levels:
-                    score = value * factor
-                    if first:
-                        totals.update(dict.fromkeys(found, score))
-                    else:
-                        for index in found:
-                            totals[index] = get(index, 0.0) + score
-                    if not unit.generic and unit.qualifies:
-                        real.update(found)
+                for (value, _), found in zip(scores.levels, scores.arrays, strict=True):
+                    totals[found] += value * factor
+                    if qualifies:
+                        real[found] = True
                 continue
-            if first:
-                totals = {index: value * factor for index, value in scores.items()}
-            else:
-                for index, value in scores.items():
-                    totals[index] = get(index, 0.0) + value * factor
-            if not unit.generic and unit.qualifies:
-                real.update(scores)
-        if not real:
-            return [], units
-        if len(real) == len(totals):  # the usual case: no entry matched by generic words only
-            floor = max(max(totals.values()) * RELATIVE_FLOOR, 1e-12)
-            return [(-score, i) for i, score in totals.items() if score >= floor], units
-        floor = max(max(totals[i] for i in real) * RELATIVE_FLOOR, 1e-12)
-        return [(-score, i) for i, score in totals.items() if score >= floor and i in real], units
+            indices = np.fromiter(scores.keys(), dtype=np.intp, count=len(scores))
+            values = np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
+            totals[indices] += values * factor
+            if qualifies:
+                real[indices] = True
+        if not real.any():
+            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float64), units
+        floor = max(float(totals[real].max()) * RELATIVE_FLOOR, 1e-12)
+        found = np.flatnonzero(real & (totals >= floor))
+        return found, totals[found], units
 
     def _matched(self, index: int, units: list[tuple[float, _Unit]]) -> list[str]:
         """Display terms for one hit, the units that weighed most first."""
@@ -711,6 +717,20 @@ class SearchIndex:
     def topics(self) -> list[tuple[str, int]]:
         """Concepts the library is about (title, tags, identifiers), with how many entries."""
         return list(self._topics)
+
+
+def _best(found: NDArray[np.intp], scores: NDArray[np.float64], count: int) -> list[tuple[float, int]]:
+    """The `count` best (score, entry index), highest score first, ties by entry order.
+    Only the page is ordered: a broad query over 10k entries need not sort them all."""
+    if count <= 0 or not len(found):
+        return []
+    if count < len(found):
+        # Every entry scoring at least the count-th best score, ties at the cut included.
+        cut = np.partition(scores, len(scores) - count)[len(scores) - count]
+        keep = scores >= cut
+        found, scores = found[keep], scores[keep]
+    order = np.lexsort((found, -scores))[:count]
+    return list(zip(scores[order].tolist(), found[order].tolist(), strict=True))
 
 
 def _heaviest_first(field: tuple[float, str]) -> float:
