@@ -181,6 +181,20 @@ class _Postings(Generic[K]):
             [self._array(weight, key, found) for weight, found in levels],
         )
 
+    def arrays(self, key: K) -> list[tuple[float, NDArray[np.intp]]]:
+        """(field weight, entry indices as an array) for `key`, lightest first."""
+        return [
+            (weight, self._array(weight, key, found))
+            for weight, lists in self.levels
+            if (found := lists.get(key))
+        ]
+
+    def raise_to(self, vector: NDArray[np.float64], key: K, factor: float = 1.0) -> None:
+        """Raise each entry's score in `vector` to its weight for `key` times `factor`. An entry
+        is in one list per key, so each list's indices are distinct."""
+        for weight, found in self.arrays(key):
+            vector[found] = np.maximum(vector[found], weight * factor)
+
     def _array(self, weight: float, key: K, found: list[int]) -> NDArray[np.intp]:
         array = self._arrays.get((weight, key))
         if array is None:
@@ -213,12 +227,35 @@ class _LevelScores(Mapping[int, float]):
         raise KeyError(index)
 
 
+class _DenseScores(Mapping[int, float]):
+    """Entry index → score as a float64 vector over all entries; 0.0 where the unit did not
+    match (every score a unit gives is positive)."""
+
+    def __init__(self, vector: NDArray[np.float64]) -> None:
+        self.vector = vector
+        self._size = int(np.count_nonzero(vector))
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(np.flatnonzero(self.vector).tolist())
+
+    def __contains__(self, index: object) -> bool:
+        return isinstance(index, int) and 0 <= index < len(self.vector) and bool(self.vector[index] > 0.0)
+
+    def __getitem__(self, index: int) -> float:
+        if index not in self:
+            raise KeyError(index)
+        return float(self.vector[index])
+
+
 @dataclass
 class _Unit:
     """One thing the query asks for: entry index → score, and how to show what matched."""
 
     generic: bool
-    scores: Mapping[int, float]  # a dict, or `_LevelScores` straight from the postings
+    scores: Mapping[int, float]  # a dict, `_DenseScores`, or `_LevelScores` from the postings
     display: Callable[[int], list[str]]
     qualifies: bool = True  # False: adds to an entry's score but cannot make it a hit alone
 
@@ -535,27 +572,28 @@ class SearchIndex:
             return _Unit(
                 False, self.concepts.levels_of(concept, synonym), lambda i: self._show(i, concept, asked)
             )
-        scores = self.concepts.table(concept, synonym)
+        scores = self._vector()
+        self.concepts.raise_to(scores, concept, synonym)
         if factor != 1.0:  # a typo-corrected term has no literal unit: keep its literal level here
             literal = LITERAL * factor
             for term in asked:
-                for weight, found in self.concept_terms.weighted((concept, term)):
-                    for index in found:
-                        if weight * literal > scores[index]:
-                            scores[index] = weight * literal
+                self.concept_terms.raise_to(scores, (concept, term), literal)
         shown_concept: dict[int, str] = {}
         for narrower in includes:
-            for weight, found in self.concepts.weighted(narrower):
-                for index in found:
-                    value = weight * NARROWER * factor
-                    if value > scores.get(index, 0.0):
-                        scores[index] = value
-                        shown_concept[index] = narrower
+            for weight, found in self.concepts.arrays(narrower):
+                value = weight * NARROWER * factor
+                raised = found[value > scores[found]]
+                scores[raised] = value
+                shown_concept.update(dict.fromkeys(raised.tolist(), narrower))
 
         def display(index: int) -> list[str]:
             return self._show(index, shown_concept.get(index, concept), asked)
 
-        return _Unit(False, scores, display)
+        return _Unit(False, _DenseScores(scores), display)
+
+    def _vector(self) -> NDArray[np.float64]:
+        """A unit's scores over all entries, 0.0 meaning not matched."""
+        return np.zeros(len(self.entries), dtype=np.float64)
 
     def _show(self, index: int, concept: str, asked: list[str]) -> list[str]:
         return _display(self._surfaces(index, concept), asked)
@@ -567,13 +605,10 @@ class SearchIndex:
             return _Unit(False, self.concept_terms.levels_of((concept, present[0])), _nothing)
         if not present:
             return None
-        scores = self.concept_terms.table((concept, present[0]))  # LITERAL is 1.0: the table is the score
-        for term in present[1:]:
-            for weight, found in self.concept_terms.weighted((concept, term)):
-                for index in found:
-                    if weight > scores.get(index, 0.0):
-                        scores[index] = weight
-        return _Unit(False, scores, _nothing)
+        scores = self._vector()
+        for term in present:  # LITERAL is 1.0: the field weight is the score
+            self.concept_terms.raise_to(scores, (concept, term))
+        return _Unit(False, _DenseScores(scores), _nothing)
 
     def _word_unit(self, token: Token, wholes: list[Token], fuzzy_keys: set[str]) -> _Unit | None:
         if token.key in STOPWORDS:
@@ -584,40 +619,31 @@ class SearchIndex:
         generic = token.key in GENERIC_WORDS
         if not any(w.key in self.postings for w in wholes):
             return _Unit(generic, self.postings.levels_of(token.key, factor), lambda _index: shown)
-        scores: dict[int, float] = {}
+        scores = self._vector()
         for key in [token.key, *(w.key for w in wholes)]:
-            for weight, found in self.postings.weighted(key):
-                for index in found:
-                    if weight * factor > scores.get(index, 0.0):
-                        scores[index] = weight * factor
-        return _Unit(generic, scores, lambda _index: shown)
+            self.postings.raise_to(scores, key, factor)
+        return _Unit(generic, _DenseScores(scores), lambda _index: shown)
 
     def _ident_unit(self, wholes: list[Token], parts: list[Token]) -> _Unit | None:
         shown = [wholes[0].surface if wholes else " ".join(p.surface for p in parts)]
-        scores: dict[int, float] = {}
+        scores = self._vector()
         for whole in wholes:
-            for weight, found in self.postings.weighted(whole.key):
-                for index in found:
-                    if weight > scores.get(index, 0.0):
-                        scores[index] = weight
+            self.postings.raise_to(scores, whole.key)
         meaningful = [p for p in parts if p.key not in STOPWORDS and p.key not in GENERIC_WORDS]
         if not meaningful:
-            return _Unit(True, scores, lambda _index: shown) if scores else None
-        counts: dict[int, int] = {}
-        heaviest: dict[int, float] = {}
+            dense = _DenseScores(scores)
+            return _Unit(True, dense, lambda _index: shown) if dense else None
+        counts = np.zeros(len(self.entries), dtype=np.intp)
+        heaviest = self._vector()
         for part in meaningful:
-            for weight, found in self.postings.weighted(part.key):
-                for index in found:
-                    counts[index] = counts.get(index, 0) + 1
-                    if weight > heaviest.get(index, 0.0):
-                        heaviest[index] = weight
-        needed = len(meaningful) / 2
-        for index, count in counts.items():
-            if count >= needed:
-                value = heaviest[index] * PARTIAL * count / len(meaningful)
-                if value > scores.get(index, 0.0):
-                    scores[index] = value
-        return _Unit(False, scores, lambda _index: shown)
+            for weight, found in self.postings.arrays(part.key):
+                counts[found] += 1
+                heaviest[found] = np.maximum(heaviest[found], weight)
+        enough = np.flatnonzero(counts >= len(meaningful) / 2)
+        values = heaviest[enough] * PARTIAL * counts[enough] / len(meaningful)
+        raised = values > scores[enough]
+        scores[enough[raised]] = values[raised]
+        return _Unit(False, _DenseScores(scores), lambda _index: shown)
 
     def _han_unit(self, run: list[Token]) -> _Unit:
         phrase = surface_of(run)
@@ -677,6 +703,11 @@ class SearchIndex:
         for factor, unit in units:
             scores = unit.scores
             qualifies = not unit.generic and unit.qualifies
+            if isinstance(scores, _DenseScores):  # 0.0 * factor adds nothing to unmatched entries
+                totals += scores.vector * factor
+                if qualifies:
+                    real |= scores.vector > 0.0
+                continue
             if isinstance(scores, _LevelScores):  # one product per field weight, not per entry
                 for (value, _), found in zip(scores.levels, scores.arrays, strict=True):
                     totals[found] += value * factor
