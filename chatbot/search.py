@@ -158,20 +158,6 @@ class _Postings(Generic[K]):
         self.levels = [(w, dict(lists)) for w, lists in self.levels]
         self._by_weight = dict(self.levels)
 
-    def table(self, key: K, factor: float = 1.0) -> dict[int, float]:
-        """Entry index → weight of the heaviest field holding `key`, times `factor`."""
-        out: dict[int, float] = {}
-        for weight, lists in self.levels:
-            found = lists.get(key)
-            if found:
-                out.update(dict.fromkeys(found, weight * factor))
-        return out
-
-    def weighted(self, key: K) -> list[tuple[float, list[int]]]:
-        """(field weight, entry indices) for `key`, lightest first: iterate instead of `table`
-        when each entry is visited once anyway."""
-        return [(weight, found) for weight, lists in self.levels if (found := lists.get(key))]
-
     def levels_of(self, key: K, factor: float = 1.0) -> _LevelScores:
         """The same scores as `table`, without building a dict: (score, entry indices) per field
         weight. A query adds them to its totals directly."""
@@ -278,11 +264,6 @@ def _fields(entry: Entry) -> list[tuple[float, str]]:
     out.extend((W_REF, f"#{ref.number}") for ref in entry.all_refs)
     out.append((W_NOTE, entry.note))
     return out
-
-
-def _bump(table: dict[int, float], index: int, weight: float) -> None:
-    if weight > table.get(index, 0.0):
-        table[index] = weight
 
 
 def _dedupe_surfaces(surfaces: Iterable[str]) -> list[str]:
@@ -651,23 +632,21 @@ class SearchIndex:
         generic = all(t.key in GENERIC_HAN for t in run)
         if len(run) == 1:
             return _Unit(generic, self.postings.levels_of(run[0].key), lambda _index: shown)
-        counts: dict[int, list[float]] = {}
+        counts = np.zeros(len(self.entries), dtype=np.intp)
+        heaviest = self._vector()
         for token in run:
-            for weight, found in self.postings.weighted(token.key):
-                for index in found:
-                    counts.setdefault(index, []).append(weight)
-        scores: dict[int, float] = {}
-        for index, weights in counts.items():
-            coverage = len(weights) / len(run)
-            if coverage < 0.5:
-                continue
-            if coverage == 1.0:
-                in_field = [w for w, text in self.han[index] if phrase in text]
-                if in_field:
-                    scores[index] = max(in_field)
-                    continue
-            scores[index] = max(weights) * PARTIAL * coverage
-        return _Unit(generic, scores, lambda _index: shown)
+            for weight, found in self.postings.arrays(token.key):
+                counts[found] += 1
+                heaviest[found] = np.maximum(heaviest[found], weight)
+        coverage = counts / len(run)
+        scores = self._vector()
+        enough = np.flatnonzero(coverage >= 0.5)
+        scores[enough] = heaviest[enough] * PARTIAL * coverage[enough]
+        for index in np.flatnonzero(coverage == 1.0).tolist():
+            in_field = [w for w, text in self.han[index] if phrase in text]
+            if in_field:
+                scores[index] = max(in_field)
+        return _Unit(generic, _DenseScores(scores), lambda _index: shown)
 
     def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:
         found, scores, units = self._rank(query)
