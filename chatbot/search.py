@@ -559,16 +559,18 @@ class SearchIndex:
             literal = LITERAL * factor
             for term in asked:
                 self.concept_terms.raise_to(scores, (concept, term), literal)
-        shown_concept: dict[int, str] = {}
-        for narrower in includes:
+        # Per entry, which concept its score came from: 0 the asked one, n the n-th narrower.
+        shown_concept = np.zeros(len(self.entries), dtype=np.intp)
+        shown = [concept, *includes]
+        for position, narrower in enumerate(includes, start=1):
             for weight, found in self.concepts.arrays(narrower):
                 value = weight * NARROWER * factor
                 raised = found[value > scores[found]]
                 scores[raised] = value
-                shown_concept.update(dict.fromkeys(raised.tolist(), narrower))
+                shown_concept[raised] = position
 
         def display(index: int) -> list[str]:
-            return self._show(index, shown_concept.get(index, concept), asked)
+            return self._show(index, shown[int(shown_concept[index])], asked)
 
         return _Unit(False, _DenseScores(scores), display)
 
