@@ -16,7 +16,6 @@ query that matches nothing real returns nothing, with topics to suggest instead.
 from __future__ import annotations
 
 import gc
-import heapq
 import math
 from bisect import bisect_left
 from collections import defaultdict, deque
@@ -26,6 +25,8 @@ from dataclasses import dataclass, field
 from itertools import chain, repeat
 from typing import Generic, NamedTuple, TypeVar
 
+import numpy as np
+from numpy.typing import NDArray
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
@@ -143,6 +144,9 @@ class _Postings(Generic[K]):
             (w, defaultdict(list)) for w in sorted(set(weights))
         ]
         self._by_weight: dict[float, dict[K, list[int]]] = dict(self.levels)
+        # Entry indices as numpy arrays, made on a key's first query (a build converting all
+        # ~26k lists would cost more than the queries ever need).
+        self._arrays: dict[tuple[float, K], NDArray[np.intp]] = {}
 
     def add(self, weight: float, keys: Iterable[K], index: int) -> None:
         lists = self._by_weight[weight]
@@ -154,26 +158,34 @@ class _Postings(Generic[K]):
         self.levels = [(w, dict(lists)) for w, lists in self.levels]
         self._by_weight = dict(self.levels)
 
-    def table(self, key: K, factor: float = 1.0) -> dict[int, float]:
-        """Entry index → weight of the heaviest field holding `key`, times `factor`."""
-        out: dict[int, float] = {}
-        for weight, lists in self.levels:
-            found = lists.get(key)
-            if found:
-                out.update(dict.fromkeys(found, weight * factor))
-        return out
-
-    def weighted(self, key: K) -> list[tuple[float, list[int]]]:
-        """(field weight, entry indices) for `key`, lightest first: iterate instead of `table`
-        when each entry is visited once anyway."""
-        return [(weight, found) for weight, lists in self.levels if (found := lists.get(key))]
-
     def levels_of(self, key: K, factor: float = 1.0) -> _LevelScores:
         """The same scores as `table`, without building a dict: (score, entry indices) per field
         weight. A query adds them to its totals directly."""
+        levels = [(weight, found) for weight, lists in self.levels if (found := lists.get(key))]
         return _LevelScores(
-            [(weight * factor, found) for weight, lists in self.levels if (found := lists.get(key))]
+            [(weight * factor, found) for weight, found in levels],
+            [self._array(weight, key, found) for weight, found in levels],
         )
+
+    def arrays(self, key: K) -> list[tuple[float, NDArray[np.intp]]]:
+        """(field weight, entry indices as an array) for `key`, lightest first."""
+        return [
+            (weight, self._array(weight, key, found))
+            for weight, lists in self.levels
+            if (found := lists.get(key))
+        ]
+
+    def raise_to(self, vector: NDArray[np.float64], key: K, factor: float = 1.0) -> None:
+        """Raise each entry's score in `vector` to its weight for `key` times `factor`. An entry
+        is in one list per key, so each list's indices are distinct."""
+        for weight, found in self.arrays(key):
+            vector[found] = np.maximum(vector[found], weight * factor)
+
+    def _array(self, weight: float, key: K, found: list[int]) -> NDArray[np.intp]:
+        array = self._arrays.get((weight, key))
+        if array is None:
+            array = self._arrays[(weight, key)] = np.array(found, dtype=np.intp)
+        return array
 
     def __contains__(self, key: K) -> bool:
         return any(key in lists for _, lists in self.levels)
@@ -182,8 +194,9 @@ class _Postings(Generic[K]):
 class _LevelScores(Mapping[int, float]):
     """Entry index → score as disjoint ascending lists of indices sharing one score each."""
 
-    def __init__(self, levels: list[tuple[float, list[int]]]) -> None:
+    def __init__(self, levels: list[tuple[float, list[int]]], arrays: list[NDArray[np.intp]]) -> None:
         self.levels = levels
+        self.arrays = arrays  # the same indices, for adding to a query's score vector
         self._size = sum(len(found) for _, found in levels)
 
     def __len__(self) -> int:
@@ -200,12 +213,35 @@ class _LevelScores(Mapping[int, float]):
         raise KeyError(index)
 
 
+class _DenseScores(Mapping[int, float]):
+    """Entry index → score as a float64 vector over all entries; 0.0 where the unit did not
+    match (every score a unit gives is positive)."""
+
+    def __init__(self, vector: NDArray[np.float64]) -> None:
+        self.vector = vector
+        self._size = int(np.count_nonzero(vector))
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(np.flatnonzero(self.vector).tolist())
+
+    def __contains__(self, index: object) -> bool:
+        return isinstance(index, int) and 0 <= index < len(self.vector) and bool(self.vector[index] > 0.0)
+
+    def __getitem__(self, index: int) -> float:
+        if index not in self:
+            raise KeyError(index)
+        return float(self.vector[index])
+
+
 @dataclass
 class _Unit:
     """One thing the query asks for: entry index → score, and how to show what matched."""
 
     generic: bool
-    scores: Mapping[int, float]  # a dict, or `_LevelScores` straight from the postings
+    scores: Mapping[int, float]  # a dict, `_DenseScores`, or `_LevelScores` from the postings
     display: Callable[[int], list[str]]
     qualifies: bool = True  # False: adds to an entry's score but cannot make it a hit alone
 
@@ -228,11 +264,6 @@ def _fields(entry: Entry) -> list[tuple[float, str]]:
     out.extend((W_REF, f"#{ref.number}") for ref in entry.all_refs)
     out.append((W_NOTE, entry.note))
     return out
-
-
-def _bump(table: dict[int, float], index: int, weight: float) -> None:
-    if weight > table.get(index, 0.0):
-        table[index] = weight
 
 
 def _dedupe_surfaces(surfaces: Iterable[str]) -> list[str]:
@@ -522,27 +553,30 @@ class SearchIndex:
             return _Unit(
                 False, self.concepts.levels_of(concept, synonym), lambda i: self._show(i, concept, asked)
             )
-        scores = self.concepts.table(concept, synonym)
+        scores = self._vector()
+        self.concepts.raise_to(scores, concept, synonym)
         if factor != 1.0:  # a typo-corrected term has no literal unit: keep its literal level here
             literal = LITERAL * factor
             for term in asked:
-                for weight, found in self.concept_terms.weighted((concept, term)):
-                    for index in found:
-                        if weight * literal > scores[index]:
-                            scores[index] = weight * literal
-        shown_concept: dict[int, str] = {}
-        for narrower in includes:
-            for weight, found in self.concepts.weighted(narrower):
-                for index in found:
-                    value = weight * NARROWER * factor
-                    if value > scores.get(index, 0.0):
-                        scores[index] = value
-                        shown_concept[index] = narrower
+                self.concept_terms.raise_to(scores, (concept, term), literal)
+        # Per entry, which concept its score came from: 0 the asked one, n the n-th narrower.
+        shown_concept = np.zeros(len(self.entries), dtype=np.intp)
+        shown = [concept, *includes]
+        for position, narrower in enumerate(includes, start=1):
+            for weight, found in self.concepts.arrays(narrower):
+                value = weight * NARROWER * factor
+                raised = found[value > scores[found]]
+                scores[raised] = value
+                shown_concept[raised] = position
 
         def display(index: int) -> list[str]:
-            return self._show(index, shown_concept.get(index, concept), asked)
+            return self._show(index, shown[int(shown_concept[index])], asked)
 
-        return _Unit(False, scores, display)
+        return _Unit(False, _DenseScores(scores), display)
+
+    def _vector(self) -> NDArray[np.float64]:
+        """A unit's scores over all entries, 0.0 meaning not matched."""
+        return np.zeros(len(self.entries), dtype=np.float64)
 
     def _show(self, index: int, concept: str, asked: list[str]) -> list[str]:
         return _display(self._surfaces(index, concept), asked)
@@ -554,13 +588,10 @@ class SearchIndex:
             return _Unit(False, self.concept_terms.levels_of((concept, present[0])), _nothing)
         if not present:
             return None
-        scores = self.concept_terms.table((concept, present[0]))  # LITERAL is 1.0: the table is the score
-        for term in present[1:]:
-            for weight, found in self.concept_terms.weighted((concept, term)):
-                for index in found:
-                    if weight > scores.get(index, 0.0):
-                        scores[index] = weight
-        return _Unit(False, scores, _nothing)
+        scores = self._vector()
+        for term in present:  # LITERAL is 1.0: the field weight is the score
+            self.concept_terms.raise_to(scores, (concept, term))
+        return _Unit(False, _DenseScores(scores), _nothing)
 
     def _word_unit(self, token: Token, wholes: list[Token], fuzzy_keys: set[str]) -> _Unit | None:
         if token.key in STOPWORDS:
@@ -571,40 +602,31 @@ class SearchIndex:
         generic = token.key in GENERIC_WORDS
         if not any(w.key in self.postings for w in wholes):
             return _Unit(generic, self.postings.levels_of(token.key, factor), lambda _index: shown)
-        scores: dict[int, float] = {}
+        scores = self._vector()
         for key in [token.key, *(w.key for w in wholes)]:
-            for weight, found in self.postings.weighted(key):
-                for index in found:
-                    if weight * factor > scores.get(index, 0.0):
-                        scores[index] = weight * factor
-        return _Unit(generic, scores, lambda _index: shown)
+            self.postings.raise_to(scores, key, factor)
+        return _Unit(generic, _DenseScores(scores), lambda _index: shown)
 
     def _ident_unit(self, wholes: list[Token], parts: list[Token]) -> _Unit | None:
         shown = [wholes[0].surface if wholes else " ".join(p.surface for p in parts)]
-        scores: dict[int, float] = {}
+        scores = self._vector()
         for whole in wholes:
-            for weight, found in self.postings.weighted(whole.key):
-                for index in found:
-                    if weight > scores.get(index, 0.0):
-                        scores[index] = weight
+            self.postings.raise_to(scores, whole.key)
         meaningful = [p for p in parts if p.key not in STOPWORDS and p.key not in GENERIC_WORDS]
         if not meaningful:
-            return _Unit(True, scores, lambda _index: shown) if scores else None
-        counts: dict[int, int] = {}
-        heaviest: dict[int, float] = {}
+            dense = _DenseScores(scores)
+            return _Unit(True, dense, lambda _index: shown) if dense else None
+        counts = np.zeros(len(self.entries), dtype=np.intp)
+        heaviest = self._vector()
         for part in meaningful:
-            for weight, found in self.postings.weighted(part.key):
-                for index in found:
-                    counts[index] = counts.get(index, 0) + 1
-                    if weight > heaviest.get(index, 0.0):
-                        heaviest[index] = weight
-        needed = len(meaningful) / 2
-        for index, count in counts.items():
-            if count >= needed:
-                value = heaviest[index] * PARTIAL * count / len(meaningful)
-                if value > scores.get(index, 0.0):
-                    scores[index] = value
-        return _Unit(False, scores, lambda _index: shown)
+            for weight, found in self.postings.arrays(part.key):
+                counts[found] += 1
+                heaviest[found] = np.maximum(heaviest[found], weight)
+        enough = np.flatnonzero(counts >= len(meaningful) / 2)
+        values = heaviest[enough] * PARTIAL * counts[enough] / len(meaningful)
+        raised = values > scores[enough]
+        scores[enough[raised]] = values[raised]
+        return _Unit(False, _DenseScores(scores), lambda _index: shown)
 
     def _han_unit(self, run: list[Token]) -> _Unit:
         phrase = surface_of(run)
@@ -612,81 +634,77 @@ class SearchIndex:
         generic = all(t.key in GENERIC_HAN for t in run)
         if len(run) == 1:
             return _Unit(generic, self.postings.levels_of(run[0].key), lambda _index: shown)
-        counts: dict[int, list[float]] = {}
+        counts = np.zeros(len(self.entries), dtype=np.intp)
+        heaviest = self._vector()
         for token in run:
-            for weight, found in self.postings.weighted(token.key):
-                for index in found:
-                    counts.setdefault(index, []).append(weight)
-        scores: dict[int, float] = {}
-        for index, weights in counts.items():
-            coverage = len(weights) / len(run)
-            if coverage < 0.5:
-                continue
-            if coverage == 1.0:
-                in_field = [w for w, text in self.han[index] if phrase in text]
-                if in_field:
-                    scores[index] = max(in_field)
-                    continue
-            scores[index] = max(weights) * PARTIAL * coverage
-        return _Unit(generic, scores, lambda _index: shown)
+            for weight, found in self.postings.arrays(token.key):
+                counts[found] += 1
+                heaviest[found] = np.maximum(heaviest[found], weight)
+        coverage = counts / len(run)
+        scores = self._vector()
+        enough = np.flatnonzero(coverage >= 0.5)
+        scores[enough] = heaviest[enough] * PARTIAL * coverage[enough]
+        for index in np.flatnonzero(coverage == 1.0).tolist():
+            in_field = [w for w, text in self.han[index] if phrase in text]
+            if in_field:
+                scores[index] = max(in_field)
+        return _Unit(generic, _DenseScores(scores), lambda _index: shown)
 
     def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:
-        ranked, units = self._rank(query)
+        found, scores, units = self._rank(query)
         start = max(offset, 0)
-        # Only the page is ordered: a broad query over 10k entries need not sort them all.
-        page = heapq.nsmallest(start + max(limit, 0), ranked)[start:]
-        page = [(-negative, i) for negative, i in page]
+        page = _best(found, scores, start + max(limit, 0))[start:]
         hits = [Hit(self.entries[i], round(score, 4), self._matched(i, units)) for score, i in page]
-        suggestions = [] if ranked else self.suggest(query)
-        return SearchResult(query, hits, len(ranked), suggestions)
+        suggestions = [] if len(found) else self.suggest(query)
+        return SearchResult(query, hits, len(found), suggestions)
 
     def rank(self, query: str) -> list[Hit]:
         """Every entry that really matches the query, best first."""
-        ranked, units = self._rank(query)
+        found, scores, units = self._rank(query)
         return [
-            Hit(self.entries[i], round(-negative, 4), self._matched(i, units))
-            for negative, i in sorted(ranked)
+            Hit(self.entries[i], round(score, 4), self._matched(i, units))
+            for score, i in _best(found, scores, len(found))
         ]
 
-    def _rank(self, query: str) -> tuple[list[tuple[float, int]], list[tuple[float, _Unit]]]:
-        """(-score, entry index) of every real match, unordered, and the query's units."""
+    def _rank(self, query: str) -> tuple[NDArray[np.intp], NDArray[np.float64], list[tuple[float, _Unit]]]:
+        """Entry indices of every real match (ascending), their scores, and the query's units.
+
+        Scores are summed in a dense float64 vector, unit by unit in query order: the same
+        additions in the same order as summing Python floats per entry, so the same scores.
+        """
         tokens, fuzzy_keys = self._corrected_query(query[:500])
         units = [
             (self._idf(len(u.scores)) * (GENERIC if u.generic else 1.0), u)
             for u in self._units(tokens, fuzzy_keys)
             if u.scores
         ]
-        totals: dict[int, float] = {}
-        real: set[int] = set()
+        size = len(self.entries)
+        totals = np.zeros(size, dtype=np.float64)
+        real = np.zeros(size, dtype=np.bool_)
         for factor, unit in units:
             scores = unit.scores
-            first = not totals
-            get = totals.get
-            if isinstance(scores, _LevelScores):  # one product per field weight, not per entry
-                for value, found in scores.levels:
-                    score = value * factor
-                    if first:
-                        totals.update(dict.fromkeys(found, score))
-                    else:
-                        for index in found:
-                            totals[index] = get(index, 0.0) + score
-                    if not unit.generic and unit.qualifies:
-                        real.update(found)
+            qualifies = not unit.generic and unit.qualifies
+            if isinstance(scores, _DenseScores):  # 0.0 * factor adds nothing to unmatched entries
+                totals += scores.vector * factor
+                if qualifies:
+                    real |= scores.vector > 0.0
                 continue
-            if first:
-                totals = {index: value * factor for index, value in scores.items()}
-            else:
-                for index, value in scores.items():
-                    totals[index] = get(index, 0.0) + value * factor
-            if not unit.generic and unit.qualifies:
-                real.update(scores)
-        if not real:
-            return [], units
-        if len(real) == len(totals):  # the usual case: no entry matched by generic words only
-            floor = max(max(totals.values()) * RELATIVE_FLOOR, 1e-12)
-            return [(-score, i) for i, score in totals.items() if score >= floor], units
-        floor = max(max(totals[i] for i in real) * RELATIVE_FLOOR, 1e-12)
-        return [(-score, i) for i, score in totals.items() if score >= floor and i in real], units
+            if isinstance(scores, _LevelScores):  # one product per field weight, not per entry
+                for (value, _), found in zip(scores.levels, scores.arrays, strict=True):
+                    totals[found] += value * factor
+                    if qualifies:
+                        real[found] = True
+                continue
+            indices = np.fromiter(scores.keys(), dtype=np.intp, count=len(scores))
+            values = np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
+            totals[indices] += values * factor
+            if qualifies:
+                real[indices] = True
+        if not real.any():
+            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float64), units
+        floor = max(float(totals[real].max()) * RELATIVE_FLOOR, 1e-12)
+        found = np.flatnonzero(real & (totals >= floor))
+        return found, totals[found], units
 
     def _matched(self, index: int, units: list[tuple[float, _Unit]]) -> list[str]:
         """Display terms for one hit, the units that weighed most first."""
@@ -711,6 +729,20 @@ class SearchIndex:
     def topics(self) -> list[tuple[str, int]]:
         """Concepts the library is about (title, tags, identifiers), with how many entries."""
         return list(self._topics)
+
+
+def _best(found: NDArray[np.intp], scores: NDArray[np.float64], count: int) -> list[tuple[float, int]]:
+    """The `count` best (score, entry index), highest score first, ties by entry order.
+    Only the page is ordered: a broad query over 10k entries need not sort them all."""
+    if count <= 0 or not len(found):
+        return []
+    if count < len(found):
+        # Every entry scoring at least the count-th best score, ties at the cut included.
+        cut = np.partition(scores, len(scores) - count)[len(scores) - count]
+        keep = scores >= cut
+        found, scores = found[keep], scores[keep]
+    order = np.lexsort((found, -scores))[:count]
+    return list(zip(scores[order].tolist(), found[order].tolist(), strict=True))
 
 
 def _heaviest_first(field: tuple[float, str]) -> float:
