@@ -164,9 +164,11 @@ class Bot:
         """True once no answer or lazy listener is running (for the console's script mode)."""
         return all(executor.wait_idle(timeout) for executor in self.executors)
 
-    def close(self) -> None:
+    def close(self, drain: float = 5.0) -> None:
+        """Stop the scheduler, let running answers finish (up to `drain` seconds), then stop."""
         if self.scheduler is not None:
             self.scheduler.shutdown()
+        self.wait_idle(drain)
         for executor in self.executors:
             executor.shutdown(wait=False, cancel_futures=True)
         if self.store is not None:

@@ -8,6 +8,8 @@ process wrote). PostgreSQL needs nothing special: the unique constraints do the 
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,24 @@ SQLITE_BUSY_TIMEOUT_MS = 30_000
 
 def is_sqlite(url: str) -> bool:
     return make_url(url).get_backend_name() == "sqlite"
+
+
+def _ensure_wal(cursor: Any) -> None:
+    """Switch the file to WAL once (it persists in the file). Changing the journal mode takes an
+    exclusive lock and fails at once, without the busy handler, while another process opens the
+    same new file, so it is retried here for up to the busy timeout."""
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
+    delay = 0.01
+    while True:
+        try:
+            if str(cursor.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+                cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.2)
 
 
 def make_engine(url: str) -> Engine:
@@ -35,8 +55,8 @@ def make_engine(url: str) -> Engine:
         # Let SQLAlchemy, not the driver, decide where transactions begin.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        _ensure_wal(cursor)
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
 
