@@ -99,6 +99,11 @@ def buttons(message: dict[str, Any]) -> list[dict[str, Any]]:
 
 def all_text(message: dict[str, Any]) -> str:
     """Every rendered string of a message (fallback and blocks), for content assertions."""
+    return "\n".join(rendered_strings(message))
+
+
+def rendered_strings(message: dict[str, Any]) -> list[str]:
+    """Strings Slack renders as text: the fallback and every text object (not values, urls, ids)."""
     out: list[str] = [message.get("text", "")]
 
     def walk(node: Any, key: str = "") -> None:
@@ -112,4 +117,4 @@ def all_text(message: dict[str, Any]) -> str:
             out.append(node)
 
     walk(message.get("blocks", []))
-    return "\n".join(out)
+    return out

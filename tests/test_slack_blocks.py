@@ -15,29 +15,12 @@ from chatbot.slack import blocks
 from chatbot.slack.handlers.command import Request, parse
 from chatbot.slack.mrkdwn import clip, escape, truncate
 from tests.conftest import DIGESTS
+from tests.slackrequests import rendered_strings
 
 OUR_LINK = re.compile(r"<https://[^<>|\s]+\|[^<>]*>")
 ENTITY = re.compile(r"&(amp|lt|gt);")
 
 BASE = Library.load(DIGESTS)
-
-
-def rendered_strings(message: dict[str, Any]) -> list[str]:
-    """Strings Slack renders as text: the fallback and every text object (not values, urls, ids)."""
-    out = [message["text"]]
-
-    def walk(node: Any, key: str = "") -> None:
-        if isinstance(node, dict):
-            for k, v in node.items():
-                walk(v, k)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v, key)
-        elif isinstance(node, str) and key == "text":
-            out.append(node)
-
-    walk(message["blocks"])
-    return out
 
 
 def assert_safe(message: dict[str, Any]) -> None:

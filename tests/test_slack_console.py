@@ -22,6 +22,20 @@ quit
 """
 
 
+def console_cli(cwd: Path, script: str) -> subprocess.CompletedProcess[str]:
+    """`vllm-digest console` as a user runs it: no Slack, database or digest settings."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "DATABASE_", "DIGEST_"))}
+    return subprocess.run(
+        [sys.executable, "-m", "chatbot.cli", "console"],
+        input=script,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=60,
+    )
+
+
 def test_console_script_searches_shares_and_renders_block_kit(tmp_path: Path) -> None:
     out = io.StringIO()
     settings = Settings(_env_file=None, digest_dir=DIGESTS, database_url=f"sqlite:///{tmp_path}/c.db")  # type: ignore[call-arg]
@@ -44,16 +58,7 @@ def test_console_script_searches_shares_and_renders_block_kit(tmp_path: Path) ->
 
 
 def test_console_runs_from_the_command_line_without_any_setting(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "DATABASE_", "DIGEST_"))}
-    done = subprocess.run(
-        [sys.executable, "-m", "chatbot.cli", "console"],
-        input="/vllm-digest compile\n",
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=60,
-    )
+    done = console_cli(tmp_path, "/vllm-digest compile\n")
     assert done.returncode == 0, done.stderr
     assert "8 entries" in done.stdout
     assert "新增 Qwen3-VL DeepStack 编译契约回归测试" in done.stdout
@@ -100,16 +105,7 @@ def test_console_thread_replies_reach_a_wired_follow_up_handler_with_the_thread_
 
 
 def test_console_answers_thread_replies_from_the_shared_entry(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "DATABASE_", "DIGEST_"))}
-    done = subprocess.run(
-        [sys.executable, "-m", "chatbot.cli", "console"],
-        input="/vllm-digest compile\n1\n> 重点看什么？\n> 有什么风险？\n",
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=60,
-    )
+    done = console_cli(tmp_path, "/vllm-digest compile\n1\n> 重点看什么？\n> 有什么风险？\n")
     assert done.returncode == 0, done.stderr
     _, focus = done.stdout.split("» > 重点看什么？\n", 1)
     focus, risks = focus.split("» > 有什么风险？\n", 1)
