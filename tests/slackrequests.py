@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from typing import Any
@@ -68,14 +69,17 @@ def button_body(
     return urlencode({"payload": json.dumps(payload)})
 
 
+_event_numbers = itertools.count()
+
+
 def event_body(event: dict[str, Any]) -> str:
-    """An Events API event_callback (sent as JSON)."""
+    """An Events API event_callback (sent as JSON), with an event id no other call returns."""
     return json.dumps(
         {
             "type": "event_callback",
             "team_id": "T0000001",
             "api_app_id": "A0APP",
-            "event_id": f"Ev{time.time_ns()}",
+            "event_id": f"Ev{time.time_ns()}{next(_event_numbers)}",
             "event_time": int(time.time()),
             "event": event,
         }

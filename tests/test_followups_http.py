@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -19,7 +18,7 @@ from chatbot.store import SqlStore
 from chatbot.wiring import Bot, build
 from tests.conftest import DIGESTS
 from tests.fakeslack import Call, FakeSlack
-from tests.slackrequests import SIGNING_SECRET, all_text, post, signed_headers
+from tests.slackrequests import SIGNING_SECRET, all_text, event_body, post, signed_headers
 
 CHANNEL = "C0DAILY"
 DAY = dt.date(2026, 11, 30)
@@ -105,9 +104,6 @@ def post_pr_of_the_day(app: App) -> str:
     return result.message_ts
 
 
-_ids = iter(range(10**6))
-
-
 def event(text: str, *, ts: str, thread_ts: str | None = None, kind: str = "message", **extra: Any) -> str:
     """An event_callback body as Slack sends it, with a fresh event id."""
     inner: dict[str, Any] = {"type": kind, "channel": CHANNEL, "user": "U0ASKER", "text": text, "ts": ts}
@@ -116,16 +112,7 @@ def event(text: str, *, ts: str, thread_ts: str | None = None, kind: str = "mess
     if thread_ts:
         inner["thread_ts"] = thread_ts
     inner |= extra
-    return json.dumps(
-        {
-            "type": "event_callback",
-            "team_id": "T0000001",
-            "api_app_id": "A0APP",
-            "event_id": f"Ev{time.time_ns()}{next(_ids)}",
-            "event_time": int(time.time()),
-            "event": inner,
-        }
-    )
+    return event_body(inner)
 
 
 def test_a_reply_under_the_pr_of_the_day_is_answered_in_its_thread_from_the_entry(app: App) -> None:

@@ -140,18 +140,19 @@ def test_crash_after_slack_accepted_then_rerun_does_not_post_again(
     store.close()
 
 
+def sqlite_poster(tmp_path: Path, fake_slack: FakeSlack, library: Library) -> tuple[SqlStore, DailyPoster]:
+    """A daily poster on a fresh SQLite file, talking to the fake Slack with short backoff."""
+    store = SqlStore.open(f"sqlite:///{tmp_path / 'bot.db'}")
+    client = daily_web_client("xoxb-test", fake_slack.api_url, backoff=0.01)
+    return store, DailyPoster(store, lambda: library.entries, client, lambda e: daily_message(e, "en"))
+
+
 @pytest.mark.parametrize("error", ["channel_not_found", "not_in_channel", "invalid_auth"])
 def test_permanent_slack_errors_are_one_line_and_not_retried(
     error: str, fake_slack: FakeSlack, tmp_path: Path, seed_library: Library
 ) -> None:
     fake_slack.fail("chat.postMessage", error=error)
-    store = SqlStore.open(f"sqlite:///{tmp_path / 'bot.db'}")
-    poster = DailyPoster(
-        store,
-        lambda: seed_library.entries,
-        daily_web_client("xoxb-test", fake_slack.api_url, backoff=0.01),
-        lambda e: daily_message(e, "en"),
-    )
+    store, poster = sqlite_poster(tmp_path, fake_slack, seed_library)
     result = poster.run(CHANNEL, dt.date(2026, 9, 1))
     assert result.status is Status.REFUSED
     assert "\n" not in result.line() and error in result.line() and "not retrying" in result.line()
@@ -166,13 +167,7 @@ def test_rate_limit_is_retried_inside_the_run(
     fake_slack: FakeSlack, tmp_path: Path, seed_library: Library
 ) -> None:
     fake_slack.fail("chat.postMessage", status=429, retry_after=0)
-    store = SqlStore.open(f"sqlite:///{tmp_path / 'bot.db'}")
-    poster = DailyPoster(
-        store,
-        lambda: seed_library.entries,
-        daily_web_client("xoxb-test", fake_slack.api_url, backoff=0.01),
-        lambda e: daily_message(e, "en"),
-    )
+    store, poster = sqlite_poster(tmp_path, fake_slack, seed_library)
     result = poster.run(CHANNEL, dt.date(2026, 9, 1))
     assert result.status is Status.POSTED
     assert [c.status for c in fake_slack.calls("chat.postMessage")] == [429, 200]
