@@ -18,9 +18,7 @@ import yaml
 from rapidfuzz import fuzz
 
 from chatbot.answers import Answerer
-from chatbot.clauses import sentences
-from chatbot.library import Library
-from chatbot.model import Entry
+from chatbot.digest import Entry, Library, sentences
 
 ROOT = Path(__file__).resolve().parent.parent
 REPEAT = 20

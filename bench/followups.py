@@ -30,8 +30,10 @@ import httpx  # noqa: E402
 
 from chatbot.settings import Settings  # noqa: E402
 from chatbot.slack.server import HttpServer, asgi_app  # noqa: E402
-from chatbot.store import SqlStore  # noqa: E402
-from chatbot.threads import InMemoryThreadRegistry  # noqa: E402
+from chatbot.store import (  # noqa: E402
+    InMemoryThreadRegistry,
+    SqlStore,
+)
 from chatbot.wiring import build  # noqa: E402
 from tests.fakeslack import FakeSlack  # noqa: E402
 from tests.slackrequests import SIGNING_SECRET, signed_headers  # noqa: E402

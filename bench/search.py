@@ -31,10 +31,16 @@ from rapidfuzz import fuzz, process
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from chatbot.glossary import Glossary  # noqa: E402
-from chatbot.library import Library  # noqa: E402
-from chatbot.model import Entry, entry_id, pull_url  # noqa: E402
-from chatbot.search import SearchIndex  # noqa: E402
+from chatbot.digest import (  # noqa: E402
+    Entry,
+    Library,
+    entry_id,
+    pull_url,
+)
+from chatbot.search import (  # noqa: E402
+    Glossary,
+    SearchIndex,
+)
 
 REPO = "vllm-project/vllm"
 

@@ -17,7 +17,7 @@ from chatbot.settings import Settings, SettingsError, load_settings
 
 
 def _library(settings: Settings, path: str | None = None):  # type: ignore[no-untyped-def]
-    from chatbot.library import Library
+    from chatbot.digest import Library
 
     return Library.load(Path(path) if path else settings.digest_dir)
 
@@ -67,7 +67,7 @@ def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
-    from chatbot.structured import json_schema
+    from chatbot.digest import json_schema
 
     print(json_schema())
     return 0
@@ -119,8 +119,7 @@ def cmd_console(args: argparse.Namespace, settings: Settings) -> int:
 
 def _search_index(settings: Settings):  # type: ignore[no-untyped-def]
     """Library + glossary (bundled and DIGEST_DIR extensions) → index; problems go to stderr."""
-    from chatbot.glossary import load_glossary
-    from chatbot.search import SearchIndex
+    from chatbot.search import SearchIndex, load_glossary
 
     library = _library(settings)
     glossary = load_glossary(settings.digest_dir)
@@ -189,7 +188,7 @@ def _daily_day(args: argparse.Namespace, settings: Settings) -> tuple[str, dt.da
 
 def cmd_today(args: argparse.Namespace, settings: Settings) -> int:
     """Which entry the channel gets on the day, and why; posts nothing."""
-    from chatbot.picker import pick_entry
+    from chatbot.daily import pick_entry
     from chatbot.store import SqlStore
 
     channel, day = _daily_day(args, settings)

@@ -26,12 +26,9 @@ from slack_sdk.http_retry.builtin_handlers import (
 )
 
 from chatbot.answers import Answerer
-from chatbot.daily import DailyPoster, SlackMessage, daily_web_client
-from chatbot.glossary import load_glossary
-from chatbot.library import Library
-from chatbot.model import Entry
-from chatbot.scheduler import DailyScheduler
-from chatbot.search import SearchIndex, SearchResult
+from chatbot.daily import DailyPoster, DailyScheduler, SlackMessage, daily_web_client
+from chatbot.digest import Entry, Library
+from chatbot.search import SearchIndex, SearchResult, load_glossary
 from chatbot.settings import Settings, SettingsError
 from chatbot.slack.app import build_slack_app
 from chatbot.slack.blocks import render_entry_card
@@ -40,8 +37,7 @@ from chatbot.slack.handlers.command import Answers, CommandHandler, Searchable
 from chatbot.slack.handlers.followups import FollowUps, HandledEvents, InMemoryHandledEvents
 from chatbot.slack.handlers.messages import FollowUpHandler
 from chatbot.slack.i18n import Language, Texts
-from chatbot.store import SqlStore
-from chatbot.threads import InMemoryThreadRegistry, ThreadRegistry
+from chatbot.store import InMemoryThreadRegistry, SqlStore, ThreadRegistry
 
 log = logging.getLogger(__name__)
 

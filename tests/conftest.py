@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from chatbot.library import Library
+from chatbot.digest.library import Library
 from tests.fakeslack import FakeSlack
 
 ROOT = Path(__file__).resolve().parent.parent

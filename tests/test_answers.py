@@ -15,10 +15,10 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chatbot.answers import Answer, Answerer
-from chatbot.intents import classify
-from chatbot.library import Library
-from chatbot.model import Entry
+from chatbot.answers.answerer import Answer, Answerer
+from chatbot.answers.intents import classify
+from chatbot.digest.library import Library
+from chatbot.digest.model import Entry
 
 QUESTIONS = Path(__file__).with_name("followup_questions.yaml")
 ROOT = Path(__file__).resolve().parent.parent
@@ -242,7 +242,7 @@ def test_arbitrary_questions_never_raise_nor_run_long(
     ),
 )
 def test_answers_on_arbitrary_notes_stay_within_note_and_link(question: str, note: str) -> None:
-    from chatbot.note import analyse_note
+    from chatbot.digest.note import analyse_note
 
     parts = analyse_note(note, "vllm-project/vllm", "t")
     entry = Entry(

@@ -273,10 +273,10 @@ def test_deliveries_racing_each_other_are_answered_once_per_message(app: App) ->
 def test_old_dedup_marks_are_pruned_at_most_once_an_hour(fake_slack: FakeSlack, tmp_path: Path) -> None:
     from slack_sdk import WebClient
 
-    from chatbot.answers import Answerer
-    from chatbot.library import Library
+    from chatbot.answers.answerer import Answerer
+    from chatbot.digest.library import Library
     from chatbot.slack.handlers.followups import Delivery, FollowUps
-    from chatbot.threads import InMemoryThreadRegistry
+    from chatbot.store.threads import InMemoryThreadRegistry
     from chatbot.wiring import LiveIndex
 
     store = SqlStore.open(f"sqlite:///{tmp_path / 'bot.db'}")

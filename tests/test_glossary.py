@@ -7,8 +7,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chatbot.glossary import Glossary, load_glossary
-from chatbot.tokens import split_text, tokenize
+from chatbot.search.glossary import Glossary, load_glossary
+from chatbot.search.tokens import split_text, tokenize
 
 
 def concepts_of(glossary: Glossary, text: str) -> list[str]:

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from chatbot.library import Library
+from chatbot.digest.library import Library
 from tests.conftest import DIGESTS
 
 SEED = (DIGESTS / "vllm-digest-2026-08.txt").read_text(encoding="utf-8")
@@ -131,8 +131,8 @@ def test_missing_folder_is_one_clear_error(tmp_path: Path) -> None:
 
 def test_glossary_edit_bumps_the_generation_without_being_read_as_a_digest(tmp_path: Path) -> None:
     """A curator's glossary edit must reach the search index, which is rebuilt per generation."""
-    from chatbot.glossary import load_glossary
-    from chatbot.search import SearchIndex
+    from chatbot.search.glossary import load_glossary
+    from chatbot.search.index import SearchIndex
 
     (tmp_path / "one.txt").write_text("o/r\n\n龙集群上的调度\n\n值得精读。\n", encoding="utf-8")
     glossary = tmp_path / "team.glossary.yaml"

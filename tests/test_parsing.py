@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chatbot.model import DigestParseError, entry_id
-from chatbot.rawtext import parse_raw_text
-from chatbot.structured import json_schema, parse_structured
+from chatbot.digest.model import DigestParseError, entry_id
+from chatbot.digest.rawtext import parse_raw_text
+from chatbot.digest.structured import json_schema, parse_structured
 
 GOOD_RAW = """vllm-project/vllm
 

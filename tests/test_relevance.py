@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
-from chatbot.library import Library
-from chatbot.search import SearchIndex
+from chatbot.digest.library import Library
+from chatbot.search.index import SearchIndex
 
 QUERIES: list[dict[str, Any]] = yaml.safe_load(
     (Path(__file__).parent / "relevance_queries.yaml").read_text(encoding="utf-8")

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chatbot.glossary import load_glossary
-from chatbot.library import Library
-from chatbot.search import SearchIndex, SearchResult
+from chatbot.digest.library import Library
+from chatbot.search.glossary import load_glossary
+from chatbot.search.index import SearchIndex, SearchResult
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from chatbot.library import Library
+from chatbot.digest.library import Library
 from tests.conftest import DIGESTS
 
 REPO = "vllm-project/vllm"

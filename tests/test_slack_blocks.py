@@ -8,9 +8,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chatbot.library import Library
-from chatbot.model import Entry
-from chatbot.search import Hit, SearchResult
+from chatbot.digest.library import Library
+from chatbot.digest.model import Entry
+from chatbot.search.index import Hit, SearchResult
 from chatbot.slack import blocks
 from chatbot.slack.handlers.command import Request, parse
 from chatbot.slack.mrkdwn import clip, escape, truncate

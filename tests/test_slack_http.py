@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from chatbot.search import SearchResult
+from chatbot.search.index import SearchResult
 from chatbot.settings import Settings
 from chatbot.slack.handlers.command import Searchable
 from chatbot.slack.server import HttpServer, asgi_app

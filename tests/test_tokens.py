@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chatbot.tokens import atomic, keys, split_text, stem, surface_of, tokenize
+from chatbot.search.tokens import atomic, keys, split_text, stem, surface_of, tokenize
 
 
 def kinds(text: str) -> list[tuple[str, str]]:

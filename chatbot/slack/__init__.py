@@ -1,1 +1,4 @@
-"""Slack adapter: the Bolt app, its handlers, Block Kit rendering, the HTTP server and the console."""
+"""Slack adapter: the Bolt app, its handlers, Block Kit rendering, escaping, the HTTP server, the console.
+
+May import every core part and the store; nothing in the core imports it.
+"""

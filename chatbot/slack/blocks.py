@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from chatbot.model import Entry
+from chatbot.digest import Entry
 from chatbot.search import Hit, SearchResult
 from chatbot.slack import action_ids as ids
 from chatbot.slack.i18n import Language, Texts

@@ -1,5 +1,17 @@
-"""The store adapter: SQLAlchemy over SQLite (default) or PostgreSQL, schema by Alembic."""
+"""The store adapter: SQLAlchemy over SQLite (default) or PostgreSQL, schema by Alembic migrations.
 
-from chatbot.store.sql import Claim, ClaimOutcome, DailyPost, SqlStore
+Holds what was posted where, thread ownership (`ThreadRegistry`), handled events. May import the core.
+"""
 
-__all__ = ["Claim", "ClaimOutcome", "DailyPost", "SqlStore"]
+from chatbot.store.sql import Claim, ClaimOutcome, DailyPost, SqlStore, utc_now
+from chatbot.store.threads import InMemoryThreadRegistry, ThreadRegistry
+
+__all__ = [
+    "Claim",
+    "ClaimOutcome",
+    "DailyPost",
+    "InMemoryThreadRegistry",
+    "SqlStore",
+    "ThreadRegistry",
+    "utc_now",
+]

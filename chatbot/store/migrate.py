@@ -15,7 +15,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, text
 
-MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 # Any constant: identifies "vllm-digest schema migration" among advisory locks.
 ADVISORY_LOCK_KEY = 0x766C6C6D  # 'vllm'
 

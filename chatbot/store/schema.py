@@ -1,4 +1,4 @@
-"""Tables of the store. Migrations (chatbot/migrations) create them; this module only names them.
+"""Tables of the store. Migrations (chatbot/store/migrations) create them; this module only names them.
 
 Every guarantee the bot makes across processes rests on a primary key here:
 one daily post per (channel, day), one owner entry per (channel, thread ts), one handling per

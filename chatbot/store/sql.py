@@ -17,7 +17,7 @@ from sqlalchemy import Engine, delete, literal, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
-from chatbot.picker import PastPost
+from chatbot.daily import PastPost
 from chatbot.store import migrate
 from chatbot.store.engine import make_engine
 from chatbot.store.schema import bot_threads, daily_posts, handled_events

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from chatbot.daily import (
+from chatbot.daily.poster import (
     CRASH_AFTER_POST_ENV,
     CRASH_EXIT_CODE,
     DAILY_EVENT_TYPE,
@@ -24,7 +24,7 @@ from chatbot.daily import (
     daily_web_client,
     owner_is_dead,
 )
-from chatbot.library import Library
+from chatbot.digest.library import Library
 from chatbot.store import SqlStore
 from chatbot.wiring import daily_message
 from tests.fakeslack import FakeSlack

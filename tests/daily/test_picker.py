@@ -7,8 +7,8 @@ import datetime as dt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chatbot.model import Entry
-from chatbot.picker import PastPost, pick_entry
+from chatbot.daily.picker import PastPost, pick_entry
+from chatbot.digest.model import Entry
 
 DAY = dt.date(2026, 9, 1)
 

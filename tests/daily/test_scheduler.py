@@ -11,8 +11,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from chatbot.daily import DailyResult, Status
-from chatbot.scheduler import DailyScheduler, crontab_weekdays, daily_trigger, missed_fire_time
+from chatbot.daily.poster import DailyResult, Status
+from chatbot.daily.scheduler import DailyScheduler, crontab_weekdays, daily_trigger, missed_fire_time
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 WEEKDAYS_0930 = "30 9 * * 1-5"

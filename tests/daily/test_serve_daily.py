@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from chatbot.daily import DAILY_EVENT_TYPE
+from chatbot.daily.poster import DAILY_EVENT_TYPE
 from chatbot.store import SqlStore
 from tests.fakeslack import FakeSlack
 

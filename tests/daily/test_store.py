@@ -10,7 +10,7 @@ from pathlib import Path
 
 from sqlalchemy import inspect
 
-from chatbot.picker import PastPost
+from chatbot.daily.picker import PastPost
 from chatbot.store import ClaimOutcome, SqlStore
 from chatbot.store.migrate import current_revision, head_revision
 

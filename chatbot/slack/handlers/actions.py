@@ -13,11 +13,11 @@ from typing import Any
 
 from slack_sdk.errors import SlackApiError
 
-from chatbot.model import Entry
+from chatbot.digest import Entry
 from chatbot.slack import blocks
 from chatbot.slack.handlers.command import Answers
 from chatbot.slack.i18n import Language, Texts
-from chatbot.threads import ThreadRegistry
+from chatbot.store import ThreadRegistry
 
 log = logging.getLogger(__name__)
 

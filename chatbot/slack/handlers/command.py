@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from slack_bolt import BoltResponse
 
-from chatbot.model import Entry
+from chatbot.digest import Entry
 from chatbot.search import SearchResult
 from chatbot.slack import blocks
 from chatbot.slack.i18n import Language, Texts

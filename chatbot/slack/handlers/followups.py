@@ -36,13 +36,13 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from chatbot.answers import Answer, Answerer
-from chatbot.model import Entry
+from chatbot.digest import Entry
 from chatbot.slack import action_ids as ids
 from chatbot.slack import blocks
 from chatbot.slack.handlers.command import Searchable
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.mrkdwn import MAX_SECTION_TEXT, escape, link, truncate
-from chatbot.threads import ThreadRegistry
+from chatbot.store import ThreadRegistry
 
 log = logging.getLogger(__name__)
 

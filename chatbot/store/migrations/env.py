@@ -25,7 +25,7 @@ elif connection is not None:
     with context.begin_transaction():
         context.run_migrations()
 else:
-    # Plain `alembic -c chatbot/migrations/alembic.ini ...` from a developer's shell.
+    # Plain `alembic -c chatbot/store/migrations/alembic.ini ...` from a developer's shell.
     engine = create_engine(config.get_main_option("sqlalchemy.url") or "sqlite:///vllm-digest.db")
     with engine.begin() as conn:
         context.configure(connection=conn, target_metadata=metadata, render_as_batch=True)

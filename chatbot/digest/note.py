@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from chatbot.clauses import clauses, clean, sentences, split_top_level
-from chatbot.model import Ref, pull_url
+from chatbot.digest.clauses import clauses, clean, sentences, split_top_level
+from chatbot.digest.model import Ref, pull_url
 
 VERDICT_RE = re.compile(
     r"^(值得精读|值得一读|值得细读|值得关注|推荐阅读|推荐精读|必读|可略读|可跳过|选读|泛读)"

@@ -1,6 +1,6 @@
 """What a follow-up question asks for: one of a dozen kinds, from phrasings kept as data.
 
-The phrasings live in `chatbot/data/followup_intents.yaml` so adding "要看什么" is a data
+The phrasings live in `chatbot/answers/data/followup_intents.yaml` so adding "要看什么" is a data
 change with a test question, not a code change. Longest matching phrase wins, which settles
 "测试设计" (tests) against "设计" (design) without special cases.
 """
@@ -67,7 +67,9 @@ def _compile(phrase: str) -> re.Pattern[str]:
 @lru_cache(maxsize=1)
 def intent_rules() -> tuple[IntentRule, ...]:
     """The phrasings of the data file, in file order."""
-    text = resources.files("chatbot").joinpath("data/followup_intents.yaml").read_text(encoding="utf-8")
+    text = (
+        resources.files("chatbot.answers").joinpath("data/followup_intents.yaml").read_text(encoding="utf-8")
+    )
     data = yaml.safe_load(text)
     rules: list[IntentRule] = []
     for order, (name, phrases) in enumerate(data["intents"].items()):

@@ -4,7 +4,7 @@ It bridges languages and jargon for search (`投机解码` finds `speculative de
 finds `DeepSeek V4`) and can be used on its own: `Glossary.load()`, `glossary.expand(text)`
 (concepts a text names), `glossary.find(tokens)` (concepts present in tokenized text).
 
-The bundled file is `chatbot/data/glossary.yaml`; curators extend it with `glossary.yaml` or
+The bundled file is `chatbot/search/data/glossary.yaml`; curators extend it with `glossary.yaml` or
 `*.glossary.yaml` in the digest folder. A concept with a known id adds terms to it; a new id
 adds a concept. A bad concept is reported with file:line and skipped; the rest loads.
 """
@@ -21,10 +21,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from chatbot.model import Problem
-from chatbot.structured import is_glossary_file
-from chatbot.tokens import SplitText, Token, atomic, segment_tokens, surface_of, tokenize
-from chatbot.yamlnodes import yaml_line
+from chatbot.digest import Problem, is_glossary_file, yaml_line
+from chatbot.search.tokens import SplitText, Token, atomic, segment_tokens, surface_of, tokenize
 
 _ATOMIC = frozenset({"word", "part", "ref", "cjk"})
 BUNDLED = Path(__file__).resolve().parent / "data" / "glossary.yaml"

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from chatbot.model import DigestParseError, Entry, Problem, entry_id
-from chatbot.note import analyse_note
+from chatbot.digest.model import DigestParseError, Entry, Problem, entry_id
+from chatbot.digest.note import analyse_note
 
 SLUG_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*)/[A-Za-z0-9._-]+$")
 MAX_TITLE = 300

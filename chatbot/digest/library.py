@@ -11,9 +11,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from chatbot.model import DigestParseError, Entry, Problem
-from chatbot.rawtext import parse_raw_text
-from chatbot.structured import is_glossary_file, parse_structured
+from chatbot.digest.model import DigestParseError, Entry, Problem
+from chatbot.digest.rawtext import parse_raw_text
+from chatbot.digest.structured import is_glossary_file, parse_structured
 
 log = logging.getLogger(__name__)
 

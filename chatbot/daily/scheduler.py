@@ -21,7 +21,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
 
-from chatbot.daily import DailyResult
+from chatbot.daily.poster import DailyResult
 
 log = logging.getLogger(__name__)
 

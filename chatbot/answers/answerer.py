@@ -1,8 +1,8 @@
 """Follow-up answers: a question about one entry, answered with the curator's own words.
 
 The answer quotes one to three pieces of the note (a focus point, the audience sentence, a
-caveat…) chosen by the kind of question (`chatbot.intents`), or by term overlap when the
-question fits no kind (`chatbot.clause_ranker`). It is short by construction: everything,
+caveat…) chosen by the kind of question (`chatbot.answers.intents`), or by term overlap when the
+question fits no kind (`chatbot.answers.clause_ranker`). It is short by construction: everything,
 interface words and PR link included, stays under three quarters of the note.
 """
 
@@ -13,11 +13,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from chatbot.clause_ranker import rank_pieces
-from chatbot.clauses import clauses, clean, sentences, split_top_level
-from chatbot.intents import Intent, classify, has_cjk
-from chatbot.library import Library
-from chatbot.model import Entry, Ref
+from chatbot.answers.clause_ranker import rank_pieces
+from chatbot.answers.intents import Intent, classify, has_cjk
+from chatbot.digest import Entry, Library, Ref, clauses, clean, sentences, split_top_level
 
 Lang = Literal["zh", "en"]
 BUDGET_SHARE = 0.75

@@ -14,10 +14,10 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from chatbot.model import DigestParseError, Entry, Problem, Ref, entry_id, pull_url
-from chatbot.note import analyse_note
-from chatbot.rawtext import SLUG_RE, ParseResult, digest_name
-from chatbot.yamlnodes import yaml_line
+from chatbot.digest.model import DigestParseError, Entry, Problem, Ref, entry_id, pull_url
+from chatbot.digest.note import analyse_note
+from chatbot.digest.rawtext import SLUG_RE, ParseResult, digest_name
+from chatbot.digest.yamlnodes import yaml_line
 
 
 class StructuredEntry(BaseModel):

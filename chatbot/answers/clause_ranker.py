@@ -16,7 +16,7 @@ from importlib import resources
 import yaml
 from rapidfuzz import fuzz
 
-from chatbot.intents import normalize_question
+from chatbot.answers.intents import normalize_question
 
 IDENT_RE = re.compile(r"`([^`]+)`|([A-Za-z_][A-Za-z0-9_]*(?:[._][A-Za-z0-9_]+)+(?:\(\))?)")
 WORD_RE = re.compile(r"[a-z0-9][a-z0-9+\-]*")
@@ -38,7 +38,7 @@ TermWeights = dict[str, float]
 
 @lru_cache(maxsize=1)
 def english_to_chinese() -> dict[str, tuple[str, ...]]:
-    text = resources.files("chatbot").joinpath("data/followup_terms.yaml").read_text(encoding="utf-8")
+    text = resources.files("chatbot.answers").joinpath("data/followup_terms.yaml").read_text(encoding="utf-8")
     data = yaml.safe_load(text)
     return {str(k).casefold(): tuple(str(v) for v in vs) for k, vs in data["terms"].items()}
 

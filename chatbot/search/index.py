@@ -30,9 +30,9 @@ from numpy.typing import NDArray
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
-from chatbot.glossary import Glossary
-from chatbot.model import Entry
-from chatbot.tokens import (
+from chatbot.digest import Entry
+from chatbot.search.glossary import Glossary
+from chatbot.search.tokens import (
     Token,
     atomic,
     han_text,

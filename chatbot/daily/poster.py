@@ -2,7 +2,7 @@
 
 The protocol (docs/daily.md has the failure cases):
 
-1. Pick the entry (chatbot.picker) from the channel's history.
+1. Pick the entry (chatbot.daily.picker) from the channel's history.
 2. Claim (channel, day) in the store; the primary key lets exactly one process win.
 3. Post with Slack message metadata `vllm_digest_daily` {day, entry_id, channel}.
 4. Record the message ts. When Slack refused, release the claim so a later run retries.
@@ -33,10 +33,9 @@ from slack_sdk.http_retry.builtin_handlers import (
 )
 from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
 
-from chatbot.model import Entry
-from chatbot.picker import Pick, pick_entry
-from chatbot.store.sql import ClaimOutcome, DailyPost, SqlStore, utc_now
-from chatbot.threads import ThreadRegistry
+from chatbot.daily.picker import Pick, pick_entry
+from chatbot.digest import Entry
+from chatbot.store import ClaimOutcome, DailyPost, SqlStore, ThreadRegistry, utc_now
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from chatbot.model import Entry
+from chatbot.digest import Entry
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,34 @@
+"""The digest: entry model, the raw-text and YAML forms, note anatomy, and the library of files.
+
+Core: imports only the standard library, pydantic and PyYAML — never Slack, the store or the scheduler.
+"""
+
+from chatbot.digest.clauses import clauses, clean, sentences, split_top_level
+from chatbot.digest.library import Library
+from chatbot.digest.model import DigestParseError, Entry, Problem, Ref, entry_id, pull_url
+from chatbot.digest.note import NoteParts, analyse_note
+from chatbot.digest.rawtext import ParseResult, parse_raw_text
+from chatbot.digest.structured import is_glossary_file, json_schema, parse_structured
+from chatbot.digest.yamlnodes import yaml_line
+
+__all__ = [
+    "DigestParseError",
+    "Entry",
+    "Library",
+    "NoteParts",
+    "ParseResult",
+    "Problem",
+    "Ref",
+    "analyse_note",
+    "clauses",
+    "clean",
+    "entry_id",
+    "is_glossary_file",
+    "json_schema",
+    "parse_raw_text",
+    "parse_structured",
+    "pull_url",
+    "sentences",
+    "split_top_level",
+    "yaml_line",
+]
