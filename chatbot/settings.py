@@ -39,7 +39,7 @@ class Settings(BaseSettings):
     daily_cron: str = "30 9 * * 1-5"
     daily_grace: timedelta = timedelta(hours=4)
     timezone: str = "Asia/Shanghai"
-    language: Literal["zh", "en"] = "zh"
+    language: Literal["auto", "zh", "en"] = "auto"  # auto: each person's Slack locale
     port: int = Field(default=3000, ge=1, le=65535)
 
     @field_validator("daily_channels", mode="before")

@@ -34,9 +34,14 @@ from chatbot.slack.app import build_slack_app
 from chatbot.slack.blocks import render_entry_card
 from chatbot.slack.handlers.actions import ActionHandlers
 from chatbot.slack.handlers.command import Answers, CommandHandler, Searchable
+from chatbot.slack.handlers.dm import DirectMessages
 from chatbot.slack.handlers.followups import FollowUps, HandledEvents, InMemoryHandledEvents
+from chatbot.slack.handlers.home import HomeTab
+from chatbot.slack.handlers.links import LinkPreviews
 from chatbot.slack.handlers.messages import FollowUpHandler
+from chatbot.slack.handlers.shortcut import MessageShortcut
 from chatbot.slack.i18n import Language, Texts
+from chatbot.slack.locale import UserLanguages, channel_language, slack_locale
 from chatbot.store import InMemoryThreadRegistry, SqlStore, ThreadRegistry
 
 log = logging.getLogger(__name__)
@@ -127,6 +132,11 @@ class LiveIndex:
             reverse=True,
         )
         return entries[:count]
+
+    def entries(self) -> Sequence[Entry]:
+        """Every entry of the library as it is now (reloaded when a file changed)."""
+        self.current()
+        return self.library.entries
 
     def newest(self) -> Entry | None:
         """Stand-in for the PR of the day until the daily picker is wired."""
@@ -220,8 +230,11 @@ def build(
     searchable: Searchable = index(live) if index else live
     registry = threads or store or InMemoryThreadRegistry()
     client = web_client(settings, token)
+    languages = UserLanguages(settings.language, slack_locale(client))
+    lang = languages.default
+    handled_events = handled or store or InMemoryHandledEvents()
     if follow_up is None:
-        follow_up = build_follow_ups(settings, library, searchable, registry, handled or store)
+        follow_up = build_follow_ups(settings, library, searchable, registry, handled_events, languages)
     daily = build_daily_poster(settings, library, store, registry) if store is not None else None
     if today is None and daily is not None:
         today = daily_today(settings, daily)
@@ -231,18 +244,32 @@ def build(
         index=searchable,
         latest=live.latest,
         today=today or live.newest,
-        language=settings.language,
+        language=lang,
         page_size=page_size,
         generation=lambda: live.generation,
         cache_size=answer_cache,
     )
+    dms = DirectMessages(searchable, library.get, registry, handled_events, languages)
     app = build_slack_app(
         client=client,
         signing_secret=secret,
-        command=CommandHandler(answers, answer_pool, ack_budget=ack_budget),
-        buttons=ActionHandlers(answers, library.get, registry, settings.language),
+        command=CommandHandler(answers, answer_pool, ack_budget=ack_budget, languages=languages),
+        buttons=ActionHandlers(answers, library.get, registry, lang, languages, dms.pick_channel),
         follow_up=follow_up,
         listener_executor=listener_pool,
+        links=LinkPreviews(live.entries, library.get, registry, handled_events, lang),
+        home=HomeTab(
+            searchable,
+            answers.today,
+            live.latest,
+            library.get,
+            lambda: settings.daily_channels,
+            lambda: live.generation,
+            lambda: _local_day(settings),
+            languages,
+        ),
+        dms=dms,
+        shortcut=MessageShortcut(live.entries, searchable, languages),
     )
     return Bot(
         settings=settings,
@@ -267,6 +294,7 @@ def build_follow_ups(
     index: Searchable,
     threads: ThreadRegistry,
     handled: HandledEvents | None,
+    languages: Callable[[str | None], Language] | None = None,
 ) -> FollowUps:
     """Answers in the bot's threads and to mentions; `handled` (the SQL store in serve) makes
     each message answered once across retries, restarts and replicas."""
@@ -276,7 +304,8 @@ def build_follow_ups(
         index,
         threads,
         handled or InMemoryHandledEvents(),
-        settings.language,
+        channel_language(settings.language),
+        languages=languages,
     )
 
 
@@ -307,7 +336,7 @@ def build_daily_poster(
         store,
         entries,
         daily_web_client(settings.slack_bot_token, settings.slack_api_url),
-        lambda entry: daily_message(entry, settings.language),
+        lambda entry: daily_message(entry, channel_language(settings.language)),
         threads=threads or store,
     )
 

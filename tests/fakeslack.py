@@ -15,9 +15,11 @@ every call, can be told to fail, and lets a test wait for a call without sleepin
     url = fake.response_url("abc")                    # a slash command's response_url
     fake.wait_for("response")                         # a POST to any response URL
 
-Methods: auth.test, chat.postMessage, chat.postEphemeral, chat.update, conversations.history,
-conversations.replies, response URLs (`/response/<id>`); any other method answers
-`{"ok": false, "error": "unknown_method"}` (and is recorded).
+Methods: auth.test, chat.postMessage, chat.postEphemeral, chat.update, chat.unfurl,
+conversations.history, conversations.replies, views.publish, views.open, views.push, users.info
+(`fake.set_locale("U1", "zh-CN")`; everyone else is `en-US`, Slack's default), response URLs
+(`/response/<id>`); any other method answers `{"ok": false, "error": "unknown_method"}` (and is
+recorded).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ BOT_ID = "BBOT0001"
 TEAM_ID = "T0000001"
 
 # Form fields that Slack clients send as JSON strings.
-_JSON_FIELDS = ("blocks", "attachments", "metadata")
+_JSON_FIELDS = ("blocks", "attachments", "metadata", "unfurls", "view")
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,8 @@ class FakeSlack:
         self._failures: dict[str, list[Failure]] = {}
         self._channels: dict[str, list[dict[str, Any]]] = {}
         self._last_ts = 0.0
+        self._locales: dict[str, str] = {}
+        self._views = 0
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -195,6 +199,11 @@ class FakeSlack:
             self._channels.setdefault(channel, []).append(message)
             return dict(message)
 
+    def set_locale(self, user: str, locale: str) -> None:
+        """What users.info (include_locale) answers as `user`'s Slack locale."""
+        with self._lock:
+            self._locales[user] = locale
+
     # -- serving ---------------------------------------------------------------------------
 
     def _next_ts(self) -> str:
@@ -266,6 +275,14 @@ class FakeSlack:
             if method == "chat.update":
                 return self._update(channel, params)
             return self._post(channel, params)
+        if method == "chat.unfurl":
+            if not params.get("unfurls") or not (params.get("unfurl_id") or params.get("ts")):
+                return {"ok": False, "error": "invalid_arguments"}
+            return {"ok": True}
+        if method in ("views.publish", "views.open", "views.push"):
+            return self._view(method, params)
+        if method == "users.info":
+            return self._user(params)
         if method == "conversations.history":
             return self._history(params)
         if method == "conversations.replies":
@@ -294,6 +311,26 @@ class FakeSlack:
                         message[name] = params[name]
                 return {"ok": True, "channel": channel, "ts": message["ts"], "text": message["text"]}
         return {"ok": False, "error": "message_not_found"}
+
+    def _view(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        view = params.get("view")
+        if not isinstance(view, dict) or "blocks" not in view:
+            return {"ok": False, "error": "invalid_arguments"}
+        if method == "views.publish" and not params.get("user_id"):
+            return {"ok": False, "error": "invalid_arguments"}
+        if method != "views.publish" and not params.get("trigger_id"):
+            return {"ok": False, "error": "invalid_trigger_id"}
+        self._views += 1
+        return {"ok": True, "view": {**view, "id": f"V{self._views:08d}"}}
+
+    def _user(self, params: dict[str, Any]) -> dict[str, Any]:
+        user_id = str(params.get("user") or "")
+        if not user_id:
+            return {"ok": False, "error": "user_not_found"}
+        user: dict[str, Any] = {"id": user_id, "name": user_id.lower(), "is_bot": False}
+        if _truthy(params.get("include_locale")):
+            user["locale"] = self._locales.get(user_id, "en-US")
+        return {"ok": True, "user": user}
 
     def _history(self, params: dict[str, Any]) -> dict[str, Any]:
         channel = params.get("channel", "")

@@ -69,6 +69,38 @@ def button_body(
     return urlencode({"payload": json.dumps(payload)})
 
 
+def shortcut_body(
+    callback_id: str, text: str, response_url: str, channel: str = "C0CHAN", user: str = "U0ASKER"
+) -> str:
+    """A message_action payload: the message shortcut used on a message saying `text`."""
+    payload = {
+        "type": "message_action",
+        "callback_id": callback_id,
+        "team": {"id": "T0000001"},
+        "user": {"id": user, "username": "asker", "name": "asker"},
+        "api_app_id": "A0APP",
+        "channel": {"id": channel, "name": "vllm"},
+        "message": {"type": "message", "user": "U0AUTHOR", "text": text, "ts": "1700000000.000100"},
+        "message_ts": "1700000000.000100",
+        "response_url": response_url,
+        "trigger_id": "1.2.3",
+    }
+    return urlencode({"payload": json.dumps(payload)})
+
+
+def view_submission_body(view: dict[str, Any], values: dict[str, Any], user: str = "U0ASKER") -> str:
+    """A view_submission payload: `view` (as we opened it) submitted with input `values`."""
+    payload = {
+        "type": "view_submission",
+        "team": {"id": "T0000001"},
+        "user": {"id": user, "username": "asker", "name": "asker"},
+        "api_app_id": "A0APP",
+        "trigger_id": "1.2.4",
+        "view": {**view, "id": "V0000001", "state": {"values": values}},
+    }
+    return urlencode({"payload": json.dumps(payload)})
+
+
 _event_numbers = itertools.count()
 
 

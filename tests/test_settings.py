@@ -36,7 +36,7 @@ def test_defaults(clean_env: pytest.MonkeyPatch) -> None:
     assert (s.daily_cron, s.timezone, s.language, s.daily_channels) == (
         "30 9 * * 1-5",
         "Asia/Shanghai",
-        "zh",
+        "auto",
         [],
     )
     assert s.digest_dir == BUNDLED_DIGESTS and s.database_url.startswith("sqlite:///")
@@ -54,7 +54,7 @@ def test_comma_list_and_env_file(clean_env: pytest.MonkeyPatch, tmp_path: Path) 
     [
         ("TIMEZONE", "Mars/Olympus", "setting TIMEZONE: Value error, unknown time zone"),
         ("DAILY_CRON", "every day", "setting DAILY_CRON: Value error, expected five cron fields"),
-        ("LANGUAGE", "fr", "setting LANGUAGE: Input should be 'zh' or 'en'"),
+        ("LANGUAGE", "fr", "setting LANGUAGE: Input should be 'auto', 'zh' or 'en'"),
         ("SLACK_BOT_TOKEN", "hello", "setting SLACK_BOT_TOKEN: String should match pattern"),
     ],
 )

@@ -15,13 +15,21 @@ from chatbot.slack import action_ids as ids
 from chatbot.slack.handlers import actions, messages
 from chatbot.slack.handlers.actions import ActionHandlers
 from chatbot.slack.handlers.command import CommandHandler
+from chatbot.slack.handlers.dm import DirectMessages, is_dm_query
+from chatbot.slack.handlers.home import HomeTab
+from chatbot.slack.handlers.links import LinkPreviews
 from chatbot.slack.handlers.messages import FollowUpHandler
+from chatbot.slack.handlers.shortcut import MessageShortcut
 
 # Slack event type → manifest bot events that deliver it.
 SUBSCRIBED_EVENTS: dict[str, tuple[str, ...]] = {
     "app_mention": ("app_mention",),
-    "message": ("message.channels", "message.groups"),
+    "message": ("message.channels", "message.groups", "message.im"),
+    "link_shared": ("link_shared",),
+    "app_home_opened": ("app_home_opened",),
 }
+# Events answered by the follow-up handler (thread replies, mentions); DM queries go first.
+FOLLOW_UP_EVENTS = ("app_mention", "message")
 
 # Bot scopes the listeners and handlers need, and why.
 BOT_SCOPES: dict[str, str] = {
@@ -30,6 +38,10 @@ BOT_SCOPES: dict[str, str] = {
     "app_mentions:read": "app_mention events",
     "channels:history": "message.channels events and conversations.history/replies in public channels",
     "groups:history": "message.groups events and conversations.history/replies in private channels",
+    "im:history": "message.im events: topics and follow-ups in direct messages",
+    "links:read": "link_shared events for github.com links",
+    "links:write": "chat.unfurl: previews of PRs in the digest",
+    "users:read": "users.info with include_locale: each person's language (LANGUAGE=auto)",
 }
 
 
@@ -41,6 +53,10 @@ def build_slack_app(
     buttons: ActionHandlers,
     follow_up: FollowUpHandler | None,
     listener_executor: Executor,
+    links: LinkPreviews | None = None,
+    home: HomeTab | None = None,
+    dms: DirectMessages | None = None,
+    shortcut: MessageShortcut | None = None,
 ) -> App:
     """A Bolt app whose listeners acknowledge first; answers never hold the HTTP response long."""
     app = App(
@@ -53,7 +69,19 @@ def build_slack_app(
     app.action(ids.pattern(ids.SHARE_ENTRY))(ack=actions.just_ack, lazy=[buttons.share])
     app.action(ids.pattern(ids.MORE_RESULTS))(ack=actions.just_ack, lazy=[buttons.more])
     app.action(ids.pattern(ids.OPEN_PR))(actions.just_ack)
+    if dms is not None:
+        app.event("message", matchers=[lambda event: is_dm_query(event)])(ack=actions.just_ack, lazy=[dms])
+        app.view(ids.SHARE_PICKER)(dms.share_picked)
     on_message = messages.follow_up_listener(follow_up)
-    for event_type in SUBSCRIBED_EVENTS:
+    for event_type in FOLLOW_UP_EVENTS:
         app.event(event_type)(ack=messages.just_ack, lazy=[on_message])
+    if links is not None:
+        app.event("link_shared")(ack=actions.just_ack, lazy=[links])
+        app.action(ids.pattern(ids.ASK_IN_THREAD))(ack=actions.just_ack, lazy=[links.ask_in_thread])
+    if home is not None:
+        app.event("app_home_opened")(ack=actions.just_ack, lazy=[home.opened])
+        app.action(ids.pattern(ids.OPEN_ENTRY))(ack=actions.just_ack, lazy=[home.open_entry])
+        app.action(ids.HOME_SEARCH)(ack=actions.just_ack, lazy=[home.search])
+    if shortcut is not None:
+        app.shortcut(ids.SHORTCUT)(ack=actions.just_ack, lazy=[shortcut])
     return app

@@ -206,6 +206,7 @@ class FollowUps:
         *,
         keep_handled: dt.timedelta = KEEP_HANDLED,
         clock: Callable[[], float] = time.monotonic,
+        languages: Callable[[str | None], Language] | None = None,
     ) -> None:
         self.answerer = answerer
         self.lookup = lookup
@@ -215,6 +216,7 @@ class FollowUps:
         self.language: Language = language
         self.keep_handled = keep_handled
         self.clock = clock
+        self.languages = languages  # the asker's language (LANGUAGE=auto); else `language`
         self._pruned_at = -math.inf
         self._prune_lock = threading.Lock()
 
@@ -228,7 +230,8 @@ class FollowUps:
         if not self.handled.mark_message_handled(where.channel, where.message_ts):
             log.info("message %s %s already answered", where.channel, where.message_ts)
             return
-        reply = self.reply(where)
+        user = delivery.event.get("user")
+        reply = self.reply(where, self.languages(str(user)) if self.languages else None)
         try:
             client.chat_postMessage(
                 channel=where.channel,
@@ -261,13 +264,14 @@ class FollowUps:
         if removed:
             log.info("pruned %d handled-event marks", removed)
 
-    def reply(self, where: Route) -> blocks.Message:
-        """The message answering a routed event."""
+    def reply(self, where: Route, lang: Language | None = None) -> blocks.Message:
+        """The message answering a routed event; `lang`: the asker's, when known."""
+        lang = lang or self.language
         if where.kind == "search":
             query = strip_mentions(where.text)
-            return render_top_results(self.index, query, query_language(query, self.language))
-        question = strip_mentions(where.text) or BARE_MENTION_QUESTION[self.language]
+            return render_top_results(self.index, query, query_language(query, lang))
+        question = strip_mentions(where.text) or BARE_MENTION_QUESTION[lang]
         entry = self.lookup(where.entry_id or "")
         if entry is None:
-            return blocks.render_text(Texts(query_language(question, self.language))("entry.gone"))
+            return blocks.render_text(Texts(query_language(question, lang))("entry.gone"))
         return render_answer(self.answerer.answer(entry, question))
