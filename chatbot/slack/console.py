@@ -210,6 +210,8 @@ class LocalSlack:
             parent = params.get("ts")
             thread = [m for m in stored if parent in (m["ts"], m.get("thread_ts"))]
             return {"ok": True, "messages": thread, "has_more": False}
+        if method == "users.info":  # no locale: LANGUAGE=auto answers in the default language
+            return {"ok": True, "user": {"id": params.get("user"), "name": "you"}}
         return {"ok": False, "error": "unknown_method"}
 
     def keep(self, channel: str, message: dict[str, Any]) -> None:
