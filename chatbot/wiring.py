@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from slack_bolt import App
 from slack_sdk import WebClient
@@ -39,10 +39,14 @@ from chatbot.slack.handlers.followups import FollowUps, HandledEvents, InMemoryH
 from chatbot.slack.handlers.home import HomeTab
 from chatbot.slack.handlers.links import LinkPreviews
 from chatbot.slack.handlers.messages import FollowUpHandler
+from chatbot.slack.handlers.model_answers import ModelAnswers
 from chatbot.slack.handlers.shortcut import MessageShortcut
 from chatbot.slack.i18n import Language, Texts
-from chatbot.slack.locale import UserLanguages, channel_language, slack_locale
+from chatbot.slack.locale import UserLanguages, slack_locale
 from chatbot.store import InMemoryThreadRegistry, SqlStore, ThreadRegistry
+
+if TYPE_CHECKING:
+    from chatbot.llm import ModelClient
 
 log = logging.getLogger(__name__)
 
@@ -230,7 +234,7 @@ def build(
     searchable: Searchable = index(live) if index else live
     registry = threads or store or InMemoryThreadRegistry()
     client = web_client(settings, token)
-    languages = UserLanguages(settings.language, slack_locale(client))
+    languages = UserLanguages(settings.language, slack_locale(client), default=settings.channel_language)
     lang = languages.default
     handled_events = handled or store or InMemoryHandledEvents()
     if follow_up is None:
@@ -304,9 +308,25 @@ def build_follow_ups(
         index,
         threads,
         handled or InMemoryHandledEvents(),
-        channel_language(settings.language),
+        settings.channel_language,
+        model=build_model_answers(settings),
         languages=languages,
     )
+
+
+def build_model_client(settings: Settings) -> ModelClient | None:
+    """The model server client when LLM_BASE_URL is set (the `openai` package loads only then)."""
+    if not settings.llm_base_url:
+        return None
+    from chatbot.llm import ModelClient
+
+    key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+    return ModelClient(settings.llm_base_url, settings.llm_model, key, timeout=settings.llm_timeout)
+
+
+def build_model_answers(settings: Settings) -> ModelAnswers | None:
+    model = build_model_client(settings)
+    return ModelAnswers(model, timeout=settings.llm_timeout) if model is not None else None
 
 
 # -- the PR of the day -----------------------------------------------------------------------
@@ -336,7 +356,7 @@ def build_daily_poster(
         store,
         entries,
         daily_web_client(settings.slack_bot_token, settings.slack_api_url),
-        lambda entry: daily_message(entry, channel_language(settings.language)),
+        lambda entry: daily_message(entry, settings.channel_language),
         threads=threads or store,
     )
 

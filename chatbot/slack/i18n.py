@@ -103,6 +103,19 @@ CATALOGUE: dict[str, dict[Language, str]] = {
         "zh": "这条消息里没有 digest 里的 PR，也没有能搜索的主题。",
         "en": "This message names no PR in the digest and no topic to search for.",
     },
+    "model.thinking": {"zh": "正在根据精读笔记作答…", "en": "Answering from the curator's note…"},
+    "model.source": {
+        "zh": "🤖 由模型根据精读笔记作答 · {link}",
+        "en": "🤖 Answered by the model from the curator's note · {link}",
+    },
+    "model.source_digest": {
+        "zh": "🤖 由模型根据 digest 条目作答：{links}",
+        "en": "🤖 Answered by the model from the digest entries: {links}",
+    },
+    "extractive.source": {
+        "zh": "📝 引自精读笔记 · {link}",
+        "en": "📝 Quoted from the curator's note · {link}",
+    },
 }
 
 

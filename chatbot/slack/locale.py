@@ -5,7 +5,8 @@ Slack tells a user's locale (`en-US`, `zh-CN`, `zh-TW`, `ja-JP`, …) through `u
 gets English, the interface's lingua franca. Lookups are cached per user (a locale rarely changes,
 and every answer would otherwise cost a Web API round trip); a failed lookup falls back to the
 channel language and is retried after a short while, so a Slack hiccup never blocks an answer.
-`LANGUAGE=zh` or `en` forces one language for everybody and never calls Slack.
+`LANGUAGE=zh` or `en` forces one language for everybody and never calls Slack; the default
+(unknown locale, failed lookup) is `Settings.channel_language`.
 """
 
 from __future__ import annotations
@@ -25,8 +26,6 @@ from chatbot.slack.i18n import Language
 log = logging.getLogger(__name__)
 
 LanguageSetting = Literal["auto", "zh", "en"]
-# What channel-wide posts (the PR of the day) use under `auto`: the digest's own language.
-CHANNEL_LANGUAGE: Language = "zh"
 # A locale in none of the catalogue's languages reads English.
 OTHER_LOCALES: Language = "en"
 LANGUAGES: tuple[Language, ...] = get_args(Language)
@@ -34,11 +33,6 @@ LANGUAGES: tuple[Language, ...] = get_args(Language)
 KEEP_LOCALE = 6 * 3600.0
 RETRY_FAILED = 60.0
 MAX_USERS = 10_000
-
-
-def channel_language(setting: LanguageSetting) -> Language:
-    """The language of posts meant for a whole channel."""
-    return CHANNEL_LANGUAGE if setting == "auto" else setting
 
 
 def language_of_locale(locale: str | None, default: Language) -> Language:
@@ -72,13 +66,14 @@ class UserLanguages:
         setting: LanguageSetting,
         locale_of: Callable[[str], str | None] | None = None,
         *,
+        default: Language = "zh",
         keep: float = KEEP_LOCALE,
         retry_failed: float = RETRY_FAILED,
         max_users: int = MAX_USERS,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.setting: LanguageSetting = setting
-        self.default: Language = channel_language(setting)
+        self.default: Language = default if setting == "auto" else setting
         self.locale_of = locale_of
         self.keep = keep
         self.retry_failed = retry_failed
