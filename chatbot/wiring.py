@@ -253,7 +253,7 @@ def build(
         generation=lambda: live.generation,
         cache_size=answer_cache,
     )
-    dms = DirectMessages(searchable, library.get, registry, handled_events, languages)
+    dms = DirectMessages(searchable, library.get, registry, handled_events, languages, answers)
     app = build_slack_app(
         client=client,
         signing_secret=secret,

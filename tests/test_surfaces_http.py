@@ -3,6 +3,7 @@ each person's language — signed requests over real HTTP in, what the fake Slac
 
 from __future__ import annotations
 
+import datetime as dt
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -13,9 +14,10 @@ import pytest
 from slack_sdk.models.blocks import Block
 from slack_sdk.models.views import View
 
+from chatbot.digest import Library
 from chatbot.settings import Settings
 from chatbot.slack.server import HttpServer, asgi_app
-from chatbot.wiring import Bot, build
+from chatbot.wiring import Bot, LiveIndex, build
 from tests.conftest import DIGESTS
 from tests.fakeslack import Call, FakeSlack
 from tests.slackrequests import (
@@ -352,6 +354,15 @@ def test_a_dm_with_no_match_says_so(served: Served) -> None:
     assert "没有找到与 “xyzzy plugh” 相关的条目" in shown
 
 
+def test_a_dm_of_a_subcommand_answers_like_the_command(served: Served) -> None:
+    served.event(dm("help", ts="1800000000.000510"))
+    shown = all_text(served.fake.wait_for("chat.postMessage").params)
+    assert "/vllm-digest today" in shown and "按主题搜索精读条目" in shown
+    served.event(dm("latest", ts="1800000000.000511", user="U0EN"))
+    latest = served.fake.wait_for("chat.postMessage", count=2).params
+    assert "Newest entries" in all_text(latest) and MEDIA_TITLE in all_text(latest)
+
+
 def test_share_to_channel_from_a_dm_picks_a_channel(served: Served) -> None:
     served.event(dm("compile", ts="1800000000.000600"))
     answer = served.fake.wait_for("chat.postMessage").params
@@ -451,3 +462,34 @@ def test_a_failed_locale_lookup_answers_in_the_channel_language(served: Served) 
     served.fake.fail("users.info", error="user_not_found")
     shown = all_text(served.form(command_body("help", served.fake.response_url(), user="U0GONE")))
     assert "按主题搜索精读条目" in shown
+
+
+def test_app_home_is_rebuilt_when_the_day_turns(fake_slack: FakeSlack, seed_library: Library) -> None:
+    from slack_sdk import WebClient
+
+    from chatbot.slack.handlers.home import HomeTab
+
+    live = LiveIndex(seed_library)
+    day = [dt.date(2026, 11, 30)]
+    picks = {dt.date(2026, 11, 30): "53529", dt.date(2026, 12, 1): "54537"}
+    home = HomeTab(
+        live,
+        lambda: seed_library.get(picks[day[0]]),
+        live.latest,
+        seed_library.get,
+        lambda: ["C0DAILY"],
+        lambda: live.generation,
+        lambda: day[0],
+        lambda user: "en",
+    )
+    client = WebClient(token="xoxb-test", base_url=fake_slack.api_url)
+    home.opened(home_opened(), client)
+    first = fake_slack.wait_for("views.publish").params["view"]
+    home.opened(home_opened(view=first), client)
+    assert len(fake_slack.calls("views.publish")) == 1
+    day[0] = dt.date(2026, 12, 1)
+    home.opened(home_opened(view=first), client)
+    second = fake_slack.wait_for("views.publish", count=2).params["view"]
+    today = [b["text"]["text"] for b in second["blocks"] if b.get("text")]
+    assert today[today.index("PR of the day") + 1].startswith(f"*<{MEDIA_URL}|{MEDIA_TITLE}>*")
+    assert "Updated 2026-12-01" in all_text(second)

@@ -1,6 +1,8 @@
 """Direct messages to the bot, and sharing to a channel from one.
 
-A top-level message in the bot's DM (`message.im`) is a topic query: the answer is the best
+A top-level message in the bot's DM (`message.im`) reads like the slash command's text: `help`,
+`today`, `topics`, `latest` answer as the command does; anything else is a topic query whose
+answer is the best
 entry's full card (with Share to channel) and the other matches as links, posted in the DM; its
 thread is registered to that entry, so a reply there is a follow-up like in a channel (the
 follow-up handler takes thread replies, DMs included). Each message is answered once across
@@ -25,7 +27,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from chatbot.digest import Entry
 from chatbot.slack import action_ids as ids
 from chatbot.slack.handlers.actions import NOT_IN_CHANNEL, share_card, sharer_name
-from chatbot.slack.handlers.command import Searchable
+from chatbot.slack.handlers.command import Answers, Searchable, parse
 from chatbot.slack.handlers.followups import ANSWERED_SUBTYPES, HandledEvents, query_language, strip_mentions
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.views import render_dm_answer, render_share_picker
@@ -59,6 +61,7 @@ class DirectMessages:
     threads: ThreadRegistry
     handled: HandledEvents
     languages: Callable[[str | None], Language]
+    answers: Answers | None = None
 
     def __call__(
         self, event: dict[str, Any], body: dict[str, Any], context: BoltContext, client: WebClient
@@ -73,8 +76,13 @@ class DirectMessages:
             return
         query = strip_mentions(str(event.get("text") or ""))
         lang = query_language(query, self.languages(str(user)))
-        result = self.index.search(query, limit=TOP_RESULTS)
-        answer = render_dm_answer(result, lang)
+        request = parse(query)
+        hits = []
+        if request.kind != "search" and self.answers is not None:
+            answer = self.answers.answer(request, lang)
+        else:
+            result = self.index.search(query, limit=TOP_RESULTS)
+            answer, hits = render_dm_answer(result, lang), result.hits
         try:
             posted = client.chat_postMessage(
                 channel=channel,
@@ -86,8 +94,8 @@ class DirectMessages:
         except (SlackApiError, SlackClientError) as exc:
             log.warning("DM answer in %s failed: %s", channel, exc)
             return
-        if result.hits:
-            self.threads.register(channel, str(posted["ts"]), result.hits[0].entry.id)
+        if hits:
+            self.threads.register(channel, str(posted["ts"]), hits[0].entry.id)
 
     def pick_channel(self, entry: Entry, body: dict[str, Any], client: Any) -> None:
         """Share to channel from a DM: open the channel picker."""
