@@ -21,7 +21,6 @@ from chatbot.wiring import Bot, LiveIndex, build
 from tests.conftest import DIGESTS
 from tests.fakeslack import Call, FakeSlack
 from tests.slackrequests import (
-    SIGNING_SECRET,
     all_text,
     button_body,
     buttons,
@@ -32,6 +31,7 @@ from tests.slackrequests import (
     signed_headers,
     view_submission_body,
 )
+from tests.test_slack_http import settings_for as http_settings
 
 DEEPSTACK_TITLE = "新增 Qwen3-VL DeepStack 编译契约回归测试"
 DEEPSTACK_URL = "https://github.com/vllm-project/vllm/pull/53529"
@@ -68,15 +68,9 @@ class Served:
 
 
 def settings_for(fake: FakeSlack, digest_dir: Path = DIGESTS, language: str = "auto") -> Settings:
-    return Settings(
-        _env_file=None,  # type: ignore[call-arg]
-        slack_bot_token="xoxb-test",
-        slack_signing_secret=SIGNING_SECRET,
-        slack_api_url=fake.api_url,
-        digest_dir=digest_dir,
-        daily_channels=["C0DAILY"],
-        language=language,  # type: ignore[arg-type]
-    )
+    """The HTTP tests' settings with a daily channel (shown on Home), LANGUAGE=auto by default."""
+    settings = http_settings(fake, language)
+    return settings.model_copy(update={"digest_dir": digest_dir, "daily_channels": ["C0DAILY"]})
 
 
 def serve(fake: FakeSlack, settings: Settings) -> Served:

@@ -70,13 +70,7 @@ class ActionHandlers:
         try:
             share_card(client, self.threads, channel, entry, language, sharer_name(body))
         except SlackApiError as exc:
-            error = str(exc.response.get("error", "unknown"))
-            log.warning("sharing %s to %s failed: %s", entry.id, channel, error)
-            notice = (
-                texts("share.not_in_channel")
-                if error in NOT_IN_CHANNEL
-                else texts("share.failed", error=error)
-            )
+            notice = share_failure(exc, texts, entry, channel)
             respond(**blocks.render_text(notice), response_type="ephemeral", replace_original=False)
             return
         respond(**blocks.render_text(texts("share.done")), response_type="ephemeral", replace_original=False)
@@ -98,6 +92,13 @@ def sharer_name(body: dict[str, Any]) -> str | None:
     user = body.get("user") or {}
     name = user.get("name") or user.get("username")
     return str(name) if name else None
+
+
+def share_failure(exc: SlackApiError, texts: Texts, entry: Entry, channel: str) -> str:
+    """What to tell the sharer when Slack refused the post (logged here)."""
+    error = str(exc.response.get("error", "unknown"))
+    log.warning("sharing %s to %s failed: %s", entry.id, channel, error)
+    return texts("share.not_in_channel") if error in NOT_IN_CHANNEL else texts("share.failed", error=error)
 
 
 def share_card(

@@ -26,7 +26,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from chatbot.digest import Entry
 from chatbot.slack import action_ids as ids
-from chatbot.slack.handlers.actions import NOT_IN_CHANNEL, share_card, sharer_name
+from chatbot.slack.handlers.actions import share_card, share_failure, sharer_name
 from chatbot.slack.handlers.command import Answers, Searchable, parse
 from chatbot.slack.handlers.followups import ANSWERED_SUBTYPES, HandledEvents, query_language, strip_mentions
 from chatbot.slack.i18n import Language, Texts
@@ -117,13 +117,7 @@ class DirectMessages:
         try:
             share_card(client, self.threads, str(picked), entry, lang, sharer_name(body))
         except SlackApiError as exc:
-            error = str(exc.response.get("error", "unknown"))
-            log.warning("sharing %s to %s failed: %s", entry.id, picked, error)
-            reason = (
-                texts("share.not_in_channel")
-                if error in NOT_IN_CHANNEL
-                else texts("share.failed", error=error)
-            )
+            reason = share_failure(exc, texts, entry, str(picked))
             ack(response_action="errors", errors={ids.SHARE_CHANNEL: reason})
             return
         except SlackClientError as exc:
