@@ -17,6 +17,7 @@ from slack_sdk.models.views import View
 from chatbot.digest import Library
 from chatbot.settings import Settings
 from chatbot.slack.server import HttpServer, asgi_app
+from chatbot.store import SqlStore
 from chatbot.wiring import Bot, LiveIndex, build
 from tests.conftest import DIGESTS
 from tests.fakeslack import Call, FakeSlack
@@ -73,8 +74,8 @@ def settings_for(fake: FakeSlack, digest_dir: Path = DIGESTS, language: str = "a
     return settings.model_copy(update={"digest_dir": digest_dir, "daily_channels": ["C0DAILY"]})
 
 
-def serve(fake: FakeSlack, settings: Settings) -> Served:
-    bot = build(settings)
+def serve(fake: FakeSlack, settings: Settings, store: SqlStore | None = None) -> Served:
+    bot = build(settings, store=store)
     return Served(fake, bot, HttpServer(asgi_app(bot.app), host="127.0.0.1", port=0).start())
 
 
@@ -355,6 +356,12 @@ def test_a_dm_of_a_subcommand_answers_like_the_command(served: Served) -> None:
     served.event(dm("latest", ts="1800000000.000511", user="U0EN"))
     latest = served.fake.wait_for("chat.postMessage", count=2).params
     assert "Newest entries" in all_text(latest) and MEDIA_TITLE in all_text(latest)
+    served.event(dm("today", ts="1800000000.000512"))
+    today = served.fake.wait_for("chat.postMessage", count=3)
+    assert "今日 PR" in all_text(today.params)
+    served.event(dm("有什么风险？", ts="1800000000.000513", thread_ts=today.response["ts"]))
+    answer = served.fake.wait_for("chat.postMessage", count=4).params
+    assert answer["thread_ts"] == today.response["ts"]
 
 
 def test_share_to_channel_from_a_dm_picks_a_channel(served: Served) -> None:
@@ -487,3 +494,22 @@ def test_app_home_is_rebuilt_when_the_day_turns(fake_slack: FakeSlack, seed_libr
     today = [b["text"]["text"] for b in second["blocks"] if b.get("text")]
     assert today[today.index("PR of the day") + 1].startswith(f"*<{MEDIA_URL}|{MEDIA_TITLE}>*")
     assert "Updated 2026-12-01" in all_text(second)
+
+
+def test_a_link_unfurls_once_across_retries_and_a_restart_on_the_store(
+    fake_slack: FakeSlack, db_url: str
+) -> None:
+    event = link_shared(DEEPSTACK_URL)
+    body = event_body(event)
+    for retry in range(3):  # a first delivery, then Slack's retries, each to a fresh process
+        store = SqlStore.open(db_url)
+        app = serve(fake_slack, settings_for(fake_slack), store)
+        try:
+            app.event(event, retry=retry, body=body)
+            app.settle()
+        finally:
+            app.server.stop()
+            app.bot.close()
+            store.close()
+    calls = fake_slack.calls("chat.unfurl")
+    assert len(calls) == 1 and DEEPSTACK_TITLE in all_text(calls[0].params["unfurls"][DEEPSTACK_URL])

@@ -77,12 +77,14 @@ class DirectMessages:
         query = strip_mentions(str(event.get("text") or ""))
         lang = query_language(query, self.languages(str(user)))
         request = parse(query)
-        hits = []
+        owner: Entry | None = None  # the entry whose card the answer is: its thread takes follow-ups
         if request.kind != "search" and self.answers is not None:
             answer = self.answers.answer(request, lang)
+            owner = self.answers.today() if request.kind == "today" else None
         else:
             result = self.index.search(query, limit=TOP_RESULTS)
-            answer, hits = render_dm_answer(result, lang), result.hits
+            answer = render_dm_answer(result, lang)
+            owner = result.hits[0].entry if result.hits else None
         try:
             posted = client.chat_postMessage(
                 channel=channel,
@@ -94,8 +96,8 @@ class DirectMessages:
         except (SlackApiError, SlackClientError) as exc:
             log.warning("DM answer in %s failed: %s", channel, exc)
             return
-        if hits:
-            self.threads.register(channel, str(posted["ts"]), hits[0].entry.id)
+        if owner is not None:
+            self.threads.register(channel, str(posted["ts"]), owner.id)
 
     def pick_channel(self, entry: Entry, body: dict[str, Any], client: Any) -> None:
         """Share to channel from a DM: open the channel picker."""
