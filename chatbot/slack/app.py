@@ -70,7 +70,7 @@ def build_slack_app(
     app.action(ids.pattern(ids.MORE_RESULTS))(ack=actions.just_ack, lazy=[buttons.more])
     app.action(ids.pattern(ids.OPEN_PR))(actions.just_ack)
     if dms is not None:
-        app.event("message", matchers=[lambda event: is_dm_query(event)])(ack=actions.just_ack, lazy=[dms])
+        app.event("message", matchers=[is_dm_query])(ack=actions.just_ack, lazy=[dms])
         app.view(ids.SHARE_PICKER)(dms.share_picked)
     on_message = messages.follow_up_listener(follow_up)
     for event_type in FOLLOW_UP_EVENTS:
