@@ -41,6 +41,12 @@ class Settings(BaseSettings):
     timezone: str = "Asia/Shanghai"
     language: Literal["zh", "en"] = "zh"
     port: int = Field(default=3000, ge=1, le=65535)
+    log_format: Literal["text", "json"] = "text"
+    metrics_port: int | None = Field(default=None, ge=1, le=65535)
+    usage_retention: timedelta = Field(default=timedelta(days=90), gt=timedelta(0))
+    usage_salt: str | None = None
+    curator_channel: str | None = None
+    curator_cron: str = "0 10 * * 1"
 
     @field_validator("daily_channels", mode="before")
     @classmethod
@@ -49,7 +55,7 @@ class Settings(BaseSettings):
             return [c.strip() for c in value.split(",") if c.strip()]
         return value
 
-    @field_validator("daily_cron")
+    @field_validator("daily_cron", "curator_cron")
     @classmethod
     def _cron(cls, value: str) -> str:
         value = value.strip()

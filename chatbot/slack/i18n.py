@@ -76,6 +76,13 @@ CATALOGUE: dict[str, dict[Language, str]] = {
         "zh": "这个条目已不在 digest 里了。",
         "en": "That entry is no longer in the digest.",
     },
+    "feedback.up": {"zh": "👍 有用", "en": "👍 Helpful"},
+    "feedback.down": {"zh": "👎 没用", "en": "👎 Not helpful"},
+    "feedback.thanks": {"zh": "谢谢反馈！", "en": "Thanks for the feedback!"},
+    "feedback.modal.title": {"zh": "反馈", "en": "Feedback"},
+    "feedback.modal.question": {"zh": "缺了什么？（可不填）", "en": "What was missing? (optional)"},
+    "feedback.modal.submit": {"zh": "提交", "en": "Send"},
+    "feedback.modal.close": {"zh": "跳过", "en": "Skip"},
     "error": {"zh": "出错了，请稍后再试。", "en": "Something went wrong; please try again."},
 }
 

@@ -39,10 +39,12 @@ from chatbot.answers import Answer, Answerer
 from chatbot.digest import Entry
 from chatbot.slack import action_ids as ids
 from chatbot.slack import blocks
+from chatbot.slack.feedback import feedback_row
 from chatbot.slack.handlers.command import Searchable
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.mrkdwn import MAX_SECTION_TEXT, escape, link, truncate
 from chatbot.store import ThreadRegistry
+from chatbot.usage import FeedbackTarget
 
 log = logging.getLogger(__name__)
 
@@ -164,8 +166,12 @@ def answer_mrkdwn(text: str) -> str:
     return truncate(linked, MAX_SECTION_TEXT)
 
 
-def render_answer(answer: Answer) -> blocks.Message:
-    return blocks.message(answer.text, [blocks.section(answer_mrkdwn(answer.text))])
+def render_answer(answer: Answer, feedback: FeedbackTarget | None = None) -> blocks.Message:
+    """The answer, with 👍/👎 under it when `feedback` names what they rate."""
+    shown = [blocks.section(answer_mrkdwn(answer.text))]
+    if feedback is not None:
+        shown.append(feedback_row(feedback, answer.lang))
+    return blocks.message(answer.text, shown)
 
 
 def render_top_results(index: Searchable, query: str, lang: Language) -> blocks.Message:
@@ -270,4 +276,6 @@ class FollowUps:
         entry = self.lookup(where.entry_id or "")
         if entry is None:
             return blocks.render_text(Texts(query_language(question, self.language))("entry.gone"))
-        return render_answer(self.answerer.answer(entry, question))
+        answer = self.answerer.answer(entry, question)
+        rating = FeedbackTarget("answer", f"{where.channel}:{where.message_ts}", entry.id, answer.intent)
+        return render_answer(answer, rating)
