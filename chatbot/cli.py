@@ -111,6 +111,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         print(f"vllm-digest: HTTP on port {server.port}, POST /slack/events, GET /healthz", file=sys.stderr)
     if bot.scheduler is not None:
         bot.scheduler.start()
+    if bot.curator_jobs is not None:
+        bot.curator_jobs.start()
     server.serve_forever()
     bot.close()
     return 0

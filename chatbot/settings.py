@@ -18,6 +18,8 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 BUNDLED_DIGESTS = Path(__file__).resolve().parent.parent / "digests"
 _CRON_FIELD = r"[\d*/,\-A-Za-z?]+"
 CRON_RE = re.compile(rf"^{_CRON_FIELD}(\s+{_CRON_FIELD}){{4}}$")
+SPAN_RE = re.compile(r"^\s*(\d+)\s*([hdw])\s*$", re.IGNORECASE)
+SPAN_UNITS = {"h": "hours", "d": "days", "w": "weeks"}
 
 
 class SettingsError(ValueError):
@@ -61,6 +63,16 @@ class Settings(BaseSettings):
         value = value.strip()
         if not CRON_RE.match(value):
             raise ValueError("expected five cron fields, e.g. '30 9 * * 1-5'")
+        return value
+
+    @field_validator("usage_retention", mode="before")
+    @classmethod
+    def _span(cls, value: object) -> object:
+        """`90d`, `12w`, `36h` besides pydantic's ISO 8601 (`P90D`) and seconds."""
+        if isinstance(value, str):
+            match = SPAN_RE.match(value)
+            if match:
+                return timedelta(**{SPAN_UNITS[match.group(2).lower()]: int(match.group(1))})
         return value
 
     @field_validator("timezone")

@@ -18,6 +18,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from apscheduler.schedulers.background import BackgroundScheduler
 from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.http_retry.builtin_handlers import (
@@ -34,6 +35,7 @@ from chatbot.search import SearchIndex, SearchResult, load_glossary
 from chatbot.settings import Settings, SettingsError
 from chatbot.slack.app import build_slack_app
 from chatbot.slack.blocks import render_entry_card
+from chatbot.slack.curator import render_curator_report
 from chatbot.slack.handlers.actions import ActionHandlers
 from chatbot.slack.handlers.command import CommandHandler, Request, Searchable
 from chatbot.slack.handlers.feedback import FeedbackHandlers
@@ -51,6 +53,8 @@ from chatbot.usage.observed import (
     observed_daily_run,
 )
 from chatbot.usage.recorder import UsageRecorder
+from chatbot.usage.report import CuratorReport
+from chatbot.usage.weekly import WeeklyReport, weekly_scheduler
 
 log = logging.getLogger(__name__)
 
@@ -168,6 +172,8 @@ class Bot:
     scheduler: DailyScheduler | None = None
     metrics: Metrics = field(default_factory=Metrics)
     usage: UsageRecorder | None = None
+    curator: WeeklyReport | None = None
+    curator_jobs: BackgroundScheduler | None = None  # started by serve
 
     def health(self) -> dict[str, object]:
         """What /healthz reports besides ok: the library is loaded."""
@@ -181,6 +187,8 @@ class Bot:
         """Stop the scheduler, let running answers finish (up to `drain` seconds), then stop."""
         if self.scheduler is not None:
             self.scheduler.shutdown()
+        if self.curator_jobs is not None and self.curator_jobs.running:
+            self.curator_jobs.shutdown(wait=False)
         self.wait_idle(drain)
         for executor in self.executors:
             executor.shutdown(wait=False, cancel_futures=True)
@@ -257,6 +265,9 @@ def build(
         today = daily_today(settings, daily)
     answer_pool = TrackedExecutor(max_workers=16, thread_name_prefix="answer")
     listener_pool = TrackedExecutor(max_workers=16, thread_name_prefix="listener")
+    curator = None
+    if store is not None and settings.curator_channel:
+        curator = build_weekly_report(settings, library, store, client, metrics)
     searches = ObservedSearch(searchable, usage, "command", lambda: live.generation)
     answers = ObservedAnswers(
         index=searches,
@@ -277,7 +288,7 @@ def build(
         listener_executor=listener_pool,
         votes=FeedbackHandlers(usage, settings.language),
     )
-    app.use(request_id_middleware(log))
+    app.use(request_id_middleware(logging.getLogger("chatbot.slack.requests")))
     return Bot(
         settings=settings,
         library=library,
@@ -294,6 +305,34 @@ def build(
         scheduler=build_daily_scheduler(settings, daily, usage) if daily is not None else None,
         metrics=metrics,
         usage=usage,
+        curator=curator,
+        curator_jobs=weekly_scheduler(curator, settings.curator_cron) if curator is not None else None,
+    )
+
+
+def build_weekly_report(
+    settings: Settings, library: Library, store: SqlStore, client: WebClient, metrics: Metrics
+) -> WeeklyReport:
+    """The curator's weekly report to CURATOR_CHANNEL, once per week across replicas."""
+    assert settings.curator_channel is not None
+
+    def describe(entry_id: str) -> tuple[str, int | None]:
+        entry = library.get(entry_id)
+        return (entry.title, entry.pr) if entry else ("", None)
+
+    def render(report: CuratorReport) -> SlackMessage:
+        shown = render_curator_report(report, settings.language)
+        return SlackMessage(shown["text"], shown["blocks"])
+
+    return WeeklyReport(
+        UsageStore(store.engine),
+        store.engine,
+        client,
+        settings.curator_channel,
+        render,
+        describe,
+        settings.zone,
+        on_result=lambda status: metrics.curator_reports.labels(status.replace(" ", "_")).inc(),
     )
 
 

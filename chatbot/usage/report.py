@@ -10,7 +10,6 @@ PostgreSQL give the same report; a window holds at most USAGE_RETENTION of rows.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -18,18 +17,17 @@ from typing import Any
 
 from sqlalchemy import Engine, select
 
+from chatbot.settings import SPAN_RE, SPAN_UNITS
 from chatbot.usage.tables import usage_answers, usage_entry_events, usage_feedback, usage_searches
 
 TOP = 20
-_SPAN = re.compile(r"^\s*(\d+)\s*([hdw])\s*$", re.IGNORECASE)
-_UNITS = {"h": dt.timedelta(hours=1), "d": dt.timedelta(days=1), "w": dt.timedelta(weeks=1)}
 
 
 def parse_since(value: str, now: dt.datetime) -> dt.datetime:
     """`30d`, `12h`, `2w`, or a date `2026-11-01` → the window's start (UTC)."""
-    match = _SPAN.match(value)
+    match = SPAN_RE.match(value)
     if match:
-        return now - int(match.group(1)) * _UNITS[match.group(2).lower()]
+        return now - dt.timedelta(**{SPAN_UNITS[match.group(2).lower()]: int(match.group(1))})
     try:
         day = dt.date.fromisoformat(value.strip())
     except ValueError:
