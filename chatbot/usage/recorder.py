@@ -1,8 +1,9 @@
 """The usage recorder: one call per thing that happened, counted in the metrics and kept in the store.
 
 Handlers and wrappers call it (`search`, `answer`, `shared`, `vote`, …); it updates the
-Prometheus counters at once and hands the store writes to a one-thread writer, so a database
-write never sits on Slack's 3-second path. Without a store (the console) only metrics count.
+Prometheus counters at once and queues the rows; a one-thread writer inserts whatever is queued
+in one transaction (normalising the text there too), so neither a database write nor the
+text work sits on Slack's 3-second path, and a burst costs one transaction, not one per row. Without a store (the console) only metrics count.
 Rows older than the retention are pruned at most once an hour, by whichever write comes next.
 """
 
@@ -15,11 +16,20 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
-from typing import Any, Literal
+from typing import Literal
 
 from chatbot.observability.metrics import Metrics
 from chatbot.usage.privacy import normalise, voter_hash
-from chatbot.usage.store import FeedbackTarget, UsageStore, Vote, VoteOutcome
+from chatbot.usage.store import (
+    FeedbackTarget,
+    Row,
+    UsageStore,
+    Vote,
+    VoteOutcome,
+    answer_row,
+    entry_event_row,
+    search_rows,
+)
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +64,9 @@ class UsageRecorder:
         self.monotonic = monotonic
         self._pruned_at = -math.inf
         self._prune_lock = threading.Lock()
+        self._queue: list[Callable[[], list[Row]]] = []
+        self._queue_lock = threading.Lock()
+        self._flush_due = False
 
     # -- counted and kept ------------------------------------------------------------------------
 
@@ -66,17 +79,16 @@ class UsageRecorder:
     def search(self, source: str, query: str, results: int, shown: Sequence[str]) -> None:
         """A first-page search by a person: with or without results, what it showed."""
         self.metrics.searches.labels(source, "results" if results else "no_results").inc()
-        if self.store is not None:
-            self._write(
-                self.store.record_search, self.clock(), source, normalise(query), results, list(shown)
-            )
+        at, shown = self.clock(), list(shown)
+        self._write(lambda: search_rows(at, source, normalise(query), results, shown))
 
     def answer(self, entry_id: str, intent: str, found: bool, question: str, seconds: float) -> None:
         self.metrics.answer_seconds.observe(seconds)
         self.metrics.answers.labels(intent, "found" if found else "not_in_note").inc()
-        if self.store is not None:
-            kept = None if found else normalise(question, 300)
-            self._write(self.store.record_answer, self.clock(), entry_id, intent, found, kept)
+        at = self.clock()
+        self._write(
+            lambda: [answer_row(at, entry_id, intent, found, None if found else normalise(question, 300))]
+        )
 
     def shared(self, entry_id: str) -> None:
         self._entry_event(entry_id, "shared")
@@ -134,18 +146,31 @@ class UsageRecorder:
     # -- helpers ---------------------------------------------------------------------------------
 
     def _entry_event(self, entry_id: str, kind: str) -> None:
-        if self.store is not None:
-            self._write(self.store.record_entry_event, self.clock(), entry_id, kind)
+        at = self.clock()
+        self._write(lambda: [entry_event_row(at, entry_id, kind)])
 
-    def _write(self, fn: Callable[..., Any], *args: Any) -> None:
-        def run() -> None:
-            try:
-                fn(*args)
-                self.prune_if_due()
-            except Exception:  # usage is best effort: never fail the answer for it
-                log.exception("recording usage failed")
-
+    def _write(self, rows: Callable[[], list[Row]]) -> None:
+        """Queue rows (made on the writer); start a flush unless one is already due."""
+        if self.store is None:
+            return
+        with self._queue_lock:
+            self._queue.append(rows)
+            if self._flush_due:
+                return
+            self._flush_due = True
         if self.writer is None:
-            run()
+            self._flush()
         else:
-            self.writer.submit(run)
+            self.writer.submit(self._flush)
+
+    def _flush(self) -> None:
+        with self._queue_lock:
+            batch, self._queue = self._queue, []
+            self._flush_due = False
+        if self.store is None or not batch:
+            return
+        try:
+            self.store.insert([row for make in batch for row in make()])
+            self.prune_if_due()
+        except Exception:  # usage is best effort: never fail the answer for it
+            log.exception("recording %d usage rows failed", len(batch))

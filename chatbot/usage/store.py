@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sqlalchemy import Engine, delete, literal, select, update
+from sqlalchemy import Engine, Table, delete, literal, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from chatbot.usage.tables import (
@@ -27,6 +27,7 @@ from chatbot.usage.tables import (
 
 Vote = Literal[1, -1]
 VoteOutcome = Literal["new", "changed", "same"]
+Row = tuple[Table, dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -53,33 +54,29 @@ class UsageStore:
 
     # -- what happened -------------------------------------------------------------------------
 
+    def insert(self, rows: Sequence[Row]) -> None:
+        """Insert rows of several tables in one transaction (the recorder's batches)."""
+        by_table: dict[Table, list[dict[str, Any]]] = {}
+        for table, values in rows:
+            by_table.setdefault(table, []).append(values)
+        if not by_table:
+            return
+        with self.engine.begin() as conn:
+            for table, values_list in by_table.items():
+                conn.execute(table.insert(), values_list)
+
     def record_search(
         self, at: dt.datetime, source: str, query: str, results: int, shown: Sequence[str]
     ) -> None:
-        """A search (normalised query, how many entries matched) and the entries it showed."""
-        with self.engine.begin() as conn:
-            conn.execute(usage_searches.insert().values(at=at, source=source, query=query, results=results))
-            if shown:
-                conn.execute(
-                    usage_entry_events.insert(),
-                    [{"at": at, "entry_id": e, "kind": "shown"} for e in shown],
-                )
+        self.insert(search_rows(at, source, query, results, shown))
 
     def record_entry_event(self, at: dt.datetime, entry_id: str, kind: str) -> None:
-        with self.engine.begin() as conn:
-            conn.execute(usage_entry_events.insert().values(at=at, entry_id=entry_id, kind=kind))
+        self.insert([entry_event_row(at, entry_id, kind)])
 
     def record_answer(
         self, at: dt.datetime, entry_id: str, intent: str, found: bool, question: str | None
     ) -> None:
-        """A follow-up answer; the (normalised) question only when the note did not have it."""
-        kept = None if found else (question or "")[:QUESTION_LENGTH]
-        with self.engine.begin() as conn:
-            conn.execute(
-                usage_answers.insert().values(
-                    at=at, entry_id=entry_id, intent=intent, found=found, question=kept
-                )
-            )
+        self.insert([answer_row(at, entry_id, intent, found, question)])
 
     # -- feedback ------------------------------------------------------------------------------
 
@@ -158,3 +155,26 @@ class UsageStore:
 
 def _feedback_key(target: FeedbackTarget, voter: str) -> dict[str, str]:
     return {"kind": target.kind, "target": target.target, "entry_id": target.entry_id, "voter": voter}
+
+
+# -- rows -----------------------------------------------------------------------------------------
+
+
+def search_rows(at: dt.datetime, source: str, query: str, results: int, shown: Sequence[str]) -> list[Row]:
+    """A search (normalised query, how many entries matched) and the entries it showed."""
+    rows: list[Row] = [(usage_searches, {"at": at, "source": source, "query": query, "results": results})]
+    rows += [entry_event_row(at, entry_id, "shown") for entry_id in shown]
+    return rows
+
+
+def entry_event_row(at: dt.datetime, entry_id: str, kind: str) -> Row:
+    return (usage_entry_events, {"at": at, "entry_id": entry_id, "kind": kind})
+
+
+def answer_row(at: dt.datetime, entry_id: str, intent: str, found: bool, question: str | None) -> Row:
+    """A follow-up answer; the (normalised) question only when the note did not have it."""
+    kept = None if found else (question or "")[:QUESTION_LENGTH]
+    return (
+        usage_answers,
+        {"at": at, "entry_id": entry_id, "intent": intent, "found": found, "question": kept},
+    )
