@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from slack_bolt import App
@@ -31,6 +31,7 @@ from chatbot.answers import Answerer
 from chatbot.daily import DailyPoster, DailyScheduler, SlackMessage, daily_web_client
 from chatbot.digest import Entry, Library
 from chatbot.observability import LibraryState, Metrics, count_slack_calls, request_id_middleware
+from chatbot.observability.metrics import CountedBreaker
 from chatbot.search import SearchIndex, SearchResult, load_glossary
 from chatbot.settings import Settings, SettingsError
 from chatbot.slack.app import build_slack_app
@@ -41,6 +42,7 @@ from chatbot.slack.handlers.command import CommandHandler, Request, Searchable
 from chatbot.slack.handlers.feedback import FeedbackHandlers
 from chatbot.slack.handlers.followups import FollowUps, HandledEvents, InMemoryHandledEvents
 from chatbot.slack.handlers.messages import FollowUpHandler
+from chatbot.slack.handlers.model_answers import ModelAnswers
 from chatbot.slack.i18n import Language, Texts
 from chatbot.store import InMemoryThreadRegistry, SqlStore, ThreadRegistry
 from chatbot.usage import UsageStore, salt_key
@@ -55,6 +57,9 @@ from chatbot.usage.observed import (
 from chatbot.usage.recorder import UsageRecorder
 from chatbot.usage.report import CuratorReport
 from chatbot.usage.weekly import WeeklyReport, weekly_scheduler
+
+if TYPE_CHECKING:
+    from chatbot.llm import ModelClient
 
 log = logging.getLogger(__name__)
 
@@ -362,7 +367,34 @@ def build_follow_ups(
     if usage is not None:
         dedup = ObservedHandledEvents(dedup, usage)
         answerer = ObservedAnswerer(library, usage)
-    return FollowUps(answerer, library.get, index, threads, dedup, settings.language)
+    return FollowUps(
+        answerer,
+        library.get,
+        index,
+        threads,
+        dedup,
+        settings.language,
+        model=build_model_answers(settings, usage.metrics if usage is not None else None),
+    )
+
+
+def build_model_client(settings: Settings, metrics: Metrics | None = None) -> ModelClient | None:
+    """The model server client when LLM_BASE_URL is set (the `openai` package loads only then);
+    with `metrics`, its circuit breaker counts every call's outcome."""
+    if not settings.llm_base_url:
+        return None
+    from chatbot.llm import ModelClient
+
+    key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+    breaker = CountedBreaker(metrics) if metrics is not None else None
+    return ModelClient(
+        settings.llm_base_url, settings.llm_model, key, timeout=settings.llm_timeout, breaker=breaker
+    )
+
+
+def build_model_answers(settings: Settings, metrics: Metrics | None = None) -> ModelAnswers | None:
+    model = build_model_client(settings, metrics)
+    return ModelAnswers(model, timeout=settings.llm_timeout) if model is not None else None
 
 
 # -- the PR of the day -----------------------------------------------------------------------
