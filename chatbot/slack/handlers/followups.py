@@ -180,6 +180,11 @@ def answer_mrkdwn(text: str) -> str:
     return truncate(linked, MAX_SECTION_TEXT)
 
 
+def answer_rating(where: Route, entry: Entry, answer: Answer) -> FeedbackTarget:
+    """What 👍/👎 under an answer rate: this answer (the question's message) about this entry."""
+    return FeedbackTarget("answer", f"{where.channel}:{where.message_ts}", entry.id, answer.intent)
+
+
 def render_answer(answer: Answer, feedback: FeedbackTarget | None = None) -> blocks.Message:
     """The answer, with 👍/👎 under it when `feedback` names what they rate."""
     shown = [blocks.section(answer_mrkdwn(answer.text))]
@@ -298,12 +303,14 @@ class FollowUps:
             lang = answer_language(question, self.language)
             answer = self.answerer.answer(entry, question)
             source = Texts(lang).mrkdwn("extractive.source", markup={"link": entry_link(entry)})
-            fallback = render_answer(answer)
+            rating = answer_rating(where, entry, answer)
+            fallback = render_answer(answer, rating)
             fallback = {**fallback, "blocks": [*fallback["blocks"], blocks.context(source)]}
             related = self.answerer.same_topic_entries(entry, limit=3)
             model.answer_entry(
-                client, where.channel, where.reply_ts, entry, question, lang, fallback, related
-            )
+                client, where.channel, where.reply_ts, entry, question, lang, fallback, related,
+                feedback=feedback_row(rating, lang),
+            )  # fmt: skip
             return True
         question = strip_mentions(where.text)
         if not is_question(question):
@@ -327,5 +334,4 @@ class FollowUps:
         if entry is None:
             return blocks.render_text(Texts(query_language(question, self.language))("entry.gone"))
         answer = self.answerer.answer(entry, question)
-        rating = FeedbackTarget("answer", f"{where.channel}:{where.message_ts}", entry.id, answer.intent)
-        return render_answer(answer, rating)
+        return render_answer(answer, answer_rating(where, entry, answer))
