@@ -1,7 +1,7 @@
 """Every Block Kit payload the bot can send validates with slack_sdk's own models.
 
-One test renders every builder (each `render_*` of blocks.py and views.py, the follow-up
-answers, the daily post) for the seed entries, an adversarial entry and both languages, and
+One test renders every builder (each `render_*` of blocks.py, views.py and curator.py, the
+follow-up answers with their 👍/👎, the feedback modal, the daily post) for the seed entries, an adversarial entry and both languages, and
 checks every block with `slack_sdk.models.blocks` and every view with `slack_sdk.models.views`:
 parsed, validated (lengths, counts, required fields) and round-tripped without losing a key.
 A builder added without a case here fails the coverage check.
@@ -24,9 +24,13 @@ from chatbot.answers import Answerer
 from chatbot.digest import Entry
 from chatbot.digest.library import Library
 from chatbot.search import Hit, SearchResult
-from chatbot.slack import blocks, views
+from chatbot.slack import blocks, curator, views
+from chatbot.slack.curator import render_curator_report
+from chatbot.slack.feedback import missing_modal
 from chatbot.slack.handlers.followups import render_answer, render_top_results
 from chatbot.slack.i18n import Language
+from chatbot.usage.report import CuratorReport, EntryUsage
+from chatbot.usage.store import FeedbackTarget
 from chatbot.wiring import LiveIndex, daily_message
 from tests.conftest import DIGESTS
 from tests.test_slack_blocks import entry_with, tricky
@@ -82,7 +86,25 @@ def messages(entry: Entry, others: list[Entry], text: str, lang: Language) -> It
     yield "render_dm_answer", views.render_dm_answer(empty, lang)
     yield "render_shortcut_answer", views.render_shortcut_answer([entry, *others] * 3, lang)
     yield "render_shortcut_answer", views.render_shortcut_answer([], lang)
-    yield "render_answer", render_answer(Answerer(LIBRARY).answer(entry, "有什么风险？ " + text))
+    answer = Answerer(LIBRARY).answer(entry, "有什么风险？ " + text)
+    rated = FeedbackTarget("answer", f"C1:{text[:40]}", entry.id, answer.intent)
+    yield "render_answer", render_answer(answer)
+    yield "render_answer", render_answer(answer, rated)
+    yield "missing_modal", missing_modal(FeedbackTarget("search", text[:200] or "q", entry.id), lang)
+    report = CuratorReport(
+        since="2026-11-23",
+        until="2026-11-30",
+        searches=40,
+        top_queries=[{"query": text or "compile", "searches": 3}] * 12,
+        no_match=[{"query": text or "xyzzy", "searches": 2, "last": "2026-11-29T10:00:00"}] * 12,
+        entries=[EntryUsage(e.id, e.title, e.pr, 5, 1, 2, 1, 1) for e in [entry, *others]],
+        not_in_note=[
+            {"entry": entry.id, "title": entry.title, "intent": "risk", "question": text, "count": 2}
+        ]
+        * 5,
+        missing=[{"entry": entry.id, "kind": "answer", "query": None, "text": text}] * 5,
+    )
+    yield "render_curator_report", render_curator_report(report, lang)
     yield "render_top_results", render_top_results(INDEX, text or "compile", lang)
     daily = daily_message(entry, lang)
     yield "daily_message", {"text": daily.text, "blocks": daily.blocks}
@@ -91,7 +113,7 @@ def messages(entry: Entry, others: list[Entry], text: str, lang: Language) -> It
 def builders() -> set[str]:
     """Every public render_* function of the rendering modules."""
     names = set()
-    for module in (blocks, views):
+    for module in (blocks, views, curator):
         for name, fn in inspect.getmembers(module, inspect.isfunction):
             if name.startswith("render_") and fn.__module__ == module.__name__:
                 names.add(name)

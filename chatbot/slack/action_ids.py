@@ -17,6 +17,11 @@ HOME_SEARCH = "home_search"  # the Home tab's search box (block and action id)
 SHARE_PICKER = "share_picker"  # modal callback: pick a channel to share to (from a DM)
 SHARE_CHANNEL = "share_channel"  # the picker's conversations select (block and action id)
 SHORTCUT = "ask_vllm_digest"  # the message shortcut's callback id
+FEEDBACK_UP = "feedback_up"
+FEEDBACK_DOWN = "feedback_down"
+# The 👎 modal ("what was missing?") and its one input.
+FEEDBACK_MODAL = "feedback_missing"
+FEEDBACK_INPUT = "missing"
 
 COMMAND = "/vllm-digest"
 

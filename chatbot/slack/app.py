@@ -12,10 +12,11 @@ from slack_bolt import App
 from slack_sdk import WebClient
 
 from chatbot.slack import action_ids as ids
-from chatbot.slack.handlers import actions, messages
+from chatbot.slack.handlers import actions, feedback, messages
 from chatbot.slack.handlers.actions import ActionHandlers
 from chatbot.slack.handlers.command import CommandHandler
 from chatbot.slack.handlers.dm import DirectMessages, is_dm_query
+from chatbot.slack.handlers.feedback import FeedbackHandlers
 from chatbot.slack.handlers.home import HomeTab
 from chatbot.slack.handlers.links import LinkPreviews
 from chatbot.slack.handlers.messages import FollowUpHandler
@@ -53,6 +54,7 @@ def build_slack_app(
     buttons: ActionHandlers,
     follow_up: FollowUpHandler | None,
     listener_executor: Executor,
+    votes: FeedbackHandlers | None = None,
     links: LinkPreviews | None = None,
     home: HomeTab | None = None,
     dms: DirectMessages | None = None,
@@ -69,6 +71,10 @@ def build_slack_app(
     app.action(ids.pattern(ids.SHARE_ENTRY))(ack=actions.just_ack, lazy=[buttons.share])
     app.action(ids.pattern(ids.MORE_RESULTS))(ack=actions.just_ack, lazy=[buttons.more])
     app.action(ids.pattern(ids.OPEN_PR))(actions.just_ack)
+    if votes is not None:
+        for prefix in (ids.FEEDBACK_UP, ids.FEEDBACK_DOWN):
+            app.action(ids.pattern(prefix))(ack=feedback.just_ack, lazy=[votes.vote])
+        app.view(ids.FEEDBACK_MODAL)(ack=feedback.just_ack, lazy=[votes.missing])
     if dms is not None:
         app.event("message", matchers=[is_dm_query])(ack=actions.just_ack, lazy=[dms])
         app.view(ids.SHARE_PICKER)(dms.share_picked)
