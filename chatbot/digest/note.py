@@ -128,7 +128,7 @@ def find_refs(text: str, repo: str) -> list[Ref]:
     for m in GITHUB_URL_RE.finditer(text):
         number = int(m.group(3))
         same = m.group(1).casefold() == repo.casefold()
-        url = pull_url(repo, number) if same else m.group(0).split("#")[0]
+        url = pull_url(repo, number) if same else f"https://github.com/{m.group(1)}/{m.group(2)}/{number}"
         found.append((m.start(), number, url))
         covered.append(m.span())
     for pattern in (REF_RE, WORD_REF_RE):
@@ -292,14 +292,14 @@ def _read_labelled(section: Section, parts: NoteParts, reading: _Reading) -> Non
         if section.text and reading.why_label is None:
             reading.why_label = clean(section.text)
     elif section.kind == "focus":
-        parts.highlights.extend(_tidy(i) for i in items)
+        parts.highlights.extend(t for t in (_tidy(i) for i in items) if t)
         if section.lead and reading.enum_intro is None and not section.items:
             reading.enum_intro = section.lead
     elif section.kind == "audience":
         if parts.audience is None and items:
             parts.audience = "；".join(items) if section.items else _tidy(section.text)
     elif section.kind == "caveats":
-        parts.caveats.extend(_tidy(i) for i in items)
+        parts.caveats.extend(t for t in (_tidy(i) for i in items) if t)
 
 
 def _only_refs(sentence: str) -> bool:
@@ -398,7 +398,7 @@ def _take_items(
 ) -> None:
     """Enumerated items go where their lead-in says (`有两个坑：` → caveats), else to the focus points."""
     kind = _lead_kind(intro) if intro else None
-    items = [_strip_period(i) for i in items]
+    items = [t for t in (_tidy(i) for i in items) if t]
     if kind == "caveats":
         parts.caveats.extend(items)
         return
@@ -454,7 +454,8 @@ def _opening_verdict(sentence: str, alone: bool = False) -> tuple[str | None, st
     if RATING_RE.fullmatch(sentence) or (
         not alone and _is_short(sentence, 5, 3) and not CODE_OR_NUMBER_RE.search(sentence)
     ):
-        return sentence, ""  # a short opening line is the curator's verdict even in words we don't know
+        # A short opening line is the curator's verdict even in words we don't know.
+        return _tidy(sentence), ""
     return None, sentence
 
 

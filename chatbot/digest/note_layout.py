@@ -112,7 +112,7 @@ def _list_parts(text: str) -> tuple[str | None, list[str], str]:
         if LIST_LINE_RE.match(line):
             items.append(LIST_LINE_RE.sub("", line, count=1).strip())
             last = i
-        elif items and line.strip() and i == last + 1 and not line.lstrip().startswith(("【", "[")):
+        elif items and i == last + 1 and _continues(items[-1], line):
             items[-1] += line.strip()  # a wrapped item goes on with the line after it
             last = i
         elif line.strip():
@@ -120,6 +120,12 @@ def _list_parts(text: str) -> tuple[str | None, list[str], str]:
     lead = "\n".join(lines[:first]).strip() or None
     rest = "\n".join(lines[last + 1 :]).strip()
     return lead, [clean(item) for item in items if clean(item)], rest
+
+
+def _continues(item: str, line: str) -> bool:
+    """A line that wraps the list item before it: the item has no closing mark, the line no lead-in."""
+    line = line.strip()
+    return bool(line) and item.rstrip()[-1:] not in "。.!?！？；;：:" and not re.search(r"[：:【\[]", line)
 
 
 def layout(note: str, vocab: NoteVocabulary | None = None) -> list[Section]:

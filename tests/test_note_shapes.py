@@ -1,0 +1,261 @@
+"""Notes in other hands: parts read by their shape (labels, lists, English), and answers that quote them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chatbot.answers import Answerer
+from chatbot.digest import Entry, Library, analyse_note, entry_id, parse_raw_text
+
+CURATORS = Path(__file__).with_name("curators")
+SECOND_HAND = CURATORS / "second-hand.txt"
+EXPECT: dict[str, Any] = yaml.safe_load(
+    Path(__file__).with_name("second_hand_notes.yaml").read_text(encoding="utf-8")
+)
+REPO = "vllm-project/vllm"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def second_hand() -> dict[int, Entry]:
+    result = parse_raw_text(SECOND_HAND.read_text(encoding="utf-8"), str(SECOND_HAND))
+    assert result.warnings == []  # every note has a verdict, wherever and however it is written
+    return {entry.position: entry for entry in result.entries}
+
+
+@pytest.mark.parametrize("position", sorted(EXPECT["entries"]))
+def test_each_part_of_a_second_curators_note(second_hand: dict[int, Entry], position: int) -> None:
+    entry = second_hand[position]
+    want = EXPECT["entries"][position]
+    assert entry.verdict == want["verdict"]
+    # The verdict is never the why-line or a focus point.
+    assert entry.why and want["verdict"] != entry.why
+    assert all(want["verdict"] != h for h in entry.highlights)
+    if "why" in want:
+        assert want["why"] in entry.why
+    for part in want.get("highlights", []):
+        assert any(part in h for h in entry.highlights), (part, entry.highlights)
+    if "audience" in want:
+        assert entry.audience is not None and want["audience"] in entry.audience
+    else:
+        assert entry.audience is None
+    for part in want["caveats"]:
+        assert any(part in c for c in entry.caveats), (part, entry.caveats)
+    # Caveats and audience are not also focus points.
+    assert not set(entry.caveats) & set(entry.highlights)
+    assert [r.number for r in entry.refs] == want.get("refs", [])
+    assert all(r.url == f"https://github.com/{REPO}/pull/{r.number}" for r in entry.refs)
+    assert entry.people == want.get("people", [])
+
+
+def test_list_numbers_are_not_part_of_the_items(second_hand: dict[int, Entry]) -> None:
+    assert second_hand[2].highlights[0] == "把全局锁拆成每个 adapter 一把锁"
+    assert second_hand[3].highlights[2] == (
+        "The tests compare token streams against the non-speculative path for 500 prompts"
+    )
+    assert second_hand[5].highlights == [
+        "超限时统一归入 `__other__` 桶",
+        "上限可配置，默认 100",
+        "单测覆盖了并发注册",
+    ]
+
+
+def test_follow_ups_quote_the_labelled_part_within_three_quarters(second_hand: dict[int, Entry]) -> None:
+    answerer = Answerer(list(second_hand.values()))
+    misses = []
+    for case in EXPECT["questions"]:
+        entry = second_hand[case["entry"]]
+        answer = answerer.answer(entry, case["q"])
+        quoted = answer.text.replace(entry.url or "\0", "")
+        if not all(part in answer.text for part in case["expect"]) or len(quoted) >= 0.75 * len(entry.note):
+            misses.append((case["entry"], case["q"], answer.text))
+    assert len(EXPECT["questions"]) >= 20
+    assert misses == []
+
+
+@pytest.mark.parametrize(
+    ("note", "verdict", "why"),
+    [
+        (
+            "五颗星。把重试放进 `Worker.run`，超时不再丢请求。",
+            "五颗星",
+            "把重试放进 `Worker.run`，超时不再丢请求",
+        ),
+        ("Solid. Moves the retry into `Worker.run` so timeouts stop dropping requests.", "Solid", None),
+        (
+            "把重试放进 `Worker.run`，超时不再丢请求。总之值得一读。",
+            "值得一读",
+            "把重试放进 `Worker.run`，超时不再丢请求",
+        ),
+        (
+            "Moves the retry into `Worker.run`. Overall, worth a look.",
+            "worth a look",
+            "Moves the retry into `Worker.run`",
+        ),
+        ("★★★★☆ 把重试放进 `Worker.run`。", None, None),
+    ],
+)
+def test_verdicts_in_other_words_and_places_never_become_the_why(
+    note: str, verdict: str | None, why: str | None
+) -> None:
+    parts = analyse_note(note, REPO)
+    if verdict is not None:
+        assert parts.verdict == verdict
+    if why is not None:
+        assert parts.why == why
+    assert parts.why and parts.verdict not in (parts.why, *parts.highlights)
+
+
+def test_url_colon_is_not_a_lead_in_and_english_sentences_end_at_full_stops() -> None:
+    note = (
+        "Worth reading. Details: https://github.com/vllm-project/vllm/pull/50001 has the numbers. "
+        "The fix pins the stream, e.g. the copy stream, before capture."
+    )
+    parts = analyse_note(note, REPO)
+    assert parts.verdict == "Worth reading"
+    assert parts.highlights == [
+        "Details: https://github.com/vllm-project/vllm/pull/50001 has the numbers",
+        "The fix pins the stream, e.g. the copy stream, before capture",
+    ]
+    assert [r.number for r in parts.refs] == [50001]
+
+
+@pytest.mark.parametrize(
+    ("note", "refs"),
+    [
+        ("值得一读。见 PR 12345 与 issue 6789。", [12345, 6789]),
+        ("Must read. Follows PR #12345; fixes issue #6789 and pull request 4242.", [12345, 6789, 4242]),
+        ("值得一读。https://github.com/vllm-project/vllm/issues/6789 和 #12345。", [6789, 12345]),
+    ],
+)
+def test_references_in_words_and_urls_become_refs_with_links(note: str, refs: list[int]) -> None:
+    parts = analyse_note(note, REPO)
+    assert [(r.number, r.url) for r in parts.refs] == [
+        (n, f"https://github.com/{REPO}/pull/{n}") for n in refs
+    ]
+
+
+def test_a_reference_to_another_repository_keeps_its_address() -> None:
+    parts = analyse_note("Worth a look. Upstream: https://github.com/pytorch/pytorch/issues/1234.", REPO)
+    assert [(r.number, r.url) for r in parts.refs] == [
+        (1234, "https://github.com/pytorch/pytorch/issues/1234")
+    ]
+
+
+def test_people_in_english_notes() -> None:
+    note = (
+        "Worth a look. alice-dev's numbers hold up. bob: the scales are still TODO.\n"
+        "carol argued for a flag; dave asked about ROCm. The reviewer asked for a test."
+    )
+    assert analyse_note(note, REPO).people == ["alice-dev", "bob", "carol", "dave"]
+
+
+def test_lists_after_a_lead_in_without_a_colon_and_lead_ins_that_announce_risks() -> None:
+    parts = analyse_note(
+        "值得一读。重点看三处\n1) 锁拆分\n2) 回滚\n3) 事件通知\n有两个坑：A 会泄漏；B 会超时。", REPO
+    )
+    assert parts.highlights == ["锁拆分", "回滚", "事件通知"]
+    assert parts.caveats == ["A 会泄漏", "B 会超时"]
+    assert parts.why == "重点看三处：锁拆分；回滚；事件通知"
+
+
+SHORT_NOTE = (
+    "值得一读。把 tokenizer 初始化放进 `functools.cache` 后多 worker 启动快了 3 倍。"
+    "坑：缓存键不含 revision，切换 revision 需重启。适合做部署的人。"
+)
+
+
+def test_short_note_answer_is_the_whole_sentence_and_the_link_does_not_count(tmp_path: Path) -> None:
+    (tmp_path / "d.yaml").write_text(
+        yaml.safe_dump(
+            {"repo": REPO, "entries": [{"title": "Tokenizer cache", "note": SHORT_NOTE, "pr": 51111}]},
+            allow_unicode=True,
+        ),
+        encoding="utf-8",
+    )
+    (entry,) = Library.load(tmp_path).entries
+    assert len(entry.note) < 130
+    answer = Answerer([entry]).answer(entry, "有什么坑？")
+    assert "缓存键不含 revision，切换 revision 需重启" in answer.text
+    assert answer.text.endswith("\nhttps://github.com/vllm-project/vllm/pull/51111")
+    assert len(answer.text.replace(entry.url or "\0", "")) < 0.75 * len(entry.note)
+
+
+def test_vllm_digest_ask_quotes_the_gotcha_of_an_english_note() -> None:
+    env = {**os.environ, "DIGEST_DIR": str(CURATORS)}
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "chatbot.cli",
+            "ask",
+            entry_id(REPO, "Speculative decoding: reject sampling without host sync"),
+            "what's the gotcha?",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    payload = json.loads(proc.stdout)
+    assert payload["intent"] == "risks"
+    assert "a draft model with a different vocab size silently truncates logits" in payload["answer"]
+
+
+_WORDS = st.sampled_from(
+    [
+        "【看点】",
+        "【风险】",
+        "【适合】",
+        "要点：",
+        "坑：",
+        "谁该看：",
+        "Focus:",
+        "Risks:",
+        "Who should read:",
+        "1. ",
+        "2. ",
+        "① ",
+        "② ",
+        "\n",
+        "。",
+        ". ",
+        "；",
+        "值得一读",
+        "Must read",
+        "PR 123",
+        "#45",
+        "https://github.com/o/r/pull/9",
+        "bob: ",
+        "carol argued ",
+        "缓存",
+        "the cache",
+        "`x.y`",
+        "，",
+        " ",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_WORDS, st.text(max_size=8)), max_size=30))
+def test_focus_points_and_caveats_are_the_curators_words(pieces: list[str]) -> None:
+    note = "".join(pieces)
+    parts = analyse_note(note, "o/r")
+    squeezed = note.replace("\n", "")
+    for piece in [*parts.highlights, *parts.caveats]:
+        assert piece and piece.replace("\n", "") in squeezed, (piece, note)
