@@ -27,7 +27,7 @@ SENTENCE_ENDS = frozenset([*"。！？!?\n", ". "])
 CLAUSE_ENDS = frozenset([*"。！？!?\n；;，,", ". "])
 # A piece ending like this was cut at an abbreviation's or a list number's dot, not a sentence end.
 _NOT_AN_END_RE = re.compile(
-    r"(?:\b(?:e\.g|i\.e|vs|etc|cf|approx|incl|no|fig)|^\s*\d{1,2})\.\s$", re.IGNORECASE
+    r"(?:\b(?:e\.g|i\.e|vs|etc|cf|approx|incl|no|fig)|(?:^|\s)\d{1,2})\.\s$", re.IGNORECASE
 )
 
 

@@ -15,6 +15,8 @@ from chatbot.digest.model import Ref, pull_url
 from chatbot.digest.note_labels import vocabulary
 from chatbot.digest.note_layout import Section, layout
 
+INLINE_NUMBER_RE = re.compile(r"(?:^|(?<=[\s：:。；;，,】]))(\d{1,2})[.、)）](?![\d.])\s*")
+VERDICT_FOR_RE = re.compile(r"\s*(?:for|to)\s+\S|\s*给", re.IGNORECASE)
 CJK_RE = re.compile(r"[\u3400-\u9fff]")
 # After a verdict word: punctuation, not more words (`推荐给…` is an audience, not a verdict).
 VERDICT_END_RE = re.compile(r"\s*(?:[，,。.!！;；:：—)）\n]|-\s|$)")
@@ -83,7 +85,7 @@ POSSESSIVE_RE = re.compile(
 SPEAKER_RE = re.compile(
     r"(?:^|(?<=[\n。！？!?；;])|(?<=[.!?] ))\s*([a-z][a-z0-9-]{1,38})\s*:\s+(?!//)", re.MULTILINE
 )
-NAME_BEFORE_VERB_RE = re.compile(r"(?<![\w`@/.-])([A-Za-z][A-Za-z0-9-]{1,38})(?=\s)")
+NAME_BEFORE_VERB_RE = re.compile(r"(?<!['’]s )(?<![\w`@/.-])([A-Za-z][A-Za-z0-9-]{1,38})(?=\s)")
 HEAD_SEPARATORS = ("——", "：", ":", "，", ",", "；")
 
 
@@ -172,6 +174,19 @@ def find_people(text: str) -> list[str]:
     return _dedupe([p for p in names if p.casefold() not in vocab.not_people and p.lower() != "the"])
 
 
+def _numbered(text: str) -> tuple[str | None, list[str]]:
+    """`1. A 2. B 3. C` inside a line: the lead-in and the items, when the numbers count up from 1."""
+    run: list[re.Match[str]] = []
+    for m in INLINE_NUMBER_RE.finditer(text):
+        if int(m.group(1)) == len(run) + 1:
+            run.append(m)
+    if len(run) < 2:
+        return None, []
+    ends = [m.start() for m in run[1:]] + [len(text)]
+    items = [_tidy(text[m.end() : end]) for m, end in zip(run, ends, strict=True)]
+    return clean(text[: run[0].start()]) or None, [i for i in items if i]
+
+
 def _split_markers(body: str) -> list[str]:
     """Items of a marked enumeration (一是…二是…, (1)…(2)…)."""
     parts = MARKER_RE.split(body)
@@ -205,7 +220,7 @@ def _is_caveat(text: str) -> bool:
 
 def _tidy(text: str) -> str:
     """A piece without surrounding punctuation, a Latin full stop included."""
-    return clean(clean(text).strip("."))
+    return clean(clean(text).strip(".!?！？…"))
 
 
 def _caveat_text(text: str) -> str:
@@ -317,6 +332,7 @@ def _own_text(text: str, kind: str) -> tuple[str, str]:
     for sentence in found[1:]:
         other = (
             _verdict_sentence(sentence, closing=False)
+            or find_people(sentence)
             or _only_refs(sentence)
             or (kind != "audience" and _is_audience(sentence))
             or (kind != "caveats" and _is_caveat(sentence))
@@ -336,10 +352,13 @@ def _section_items(text: str, lists: bool = False) -> list[str]:
         first = MARKER_RE.search(text)
         assert first is not None
         return _split_markers(text[first.start() :])
+    if _numbered(text)[1]:
+        return _numbered(text)[1]
     lines = [clean(line) for line in text.split("\n") if clean(line)]
     if len(lines) > 1:
         return lines
-    pieces = [_strip_period(clean(p)) for p in split_top_level(text, ["；", ";", "。", ". "]) if clean(p)]
+    seps = ["；", ";", "。", ". "] if lists else ["。", ". "]
+    pieces = [_tidy(p) for p in split_top_level(text, seps) if _tidy(p)]
     if lists and len(pieces) == 1 and len(_split_list(pieces[0])) > 1:
         return _split_list(pieces[0])  # `看点：A、B，以及 C`
     return pieces or [clean(text)]
@@ -359,6 +378,12 @@ def _read_prose(section: Section, parts: NoteParts, reading: _Reading, opening: 
                     continue
         if _only_refs(sentence):
             continue  # `See PR #1 and issue 2`: the refs hold it
+        said_for = vocabulary().verdict_re.match(sentence)
+        if said_for and VERDICT_FOR_RE.match(sentence, said_for.end()):
+            # `Must read for backend maintainers`: a verdict and its readers in one sentence.
+            parts.verdict = parts.verdict or said_for.group(0)
+            parts.audience = parts.audience or _tidy(sentence)
+            continue
         said = _verdict_sentence(sentence, closing=False)
         if said:
             parts.verdict = parts.verdict or said  # a verdict said again is not a why-line either
@@ -490,6 +515,9 @@ def _enumeration(sentence: str, people: Sequence[str] = ()) -> tuple[list[str], 
         assert first is not None
         intro = clean(sentence[: first.start()]) or None
         return _split_markers(sentence[first.start() :]), intro
+    intro, numbered = _numbered(sentence)
+    if numbered:
+        return numbered, intro
     halves = _split_colon(sentence)
     if len(halves) >= 2:
         intro = clean(halves[0])

@@ -42,6 +42,7 @@ class _Label:
     end: int  # where its content starts
     label: str
     kind: PartKind | None
+    colon: bool = True  # `坑：` ends with its line; `【坑】` runs to the next label
 
 
 def _at_boundary(text: str, index: int) -> bool:
@@ -92,7 +93,7 @@ def _bracket_labels(text: str, vocab: NoteVocabulary) -> list[_Label]:
         end = match.end()
         if end < len(text) and text[end] in "：: \t":
             end += 1
-        found.append(_Label(match.start(), end, label, kind))
+        found.append(_Label(match.start(), end, label, kind, colon=False))
     return found
 
 
@@ -138,13 +139,19 @@ def layout(note: str, vocab: NoteVocabulary | None = None) -> list[Section]:
             continue
         kept.append(lab)
     sections: list[Section] = []
-    bounds = [(0, None, None), *((lab.end, lab.label, lab.kind) for lab in kept)]
-    for index, (end, label, kind) in enumerate(bounds):
+    bounds = [(0, None, None, False), *((lab.end, lab.label, lab.kind, lab.colon) for lab in kept)]
+    for index, (end, label, kind, colon) in enumerate(bounds):
         stop = kept[index].start if index < len(kept) else len(note)
-        body = note[end:stop]
-        if index == 0 and not body.strip():
+        body = note[end:stop].strip()
+        if index == 0 and not body:
             continue
-        sections.extend(_with_lists(Section(kind, body.strip(), label)))
+        first, _, rest = body.partition("\n")
+        if colon and first.strip() and rest.strip() and not LIST_LINE_RE.match(rest):
+            # `Risks: …` ends with its line; the next line is prose again.
+            sections.extend(_with_lists(Section(kind, first.strip(), label)))
+            sections.extend(_with_lists(Section(None, rest.strip())))
+            continue
+        sections.extend(_with_lists(Section(kind, body, label)))
     return sections
 
 
