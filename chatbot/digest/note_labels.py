@@ -31,6 +31,7 @@ class NoteVocabulary:
     """Compiled vocabularies: labels per part, verdict words, lead patterns, person verbs."""
 
     labels: dict[str, PartKind]
+    label_words: tuple[tuple[str, PartKind], ...]  # as written in the data file, for hints
     modifiers: tuple[str, ...]
     verdict_re: re.Pattern[str]
     verdict_stem_re: re.Pattern[str]
@@ -74,17 +75,20 @@ def vocabulary() -> NoteVocabulary:
     text = resources.files("chatbot.digest").joinpath("data/note_labels.yaml").read_text(encoding="utf-8")
     data = yaml.safe_load(text)
     labels: dict[str, PartKind] = {}
+    label_words: list[tuple[str, PartKind]] = []
     for kind, words in data["labels"].items():
         if kind not in PART_KINDS:
             raise ValueError(f"note_labels.yaml: unknown part {kind!r}")
         for word in words:
             labels.setdefault(label_key(str(word)), cast(PartKind, kind))
+            label_words.append((str(word), cast(PartKind, kind)))
     verdicts = [str(v) for v in data["verdicts"]]
     stems = [str(v) for v in data["verdict_stems"]]
     verbs = [str(v) for v in data["person_verbs"]]
     leads = [str(v) for v in data["enumeration_leads"]]
     return NoteVocabulary(
         labels=labels,
+        label_words=tuple(label_words),
         modifiers=tuple(sorted((label_key(str(m)) for m in data["label_modifiers"]), key=len, reverse=True)),
         verdict_re=re.compile(_alternation(verdicts), re.IGNORECASE),
         verdict_stem_re=re.compile(_alternation(stems), re.IGNORECASE),
