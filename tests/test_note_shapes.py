@@ -116,15 +116,17 @@ def test_follow_ups_quote_the_labelled_part_within_three_quarters(hand: str) -> 
             "worth a look",
             "Moves the retry into `Worker.run`",
         ),
-        ("★★★★☆ 把重试放进 `Worker.run`。", None, None),
+        ("★★★★☆ 把重试放进 `Worker.run`。", "★★★★☆", "把重试放进 `Worker.run`"),
+        ("把重试放进 `Worker.run`。总的来说值得一读。", "值得一读", "把重试放进 `Worker.run`"),
+        ("五星推荐。测试很一般。", "推荐", "测试很一般"),
+        ("把 X 改成 Y。测试很扎实。", None, "把 X 改成 Y"),
     ],
 )
 def test_verdicts_in_other_words_and_places_never_become_the_why(
     note: str, verdict: str | None, why: str | None
 ) -> None:
     parts = analyse_note(note, REPO)
-    if verdict is not None:
-        assert parts.verdict == verdict
+    assert parts.verdict == verdict
     if why is not None:
         assert parts.why == why
     assert parts.why and parts.verdict not in (parts.why, *parts.highlights)

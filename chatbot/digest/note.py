@@ -20,11 +20,11 @@ VERDICT_FOR_RE = re.compile(r"\s*(?:for|to)\s+\S|\s*给", re.IGNORECASE)
 CJK_RE = re.compile(r"[\u3400-\u9fff]")
 # After a verdict word: punctuation, not more words (`推荐给…` is an audience, not a verdict).
 VERDICT_END_RE = re.compile(r"\s*(?:[，,。.!！;；:：—)）\n]|-\s|$)")
-# Ratings by shape: `★★★★☆`, `4/5`, `8/10`, `9 分`, `A+`.
-RATING_RE = re.compile(r"[★☆⭐]{1,5}|\d{1,2}\s*/\s*(?:5|10)|\d{1,2}\s*分|[A-D][+-]?")
+# Ratings by shape: `★★★★☆`, `4/5`, `8/10`, `9 分`.
+RATING_RE = re.compile(r"[★☆⭐]{1,5}|\d{1,2}\s*/\s*(?:5|10)|\d{1,2}\s*分")
 CODE_OR_NUMBER_RE = re.compile(r"`|#\d|\d|[A-Za-z_]+[._][A-Za-z_]")
 REFS_WORDS_RE = re.compile(
-    r"(?i)\b(?:see also|see|related|refs?|references|and|also|cf)\b|相关|详见|参见|另见|以及|和|与|及"
+    r"(?i)\b(?:see also|see|related|refs?|references|and|also|cf)\b|相关|详见|参见|另见|见|以及|和|与|及"
 )
 COUNT_LEAD_RE = re.compile(
     r"^(?:[两二三四五六七八九十几\d]\s*(?:点|处|件事|个点|个方面|条)|(?:two|three|four|five|several|a few)\s+\w+)",
@@ -465,22 +465,22 @@ def _strip_period(text: str) -> str:
 
 
 def _opening_verdict(sentence: str, alone: bool = False) -> tuple[str | None, str]:
-    """A verdict opening the note (`值得精读，…`, `Must read. …`, a short `★★★★`), and the rest."""
+    """A verdict opening the note (`值得精读，…`, `Must read. …`, `五颗星。`), and the rest of the sentence."""
     vocab = vocabulary()
     match = vocab.verdict_re.match(sentence)
     if match and (match.end() == len(sentence) or VERDICT_END_RE.match(sentence, match.end())):
         return match.group(0), _tidy(sentence[match.end() :])
-    whole = _verdict_sentence(sentence, closing=False)
-    if whole:
-        return whole, ""
+    rating = RATING_RE.match(sentence)
+    if rating and (rating.end() == len(sentence) or not sentence[rating.end()].isalnum()):
+        return rating.group(0), _tidy(sentence[rating.end() :])
     first = clean(split_top_level(sentence, ["，", ",", "——", " — ", " - "])[0])
-    if first != sentence and _verdict_sentence(first, closing=False):
-        return _verdict_sentence(first, closing=False), _tidy(sentence[len(first) :].lstrip(" —-"))
-    if RATING_RE.fullmatch(sentence) or (
-        not alone and _is_short(sentence, 5, 3) and not CODE_OR_NUMBER_RE.search(sentence)
-    ):
-        # A short opening line is the curator's verdict even in words we don't know.
-        return _tidy(sentence), ""
+    for piece in dict.fromkeys([sentence, first]):
+        said = _verdict_sentence(piece, closing=False)
+        if said is None and not alone and _is_short(piece, 6, 3) and not CODE_OR_NUMBER_RE.search(piece):
+            # A short opening line with a verdict's word is the verdict even in words we don't list.
+            said = _tidy(piece) if vocab.verdict_stem_re.search(piece) else None
+        if said:
+            return said, _tidy(sentence[len(piece) :].lstrip(" —-"))
     return None, sentence
 
 
@@ -497,7 +497,10 @@ def _verdict_sentence(sentence: str, closing: bool) -> str | None:
     if match is None:
         return None
     rest = clean(sentence[: match.start()] + sentence[match.end() :])
-    if _is_short(rest, 6, 2) and not CODE_OR_NUMBER_RE.search(rest):
+    # Closing words may be a little longer (`总的来说值得一读`); elsewhere only a word or two
+    # (`短评：力荐`), so `测试很一般` stays a sentence.
+    room_cjk, room_words = (6, 3) if closing else (2, 1)
+    if _is_short(rest, room_cjk, room_words) and not CODE_OR_NUMBER_RE.search(rest):
         return match.group(0)
     return None
 
