@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +14,7 @@ from hypothesis import strategies as st
 
 from chatbot.answers import Answerer
 from chatbot.digest import Entry, Library, analyse_note, entry_id, parse_raw_text
+from tests.test_library import run_cli
 
 CURATORS = Path(__file__).with_name("curators")
 SECOND_HAND = CURATORS / "second-hand.txt"
@@ -25,7 +23,6 @@ HANDS: dict[str, Any] = yaml.safe_load(
 )
 EXPECT = HANDS["second-hand.txt"]
 REPO = "vllm-project/vllm"
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def read_hand(name: str) -> dict[int, Entry]:
@@ -208,23 +205,12 @@ def test_short_note_answer_is_the_whole_sentence_and_the_link_does_not_count(tmp
 
 
 def test_vllm_digest_ask_quotes_the_gotcha_of_an_english_note() -> None:
-    env = {**os.environ, "DIGEST_DIR": str(CURATORS)}
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "chatbot.cli",
-            "ask",
-            entry_id(REPO, "Speculative decoding: reject sampling without host sync"),
-            "what's the gotcha?",
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        timeout=60,
-        check=False,
+    proc = run_cli(
+        "ask",
+        entry_id(REPO, "Speculative decoding: reject sampling without host sync"),
+        "what's the gotcha?",
+        "--json",
+        digest_dir=CURATORS,
     )
     assert proc.returncode == 0, proc.stderr
     payload = json.loads(proc.stdout)
@@ -284,16 +270,7 @@ def test_validate_explain_shows_each_part_and_hints_at_what_is_missing(tmp_path:
         "坑：淘汰顺序和文档不一致。见 PR 45120。\n\nRetry fix\n\nMoves the retry into `Worker.run`.\n",
         encoding="utf-8",
     )
-    env = {**os.environ, "DIGEST_DIR": str(tmp_path)}
-    proc = subprocess.run(
-        [sys.executable, "-m", "chatbot.cli", "validate", "--explain", str(digest)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        timeout=60,
-        check=False,
-    )
+    proc = run_cli("validate", "--explain", str(digest), digest_dir=tmp_path)
     assert proc.returncode == 0, proc.stderr
     first, second = re.split(rf"^{re.escape(str(digest))}:\d+  ", proc.stdout, flags=re.MULTILINE)[1:]
     assert first.startswith("LoRA 锁粒度") and second.startswith("Retry fix")
@@ -310,16 +287,7 @@ def test_validate_explain_shows_each_part_and_hints_at_what_is_missing(tmp_path:
 
 def test_list_explain_json_gives_parts_and_hints(tmp_path: Path) -> None:
     (tmp_path / "d.txt").write_text(SECOND_HAND.read_text(encoding="utf-8"), encoding="utf-8")
-    env = {**os.environ, "DIGEST_DIR": str(tmp_path)}
-    proc = subprocess.run(
-        [sys.executable, "-m", "chatbot.cli", "list", "--explain", "--json"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        timeout=60,
-        check=False,
-    )
+    proc = run_cli("list", "--explain", "--json", digest_dir=tmp_path)
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout)
     assert len(rows) == len(EXPECT["entries"])
