@@ -16,7 +16,7 @@ from chatbot.digest.note_labels import vocabulary
 from chatbot.digest.note_layout import Section, layout
 
 INLINE_NUMBER_RE = re.compile(r"(?:^|(?<=[\s：:。；;，,】]))(\d{1,2})[.、)）](?![\d.])\s*")
-VERDICT_FOR_RE = re.compile(r"\s*(?:for|to)\s+\S|\s*给", re.IGNORECASE)
+VERDICT_FOR_RE = re.compile(r"\s*(?:for|to|if you)\s+\S", re.IGNORECASE)
 CJK_RE = re.compile(r"[\u3400-\u9fff]")
 # After a verdict word: punctuation, not more words (`推荐给…` is an audience, not a verdict).
 VERDICT_END_RE = re.compile(r"\s*(?:[，,。.!！;；:：—)）\n]|-\s|$)")
@@ -85,7 +85,6 @@ POSSESSIVE_RE = re.compile(
 SPEAKER_RE = re.compile(
     r"(?:^|(?<=[\n。！？!?；;])|(?<=[.!?] ))\s*([a-z][a-z0-9-]{1,38})\s*:\s+(?!//)", re.MULTILINE
 )
-NAME_BEFORE_VERB_RE = re.compile(r"(?<!['’]s )(?<![\w`@/.-])([A-Za-z][A-Za-z0-9-]{1,38})(?=\s)")
 HEAD_SEPARATORS = ("——", "：", ":", "，", ",", "；")
 
 
@@ -167,9 +166,7 @@ def find_people(text: str) -> list[str]:
     for m in SPEAKER_RE.finditer(plain):
         if vocab.label_kind(m.group(1)) is None:
             found.append((m.start(1), m.group(1)))
-    for m in NAME_BEFORE_VERB_RE.finditer(plain):
-        if vocab.person_verb_re.match(plain, m.end()):
-            found.append((m.start(1), m.group(1)))
+    found.extend((m.start(1), m.group(1)) for m in vocab.person_before_verb_re.finditer(plain))
     names = [name for _, name in sorted(found)]
     return _dedupe([p for p in names if p.casefold() not in vocab.not_people and p.lower() != "the"])
 
@@ -225,7 +222,7 @@ def _tidy(text: str) -> str:
 
 def _caveat_text(text: str) -> str:
     """A caveat without its `注意：` label; other lead-ins carry meaning and stay."""
-    return clean(re.sub(r"^(?:注意|需要注意|风险|提醒|待确认|遗留问题)\s*[：:，,]\s*", "", text))
+    return _tidy(re.sub(r"^(?:注意|需要注意|风险|提醒|待确认|遗留问题)\s*[：:，,]\s*", "", text))
 
 
 @dataclass
@@ -235,6 +232,7 @@ class _Reading:
     body: list[str] = field(default_factory=list)
     enum_intro: str | None = None
     why_label: str | None = None
+    verdict_labelled: bool = False
 
 
 def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
@@ -290,22 +288,10 @@ def _read_labelled(section: Section, parts: NoteParts, reading: _Reading) -> Non
             return
     items = section.items or _section_items(section.text, lists=section.kind == "focus")
     if section.kind == "verdict":
-        value = clean(section.text.split("\n")[0])
-        if section.label and vocabulary().verdict_re.fullmatch(section.label):
-            # `【推荐】强烈推荐。…`: the label is the verdict, or the words right after it.
-            said = _verdict_sentence(sentences(section.text)[0], closing=False) if section.text else None
-            parts.verdict = parts.verdict or said or section.label
-            _read_prose(Section(None, section.text), parts, reading, opening=False)
-            return
-        found = _verdict_sentence(value, closing=True) if value else None
-        if parts.verdict is None:
-            parts.verdict = found or (f"{section.label}：{value}" if value else section.label)
-        rest = clean(section.text[len(section.text.split("\n")[0]) :])
-        if rest:
-            _read_prose(Section(None, rest), parts, reading, opening=False)
+        _read_verdict(section, parts, reading)
     elif section.kind == "why":
         if section.text and reading.why_label is None:
-            reading.why_label = clean(section.text)
+            reading.why_label = _tidy(section.text)
     elif section.kind == "focus":
         parts.highlights.extend(t for t in (_tidy(i) for i in items) if t)
         if section.lead and reading.enum_intro is None and not section.items:
@@ -326,12 +312,35 @@ def _only_refs(sentence: str) -> bool:
     return not re.sub(r"[\s、，,;；:：.。()（）]+", "", rest)
 
 
+def _read_verdict(section: Section, parts: NoteParts, reading: _Reading) -> None:
+    """`结论：值得一读`, `推荐指数：高`, `【推荐】强烈推荐。…`: a labelled verdict wins over one in prose."""
+    vocab = vocabulary()
+    found = sentences(section.text)
+    value = _tidy(found[0]) if found else ""
+    said = _verdict_sentence(value, closing=True) if value else None
+    rest = section.text[section.text.find(found[0]) + len(found[0]) :] if said else section.text
+    if section.label and vocab.verdict_re.fullmatch(section.label):
+        verdict = said or section.label
+    elif said and vocab.verdict_re.fullmatch(said):
+        verdict = said
+    else:
+        short = value and _is_short(value, 12, 4)
+        verdict = f"{section.label}：{value}" if short else (section.label or value)
+        rest = section.text[section.text.find(found[0]) + len(found[0]) :] if short else section.text
+    if not reading.verdict_labelled:
+        parts.verdict = verdict
+        reading.verdict_labelled = True
+    if clean(rest):
+        _read_prose(Section(None, clean(rest)), parts, reading, opening=False)
+
+
 def _own_text(text: str, kind: str) -> tuple[str, str]:
     """The section's text and what follows it: `风险：A。适合做 X 的人。` ends before `适合`."""
     found = sentences(text)
     for sentence in found[1:]:
         other = (
             _verdict_sentence(sentence, closing=False)
+            or len(MARKER_RE.findall(sentence)) >= 2
             or find_people(sentence)
             or _only_refs(sentence)
             or (kind != "audience" and _is_audience(sentence))
@@ -414,7 +423,7 @@ def _read_prose(section: Section, parts: NoteParts, reading: _Reading, opening: 
             continue  # the lead-in of the list that follows
         reading.body.append(body_sentence)
     if section.items:
-        lead = clean(sentences(text or "")[-1]) if text and sentences(text) else None
+        lead = clean(all_sentences[-1]) if all_sentences else None
         _take_items(section.items, lead, parts, reading, listed=True)
 
 

@@ -18,7 +18,7 @@ from chatbot.digest.note_labels import NoteVocabulary, PartKind, vocabulary
 _BOUNDARY = frozenset("\n。！？!?；;】")
 _BRACKET_LABEL_RE = re.compile(r"【([^】\n]{1,16})】|\[([A-Za-z][A-Za-z ;'/-]{0,28})\](?!\()")
 # A colon that can close a label: not the one of `https://`, not one between digits (`12:30`).
-_LATIN_ENDS = frozenset({". ", "! ", "? "})
+_BOUNDARY_RE = re.compile(r"[\n。！？!?；;】]|[.!?] ")
 _COLON_RE = re.compile(r"[：:](?!//)(?!\d)")
 _MAX_LABEL = 24
 # A list line: `1.`, `1)`, `1、`, `(1)`, `-`, `*`, `•`, `①`.
@@ -54,11 +54,10 @@ def _colon_labels(text: str, vocab: NoteVocabulary) -> list[_Label]:
     found: list[_Label] = []
     for match in _COLON_RE.finditer(text):
         colon = match.start()
-        start = colon
-        while start > 0 and colon - start <= _MAX_LABEL:
-            if text[start - 1] in _BOUNDARY or text[max(start - 2, 0) : start] in _LATIN_ENDS:
-                break
-            start -= 1
+        window_start = max(colon - _MAX_LABEL - 1, 0)
+        start = window_start
+        for boundary in _BOUNDARY_RE.finditer(text, window_start, colon):
+            start = boundary.end()
         origin = start
         raw = text[start:colon]
         stripped = raw.lstrip(" \t*-•")
