@@ -21,6 +21,7 @@ sys.path.insert(0, str(ROOT))
 
 import argparse  # noqa: E402
 import http.client  # noqa: E402
+import json  # noqa: E402
 import multiprocessing as mp  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
@@ -164,16 +165,6 @@ def measure_rounds(
     return results
 
 
-def distinct_topic_throughput(fake: Any, rounds: int, requests: int, concurrency: int) -> dict[str, float]:
-    """Median throughput (commands/s) of ours and the bare app, and the median per-round ratio."""
-    results = measure_rounds(fake, rounds, requests, concurrency)
-    return {
-        "ours": statistics.median(r["ours"]["rps"] for r in results),
-        "bare": statistics.median(r["bare"]["rps"] for r in results),
-        "ratio": statistics.median(r["ours"]["rps"] / r["bare"]["rps"] for r in results),
-    }
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -181,6 +172,7 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=1000)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=5, help="alternate the servers this many times")
+    parser.add_argument("--json", action="store_true", help="one JSON line of medians (for bench/scale.py)")
     args = parser.parse_args()
 
     from tests.fakeslack import FakeSlack
@@ -196,6 +188,11 @@ def main() -> int:
     def ratio(key: str) -> float:
         return statistics.median(r["ours"][key] / r["bare"][key] for r in rounds)
 
+    if args.json:
+        keys = ("p50", "p99", "mean", "rps")
+        summary = {kind: {k: median(kind, k) for k in keys} for kind in ("ours", "bare")}
+        print(json.dumps({**summary, "ratio": {k: ratio(k) for k in keys}}))
+        return 0
     print(
         f"{args.requests} signed slash commands × {args.rounds} rounds (medians), every text a topic not "
         f"asked before; {args.concurrency} concurrent keep-alive clients, loopback"

@@ -16,7 +16,7 @@ from functools import lru_cache
 from itertools import chain
 from typing import Literal
 
-from chatbot.answers.clause_ranker import rank_pieces
+from chatbot.answers.clause_ranker import rank_pieces, warm_up
 from chatbot.answers.intents import Intent, classify, has_cjk
 from chatbot.digest import Entry, Library, Ref, clauses, clean, sentences, split_top_level
 
@@ -305,6 +305,9 @@ class _TagIndex:
         return cls(entries, ordered, by_tag)
 
 
+# Related entries probed for an answer of the question's kind, closest first: bounded, so an
+# answer costs the same in a library of a hundred entries or of a hundred thousand.
+MAX_PROBES = 32
 # The probe for each related entry asks the kind of the same question again.
 _classify = lru_cache(maxsize=256)(classify)
 
@@ -321,6 +324,9 @@ class Answerer:
         # Whether an entry's note answers a kind of question; "other" depends on the words, so it is not kept.
         self._has_answer: dict[tuple[str, str, Intent], bool] = {}
         self._tag_index: _TagIndex | None = None
+        # Built now, not on the first answer: the tag index and the phrasing data files.
+        self._topics()
+        warm_up()
 
     def answer(self, entry: Entry, question: str) -> Answer:
         # "<@U123> 重点看什么？" asks 重点看什么; a question is a line or two, not a pasted log.
@@ -348,18 +354,25 @@ class Answerer:
         self, entry: Entry, limit: int = 2, keep: Callable[[Entry], bool] | None = None
     ) -> list[Entry]:
         """Other entries of the library sharing the most tags with this one (and passing `keep`),
-        ties in digest order. Looked up by tag, and `keep` asked only until `limit` pass: a scan
-        of the library per answer stalled every ack on a 10k-entry library."""
+        ties in digest order. Looked up by tag, and `keep` asked of at most `MAX_PROBES` of the
+        closest: a scan of the library per answer stalled every ack on a 10k-entry library."""
         topics = self._topics()
         shared = Counter(
             chain.from_iterable(topics.by_tag.get(tag, ()) for tag in {t.casefold() for t in entry.tags})
         )
         candidates = sorted((-count, rank) for rank, count in shared.items())
         out: list[Entry] = []
+        probes = 0
         for _, rank in candidates:
             other = topics.ordered[rank]
-            if other.id == entry.id or (keep is not None and not keep(other)):
+            if other.id == entry.id:
                 continue
+            if keep is not None:
+                if probes >= MAX_PROBES:
+                    break
+                probes += 1
+                if not keep(other):
+                    continue
             out.append(other)
             if len(out) >= limit:
                 break
