@@ -308,7 +308,7 @@ class _TagIndex:
 # Related entries probed for an answer of the question's kind, closest first: bounded, so an
 # answer costs the same in a library of a hundred entries or of a hundred thousand.
 MAX_PROBES = 32
-# The probe for each related entry asks the kind of the same question again.
+# A question's kind: asked again by every probe, and the same phrasings recur across threads.
 _classify = lru_cache(maxsize=256)(classify)
 
 
@@ -331,7 +331,7 @@ class Answerer:
     def answer(self, entry: Entry, question: str) -> Answer:
         # "<@U123> 重点看什么？" asks 重点看什么; a question is a line or two, not a pasted log.
         question = SLACK_TOKEN_RE.sub(" ", question)[:MAX_QUESTION_CHARS]
-        intent = classify(question)
+        intent = _classify(question)
         if intent == "summary" and _names_code_of(entry, question):
             intent = "other"  # "asyncio.all_tasks 是干嘛的" asks about that name, not the whole PR
         lang = _lang(question)
