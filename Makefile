@@ -35,7 +35,9 @@ bench: install
 	$(BIN)/python bench/scale.py
 	$(BIN)/python bench/search.py --cold-runs 3
 	$(BIN)/python bench/answers.py
+	$(BIN)/python bench/notes.py
 	$(BIN)/python bench/followups.py
+	$(BIN)/python bench/observability.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
