@@ -163,6 +163,38 @@ def test_permanent_slack_errors_are_one_line_and_not_retried(
     store.close()
 
 
+@pytest.mark.parametrize(
+    ("status", "error", "bare", "answered"),
+    [
+        (500, None, True, "Received a response in a non-JSON format"),
+        (502, None, True, "Received a response in a non-JSON format"),
+        (500, "an_error_code_slack_adds_later", False, "an_error_code_slack_adds_later"),
+    ],
+)
+def test_a_5xx_without_a_known_error_code_is_transient(
+    status: int,
+    error: str | None,
+    bare: bool,
+    answered: str,
+    fake_slack: FakeSlack,
+    tmp_path: Path,
+    seed_library: Library,
+) -> None:
+    tries = 3 if status in (500, 503) else 1  # the client retries 500 and 503 twice itself
+    fake_slack.fail("chat.postMessage", status=status, error=error, bare=bare, times=tries)
+    store, poster = sqlite_poster(tmp_path, fake_slack, seed_library)
+    result = poster.run(CHANNEL, dt.date(2026, 9, 1))
+    assert result.status is Status.FAILED and result.retry_later
+    assert [c.status for c in fake_slack.calls("chat.postMessage")] == [status] * tries
+    assert answered in result.detail and f"(HTTP {status}); will retry" in result.detail
+    assert "\n" not in result.line()
+    assert daily_messages(fake_slack) == []
+    assert store.daily_post(CHANNEL, dt.date(2026, 9, 1)) is None  # released for the next run
+    again = poster.run(CHANNEL, dt.date(2026, 9, 1))
+    assert again.status is Status.POSTED and len(daily_messages(fake_slack)) == 1
+    store.close()
+
+
 def test_rate_limit_is_retried_inside_the_run(
     fake_slack: FakeSlack, tmp_path: Path, seed_library: Library
 ) -> None:

@@ -12,12 +12,14 @@ Which events are answered (`route`):
   the bot does not own, and top-level messages without a mention (their mention, if any, comes
   as its own `app_mention`).
 
-Once per message: Slack retries an event it did not see acknowledged (same event id), and a
-reply in an owned thread that mentions the bot arrives twice (`message` and `app_mention`, two
-event ids, one message ts). Before answering, the handler marks the event id and then
-(channel, ts) in the `HandledEvents` store; either one already there means another delivery
-(in this process, another replica, or before a restart) took it. The mark comes before the post:
-a crash in between loses that answer rather than risking two.
+Once per message: Slack retries an event it did not see acknowledged (same event id, same
+message), and a reply in an owned thread that mentions the bot arrives twice (`message` and
+`app_mention`, two event ids, one message ts). Every such delivery carries the message's
+(channel, ts), so that is the one mark: before answering, the handler marks it in the
+`HandledEvents` store; already there means another delivery (in this process, another replica,
+or before a restart) took it. An event-id mark would add a write per answer and catch nothing
+more. The mark comes before the post: a crash in between loses that answer rather than risking
+two.
 """
 
 from __future__ import annotations
@@ -68,8 +70,6 @@ BARE_MENTION_QUESTION: dict[Language, str] = {"zh": "一句话总结", "en": "tl
 class HandledEvents(Protocol):
     """Dedup of deliveries; the SQL store implements it across processes."""
 
-    def mark_event_handled(self, event_id: str) -> bool: ...
-
     def mark_message_handled(self, channel: str, message_ts: str) -> bool: ...
 
 
@@ -80,18 +80,13 @@ class InMemoryHandledEvents:
         self._seen: set[str] = set()
         self._lock = threading.Lock()
 
-    def _mark(self, key: str) -> bool:
+    def mark_message_handled(self, channel: str, message_ts: str) -> bool:
+        key = f"{channel}:{message_ts}"
         with self._lock:
             if key in self._seen:
                 return False
             self._seen.add(key)
             return True
-
-    def mark_event_handled(self, event_id: str) -> bool:
-        return self._mark(f"event:{event_id}")
-
-    def mark_message_handled(self, channel: str, message_ts: str) -> bool:
-        return self._mark(f"message:{channel}:{message_ts}")
 
 
 @dataclass(frozen=True)
@@ -222,11 +217,14 @@ class FollowUps:
         where = route(delivery, self.threads.entry_for)
         if where is None:
             return
-        if delivery.event_id and not self.handled.mark_event_handled(delivery.event_id):
-            log.info("event %s (retry %d) already handled", delivery.event_id, delivery.retry)
-            return
         if not self.handled.mark_message_handled(where.channel, where.message_ts):
-            log.info("message %s %s already answered", where.channel, where.message_ts)
+            log.info(
+                "event %s (retry %d): message %s %s already answered",
+                delivery.event_id,
+                delivery.retry,
+                where.channel,
+                where.message_ts,
+            )
             return
         reply = self.reply(where)
         try:
