@@ -6,7 +6,9 @@ must ask Slack for exactly these (a test checks it).
 
 from __future__ import annotations
 
+import logging
 from concurrent.futures import Executor
+from typing import Any
 
 from slack_bolt import App
 from slack_sdk import WebClient
@@ -16,6 +18,8 @@ from chatbot.slack.handlers import actions, messages
 from chatbot.slack.handlers.actions import ActionHandlers
 from chatbot.slack.handlers.command import CommandHandler
 from chatbot.slack.handlers.messages import FollowUpHandler
+
+log = logging.getLogger(__name__)
 
 # Slack event type → manifest bot events that deliver it.
 SUBSCRIBED_EVENTS: dict[str, tuple[str, ...]] = {
@@ -48,7 +52,11 @@ def build_slack_app(
         signing_secret=signing_secret,
         process_before_response=True,
         listener_executor=listener_executor,
+        # One filter for whose messages are answered: handlers/followups.py `triage`, which
+        # also knows other bots and subtypes and logs why it skips.
+        ignoring_self_events_enabled=False,
     )
+    app.error(log_error)
     app.command(ids.COMMAND)(command)
     app.action(ids.pattern(ids.SHARE_ENTRY))(ack=actions.just_ack, lazy=[buttons.share])
     app.action(ids.pattern(ids.MORE_RESULTS))(ack=actions.just_ack, lazy=[buttons.more])
@@ -57,3 +65,12 @@ def build_slack_app(
     for event_type in SUBSCRIBED_EVENTS:
         app.event(event_type)(ack=messages.just_ack, lazy=[on_message])
     return app
+
+
+def log_error(error: Exception, body: dict[str, Any]) -> None:
+    """Bolt's error handler: a listener or middleware raised; one line saying what and which
+    request (the traceback at DEBUG). Slack gets Bolt's 500 and retries events."""
+    event = body.get("event") or {}
+    what = body.get("command") or event.get("type") or body.get("type") or "request"
+    log.error("slack %s failed: %s: %s", what, type(error).__name__, error)
+    log.debug("slack %s failed", what, exc_info=error)

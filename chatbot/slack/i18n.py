@@ -77,6 +77,10 @@ CATALOGUE: dict[str, dict[Language, str]] = {
         "en": "That entry is no longer in the digest.",
     },
     "error": {"zh": "出错了，请稍后再试。", "en": "Something went wrong; please try again."},
+    "followup.failed": {
+        "zh": "抱歉，这个问题没能回答出来，请稍后再问一次。",
+        "en": "Sorry, I could not answer that; please ask again in a moment.",
+    },
 }
 
 

@@ -111,20 +111,25 @@ class Route:
     entry_id: str | None = None
 
 
-def route(delivery: Delivery, owner_of: Callable[[str, str], str | None]) -> Route | None:
-    """The rules of the module docstring; `owner_of(channel, thread_ts)` is the registry lookup."""
+def triage(delivery: Delivery, owner_of: Callable[[str, str], str | None]) -> Route | str:
+    """The rules of the module docstring: a Route, or why the event is skipped (for the log).
+    `owner_of(channel, thread_ts)` is the registry lookup."""
     event = delivery.event
     kind = event.get("type")
     subtype = event.get("subtype")
     if kind not in ("message", "app_mention"):
-        return None
-    if event.get("bot_id") or subtype == "bot_message" or event.get("hidden"):
-        return None
+        return f"event type {kind}"
+    if event.get("bot_id") or subtype == "bot_message":
+        return "a bot's message"
+    if event.get("hidden"):
+        return "a hidden message"
     if subtype is not None and subtype not in ANSWERED_SUBTYPES:
-        return None
+        return f"subtype {subtype}"
     user, channel, ts = event.get("user"), event.get("channel"), event.get("ts")
-    if not user or not channel or not ts or user == delivery.bot_user_id:
-        return None
+    if not user or not channel or not ts:
+        return "no user, channel or ts"
+    if user == delivery.bot_user_id:
+        return "the bot's own message"
     text = str(event.get("text") or "")
     thread_ts = event.get("thread_ts")
     if thread_ts and thread_ts != ts:
@@ -133,7 +138,15 @@ def route(delivery: Delivery, owner_of: Callable[[str, str], str | None]) -> Rou
             return Route("entry", str(channel), str(ts), str(thread_ts), text, entry_id)
     if kind == "app_mention":
         return Route("search", str(channel), str(ts), str(thread_ts or ts), text)
-    return None
+    if thread_ts and thread_ts != ts:
+        return "a reply in a thread the bot does not own"
+    return "a channel message without a mention"
+
+
+def route(delivery: Delivery, owner_of: Callable[[str, str], str | None]) -> Route | None:
+    """The Route of an event, None when it is skipped (`triage` says why)."""
+    where = triage(delivery, owner_of)
+    return where if isinstance(where, Route) else None
 
 
 def strip_mentions(text: str) -> str:
@@ -214,20 +227,21 @@ class FollowUps:
         self._prune_lock = threading.Lock()
 
     def __call__(self, delivery: Delivery, client: WebClient) -> None:
-        where = route(delivery, self.threads.entry_for)
-        if where is None:
+        where = triage(delivery, self.threads.entry_for)
+        if isinstance(where, str):
+            log.debug("event %s skipped: %s", delivery.event_id, where)
             return
         if not self.handled.mark_message_handled(where.channel, where.message_ts):
-            log.info(
-                "event %s (retry %d): message %s %s already answered",
+            log.debug(
+                "event %s (retry %d) skipped: message %s %s already answered",
                 delivery.event_id,
                 delivery.retry,
                 where.channel,
                 where.message_ts,
             )
             return
-        reply = self.reply(where)
         try:
+            reply = self.reply(where)
             client.chat_postMessage(
                 channel=where.channel,
                 thread_ts=where.reply_ts,
@@ -236,9 +250,21 @@ class FollowUps:
                 unfurl_links=False,
                 unfurl_media=False,
             )
-        except (SlackApiError, SlackClientError) as exc:
-            log.warning("follow-up answer in %s %s failed: %s", where.channel, where.reply_ts, exc)
+        except Exception as exc:  # the mark is taken: without a word the asker waits for nothing
+            log.warning("follow-up answer in %s %s failed: %r", where.channel, where.reply_ts, exc)
+            self.apologise(where, client)
         self.prune()
+
+    def apologise(self, where: Route, client: WebClient) -> None:
+        """Say in the thread that answering failed: Slack's retries of this message are
+        deduplicated away, so asking again is the asker's only way to an answer."""
+        language = query_language(strip_mentions(where.text), self.language)
+        try:
+            client.chat_postMessage(
+                channel=where.channel, thread_ts=where.reply_ts, text=Texts(language)("followup.failed")
+            )
+        except (SlackApiError, SlackClientError) as exc:
+            log.warning("apology in %s %s failed too: %s", where.channel, where.reply_ts, exc)
 
     def prune(self) -> None:
         """Drop dedup marks older than `keep_handled`, at most every PRUNE_EVERY seconds, when
