@@ -43,7 +43,7 @@ def build_slack_app(
     signing_secret: str,
     command: CommandHandler,
     buttons: ActionHandlers,
-    follow_up: FollowUpHandler | None,
+    follow_up: FollowUpHandler,
     listener_executor: Executor,
 ) -> App:
     """A Bolt app whose listeners acknowledge first; answers never hold the HTTP response long."""
@@ -63,7 +63,7 @@ def build_slack_app(
     app.action(ids.pattern(ids.OPEN_PR))(actions.just_ack)
     on_message = messages.follow_up_listener(follow_up)
     for event_type in SUBSCRIBED_EVENTS:
-        app.event(event_type)(ack=messages.just_ack, lazy=[on_message])
+        app.event(event_type)(ack=actions.just_ack, lazy=[on_message])
     return app
 
 

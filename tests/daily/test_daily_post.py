@@ -16,8 +16,6 @@ from pathlib import Path
 import pytest
 
 from chatbot.daily.poster import (
-    CRASH_AFTER_POST_ENV,
-    CRASH_EXIT_CODE,
     DAILY_EVENT_TYPE,
     DailyPoster,
     Status,
@@ -26,7 +24,7 @@ from chatbot.daily.poster import (
 )
 from chatbot.digest.library import Library
 from chatbot.store import SqlStore
-from chatbot.wiring import daily_message
+from chatbot.wiring import CRASH_AFTER_POST_ENV, CRASH_EXIT_CODE, daily_message
 from tests.fakeslack import FakeSlack
 
 ROOT = Path(__file__).resolve().parents[2]

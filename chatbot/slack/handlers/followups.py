@@ -72,12 +72,14 @@ class HandledEvents(Protocol):
 
     def mark_message_handled(self, channel: str, message_ts: str) -> bool: ...
 
+    def prune_handled_events(self, older_than: dt.datetime) -> int: ...
+
 
 class InMemoryHandledEvents:
     """HandledEvents for one process (console, tests without a database)."""
 
     def __init__(self) -> None:
-        self._seen: set[str] = set()
+        self._seen: dict[str, dt.datetime] = {}
         self._lock = threading.Lock()
 
     def mark_message_handled(self, channel: str, message_ts: str) -> bool:
@@ -85,8 +87,15 @@ class InMemoryHandledEvents:
         with self._lock:
             if key in self._seen:
                 return False
-            self._seen.add(key)
+            self._seen[key] = dt.datetime.now(dt.UTC)
             return True
+
+    def prune_handled_events(self, older_than: dt.datetime) -> int:
+        with self._lock:
+            old = [key for key, at in self._seen.items() if at < older_than]
+            for key in old:
+                del self._seen[key]
+            return len(old)
 
 
 @dataclass(frozen=True)
@@ -267,18 +276,14 @@ class FollowUps:
             log.warning("apology in %s %s failed too: %s", where.channel, where.reply_ts, exc)
 
     def prune(self) -> None:
-        """Drop dedup marks older than `keep_handled`, at most every PRUNE_EVERY seconds, when
-        the store can (the SQL store; the in-memory one lives as long as the process)."""
-        prune = getattr(self.handled, "prune_handled_events", None)
-        if prune is None:
-            return
+        """Drop dedup marks older than `keep_handled`, at most every PRUNE_EVERY seconds."""
         now = self.clock()
         with self._prune_lock:
             if now - self._pruned_at < PRUNE_EVERY:
                 return
             self._pruned_at = now
         try:
-            removed = prune(dt.datetime.now(dt.UTC) - self.keep_handled)
+            removed = self.handled.prune_handled_events(dt.datetime.now(dt.UTC) - self.keep_handled)
         except Exception:
             log.exception("pruning handled events failed")
             return
