@@ -12,6 +12,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from chatbot.settings import Settings, SettingsError, load_settings
 
@@ -44,13 +45,43 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
             f"vllm-digest ask: no entry {args.entry!r} (use an id, PR number, #N or PR URL)", file=sys.stderr
         )
         return 1
-    answer = Answerer(library).answer(entry, " ".join(args.question))
+    question = " ".join(args.question)
+    answerer = Answerer(library)
+    answer = answerer.answer(entry, question)
+    model = _model_answer(settings, answerer, entry, question) if args.llm else None
     if args.json:
         payload = {"entry": entry.id, "pr": entry.pr, **answer.to_json()}
+        if model is not None:
+            payload["model"] = model
         print(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
         print(answer.text)
+        if model is not None:
+            print(f"\n--- model ({model['status']}) ---\n{model.get('answer') or model.get('reason')}")
     return 0
+
+
+def _model_answer(settings: Settings, answerer: Any, entry: Any, question: str) -> dict[str, Any]:
+    """The model server's answer beside the extractive one: its text, and whether it was grounded."""
+    from chatbot.answers.grounding import ungrounded
+    from chatbot.answers.model_prompt import answer_language, entry_messages
+    from chatbot.llm import ModelError
+    from chatbot.llm.client import probe
+    from chatbot.wiring import build_model_client
+
+    client = build_model_client(settings)
+    if client is None:
+        return {"status": "off", "reason": "LLM_BASE_URL is not set"}
+    lang = answer_language(question, settings.language)
+    related = answerer.same_topic_entries(entry, limit=3)
+    try:
+        text = probe(client, entry_messages(entry, question, lang, related)).strip()
+    except ModelError as exc:
+        return {"status": "failed", "reason": str(exc)}
+    missing = ungrounded(text, [entry])
+    if missing:
+        return {"status": "ungrounded", "answer": text, "reason": "not in the entry: " + ", ".join(missing)}
+    return {"status": "grounded", "answer": text}
 
 
 def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
@@ -75,11 +106,10 @@ def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Socket Mode when SLACK_APP_TOKEN is set, else HTTP (uvicorn) on --port / PORT."""
-    import logging
-
+    from chatbot.observability import configure_logging
     from chatbot.wiring import build, build_store
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(settings.log_format)
     from slack_bolt.error import BoltError
     from slack_sdk.errors import SlackApiError, SlackClientError
 
@@ -94,7 +124,14 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     from chatbot.slack.server import HttpServer, asgi_app
 
-    server = HttpServer(asgi_app(bot.app, bot.health), port=args.port or settings.port)
+    server = HttpServer(
+        asgi_app(bot.app, bot.health, bot.metrics.exposition), port=args.port or settings.port
+    )
+    if settings.metrics_port:
+        from prometheus_client import start_http_server
+
+        start_http_server(settings.metrics_port, registry=bot.metrics.registry)
+        print(f"vllm-digest: GET /metrics on port {settings.metrics_port}", file=sys.stderr)
     if settings.slack_app_token:
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
@@ -105,6 +142,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         print(f"vllm-digest: HTTP on port {server.port}, POST /slack/events, GET /healthz", file=sys.stderr)
     if bot.scheduler is not None:
         bot.scheduler.start()
+    if bot.curator_jobs is not None:
+        bot.curator_jobs.start()
     server.serve_forever()
     bot.close()
     return 0
@@ -229,6 +268,35 @@ def cmd_post_today(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if result.ok else 1
 
 
+def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
+    """The curator report over the usage tables: gaps, top queries, entries, unanswered questions."""
+    from chatbot.store import SqlStore
+    from chatbot.usage.report import build_report, parse_since, render_text
+
+    now = dt.datetime.now(dt.UTC)
+    try:
+        since = parse_since(args.since, now)
+    except ValueError as exc:
+        print(f"vllm-digest stats: --since: {exc}", file=sys.stderr)
+        return 2
+    library = _library(settings)
+
+    def describe(entry_id: str) -> tuple[str, int | None]:
+        entry = library.get(entry_id)
+        return (entry.title, entry.pr) if entry else ("(no longer in the digest)", None)
+
+    store = SqlStore.open(settings.database_url)
+    try:
+        report = build_report(store.engine, since, now, describe)
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+    else:
+        print(render_text(report))
+    return 0
+
+
 def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
     """`db upgrade`: apply the shipped migrations to DATABASE_URL."""
     from chatbot.store import SqlStore
@@ -275,6 +343,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("entry", help="entry id, PR number or PR URL")
     p.add_argument("question", nargs="+")
     p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--llm", action="store_true", help="also ask the model server (LLM_BASE_URL) and show both"
+    )
     p.set_defaults(func=cmd_ask)
 
     p = sub.add_parser("today", help="which entry would be the PR of the day (does not post)")
@@ -293,6 +364,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("console", help="a local chat that runs the same handlers as Slack")
     p.set_defaults(func=cmd_console)
+
+    p = sub.add_parser("stats", help="curator report: searches, queries with no match, entries, votes")
+    p.add_argument("--since", default="30d", help="a span (30d, 12h, 2w) or a date YYYY-MM-DD")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_stats)
 
     p = sub.add_parser("db", help="database maintenance")
     p.add_argument("action", choices=["upgrade"])

@@ -38,13 +38,17 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from chatbot.answers import Answer, Answerer
+from chatbot.answers.model_prompt import answer_language
 from chatbot.digest import Entry
 from chatbot.slack import action_ids as ids
 from chatbot.slack import blocks
+from chatbot.slack.feedback import feedback_row
 from chatbot.slack.handlers.command import Searchable
+from chatbot.slack.handlers.model_answers import ModelAnswers, entry_link
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.mrkdwn import MAX_SECTION_TEXT, escape, link, truncate
 from chatbot.store import ThreadRegistry
+from chatbot.usage import FeedbackTarget
 
 log = logging.getLogger(__name__)
 
@@ -158,6 +162,18 @@ def route(delivery: Delivery, owner_of: Callable[[str, str], str | None]) -> Rou
     return where if isinstance(where, Route) else None
 
 
+_QUESTION_WORDS = re.compile(
+    r"^(?:what|which|why|how|who|when|where|is|are|does|do|can|should|could|would|will)\b"
+    r"|[?？]\s*$|什么|怎么|为什么|哪些|哪个|哪|吗|呢|多少|是否|如何|应该",
+    re.I,
+)
+
+
+def is_question(text: str) -> bool:
+    """A mention that asks something ("which PRs touch CUDA graphs?") rather than names a topic."""
+    return bool(_QUESTION_WORDS.search(text.strip()))
+
+
 def strip_mentions(text: str) -> str:
     """The words of a mention: `<@BOT> speculative decoding` → `speculative decoding`."""
     return " ".join(_SLACK_TOKEN.sub(" ", text).split())
@@ -181,8 +197,17 @@ def answer_mrkdwn(text: str) -> str:
     return truncate(linked, MAX_SECTION_TEXT)
 
 
-def render_answer(answer: Answer) -> blocks.Message:
-    return blocks.message(answer.text, [blocks.section(answer_mrkdwn(answer.text))])
+def answer_rating(where: Route, entry: Entry, answer: Answer) -> FeedbackTarget:
+    """What 👍/👎 under an answer rate: this answer (the question's message) about this entry."""
+    return FeedbackTarget("answer", f"{where.channel}:{where.message_ts}", entry.id, answer.intent)
+
+
+def render_answer(answer: Answer, feedback: FeedbackTarget | None = None) -> blocks.Message:
+    """The answer, with 👍/👎 under it when `feedback` names what they rate."""
+    shown = [blocks.section(answer_mrkdwn(answer.text))]
+    if feedback is not None:
+        shown.append(feedback_row(feedback, answer.lang))
+    return blocks.message(answer.text, shown)
 
 
 def render_top_results(index: Searchable, query: str, lang: Language) -> blocks.Message:
@@ -223,6 +248,7 @@ class FollowUps:
         *,
         keep_handled: dt.timedelta = KEEP_HANDLED,
         clock: Callable[[], float] = time.monotonic,
+        model: ModelAnswers | None = None,
     ) -> None:
         self.answerer = answerer
         self.lookup = lookup
@@ -232,6 +258,7 @@ class FollowUps:
         self.language: Language = language
         self.keep_handled = keep_handled
         self.clock = clock
+        self.model = model
         self._pruned_at = -math.inf
         self._prune_lock = threading.Lock()
 
@@ -241,7 +268,7 @@ class FollowUps:
             log.debug("event %s skipped: %s", delivery.event_id, where)
             return
         if not self.handled.mark_message_handled(where.channel, where.message_ts):
-            log.debug(
+            log.info(  # a retry or a second delivery: worth seeing at the default level
                 "event %s (retry %d) skipped: message %s %s already answered",
                 delivery.event_id,
                 delivery.retry,
@@ -250,15 +277,16 @@ class FollowUps:
             )
             return
         try:
-            reply = self.reply(where)
-            client.chat_postMessage(
-                channel=where.channel,
-                thread_ts=where.reply_ts,
-                text=reply["text"],
-                blocks=reply["blocks"],
-                unfurl_links=False,
-                unfurl_media=False,
-            )
+            if self.model is None or not self.answer_with_model(where, client, self.model):
+                reply = self.reply(where)
+                client.chat_postMessage(
+                    channel=where.channel,
+                    thread_ts=where.reply_ts,
+                    text=reply["text"],
+                    blocks=reply["blocks"],
+                    unfurl_links=False,
+                    unfurl_media=False,
+                )
         except Exception as exc:  # the mark is taken: without a word the asker waits for nothing
             log.warning("follow-up answer in %s %s failed: %r", where.channel, where.reply_ts, exc)
             self.apologise(where, client)
@@ -290,6 +318,39 @@ class FollowUps:
         if removed:
             log.info("pruned %d handled-event marks", removed)
 
+    def answer_with_model(self, where: Route, client: WebClient, model: ModelAnswers) -> bool:
+        """Stream the model's answer into the thread (True), or leave the event to `reply` (False):
+        a mention that is a topic rather than a question, or a question nothing in the digest is
+        about, gets today's answer."""
+        if where.kind == "entry":
+            entry = self.lookup(where.entry_id or "")
+            if entry is None:
+                return False
+            question = strip_mentions(where.text) or BARE_MENTION_QUESTION[self.language]
+            lang = answer_language(question, self.language)
+            answer = self.answerer.answer(entry, question)
+            source = Texts(lang).mrkdwn("extractive.source", markup={"link": entry_link(entry)})
+            rating = answer_rating(where, entry, answer)
+            fallback = render_answer(answer, rating)
+            fallback = {**fallback, "blocks": [*fallback["blocks"], blocks.context(source)]}
+            related = self.answerer.same_topic_entries(entry, limit=3)
+            model.answer_entry(
+                client, where.channel, where.reply_ts, entry, question, lang, fallback, related,
+                feedback=feedback_row(rating, lang),
+            )  # fmt: skip
+            return True
+        question = strip_mentions(where.text)
+        if not is_question(question):
+            return False
+        hits = self.index.search(question, limit=TOP_RESULTS).hits
+        if not hits:
+            return False
+        lang = answer_language(question, self.language)
+        fallback = render_top_results(self.index, question, query_language(question, self.language))
+        entries = [hit.entry for hit in hits]
+        model.answer_digest(client, where.channel, where.reply_ts, entries, question, lang, fallback)
+        return True
+
     def reply(self, where: Route) -> blocks.Message:
         """The message answering a routed event."""
         if where.kind == "search":
@@ -299,4 +360,5 @@ class FollowUps:
         entry = self.lookup(where.entry_id or "")
         if entry is None:
             return blocks.render_text(Texts(query_language(question, self.language))("entry.gone"))
-        return render_answer(self.answerer.answer(entry, question))
+        answer = self.answerer.answer(entry, question)
+        return render_answer(answer, answer_rating(where, entry, answer))
