@@ -246,23 +246,21 @@ def _daily_day(args: argparse.Namespace, settings: Settings) -> tuple[str, dt.da
 
 def cmd_today(args: argparse.Namespace, settings: Settings) -> int:
     """Which entry the channel gets on the day, and why; posts nothing."""
-    from chatbot.daily import pick_entry
-    from chatbot.store import SqlStore
+    from chatbot.store import DailyPost
+    from chatbot.wiring import build_daily_poster, build_store
 
     channel, day = _daily_day(args, settings)
     library = _library(settings)
-    store = SqlStore.open(settings.database_url)
+    poster = build_daily_poster(settings, library, build_store(settings))
     try:
-        done = store.daily_post(channel, day)
-        history = store.history(channel)
+        pick = poster.plan(channel, day)
     finally:
-        store.close()
-    if done is not None and done.posted:
-        entry = library.get(done.entry_id)
+        poster.store.close()
+    if isinstance(pick, DailyPost):
+        entry = library.get(pick.entry_id)
         title = entry.title if entry else "(no longer in the library)"
-        print(f"{channel} {day}: already posted {done.entry_id} {title} (ts {done.message_ts})")
+        print(f"{channel} {day}: already posted {pick.entry_id} {title} (ts {pick.message_ts})")
         return 0
-    pick = pick_entry(library.entries, history, channel, day)
     if pick is None:
         print(f"{channel} {day}: no entries in {settings.digest_dir}", file=sys.stderr)
         return 1

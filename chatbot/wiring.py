@@ -2,7 +2,8 @@
 
 `build(settings)` returns a `Bot` holding every piece; nothing else reads settings. Tests and the
 console pass replacements (an index wrapper, a `today` picker, a thread registry, a follow-up
-handler) as keyword arguments. The store, scheduler and answerer join here as they land.
+handler) as keyword arguments; with a store (serve) the daily poster and its scheduler are
+built too.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import contextvars
 import datetime as dt
 import logging
+import os
 import secrets
 import threading
 import time
@@ -167,7 +169,7 @@ class LiveIndex:
         return self.library.entries
 
     def newest(self) -> Entry | None:
-        """Stand-in for the PR of the day until the daily picker is wired."""
+        """The PR of the day where there is no store (console, `build` without one): the newest entry."""
         newest = self.latest(1)
         return newest[0] if newest else None
 
@@ -184,7 +186,7 @@ class Bot:
     client: WebClient
     app: App
     signing_secret: str
-    follow_up: FollowUpHandler | None = None
+    follow_up: FollowUpHandler
     executors: list[TrackedExecutor] = field(default_factory=list)
     store: SqlStore | None = None
     daily: DailyPoster | None = None
@@ -468,7 +470,21 @@ def build_daily_poster(
         daily_web_client(settings.slack_bot_token, settings.slack_api_url),
         lambda entry: daily_message(entry, settings.channel_language),
         threads=threads or store,
+        after_post=crash_after_post(),
     )
+
+
+# Test hook (tests/daily): exit right after Slack accepted the daily post, before the store
+# records it, as a process killed at the worst moment would.
+CRASH_AFTER_POST_ENV = "VLLM_DIGEST_CRASH_AFTER_POST"
+CRASH_EXIT_CODE = 75
+
+
+def crash_after_post() -> Callable[[], None] | None:
+    """The crash hook when VLLM_DIGEST_CRASH_AFTER_POST is set, else None."""
+    if not os.environ.get(CRASH_AFTER_POST_ENV):
+        return None
+    return lambda: os._exit(CRASH_EXIT_CODE)
 
 
 def build_daily_scheduler(

@@ -10,6 +10,7 @@ every call, can be told to fail, and lets a test wait for a call without sleepin
     client = WebClient(token="xoxb-test", base_url=fake.api_url)
     fake.fail("chat.postMessage", status=429, retry_after=0)
     fake.fail("chat.postMessage", error="channel_not_found")
+    fake.fail("chat.postMessage", status=502, bare=True)   # a proxy's HTML page, no Slack error code
     call = fake.wait_for("chat.postMessage")          # the first call, or AssertionError after 5 s
     fake.messages("C1")                               # what the channel holds, oldest first
     url = fake.response_url("abc")                    # a slash command's response_url
@@ -37,6 +38,8 @@ BOT_USER_ID = "UBOT0001"
 BOT_ID = "BBOT0001"
 TEAM_ID = "T0000001"
 
+# What a proxy in front of Slack answers for a bare 5xx: HTML, no JSON envelope, no error code.
+_BARE_BODY = b"<html><body><h1>%d</h1>upstream trouble</body></html>"
 # Form fields that Slack clients send as JSON strings.
 _JSON_FIELDS = ("blocks", "attachments", "metadata", "unfurls", "view")
 
@@ -60,11 +63,13 @@ class Call:
 
 @dataclass(frozen=True)
 class Failure:
-    """A queued failure: an HTTP status (500, 429 with Retry-After) or a Slack error code."""
+    """A queued failure: an HTTP status (500, 429 with Retry-After) or a Slack error code;
+    `bare`: a non-JSON body, as a proxy or load balancer in front of Slack answers."""
 
     status: int = 200
     error: str | None = None
     retry_after: int | None = None
+    bare: bool = False
 
 
 class FakeSlack:
@@ -136,19 +141,23 @@ class FakeSlack:
         status: int = 200,
         error: str | None = None,
         retry_after: int | None = None,
+        bare: bool = False,
         times: int = 1,
     ) -> None:
         """Queue `times` failures for the next calls of `method` ("response" for response URLs).
 
-        `status=500` answers HTTP 500; `status=429` answers 429 with `Retry-After: retry_after`
-        (default 1); `error="channel_not_found"` answers 200 `{"ok": false, "error": ...}`.
+        `status=500` answers HTTP 500 `{"ok": false, "error": "internal_error"}`; `status=429`
+        answers 429 with `Retry-After: retry_after` (default 1); `error="channel_not_found"`
+        answers 200 `{"ok": false, "error": ...}` (any status with `status=`); `bare=True`
+        answers the status with an HTML page instead of JSON, so no Slack error code at all.
         """
-        if status == 200 and error is None:
+        if status == 200 and (error is None or bare):
             raise ValueError("give an HTTP status other than 200 or a Slack error code")
         if status == 429 and retry_after is None:
             retry_after = 1
         with self._lock:
-            self._failures.setdefault(method, []).extend([Failure(status, error, retry_after)] * times)
+            failure = Failure(status, error, retry_after, bare)
+            self._failures.setdefault(method, []).extend([failure] * times)
 
     def calls(self, method: str | None = None) -> list[Call]:
         """Every recorded call (of one method), oldest first, failed ones included."""
@@ -226,7 +235,10 @@ class FakeSlack:
         with self._lock:
             failures = self._failures.get(method)
             failure = failures.pop(0) if failures else None
-            if failure is not None:
+            out: bytes | None = None
+            if failure is not None and failure.bare:
+                status, payload, out = failure.status, {}, _BARE_BODY % failure.status
+            elif failure is not None:
                 status, payload = self._failure_payload(failure)
             elif method == "response":
                 status, payload = 200, {"ok": True}
@@ -234,9 +246,11 @@ class FakeSlack:
                 status, payload = 200, self._answer(method, params)
             self._calls.append(Call(method, params, headers, request.path, status, payload))
             self._lock.notify_all()
-        out = b"ok" if method == "response" and status == 200 else json.dumps(payload).encode()
+        if out is None:
+            out = b"ok" if method == "response" and status == 200 else json.dumps(payload).encode()
         request.send_response(status)
-        request.send_header("Content-Type", "text/plain" if out == b"ok" else "application/json")
+        kind = "application/json" if out[:1] == b"{" else "text/html" if out[:1] == b"<" else "text/plain"
+        request.send_header("Content-Type", kind)
         request.send_header("Content-Length", str(len(out)))
         if failure is not None and failure.retry_after is not None:
             request.send_header("Retry-After", str(failure.retry_after))

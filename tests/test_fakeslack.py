@@ -55,6 +55,21 @@ def test_queued_errors_are_answered_in_order(fake_slack: FakeSlack) -> None:
     assert client(fake_slack).chat_postMessage(channel="C1", text="x")["ok"]
 
 
+def test_a_bare_5xx_has_no_slack_error_code(fake_slack: FakeSlack) -> None:
+    fake_slack.fail("chat.postMessage", status=502, bare=True)
+    fake_slack.fail("chat.postMessage", status=500, error="something_new")
+    with pytest.raises(SlackApiError) as bare:
+        client(fake_slack).chat_postMessage(channel="C1", text="x")
+    assert bare.value.response.status_code == 502
+    assert bare.value.response["error"] == (
+        "Received a response in a non-JSON format: <html><body><h1>502</h1>upstream trouble</body></html>"
+    )
+    with pytest.raises(SlackApiError) as unknown:
+        client(fake_slack).chat_postMessage(channel="C1", text="x")
+    assert (unknown.value.response.status_code, unknown.value.response["error"]) == (500, "something_new")
+    assert fake_slack.messages("C1") == []
+
+
 def test_server_errors_and_rate_limits_are_retried_by_slack_handlers(fake_slack: FakeSlack) -> None:
     fake_slack.fail("chat.postMessage", status=500)
     fake_slack.fail("chat.postMessage", status=429, retry_after=0)

@@ -40,9 +40,6 @@ from chatbot.store import ClaimOutcome, DailyPost, SqlStore, ThreadRegistry, utc
 log = logging.getLogger(__name__)
 
 DAILY_EVENT_TYPE = "vllm_digest_daily"
-# Test hook: exit right after Slack accepted the post, before the store records it.
-CRASH_AFTER_POST_ENV = "VLLM_DIGEST_CRASH_AFTER_POST"
-CRASH_EXIT_CODE = 75
 # A claim older than this is presumed dead even when its owner runs on another host.
 CLAIM_LEASE = dt.timedelta(minutes=10)
 # Slack errors worth another run later; every other error code is permanent (a setup problem).
@@ -123,8 +120,6 @@ def post_message(
         unfurl_links=False,
         unfurl_media=False,
     )
-    if os.environ.get(CRASH_AFTER_POST_ENV):
-        os._exit(CRASH_EXIT_CODE)
     return str(response.get("channel") or channel), str(response["ts"])
 
 
@@ -202,6 +197,7 @@ class DailyPoster:
         threads: ThreadRegistry | None = None,
         clock: Callable[[], dt.datetime] = utc_now,
         lease: dt.timedelta = CLAIM_LEASE,
+        after_post: Callable[[], None] | None = None,
     ) -> None:
         self.store = store
         self.entries = entries
@@ -210,20 +206,28 @@ class DailyPoster:
         self.threads: ThreadRegistry = threads or store
         self.clock = clock
         self.lease = lease
+        self.after_post = after_post  # runs once Slack accepted, before the record (crash tests)
         self._live_owners: set[str] = set()  # claims this process is working on right now
 
     def pick(self, channel: str, day: dt.date) -> Pick | None:
         return pick_entry(list(self.entries()), self.store.history(channel), channel, day)
 
-    def entry_for_day(self, channel: str, day: dt.date) -> Entry | None:
-        """The entry posted on the day, else the one that would be."""
+    def plan(self, channel: str, day: dt.date) -> DailyPost | Pick | None:
+        """The day's row when it was posted, else the pick it gets (None: no entries)."""
         done = self.store.daily_post(channel, day)
         if done is not None and done.posted:
-            posted = next((e for e in self.entries() if e.id == done.entry_id), None)
+            return done
+        return self.pick(channel, day)
+
+    def entry_for_day(self, channel: str, day: dt.date) -> Entry | None:
+        """The entry posted on the day, else the one that would be."""
+        plan = self.plan(channel, day)
+        if isinstance(plan, DailyPost):
+            posted = next((e for e in self.entries() if e.id == plan.entry_id), None)
             if posted is not None:
                 return posted
-        pick = self.pick(channel, day)
-        return pick.entry if pick else None
+            plan = self.pick(channel, day)  # the posted entry left the library
+        return plan.entry if plan else None
 
     def _is_stale(self, post: DailyPost) -> bool:
         return post.claimed_at < self.clock() - self.lease or owner_is_dead(post.owner, self._live_owners)
@@ -305,6 +309,8 @@ class DailyPoster:
             result = DailyResult(Status.FAILED, channel, day, entry.id, detail=f"cannot reach Slack: {exc}")
             log.error("daily post %s", result.line())
             return result
+        if self.after_post is not None:
+            self.after_post()
         if not self.store.record_posted(channel, day, owner, ts, now=self.clock(), entry_id=entry.id):
             log.warning("daily post %s %s: claim was taken over while posting (ts %s)", channel, day, ts)
         self._register(channel_id, ts, entry.id)

@@ -58,7 +58,9 @@ def load_file(path: Path) -> LoadedFile:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        return LoadedFile(path, [], set(), [Problem(str(path), 1, "error", f"not UTF-8 text: {exc.reason}")])
+        line = exc.object[: exc.start].count(b"\n") + 1
+        problem = Problem(str(path), line, "error", f"not UTF-8 text: {exc.reason} at byte {exc.start}")
+        return LoadedFile(path, [], set(), [problem])
     except OSError as exc:
         return LoadedFile(path, [], set(), [Problem(str(path), 1, "error", f"cannot read: {exc.strerror}")])
     try:

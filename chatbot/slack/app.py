@@ -6,13 +6,15 @@ must ask Slack for exactly these (a test checks it).
 
 from __future__ import annotations
 
+import logging
 from concurrent.futures import Executor
+from typing import Any
 
 from slack_bolt import App
 from slack_sdk import WebClient
 
 from chatbot.slack import action_ids as ids
-from chatbot.slack.handlers import actions, feedback, messages
+from chatbot.slack.handlers import actions, messages
 from chatbot.slack.handlers.actions import ActionHandlers
 from chatbot.slack.handlers.command import CommandHandler
 from chatbot.slack.handlers.dm import DirectMessages, is_dm_query
@@ -21,6 +23,8 @@ from chatbot.slack.handlers.home import HomeTab
 from chatbot.slack.handlers.links import LinkPreviews
 from chatbot.slack.handlers.messages import FollowUpHandler
 from chatbot.slack.handlers.shortcut import MessageShortcut
+
+log = logging.getLogger(__name__)
 
 # Slack event type → manifest bot events that deliver it.
 SUBSCRIBED_EVENTS: dict[str, tuple[str, ...]] = {
@@ -52,7 +56,7 @@ def build_slack_app(
     signing_secret: str,
     command: CommandHandler,
     buttons: ActionHandlers,
-    follow_up: FollowUpHandler | None,
+    follow_up: FollowUpHandler,
     listener_executor: Executor,
     votes: FeedbackHandlers | None = None,
     links: LinkPreviews | None = None,
@@ -66,21 +70,25 @@ def build_slack_app(
         signing_secret=signing_secret,
         process_before_response=True,
         listener_executor=listener_executor,
+        # One filter for whose messages are answered: handlers/followups.py `triage`, which
+        # also knows other bots and subtypes and logs why it skips.
+        ignoring_self_events_enabled=False,
     )
+    app.error(log_error)
     app.command(ids.COMMAND)(command)
     app.action(ids.pattern(ids.SHARE_ENTRY))(ack=actions.just_ack, lazy=[buttons.share])
     app.action(ids.pattern(ids.MORE_RESULTS))(ack=actions.just_ack, lazy=[buttons.more])
     app.action(ids.pattern(ids.OPEN_PR))(actions.just_ack)
     if votes is not None:
         for prefix in (ids.FEEDBACK_UP, ids.FEEDBACK_DOWN):
-            app.action(ids.pattern(prefix))(ack=feedback.just_ack, lazy=[votes.vote])
-        app.view(ids.FEEDBACK_MODAL)(ack=feedback.just_ack, lazy=[votes.missing])
+            app.action(ids.pattern(prefix))(ack=actions.just_ack, lazy=[votes.vote])
+        app.view(ids.FEEDBACK_MODAL)(ack=actions.just_ack, lazy=[votes.missing])
     if dms is not None:
         app.event("message", matchers=[is_dm_query])(ack=actions.just_ack, lazy=[dms])
         app.view(ids.SHARE_PICKER)(dms.share_picked)
     on_message = messages.follow_up_listener(follow_up)
     for event_type in FOLLOW_UP_EVENTS:
-        app.event(event_type)(ack=messages.just_ack, lazy=[on_message])
+        app.event(event_type)(ack=actions.just_ack, lazy=[on_message])
     if links is not None:
         app.event("link_shared")(ack=actions.just_ack, lazy=[links])
         app.action(ids.pattern(ids.ASK_IN_THREAD))(ack=actions.just_ack, lazy=[links.ask_in_thread])
@@ -91,3 +99,12 @@ def build_slack_app(
     if shortcut is not None:
         app.shortcut(ids.SHORTCUT)(ack=actions.just_ack, lazy=[shortcut])
     return app
+
+
+def log_error(error: Exception, body: dict[str, Any]) -> None:
+    """Bolt's error handler: a listener or middleware raised; one line saying what and which
+    request (the traceback at DEBUG). Slack gets Bolt's 500 and retries events."""
+    event = body.get("event") or {}
+    what = body.get("command") or event.get("type") or body.get("type") or "request"
+    log.error("slack %s failed: %s: %s", what, type(error).__name__, error)
+    log.debug("slack %s failed", what, exc_info=error)

@@ -291,8 +291,6 @@ class Console:
         if thread is None:
             self.screen.write("(no thread yet: share an entry to the channel first)")
             return
-        if self.bot.follow_up is None:
-            self.screen.write("(follow-up answers are not wired into this build yet)")
         event = {
             "type": "message",
             "channel": CHANNEL,

@@ -126,6 +126,10 @@ CATALOGUE: dict[str, dict[Language, str]] = {
         "zh": "这条消息里没有 digest 里的 PR，也没有能搜索的主题。",
         "en": "This message names no PR in the digest and no topic to search for.",
     },
+    "followup.failed": {
+        "zh": "抱歉，这个问题没能回答出来，请稍后再问一次。",
+        "en": "Sorry, I could not answer that; please ask again in a moment.",
+    },
     "model.thinking": {"zh": "正在根据精读笔记作答…", "en": "Answering from the curator's note…"},
     "model.source": {
         "zh": "🤖 由模型根据精读笔记作答 · {link}",

@@ -19,10 +19,6 @@ from sqlalchemy.engine import make_url
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 
 
-def is_sqlite(url: str) -> bool:
-    return make_url(url).get_backend_name() == "sqlite"
-
-
 def _ensure_wal(cursor: Any) -> None:
     """Switch the file to WAL once (it persists in the file). Changing the journal mode takes an
     exclusive lock and fails at once, without the busy handler, while another process opens the

@@ -216,25 +216,20 @@ class SqlStore:
 
     # -- handled events ----------------------------------------------------------------------
 
-    def mark_event_handled(self, event_id: str) -> bool:
-        """True the first time an event id is seen (by any process), False on Slack's retries."""
-        return self._mark(f"event:{event_id}")
-
     def mark_message_handled(self, channel: str, message_ts: str) -> bool:
-        """True the first time a message is handled; catches one message arriving as two events."""
-        return self._mark(f"message:{channel}:{message_ts}")
+        """True the first time a message is handled (by any process); False for Slack's retries
+        and for the second event of one message (`message` + `app_mention`)."""
+        key = f"message:{channel}:{message_ts}"
+        with self.engine.begin() as conn:
+            return self._inserted(
+                conn, self._insert_ignore(handled_events).values(key=key, handled_at=utc_now())
+            )
 
     def prune_handled_events(self, older_than: dt.datetime) -> int:
         """Forget handled events before a time (Slack stops retrying after minutes)."""
         with self.engine.begin() as conn:
             return int(
                 conn.execute(delete(handled_events).where(handled_events.c.handled_at < older_than)).rowcount
-            )
-
-    def _mark(self, key: str) -> bool:
-        with self.engine.begin() as conn:
-            return self._inserted(
-                conn, self._insert_ignore(handled_events).values(key=key, handled_at=utc_now())
             )
 
     # -- helpers -----------------------------------------------------------------------------

@@ -16,8 +16,6 @@ from pathlib import Path
 import pytest
 
 from chatbot.daily.poster import (
-    CRASH_AFTER_POST_ENV,
-    CRASH_EXIT_CODE,
     DAILY_EVENT_TYPE,
     DailyPoster,
     Status,
@@ -26,7 +24,7 @@ from chatbot.daily.poster import (
 )
 from chatbot.digest.library import Library
 from chatbot.store import SqlStore
-from chatbot.wiring import daily_message
+from chatbot.wiring import CRASH_AFTER_POST_ENV, CRASH_EXIT_CODE, daily_message
 from tests.fakeslack import FakeSlack
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,6 +158,38 @@ def test_permanent_slack_errors_are_one_line_and_not_retried(
     assert store.daily_post(CHANNEL, dt.date(2026, 9, 1)) is None
     again = poster.run(CHANNEL, dt.date(2026, 9, 1))  # fixed setup: the next run posts
     assert again.status is Status.POSTED
+    store.close()
+
+
+@pytest.mark.parametrize(
+    ("status", "error", "bare", "answered"),
+    [
+        (500, None, True, "Received a response in a non-JSON format"),
+        (502, None, True, "Received a response in a non-JSON format"),
+        (500, "an_error_code_slack_adds_later", False, "an_error_code_slack_adds_later"),
+    ],
+)
+def test_a_5xx_without_a_known_error_code_is_transient(
+    status: int,
+    error: str | None,
+    bare: bool,
+    answered: str,
+    fake_slack: FakeSlack,
+    tmp_path: Path,
+    seed_library: Library,
+) -> None:
+    tries = 3 if status in (500, 503) else 1  # the client retries 500 and 503 twice itself
+    fake_slack.fail("chat.postMessage", status=status, error=error, bare=bare, times=tries)
+    store, poster = sqlite_poster(tmp_path, fake_slack, seed_library)
+    result = poster.run(CHANNEL, dt.date(2026, 9, 1))
+    assert result.status is Status.FAILED and result.retry_later
+    assert [c.status for c in fake_slack.calls("chat.postMessage")] == [status] * tries
+    assert answered in result.detail and f"(HTTP {status}); will retry" in result.detail
+    assert "\n" not in result.line()
+    assert daily_messages(fake_slack) == []
+    assert store.daily_post(CHANNEL, dt.date(2026, 9, 1)) is None  # released for the next run
+    again = poster.run(CHANNEL, dt.date(2026, 9, 1))
+    assert again.status is Status.POSTED and len(daily_messages(fake_slack)) == 1
     store.close()
 
 

@@ -26,7 +26,8 @@ NOT_IN_CHANNEL = {"not_in_channel", "channel_not_found", "is_archived"}
 
 
 def just_ack(ack: Any) -> None:
-    """Acknowledge a press; the work, if any, happens in a lazy listener."""
+    """Acknowledge a press, an event or a modal submission (closing it); the work, if any,
+    happens in a lazy listener."""
     ack()
 
 

@@ -69,10 +69,7 @@ class DirectMessages:
         user, channel, ts = event.get("user"), str(event.get("channel") or ""), str(event.get("ts") or "")
         if not is_dm_query(event) or user == context.bot_user_id or not channel or not ts:
             return
-        event_id = body.get("event_id")
-        if event_id and not self.handled.mark_event_handled(str(event_id)):
-            return
-        if not self.handled.mark_message_handled(channel, ts):
+        if not self.handled.mark_message_handled(channel, ts):  # retries carry the same (channel, ts)
             return
         query = strip_mentions(str(event.get("text") or ""))
         lang = query_language(query, self.languages(str(user)))

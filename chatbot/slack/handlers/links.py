@@ -82,9 +82,12 @@ class LinkPreviews:
         unfurls = self.unfurls(event)
         if not unfurls:
             return
-        event_id = body.get("event_id")
-        if event_id and not self.handled.mark_event_handled(str(event_id)):
-            log.info("link_shared %s already unfurled", event_id)
+        # Once per message (or composer unfurl), across retries and replicas; the key is apart from
+        # the follow-up mark of the same message, which may also be a question in a thread.
+        where_key = str(event.get("message_ts") or event.get("unfurl_id") or body.get("event_id") or "")
+        channel_key = str(event.get("channel") or "composer")
+        if where_key and not self.handled.mark_message_handled(channel_key, f"unfurl:{where_key}"):
+            log.info("link_shared %s %s already unfurled", channel_key, where_key)
             return
         where: dict[str, Any] = {"channel": event.get("channel"), "ts": event.get("message_ts")}
         if event.get("unfurl_id") and event.get("source"):

@@ -1,4 +1,4 @@
-"""Messages and mentions: handed to the follow-up handler (handlers/followups.py) when wired.
+"""Messages and mentions: handed to the follow-up handler (handlers/followups.py).
 
 The listener runs lazily (after the ack, on the listener pool), so answering never holds the
 HTTP response; it passes the event with its envelope's id and retry count for deduplication.
@@ -18,11 +18,7 @@ FollowUpHandler = Callable[[Delivery, WebClient], None]
 """Gets the delivered event (message or app_mention) and a Web API client to answer with."""
 
 
-def just_ack(ack: Any) -> None:
-    ack()
-
-
-def follow_up_listener(handler: FollowUpHandler | None) -> Callable[..., None]:
+def follow_up_listener(handler: FollowUpHandler) -> Callable[..., None]:
     """The lazy listener for message and app_mention events."""
 
     def on_message(
@@ -32,8 +28,6 @@ def follow_up_listener(handler: FollowUpHandler | None) -> Callable[..., None]:
         request: BoltRequest,
         client: WebClient,
     ) -> None:
-        if handler is None:
-            return
         retry = request.headers.get("x-slack-retry-num", [body.get("retry_attempt") or 0])[0]
         handler(
             Delivery(
