@@ -37,6 +37,7 @@ from chatbot.slack.handlers.command import Answers, CommandHandler, Searchable
 from chatbot.slack.handlers.followups import FollowUps, HandledEvents, InMemoryHandledEvents
 from chatbot.slack.handlers.messages import FollowUpHandler
 from chatbot.slack.i18n import Language, Texts
+from chatbot.slack.replays import InMemoryReplayLedger, ReplayLedger
 from chatbot.store import InMemoryThreadRegistry, SqlStore, ThreadRegistry
 
 log = logging.getLogger(__name__)
@@ -225,6 +226,7 @@ def build(
     daily = build_daily_poster(settings, library, store, registry) if store is not None else None
     if today is None and daily is not None:
         today = daily_today(settings, daily)
+    replays: ReplayLedger = store or InMemoryReplayLedger()
     answer_pool = TrackedExecutor(max_workers=16, thread_name_prefix="answer")
     listener_pool = TrackedExecutor(max_workers=16, thread_name_prefix="listener")
     answers = Answers(
@@ -240,9 +242,10 @@ def build(
         client=client,
         signing_secret=secret,
         command=CommandHandler(answers, answer_pool, ack_budget=ack_budget),
-        buttons=ActionHandlers(answers, library.get, registry, settings.language),
+        buttons=ActionHandlers(answers, library.get, registry, settings.language, shares=replays),
         follow_up=follow_up,
         listener_executor=listener_pool,
+        replays=replays,
     )
     return Bot(
         settings=settings,

@@ -6,6 +6,7 @@ must ask Slack for exactly these (a test checks it).
 
 from __future__ import annotations
 
+import logging
 from concurrent.futures import Executor
 
 from slack_bolt import App
@@ -16,6 +17,7 @@ from chatbot.slack.handlers import actions, messages
 from chatbot.slack.handlers.actions import ActionHandlers
 from chatbot.slack.handlers.command import CommandHandler
 from chatbot.slack.handlers.messages import FollowUpHandler
+from chatbot.slack.replays import ReplayLedger, replay_middleware
 
 # Slack event type → manifest bot events that deliver it.
 SUBSCRIBED_EVENTS: dict[str, tuple[str, ...]] = {
@@ -33,6 +35,26 @@ BOT_SCOPES: dict[str, str] = {
 }
 
 
+class QuietBoltLog(logging.Filter):
+    """Drops Bolt's log records that carry a request body (a rejected signature, an unhandled
+    request's listener suggestion: both hold `response_url` and the legacy `token`), and the
+    warning that `token` is unused: Bolt reads SLACK_BOT_TOKEN from the environment even when it
+    is given a client, and the client (SLACK_API_URL, retry handlers) is what it must use."""
+
+    DROPPED = ("Invalid request signature detected", "Unhandled request", "will be unused")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not any(marker in message for marker in self.DROPPED)
+
+
+def bolt_logger() -> logging.Logger:
+    logger = logging.getLogger("chatbot.slack.bolt")
+    if not any(isinstance(f, QuietBoltLog) for f in logger.filters):
+        logger.addFilter(QuietBoltLog())
+    return logger
+
+
 def build_slack_app(
     *,
     client: WebClient,
@@ -41,14 +63,18 @@ def build_slack_app(
     buttons: ActionHandlers,
     follow_up: FollowUpHandler | None,
     listener_executor: Executor,
+    replays: ReplayLedger,
 ) -> App:
-    """A Bolt app whose listeners acknowledge first; answers never hold the HTTP response long."""
+    """A Bolt app whose listeners acknowledge first; answers never hold the HTTP response long.
+    A replayed command or button press is acknowledged and dropped (`replays`)."""
     app = App(
         client=client,
         signing_secret=signing_secret,
         process_before_response=True,
         listener_executor=listener_executor,
+        logger=bolt_logger(),
     )
+    app.use(replay_middleware(replays))
     app.command(ids.COMMAND)(command)
     app.action(ids.pattern(ids.SHARE_ENTRY))(ack=actions.just_ack, lazy=[buttons.share])
     app.action(ids.pattern(ids.MORE_RESULTS))(ack=actions.just_ack, lazy=[buttons.more])

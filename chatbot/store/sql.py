@@ -224,6 +224,29 @@ class SqlStore:
         """True the first time a message is handled; catches one message arriving as two events."""
         return self._mark(f"message:{channel}:{message_ts}")
 
+    def mark_handled(self, key: str, *, within: dt.timedelta | None = None) -> bool:
+        """True for the first caller of `key` in any process (replayed commands and presses, as
+        `cmd:`/`action:` keys). With `within`: also True when the key was last marked longer ago
+        than that (one share per place and minute); a compare-and-set, so one of two racing
+        callers wins."""
+        if self._mark(key):
+            return True
+        if within is None:
+            return False
+        now = utc_now()
+        with self.engine.begin() as conn:
+            refreshed = conn.execute(
+                update(handled_events)
+                .where(handled_events.c.key == key, handled_events.c.handled_at < now - within)
+                .values(handled_at=now)
+            ).rowcount
+        return bool(refreshed == 1)
+
+    def forget_handled(self, key: str) -> None:
+        """Drop a mark, so the next attempt is acted on (the work it stood for failed)."""
+        with self.engine.begin() as conn:
+            conn.execute(delete(handled_events).where(handled_events.c.key == key))
+
     def prune_handled_events(self, older_than: dt.datetime) -> int:
         """Forget handled events before a time (Slack stops retrying after minutes)."""
         with self.engine.begin() as conn:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from slack_sdk.errors import SlackApiError
@@ -17,6 +17,7 @@ from chatbot.digest import Entry
 from chatbot.slack import blocks
 from chatbot.slack.handlers.command import Answers
 from chatbot.slack.i18n import Language, Texts
+from chatbot.slack.replays import SHARE_WINDOW, InMemoryReplayLedger, ReplayLedger, share_key
 from chatbot.store import ThreadRegistry
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,8 @@ class ActionHandlers:
     lookup: Callable[[str], Entry | None]
     threads: ThreadRegistry
     language: Language
+    # One entry is shared into one place at most once a SHARE_WINDOW (double clicks, two people).
+    shares: ReplayLedger = field(default_factory=InMemoryReplayLedger)
 
     def share(self, body: dict[str, Any], client: Any, respond: Any) -> None:
         """Post the entry's card to the channel as the bot, and register its thread."""
@@ -53,7 +56,19 @@ class ActionHandlers:
                 **blocks.render_text(texts("entry.gone")), response_type="ephemeral", replace_original=False
             )
             return
-        channel = body["channel"]["id"]
+        channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id")
+        if not channel:
+            log.warning("share of %s: the press names no channel", entry.id)
+            return
+        where = share_key(channel, (body.get("container") or {}).get("thread_ts"), entry.id)
+        if not self.shares.mark_handled(where, within=SHARE_WINDOW):
+            log.info("not sharing %s to %s again within %s", entry.id, channel, SHARE_WINDOW)
+            respond(
+                **blocks.render_text(texts("share.duplicate")),
+                response_type="ephemeral",
+                replace_original=False,
+            )
+            return
         user = body.get("user", {})
         sharer = user.get("name") or user.get("username")
         card = blocks.render_entry_card(entry, self.language, shared_by=sharer)
@@ -69,6 +84,7 @@ class ActionHandlers:
         except SlackApiError as exc:
             error = str(exc.response.get("error", "unknown"))
             log.warning("sharing %s to %s failed: %s", entry.id, channel, error)
+            self.shares.forget_handled(where)
             notice = (
                 texts("share.not_in_channel")
                 if error in _NOT_IN_CHANNEL
