@@ -152,10 +152,21 @@ class Bot:
     store: SqlStore | None = None
     daily: DailyPoster | None = None
     scheduler: DailyScheduler | None = None
+    socket_connected: Callable[[], bool] | None = None  # Socket Mode: set once connected
 
     def health(self) -> dict[str, object]:
-        """What /healthz reports besides ok: the library is loaded."""
+        """What /healthz reports besides readiness: the library is loaded."""
         return {"entries": len(self.library), "errors": len(self.library.errors)}
+
+    def readiness(self) -> dict[str, str]:
+        """Checks that must be "ok" for Slack traffic to be worth sending here: the store
+        answers (threads, dedup and the daily post live there) and the socket is up."""
+        checks: dict[str, str] = {}
+        if self.store is not None:
+            checks["store"] = self.store.ping()
+        if self.socket_connected is not None:
+            checks["socket_mode"] = "ok" if self.socket_connected() else "not connected"
+        return checks
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
         """True once no answer or lazy listener is running (for the console's script mode)."""
@@ -309,7 +320,7 @@ def build_daily_poster(
     return DailyPoster(
         store,
         entries,
-        daily_web_client(settings.slack_bot_token, settings.slack_api_url),
+        daily_web_client(settings.slack_bot_token, settings.slack_api_url, timeout=settings.slack_timeout),
         lambda entry: daily_message(entry, settings.language),
         threads=threads or store,
     )

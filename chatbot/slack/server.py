@@ -121,8 +121,10 @@ class HttpServer:
     """uvicorn on a socket bound at construction, so `port` is known (port 0 picks a free one)
     and connections queue in the backlog until serving starts: no waiting for start-up."""
 
-    def __init__(self, asgi: Starlette, host: str = "0.0.0.0", port: int = 3000) -> None:
-        self.socket = listening_socket(host, port)
+    def __init__(
+        self, asgi: Starlette, host: str = "0.0.0.0", port: int = 3000, *, sock: socket.socket | None = None
+    ) -> None:
+        self.socket = sock or listening_socket(host, port)
         config = uvicorn.Config(
             asgi, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=5
         )

@@ -19,7 +19,7 @@ from sqlalchemy.engine import Connection
 
 from chatbot.daily import PastPost
 from chatbot.store import migrate
-from chatbot.store.engine import make_engine
+from chatbot.store.engine import make_engine, store_errors, unavailable
 from chatbot.store.schema import bot_threads, daily_posts, handled_events
 
 CLAIMED = "claimed"
@@ -76,14 +76,33 @@ class SqlStore:
 
     @classmethod
     def open(cls, url: str, *, upgrade: bool = True) -> SqlStore:
-        """A store for DATABASE_URL, its schema brought up to date unless told not to."""
-        store = cls(make_engine(url))
+        """A store for DATABASE_URL, its schema brought up to date unless told not to; a
+        database that cannot be opened raises StoreUnavailable (one line, password masked)."""
+        try:
+            store = cls(make_engine(url))
+            store.ping(raises=True)
+        except store_errors() as exc:
+            raise unavailable(url, exc) from None
         if upgrade:
             store.upgrade()
         return store
 
     def upgrade(self) -> tuple[str | None, str | None]:
-        return migrate.upgrade(self.engine)
+        try:
+            return migrate.upgrade(self.engine)
+        except store_errors() as exc:
+            raise unavailable(self.engine.url.render_as_string(hide_password=False), exc) from None
+
+    def ping(self, *, raises: bool = False) -> str:
+        """ "ok" when the database answers a query, else its one-line error (readiness)."""
+        try:
+            with self.engine.connect() as conn:
+                conn.exec_driver_sql("SELECT 1").scalar()
+        except store_errors() as exc:
+            if raises:
+                raise
+            return str(unavailable(self.engine.url.render_as_string(hide_password=False), exc))
+        return "ok"
 
     def close(self) -> None:
         self.engine.dispose()
@@ -175,6 +194,24 @@ class SqlStore:
                         daily_posts.c.owner == owner,
                     )
                     .values(**values)
+                ).rowcount
+                == 1
+            )
+
+    def mark_unknown(self, channel: str, day: dt.date, owner: str, prefix: str) -> bool:
+        """Keep this owner's claim but mark it (`prefix` + owner): its post got no answer, so
+        whoever runs next takes it over and looks in Slack before posting."""
+        with self.engine.begin() as conn:
+            return (
+                conn.execute(
+                    update(daily_posts)
+                    .where(
+                        daily_posts.c.channel == channel,
+                        daily_posts.c.day == day,
+                        daily_posts.c.owner == owner,
+                        daily_posts.c.state == CLAIMED,
+                    )
+                    .values(owner=(prefix + owner)[:200])
                 ).rowcount
                 == 1
             )
