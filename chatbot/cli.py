@@ -234,7 +234,10 @@ def cmd_post_today(args: argparse.Namespace, settings: Settings) -> int:
     if not settings.slack_bot_token:
         print("vllm-digest: setting SLACK_BOT_TOKEN: required to post", file=sys.stderr)
         return 2
-    poster = build_daily_poster(settings, _library(settings), build_store(settings))
+    library = _library(settings)
+    for problem in library.problems:
+        print(problem, file=sys.stderr)
+    poster = build_daily_poster(settings, library, build_store(settings))
     try:
         result = poster.run(channel, day)
     finally:

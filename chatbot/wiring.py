@@ -80,28 +80,59 @@ class TrackedExecutor(ThreadPoolExecutor):
 
 
 class LiveIndex:
-    """The search index of a library, rebuilt when a digest file changes (checked at most
-    every `refresh_every` seconds, so a burst of commands costs one stat pass). The glossary
-    (bundled + the digest folder's glossary files) is reloaded with it."""
+    """The search index of a library, rebuilt when a digest file changes. The glossary (bundled +
+    the digest folder's glossary files) is reloaded with it.
+
+    Off the request path: a request at most starts a check (every `refresh_every` seconds) on a
+    background thread and answers from the index it has; the reload (only changed files are
+    parsed again) and the new index are built there and swapped in when ready. `generation` is
+    the generation of the index being served, so answers cached under it match what was searched.
+    """
 
     def __init__(self, library: Library, refresh_every: float = 2.0) -> None:
         self.library = library
         self.refresh_every = refresh_every
-        self._index = self._build()
-        self._checked = time.monotonic()
         self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._reloading = False
+        self._index = self._build()
+        self._generation = library.generation
+        self._checked = time.monotonic()
 
     def current(self) -> SearchIndex:
-        now = time.monotonic()
-        if now - self._checked >= self.refresh_every:
+        """The index to answer from now; starts a background check when one is due."""
+        if time.monotonic() - self._checked >= self.refresh_every:
             with self._lock:
-                if now - self._checked >= self.refresh_every:
-                    self._checked = now
-                    if self.library.refresh():
-                        self._index = self._build()
+                if not self._reloading and time.monotonic() - self._checked >= self.refresh_every:
+                    self._reloading = True
+                    threading.Thread(target=self._reload, name="digest-reload", daemon=True).start()
         return self._index
 
+    def _reload(self) -> None:
+        try:
+            if self.library.refresh():
+                generation = self.library.generation
+                index = self._build()
+                self._index, self._generation = index, generation
+        except Exception:  # a reload must never take the bot down; the previous index stays
+            log.exception("reloading the digest folder %s failed", self.library.folder)
+        finally:
+            with self._idle:
+                self._reloading = False
+                self._checked = time.monotonic()
+                self._idle.notify_all()
+
+    def wait_reloaded(self, timeout: float = 30.0) -> bool:
+        """Check the folder now and wait until any reload has been swapped in (CLI, tests)."""
+        with self._idle:
+            self._checked = -float("inf")
+        self.current()
+        with self._idle:
+            return self._idle.wait_for(lambda: not self._reloading, timeout)
+
     def _build(self) -> SearchIndex:
+        for problem in self.library.problems:
+            log.warning("%s", problem)
         glossary = load_glossary(self.library.folder)
         for problem in glossary.problems:
             log.warning("%s", problem)
@@ -109,9 +140,10 @@ class LiveIndex:
 
     @property
     def generation(self) -> int:
-        """Changes whenever the library reloads (answers cached under it go stale)."""
+        """The library generation of the index being served (answers cached under it go stale
+        once a newer index is swapped in)."""
         self.current()
-        return self.library.generation
+        return self._generation
 
     def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:
         return self.current().search(query, limit=limit, offset=offset)

@@ -297,3 +297,14 @@ def test_two_replicas_on_one_store_share_once(fake_slack: FakeSlack, db_url: str
             server.stop()
         for bot in bots:
             bot.close()
+
+
+def test_start_does_not_warn_that_the_token_is_unused(
+    fake_slack: FakeSlack, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bolt reads SLACK_BOT_TOKEN from the environment even when handed a client; serve has it set."""
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-test")
+    caplog.set_level(logging.DEBUG)
+    bot = build(settings_for(fake_slack))
+    bot.close()
+    assert "will be unused" not in caplog.text
