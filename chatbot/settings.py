@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -27,7 +27,7 @@ BUNDLED_DIGESTS = next(
     (p for p in (_PACKAGE / "digests", _PACKAGE.parent / "digests") if p.is_dir()), _PACKAGE / "digests"
 )
 # Settings whose values are never shown in an error.
-SECRETS = {"SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN"}
+SECRETS = {"SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "LLM_API_KEY"}
 # DATABASE_URL schemes the store supports, and the module each needs.
 DATABASE_DRIVERS = {"sqlite": "sqlite3", "sqlite+pysqlite": "sqlite3", "postgresql+psycopg": "psycopg"}
 _CRON_FIELD = r"[\d*/,\-A-Za-z?]+"
@@ -56,6 +56,11 @@ class Settings(BaseSettings):
     language: Literal["zh", "en"] = "zh"
     port: int = Field(default=3000, ge=0, le=65535)
     slack_timeout: float = Field(default=15.0, gt=0, le=300)
+    # Optional model server (OpenAI-compatible, e.g. vLLM): unset → extractive answers only.
+    llm_base_url: str | None = Field(default=None, pattern=r"^https?://")
+    llm_model: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_timeout: float = Field(default=20.0, gt=0, le=600)
 
     @field_validator("daily_channels", mode="before")
     @classmethod
@@ -153,7 +158,7 @@ def shown_value(name: str, value: object) -> str:
     if isinstance(value, dict) or name in SECRETS:
         return ""
     text = str(value)
-    if name == "DATABASE_URL":
+    if name in ("DATABASE_URL", "LLM_BASE_URL"):
         text = mask_password(text)
     return f" (got {text[:60]!r})"
 
