@@ -22,7 +22,7 @@ from chatbot.slack.server import HttpServer, asgi_app
 from chatbot.store import SqlStore
 from chatbot.wiring import build
 from tests.fakeslack import FakeSlack
-from tests.slackrequests import event_body, post
+from tests.slackrequests import all_text, command_body, event_body, post
 from tests.test_slack_http import settings_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -198,6 +198,9 @@ def test_an_outage_makes_the_server_unready_and_a_lost_reply_is_logged(
         ]
         assert len(lost) == 1, caplog.text
         assert "C0OUT" in lost[0].getMessage() and "1.000001" in lost[0].getMessage()
+        # A command still gets its answer: the replay check fails open during the outage.
+        answer = post(f"{base}/slack/events", command_body("compile", fake_slack.response_url("out")))
+        assert answer.status_code == 200 and "DeepStack" in all_text(answer.json())
     finally:
         server.stop()
         bot.close()

@@ -83,7 +83,15 @@ def replay_middleware(ledger: ReplayLedger) -> Any:
 
     def drop_replays(req: BoltRequest, resp: BoltResponse, next: Any) -> BoltResponse | None:
         key = request_key(req.body)
-        if key is not None and not ledger.mark_handled(key):
+        try:
+            first = key is None or ledger.mark_handled(key)
+        except Exception as exc:  # the store is down: answer anyway (a replay beats a dead command)
+            log.warning(
+                "could not check for a replay (%s): %s", type(exc).__name__, " ".join(str(exc).split())[:200]
+            )
+            first = True
+        if not first:
+            assert key is not None
             log.info("ignored a replayed request (%s)", key.split(":", 1)[0])
             return BoltResponse(status=200, body="")
         next()
