@@ -32,6 +32,8 @@ SECRETS = {"SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "LLM_AP
 DATABASE_DRIVERS = {"sqlite": "sqlite3", "sqlite+pysqlite": "sqlite3", "postgresql+psycopg": "psycopg"}
 _CRON_FIELD = r"[\d*/,\-A-Za-z?]+"
 CRON_RE = re.compile(rf"^{_CRON_FIELD}(\s+{_CRON_FIELD}){{4}}$")
+SPAN_RE = re.compile(r"^\s*(\d+)\s*([hdw])\s*$", re.IGNORECASE)
+SPAN_UNITS = {"h": "hours", "d": "days", "w": "weeks"}
 
 
 class SettingsError(ValueError):
@@ -56,6 +58,12 @@ class Settings(BaseSettings):
     language: Literal["zh", "en"] = "zh"
     port: int = Field(default=3000, ge=0, le=65535)
     slack_timeout: float = Field(default=15.0, gt=0, le=300)
+    log_format: Literal["text", "json"] = "text"
+    metrics_port: int | None = Field(default=None, ge=1, le=65535)
+    usage_retention: timedelta = Field(default=timedelta(days=90), gt=timedelta(0))
+    usage_salt: str | None = None
+    curator_channel: str | None = None
+    curator_cron: str = "0 10 * * 1"
     # Optional model server (OpenAI-compatible, e.g. vLLM): unset → extractive answers only.
     llm_base_url: str | None = Field(default=None, pattern=r"^https?://")
     llm_model: str | None = None
@@ -69,7 +77,7 @@ class Settings(BaseSettings):
             return [c.strip() for c in value.split(",") if c.strip()]
         return value
 
-    @field_validator("daily_cron")
+    @field_validator("daily_cron", "curator_cron")
     @classmethod
     def _cron(cls, value: str) -> str:
         value = value.strip()
@@ -113,6 +121,16 @@ class Settings(BaseSettings):
             raise ValueError(f"{value} is a file; DIGEST_DIR is the folder of digest files")
         if not os.access(value, os.R_OK | os.X_OK):
             raise ValueError(f"folder {value} is not readable")
+        return value
+
+    @field_validator("usage_retention", mode="before")
+    @classmethod
+    def _span(cls, value: object) -> object:
+        """`90d`, `12w`, `36h` besides pydantic's ISO 8601 (`P90D`) and seconds."""
+        if isinstance(value, str):
+            match = SPAN_RE.match(value)
+            if match:
+                return timedelta(**{SPAN_UNITS[match.group(2).lower()]: int(match.group(1))})
         return value
 
     @field_validator("timezone")

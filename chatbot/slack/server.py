@@ -19,6 +19,7 @@ import logging
 import socket
 import threading
 from collections.abc import Callable
+from typing import Any
 
 import uvicorn
 from slack_bolt import App
@@ -35,6 +36,7 @@ EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
 LIVE_PATH = "/livez"
 READY_PATH = "/readyz"
+METRICS_PATH = "/metrics"
 
 log = logging.getLogger(__name__)
 
@@ -45,12 +47,13 @@ Readiness = Callable[[], dict[str, str]]
 def asgi_app(
     app: App,
     health: Callable[[], dict[str, object]] | None = None,
+    metrics: Callable[[], tuple[bytes, str]] | None = None,
     *,
     signing_secret: str | None = None,
     ready: Readiness | None = None,
 ) -> Starlette:
-    """The ASGI app: Slack's request URL and the probes. The signing secret defaults to the
-    one the Bolt app was built with."""
+    """The ASGI app: Slack's request URL, the probes, and Prometheus metrics when given. The
+    signing secret defaults to the one the Bolt app was built with."""
     secret: str = signing_secret or app._signing_secret
 
     async def slack_events(request: Request) -> Response:
@@ -78,14 +81,25 @@ def asgi_app(
         extra = health() if health and request.url.path == HEALTH_PATH else {}
         return JSONResponse({"ok": ok, **checks, **extra}, status_code=200 if ok else 503)
 
-    return Starlette(
-        routes=[
-            Route(EVENTS_PATH, slack_events, methods=["POST"]),
-            Route(HEALTH_PATH, readyz, methods=["GET"]),
-            Route(LIVE_PATH, livez, methods=["GET"]),
-            Route(READY_PATH, readyz, methods=["GET"]),
-        ]
-    )
+    routes = [
+        Route(EVENTS_PATH, slack_events, methods=["POST"]),
+        Route(HEALTH_PATH, readyz, methods=["GET"]),
+        Route(LIVE_PATH, livez, methods=["GET"]),
+        Route(READY_PATH, readyz, methods=["GET"]),
+    ]
+    if metrics is not None:
+        routes.append(Route(METRICS_PATH, metrics_endpoint(metrics), methods=["GET"]))
+    return Starlette(routes=routes)
+
+
+def metrics_endpoint(exposition: Callable[[], tuple[bytes, str]]) -> Callable[[Request], Any]:
+    """GET /metrics: the registry's text exposition (rendered off the event loop)."""
+
+    async def endpoint(request: Request) -> Response:
+        body, content_type = await run_in_threadpool(exposition)
+        return Response(body, media_type=content_type)
+
+    return endpoint
 
 
 async def _read_capped(request: Request) -> bytes:
