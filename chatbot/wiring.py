@@ -51,6 +51,7 @@ from chatbot.slack.handlers.model_answers import ModelAnswers
 from chatbot.slack.handlers.shortcut import MessageShortcut
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.locale import UserLanguages, slack_locale
+from chatbot.slack.replays import InMemoryReplayLedger, ReplayLedger
 from chatbot.store import InMemoryThreadRegistry, SqlStore, ThreadRegistry
 from chatbot.usage import UsageStore, salt_key
 from chatbot.usage.observed import (
@@ -110,29 +111,60 @@ class TrackedExecutor(ThreadPoolExecutor):
 
 
 class LiveIndex:
-    """The search index of a library, rebuilt when a digest file changes (checked at most
-    every `refresh_every` seconds, so a burst of commands costs one stat pass). The glossary
-    (bundled + the digest folder's glossary files) is reloaded with it."""
+    """The search index of a library, rebuilt when a digest file changes. The glossary (bundled +
+    the digest folder's glossary files) is reloaded with it.
+
+    Off the request path: a request at most starts a check (every `refresh_every` seconds) on a
+    background thread and answers from the index it has; the reload (only changed files are
+    parsed again) and the new index are built there and swapped in when ready. `generation` is
+    the generation of the index being served, so answers cached under it match what was searched.
+    """
 
     def __init__(self, library: Library, refresh_every: float = 2.0) -> None:
         self.library = library
         self.refresh_every = refresh_every
-        self._index = self._build()
-        self._checked = time.monotonic()
         self._newest_first: tuple[int, list[Entry]] = (-1, [])
         self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._reloading = False
+        self._index = self._build()
+        self._generation = library.generation
+        self._checked = time.monotonic()
 
     def current(self) -> SearchIndex:
-        now = time.monotonic()
-        if now - self._checked >= self.refresh_every:
+        """The index to answer from now; starts a background check when one is due."""
+        if time.monotonic() - self._checked >= self.refresh_every:
             with self._lock:
-                if now - self._checked >= self.refresh_every:
-                    self._checked = now
-                    if self.library.refresh():
-                        self._index = self._build()
+                if not self._reloading and time.monotonic() - self._checked >= self.refresh_every:
+                    self._reloading = True
+                    threading.Thread(target=self._reload, name="digest-reload", daemon=True).start()
         return self._index
 
+    def _reload(self) -> None:
+        try:
+            if self.library.refresh():
+                generation = self.library.generation
+                index = self._build()
+                self._index, self._generation = index, generation
+        except Exception:  # a reload must never take the bot down; the previous index stays
+            log.exception("reloading the digest folder %s failed", self.library.folder)
+        finally:
+            with self._idle:
+                self._reloading = False
+                self._checked = time.monotonic()
+                self._idle.notify_all()
+
+    def wait_reloaded(self, timeout: float = 30.0) -> bool:
+        """Check the folder now and wait until any reload has been swapped in (CLI, tests)."""
+        with self._idle:
+            self._checked = -float("inf")
+        self.current()
+        with self._idle:
+            return self._idle.wait_for(lambda: not self._reloading, timeout)
+
     def _build(self) -> SearchIndex:
+        for problem in self.library.problems:
+            log.warning("%s", problem)
         glossary = load_glossary(self.library.folder)
         for problem in glossary.problems:
             log.warning("%s", problem)
@@ -140,9 +172,10 @@ class LiveIndex:
 
     @property
     def generation(self) -> int:
-        """Changes whenever the library reloads (answers cached under it go stale)."""
+        """The library generation of the index being served (answers cached under it go stale
+        once a newer index is swapped in)."""
         self.current()
-        return self.library.generation
+        return self._generation
 
     def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:
         return self.current().search(query, limit=limit, offset=offset)
@@ -195,10 +228,21 @@ class Bot:
     usage: UsageRecorder | None = None
     curator: WeeklyReport | None = None
     curator_jobs: BackgroundScheduler | None = None  # started by serve
+    socket_connected: Callable[[], bool] | None = None  # Socket Mode: set once connected
 
     def health(self) -> dict[str, object]:
-        """What /healthz reports besides ok: the library is loaded."""
+        """What /healthz reports besides readiness: the library is loaded."""
         return {"entries": len(self.library), "errors": len(self.library.errors)}
+
+    def readiness(self) -> dict[str, str]:
+        """Checks that must be "ok" for Slack traffic to be worth sending here: the store
+        answers (threads, dedup and the daily post live there) and the socket is up."""
+        checks: dict[str, str] = {}
+        if self.store is not None:
+            checks["store"] = self.store.ping()
+        if self.socket_connected is not None:
+            checks["socket_mode"] = "ok" if self.socket_connected() else "not connected"
+        return checks
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
         """True once no answer or lazy listener is running (for the console's script mode)."""
@@ -289,6 +333,7 @@ def build(
         count_slack_calls(daily.client, metrics)
     if today is None and daily is not None:
         today = daily_today(settings, daily)
+    replays: ReplayLedger = store or InMemoryReplayLedger()
     answer_pool = TrackedExecutor(max_workers=16, thread_name_prefix="answer")
     listener_pool = TrackedExecutor(max_workers=16, thread_name_prefix="listener")
     curator = None
@@ -317,9 +362,12 @@ def build(
         command=CommandHandler(
             answers, answer_pool, ack_budget=ack_budget, on_command=count_command(usage), languages=languages
         ),
-        buttons=ActionHandlers(answers, library.get, shared, lang, languages, dms.pick_channel),
+        buttons=ActionHandlers(
+            answers, library.get, shared, lang, languages, dms.pick_channel, shares=replays
+        ),
         follow_up=follow_up,
         listener_executor=listener_pool,
+        replays=replays,
         votes=FeedbackHandlers(usage, lang),
         links=LinkPreviews(live.entries, library.get, shared, handled_events, lang),
         home=HomeTab(
@@ -467,7 +515,7 @@ def build_daily_poster(
     return DailyPoster(
         store,
         entries,
-        daily_web_client(settings.slack_bot_token, settings.slack_api_url),
+        daily_web_client(settings.slack_bot_token, settings.slack_api_url, timeout=settings.slack_timeout),
         lambda entry: daily_message(entry, settings.channel_language),
         threads=threads or store,
         after_post=crash_after_post(),

@@ -11,6 +11,7 @@ every call, can be told to fail, and lets a test wait for a call without sleepin
     fake.fail("chat.postMessage", status=429, retry_after=0)
     fake.fail("chat.postMessage", error="channel_not_found")
     fake.fail("chat.postMessage", status=502, bare=True)   # a proxy's HTML page, no Slack error code
+    fake.answer_late("chat.postMessage", 3.0)         # acts on the call, answers 3 s later
     call = fake.wait_for("chat.postMessage")          # the first call, or AssertionError after 5 s
     fake.messages("C1")                               # what the channel holds, oldest first
     url = fake.response_url("abc")                    # a slash command's response_url
@@ -81,6 +82,8 @@ class FakeSlack:
         self._lock = threading.Condition()
         self._calls: list[Call] = []
         self._failures: dict[str, list[Failure]] = {}
+        self._delays: dict[str, list[float]] = {}
+        self._closing = threading.Event()
         self._channels: dict[str, list[dict[str, Any]]] = {}
         self._last_ts = 0.0
         self._locales: dict[str, str] = {}
@@ -123,6 +126,7 @@ class FakeSlack:
         return f"{self.url}/response/{key}"
 
     def close(self) -> None:
+        self._closing.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -158,6 +162,12 @@ class FakeSlack:
         with self._lock:
             failure = Failure(status, error, retry_after, bare)
             self._failures.setdefault(method, []).extend([failure] * times)
+
+    def answer_late(self, method: str, seconds: float, *, times: int = 1) -> None:
+        """The next `times` calls of `method` are carried out (a post is stored) but answered only
+        after `seconds`: what a client that gave up earlier cannot tell from a lost request."""
+        with self._lock:
+            self._delays.setdefault(method, []).extend([seconds] * times)
 
     def calls(self, method: str | None = None) -> list[Call]:
         """Every recorded call (of one method), oldest first, failed ones included."""
@@ -246,16 +256,23 @@ class FakeSlack:
                 status, payload = 200, self._answer(method, params)
             self._calls.append(Call(method, params, headers, request.path, status, payload))
             self._lock.notify_all()
+            delays = self._delays.get(method)
+            delay = delays.pop(0) if delays else 0.0
+        if delay:
+            self._closing.wait(delay)  # answer late (or at close)
         if out is None:
             out = b"ok" if method == "response" and status == 200 else json.dumps(payload).encode()
-        request.send_response(status)
-        kind = "application/json" if out[:1] == b"{" else "text/html" if out[:1] == b"<" else "text/plain"
-        request.send_header("Content-Type", kind)
-        request.send_header("Content-Length", str(len(out)))
-        if failure is not None and failure.retry_after is not None:
-            request.send_header("Retry-After", str(failure.retry_after))
-        request.end_headers()
-        request.wfile.write(out)
+        try:
+            request.send_response(status)
+            kind = "application/json" if out[:1] == b"{" else "text/html" if out[:1] == b"<" else "text/plain"
+            request.send_header("Content-Type", kind)
+            request.send_header("Content-Length", str(len(out)))
+            if failure is not None and failure.retry_after is not None:
+                request.send_header("Retry-After", str(failure.retry_after))
+            request.end_headers()
+            request.wfile.write(out)
+        except (BrokenPipeError, ConnectionResetError):  # a client that gave up on a late answer
+            request.close_connection = True
 
     @staticmethod
     def _failure_payload(failure: Failure) -> tuple[int, dict[str, Any]]:

@@ -23,6 +23,7 @@ from chatbot.slack.handlers.home import HomeTab
 from chatbot.slack.handlers.links import LinkPreviews
 from chatbot.slack.handlers.messages import FollowUpHandler
 from chatbot.slack.handlers.shortcut import MessageShortcut
+from chatbot.slack.replays import ReplayLedger, replay_middleware
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,26 @@ BOT_SCOPES: dict[str, str] = {
 }
 
 
+class QuietBoltLog(logging.Filter):
+    """Drops Bolt's log records that carry a request body (a rejected signature, an unhandled
+    request's listener suggestion: both hold `response_url` and the legacy `token`), and the
+    warning that `token` is unused: Bolt reads SLACK_BOT_TOKEN from the environment even when it
+    is given a client, and the client (SLACK_API_URL, retry handlers) is what it must use."""
+
+    DROPPED = ("Invalid request signature detected", "Unhandled request", "will be unused")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not any(marker in message for marker in self.DROPPED)
+
+
+def bolt_logger() -> logging.Logger:
+    logger = logging.getLogger("chatbot.slack.bolt")
+    if not any(isinstance(f, QuietBoltLog) for f in logger.filters):
+        logger.addFilter(QuietBoltLog())
+    return logger
+
+
 def build_slack_app(
     *,
     client: WebClient,
@@ -58,13 +79,15 @@ def build_slack_app(
     buttons: ActionHandlers,
     follow_up: FollowUpHandler,
     listener_executor: Executor,
+    replays: ReplayLedger,
     votes: FeedbackHandlers | None = None,
     links: LinkPreviews | None = None,
     home: HomeTab | None = None,
     dms: DirectMessages | None = None,
     shortcut: MessageShortcut | None = None,
 ) -> App:
-    """A Bolt app whose listeners acknowledge first; answers never hold the HTTP response long."""
+    """A Bolt app whose listeners acknowledge first; answers never hold the HTTP response long.
+    A replayed command or button press is acknowledged and dropped (`replays`)."""
     app = App(
         client=client,
         signing_secret=signing_secret,
@@ -73,8 +96,10 @@ def build_slack_app(
         # One filter for whose messages are answered: handlers/followups.py `triage`, which
         # also knows other bots and subtypes and logs why it skips.
         ignoring_self_events_enabled=False,
+        logger=bolt_logger(),
     )
     app.error(log_error)
+    app.use(replay_middleware(replays))
     app.command(ids.COMMAND)(command)
     app.action(ids.pattern(ids.SHARE_ENTRY))(ack=actions.just_ack, lazy=[buttons.share])
     app.action(ids.pattern(ids.MORE_RESULTS))(ack=actions.just_ack, lazy=[buttons.more])

@@ -247,7 +247,7 @@ class Console:
             "user_id": USER,
             "team_id": "T0CONSOLE",
             "response_url": self.local.response_url(),
-            "trigger_id": "console",
+            "trigger_id": f"console.{secrets.token_hex(6)}",
         }
         status, body = self.dispatch(urlencode(form), "application/x-www-form-urlencoded")
         if status != 200:
@@ -274,13 +274,14 @@ class Console:
                 "message_ts": pressable.message_ts,
             },
             "response_url": self.local.response_url(),
-            "trigger_id": "console",
+            "trigger_id": f"console.{secrets.token_hex(6)}",
             "actions": [
                 {
                     "type": "button",
                     "action_id": button["action_id"],
                     "block_id": "b",
                     "value": button.get("value"),
+                    "action_ts": f"{time.time():.6f}",
                 }
             ],
         }

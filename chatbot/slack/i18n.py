@@ -64,6 +64,10 @@ CATALOGUE: dict[str, dict[Language, str]] = {
     },
     "card.shared_by": {"zh": "由 {user} 分享", "en": "Shared by {user}"},
     "share.done": {"zh": "已分享到频道。", "en": "Shared to the channel."},
+    "share.duplicate": {
+        "zh": "这个条目刚刚已分享到这里了。",
+        "en": "This entry was just shared here.",
+    },
     "share.not_in_channel": {
         "zh": "无法在这个频道发帖：请先把 bot 邀请进频道（/invite @vllm-digest）。",
         "en": "I can't post in this channel: invite the bot first (/invite @vllm-digest).",

@@ -243,3 +243,64 @@ def test_claim_owners_are_dead_only_when_provably_gone() -> None:
     assert not owner_is_dead(f"other-host:{gone.stdout.strip()}:bbbb")  # cannot tell: the lease decides
     assert owner_is_dead(mine)  # this pid, but not a claim this process holds: a restarted container
     assert not owner_is_dead(mine, {mine})
+
+
+def test_slack_answering_after_the_timeout_is_not_posted_twice(
+    db_url: str, fake_slack: FakeSlack, tmp_path: Path
+) -> None:
+    """Slack stores the post but answers after the client gave up: the run finds the post."""
+    fake_slack.answer_late("chat.postMessage", 4.0)
+    env = cli_env(db_url, fake_slack, SLACK_TIMEOUT="1")
+    first = post_today(env, tmp_path)
+    assert first.returncode == 0, first.stderr
+    lines = [line for line in (first.stdout + first.stderr).splitlines() if line.strip()]
+    assert len(lines) == 1 and ": posted entry" in lines[0] and "found the post" in lines[0]
+    assert len(fake_slack.calls("chat.postMessage")) == 1
+    again = post_today(env, tmp_path)
+    assert again.returncode == 0 and "already posted" in again.stdout
+    assert len(daily_messages(fake_slack)) == 1
+    store = SqlStore.open(db_url)
+    row = store.daily_post(CHANNEL, dt.date.fromisoformat(DAY))
+    assert row is not None and row.posted and row.message_ts == daily_messages(fake_slack)[0]["ts"]
+    store.close()
+
+
+def test_an_unanswered_post_is_unknown_until_the_next_run_looks(
+    db_url: str, fake_slack: FakeSlack, seed_library: Library
+) -> None:
+    """No answer and the history unreadable at that moment: the claim is kept, not released,
+    and the next run finds the post instead of posting again."""
+    fake_slack.answer_late("chat.postMessage", 4.0)
+    fake_slack.fail("conversations.history", status=500, times=3)
+    store = SqlStore.open(db_url)
+    client = daily_web_client("xoxb-test", fake_slack.api_url, backoff=0.01, timeout=1)
+    poster = DailyPoster(store, lambda: seed_library.entries, client, lambda e: daily_message(e, "en"))
+    day = dt.date.fromisoformat(DAY)
+    first = poster.run(CHANNEL, day)
+    assert first.status is Status.UNKNOWN and first.retry_later and not first.ok
+    assert "\n" not in first.line() and "next run looks for it" in first.line()
+    row = store.daily_post(CHANNEL, day)
+    assert row is not None and not row.posted  # kept: a release would let the retry post again
+    retry = poster.run(CHANNEL, day)
+    assert retry.status is Status.RECOVERED, retry.line()
+    assert len(fake_slack.calls("chat.postMessage")) == 1
+    assert len(daily_messages(fake_slack)) == 1
+    row = store.daily_post(CHANNEL, day)
+    assert row is not None and row.posted and row.message_ts == daily_messages(fake_slack)[0]["ts"]
+    store.close()
+
+
+def test_a_refused_connection_is_retried_and_released(
+    fake_slack: FakeSlack, tmp_path: Path, seed_library: Library
+) -> None:
+    """A request that never left (nothing listens) is safe to retry and to release."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}/api/"
+    store = SqlStore.open(f"sqlite:///{tmp_path / 'bot.db'}")
+    client = daily_web_client("xoxb-test", closed, backoff=0.01)
+    poster = DailyPoster(store, lambda: seed_library.entries, client, lambda e: daily_message(e, "en"))
+    result = poster.run(CHANNEL, dt.date.fromisoformat(DAY))
+    assert result.status is Status.FAILED and "cannot reach Slack" in result.line()
+    assert store.daily_post(CHANNEL, dt.date.fromisoformat(DAY)) is None
+    store.close()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from slack_sdk.errors import SlackApiError
@@ -17,6 +17,7 @@ from chatbot.digest import Entry
 from chatbot.slack import blocks
 from chatbot.slack.handlers.command import Answers
 from chatbot.slack.i18n import Language, Texts
+from chatbot.slack.replays import SHARE_WINDOW, InMemoryReplayLedger, ReplayLedger, share_key
 from chatbot.store import ThreadRegistry
 
 log = logging.getLogger(__name__)
@@ -53,6 +54,9 @@ class ActionHandlers:
             return self.language
         return self.languages((body.get("user") or {}).get("id"))
 
+    # One entry is shared into one place at most once a SHARE_WINDOW (double clicks, two people).
+    shares: ReplayLedger = field(default_factory=InMemoryReplayLedger)
+
     def share(self, body: dict[str, Any], client: Any, respond: Any) -> None:
         """Post the entry's card to the channel as the bot, and register its thread; from a DM,
         ask which channel first (`pick_channel`)."""
@@ -67,10 +71,23 @@ class ActionHandlers:
         if self.pick_channel is not None and in_direct_message(body):
             self.pick_channel(entry, body, client)
             return
-        channel = body["channel"]["id"]
+        channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id")
+        if not channel:
+            log.warning("share of %s: the press names no channel", entry.id)
+            return
+        where = share_key(channel, (body.get("container") or {}).get("thread_ts"), entry.id)
+        if not self.shares.mark_handled(where, within=SHARE_WINDOW):
+            log.info("not sharing %s to %s again within %s", entry.id, channel, SHARE_WINDOW)
+            respond(
+                **blocks.render_text(texts("share.duplicate")),
+                response_type="ephemeral",
+                replace_original=False,
+            )
+            return
         try:
             share_card(client, self.threads, channel, entry, language, sharer_name(body))
         except SlackApiError as exc:
+            self.shares.forget_handled(where)
             notice = share_failure(exc, texts, entry, channel)
             respond(**blocks.render_text(notice), response_type="ephemeral", replace_original=False)
             return
