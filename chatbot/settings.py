@@ -40,6 +40,8 @@ class Settings(BaseSettings):
     daily_grace: timedelta = timedelta(hours=4)
     timezone: str = "Asia/Shanghai"
     language: Literal["zh", "en"] = "zh"
+    # Which replies in the bot's threads it answers: questions/requests/mentions, mentions only, all.
+    followups: Literal["questions", "mentions", "all"] = "questions"
     port: int = Field(default=3000, ge=1, le=65535)
 
     @field_validator("daily_channels", mode="before")

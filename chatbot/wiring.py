@@ -277,6 +277,7 @@ def build_follow_ups(
         threads,
         handled or InMemoryHandledEvents(),
         settings.language,
+        mode=settings.followups,
     )
 
 

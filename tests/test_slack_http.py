@@ -238,7 +238,8 @@ def test_subcommands_answer_in_the_configured_language(fake_slack: FakeSlack) ->
         assert "Newest entries" in all_text(latest)
         assert len([b for b in buttons(latest) if b["action_id"].startswith("share_entry")]) == 5
         today = all_text(post(url, command_body("today", fake_slack.response_url())).json())
-        assert "PR of the day" in today and "Ask in this thread" in today
+        assert "PR of the day" in today and "use *Share to channel* to ask follow-ups" in today
+        assert "Ask in this thread" not in today  # an ephemeral message has no thread
         topics = all_text(post(url, command_body("topics", fake_slack.response_url())).json())
         assert "Topics you can search for" in topics
         for topic, _count in bot.index.topics()[:3]:

@@ -242,6 +242,8 @@ def render_today(entry: Entry | None, lang: Language) -> Message:
     card = render_entry_card(entry, lang, header=texts("today.header"))
     share = share_button(entry, texts)
     card_blocks: list[Block] = card["blocks"]
+    # An ephemeral message has no thread: the hint offers sharing instead of "ask in this thread".
+    card_blocks[-1] = context(escape(texts("today.hint")))
     row = next((b for b in card_blocks if b["type"] == "actions"), None)
     if row is not None:
         row["elements"].insert(0, share)
