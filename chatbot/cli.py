@@ -36,6 +36,7 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     """A thread follow-up answer from the entry; unknown entry exits 1 with one line."""
     from chatbot.answers import Answerer
+    from chatbot.search import load_glossary
 
     library = _library(settings)
     entry = library.get(args.entry)
@@ -44,7 +45,8 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
             f"vllm-digest ask: no entry {args.entry!r} (use an id, PR number, #N or PR URL)", file=sys.stderr
         )
         return 1
-    answer = Answerer(library).answer(entry, " ".join(args.question))
+    # The digest folder's glossary files extend the bundled glossary, as for the search.
+    answer = Answerer(library, load_glossary(library.folder)).answer(entry, " ".join(args.question))
     if args.json:
         payload = {"entry": entry.id, "pr": entry.pr, **answer.to_json()}
         print(json.dumps(payload, ensure_ascii=False, indent=2))

@@ -271,7 +271,7 @@ def build_follow_ups(
     """Answers in the bot's threads and to mentions; `handled` (the SQL store in serve) makes
     each message answered once across retries, restarts and replicas."""
     return FollowUps(
-        Answerer(library),
+        Answerer(library, load_glossary(library.folder)),
         library.get,
         index,
         threads,

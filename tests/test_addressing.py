@@ -45,6 +45,27 @@ def test_shapes_not_phrases() -> None:
     assert is_chatter("👍🎉") and is_chatter(":+1: :tada:") and is_chatter("收到～谢谢！")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "好的，我看看",
+        "我来 review 一下",
+        "同问",
+        "谢谢分享！很有启发",
+        "666",
+        "👀",
+        "ok will check",
+        "should be fine",
+        "thanks for sharing!",
+        "ack, thanks",
+        "let me check",
+        "这个我之前也遇到过",
+    ],
+)
+def test_more_chatter_of_our_own(text: str) -> None:
+    assert not addressed_to_bot(text)
+
+
 def test_modes() -> None:
     assert addressed_to_bot("lgtm", mode="all")
     assert not addressed_to_bot("重点看什么？", mode="mentions")

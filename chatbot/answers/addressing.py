@@ -44,6 +44,8 @@ class AddressingRules:
     zh_request: re.Pattern[str]
     en_interrogatives: frozenset[str]
     en_requests: frozenset[str]
+    en_auxiliaries: frozenset[str]
+    en_statement_verbs: frozenset[str]
     en_exclamations: tuple[tuple[str, ...], ...]
     en_fillers: tuple[tuple[str, ...], ...]
     acknowledgement: re.Pattern[str]
@@ -81,6 +83,8 @@ def addressing_rules() -> AddressingRules:
         zh_request=re.compile(f"(?:{_alternation(words('zh_requests'))})(?!得)"),
         en_interrogatives=frozenset(normalize_question(w) for w in words("en_interrogatives")),
         en_requests=frozenset(normalize_question(w) for w in words("en_requests")),
+        en_auxiliaries=frozenset(normalize_question(w) for w in words("en_auxiliaries")),
+        en_statement_verbs=frozenset(normalize_question(w) for w in words("en_statement_verbs")),
         en_exclamations=tuple(tuple(normalize_question(w).split()) for w in words("en_exclamations")),
         en_fillers=tuple(fillers),
         acknowledgement=re.compile(
@@ -143,6 +147,8 @@ def asks_something(text: str) -> bool:
         if any(tuple(words[: len(e)]) == e for e in rules.en_exclamations):
             continue
         first = words[0]
+        if first in rules.en_auxiliaries and len(words) > 1 and words[1] in rules.en_statement_verbs:
+            continue  # "will check", "can do": a statement, not "will it…?"
         if first in rules.en_interrogatives or first in rules.en_requests:
             return True
     return False

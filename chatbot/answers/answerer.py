@@ -89,6 +89,7 @@ WORDS: dict[str, dict[Lang, str]] = {
     "tests": {"zh": "测试：", "en": "Tests: "},
     "no_tests": {"zh": "笔记没提测试。", "en": "The note does not mention tests."},
     "design": {"zh": "设计：", "en": "Design: "},
+    "change": {"zh": "改动：", "en": "The change: "},
     "no_design": {"zh": "笔记没谈设计取舍。", "en": "The note does not discuss design choices."},
     "author": {"zh": "作者 ", "en": "Author: "},
     "people": {"zh": "笔记提到：", "en": "In the note: "},
@@ -197,6 +198,17 @@ PERSON_ACTS_RE = re.compile(
     r"argued|suggested|pointed out|noted|asked)"
 )
 BENCHMARK_QUESTION_RE = re.compile(r"benchmark|bench\b|基准|跑分|数据|实测|测试结果|measured", re.I)
+CAVEAT_MARK_RE = re.compile(r"^(?:注意|需要留意的是|需要留意|需留意|留意|提醒)\s*[：:，,]\s*")
+FIX_QUESTION_RE = re.compile(r"fix|修|改|实现|implement|work|做的|how does it", re.I)
+CHANGE_WORDS = [
+    (
+        re.compile(
+            r"修复|改为|改成|改用|换成|替换|补上|补了|新增|加了|更新|移除|删除|引入|只改|把|让|changes?|replaces?|adds?",
+            re.I,
+        ),
+        1.0,
+    ),
+]
 REVIEW_QUESTION_RE = re.compile(r"review|审阅|审查|评审", re.I)
 REVIEWER_ADVICE_RE = re.compile(r"reviewer|review\s*时|审阅时|审查时|评审时", re.I)
 BENCH_WORDS = [
@@ -473,7 +485,13 @@ class Answerer:
         chosen = _select(pieces, RISK_WORDS, bonus, question)
         if not chosen:
             return self._none(entry, c, "no_risks", question)
-        prefix = c.word("risks") if entry.caveats else c.word("risks_near")
+        # A sentence the curator opens with 注意/需要留意 is a caveat even when not parsed as one.
+        marked = [p for p in chosen if CAVEAT_MARK_RE.match(p.text)]
+        chosen = [
+            Piece(p.source, CAVEAT_MARK_RE.sub("", p.text, count=1), p.short) if p in marked else p
+            for p in chosen
+        ]
+        prefix = c.word("risks") if entry.caveats or marked else c.word("risks_near")
         return c.quote(prefix, chosen[:2])
 
     def _tests(self, entry: Entry, question: str, c: Composer) -> str:
@@ -495,6 +513,11 @@ class Answerer:
                 if p.source.startswith("highlights") and match.end() <= at < sentence_end:
                     bonus[p.source] = 2.0
         chosen = _select(pieces, DESIGN_WORDS, bonus, question)
+        if not chosen and FIX_QUESTION_RE.search(question):
+            # "How was it fixed?" on a note without design talk: what the change does answers it.
+            chosen = _select(pieces, CHANGE_WORDS, {}, question)
+            if chosen:
+                return c.quote(c.word("change"), chosen[:2])
         if not chosen:
             return self._none(entry, c, "no_design", question)
         return c.quote(c.word("design"), chosen[:3])
@@ -776,7 +799,7 @@ def question_topic(question: str, glossary: Glossary | None = None) -> str:
         if named:
             return " / ".join(dict.fromkeys(named))[:TOPIC_CHARS]
     norm = normalize_question(question)
-    words = [w for w in re.findall(r"[a-z0-9][a-z0-9+\-.]*|[^\sa-z0-9]+", norm) if w not in EN_STOP]
+    words = [w for w in re.findall(r"[a-z0-9][a-z0-9+\-.'’]*|[^\sa-z0-9'’]+", norm) if w not in EN_STOP]
     words = [w for w in words if w not in GENERIC_WORDS]
     topic = " ".join(_QUESTION_NOISE_RE.sub(" ", " ".join(words)).split())
     topic = re.sub(r"^有\s*|\s*的$", "", topic)
