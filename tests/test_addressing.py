@@ -66,6 +66,13 @@ def test_more_chatter_of_our_own(text: str) -> None:
     assert not addressed_to_bot(text)
 
 
+def test_a_terse_follow_up_phrasing_is_a_question_but_praise_is_not() -> None:
+    for text in ("root cause", "related PRs", "风险点", "链接", "merge date"):
+        assert addressed_to_bot(text), text
+    for text in ("nice design", "测试设计很巧妙", "good tests", "性能不错"):
+        assert not addressed_to_bot(text), text
+
+
 def test_modes() -> None:
     assert addressed_to_bot("lgtm", mode="all")
     assert not addressed_to_bot("重点看什么？", mode="mentions")

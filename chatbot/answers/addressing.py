@@ -2,8 +2,9 @@
 
 People talk to each other under the bot's posts ("lgtm, thanks", "👍", "@alice 你看下这个"); a bot
 that answers every reply is noise and gets muted. A reply is for the bot when it mentions the
-bot, or asks something (a question mark, an interrogative in Chinese or English) or requests
-something ("explain the design", "讲讲测试") without mentioning somebody else. The words are
+bot, or asks something (a question mark, an interrogative in Chinese or English), requests
+something ("explain the design", "讲讲测试") or is a terse follow-up phrasing ("root cause",
+"related PRs") without mentioning somebody else. The words are
 data (`data/addressing.yaml`); the shapes (where an English interrogative stands, a Chinese
 request verb followed by 得 describing rather than asking) are here.
 
@@ -22,7 +23,7 @@ from typing import Literal
 
 import yaml
 
-from chatbot.answers.intents import normalize_question
+from chatbot.answers.intents import intent_rules, normalize_question
 
 FollowUpMode = Literal["questions", "mentions", "all"]
 FOLLOWUP_MODES: tuple[FollowUpMode, ...] = ("questions", "mentions", "all")
@@ -154,6 +155,28 @@ def asks_something(text: str) -> bool:
     return False
 
 
+TERSE_CHARS = 24
+TERSE_COVER = 0.7
+
+
+def names_a_kind_of_question(text: str) -> bool:
+    """A terse message that is itself a follow-up phrasing ("root cause", "related PRs", "风险点",
+    "链接"): typed at the bot, even without a question mark. The phrasing must be most of the
+    message, so "测试设计很巧妙" (a comment on the tests) is not one."""
+    plain = _plain(text)
+    if not plain or len(plain) > TERSE_CHARS or len(plain.split()) > 3:
+        return False
+    ack = addressing_rules().acknowledgement
+    if any(ack.match(word) for word in plain.split()):
+        return False  # "nice design", "great tests": praise, not a question
+    compact = len(plain.replace(" ", ""))
+    longest = max(
+        (len(rule.phrase.replace(" ", "")) for rule in intent_rules() if rule.pattern.search(plain)),
+        default=0,
+    )
+    return longest >= TERSE_COVER * compact
+
+
 def addressed_to_bot(
     text: str,
     *,
@@ -176,4 +199,4 @@ def addressed_to_bot(
         return not stripped or not is_chatter(stripped)
     if mode == "mentions" or mentions_others:
         return False
-    return not is_chatter(stripped) and asks_something(stripped)
+    return not is_chatter(stripped) and (asks_something(stripped) or names_a_kind_of_question(stripped))
