@@ -34,6 +34,7 @@ bench: install
 	$(BIN)/python bench/http.py
 	$(BIN)/python bench/answers.py
 	$(BIN)/python bench/followups.py
+	$(BIN)/python bench/observability.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

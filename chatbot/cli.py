@@ -108,11 +108,10 @@ def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Socket Mode when SLACK_APP_TOKEN is set, else HTTP (uvicorn) on --port / PORT."""
-    import logging
-
+    from chatbot.observability import configure_logging
     from chatbot.wiring import build, build_store
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(settings.log_format)
     from slack_bolt.error import BoltError
     from slack_sdk.errors import SlackApiError, SlackClientError
 
@@ -127,7 +126,14 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     from chatbot.slack.server import HttpServer, asgi_app
 
-    server = HttpServer(asgi_app(bot.app, bot.health), port=args.port or settings.port)
+    server = HttpServer(
+        asgi_app(bot.app, bot.health, bot.metrics.exposition), port=args.port or settings.port
+    )
+    if settings.metrics_port:
+        from prometheus_client import start_http_server
+
+        start_http_server(settings.metrics_port, registry=bot.metrics.registry)
+        print(f"vllm-digest: GET /metrics on port {settings.metrics_port}", file=sys.stderr)
     if settings.slack_app_token:
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
@@ -138,6 +144,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         print(f"vllm-digest: HTTP on port {server.port}, POST /slack/events, GET /healthz", file=sys.stderr)
     if bot.scheduler is not None:
         bot.scheduler.start()
+    if bot.curator_jobs is not None:
+        bot.curator_jobs.start()
     server.serve_forever()
     bot.close()
     return 0
@@ -264,6 +272,35 @@ def cmd_post_today(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if result.ok else 1
 
 
+def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
+    """The curator report over the usage tables: gaps, top queries, entries, unanswered questions."""
+    from chatbot.store import SqlStore
+    from chatbot.usage.report import build_report, parse_since, render_text
+
+    now = dt.datetime.now(dt.UTC)
+    try:
+        since = parse_since(args.since, now)
+    except ValueError as exc:
+        print(f"vllm-digest stats: --since: {exc}", file=sys.stderr)
+        return 2
+    library = _library(settings)
+
+    def describe(entry_id: str) -> tuple[str, int | None]:
+        entry = library.get(entry_id)
+        return (entry.title, entry.pr) if entry else ("(no longer in the digest)", None)
+
+    store = SqlStore.open(settings.database_url)
+    try:
+        report = build_report(store.engine, since, now, describe)
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+    else:
+        print(render_text(report))
+    return 0
+
+
 def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
     """`db upgrade`: apply the shipped migrations to DATABASE_URL."""
     from chatbot.store import SqlStore
@@ -331,6 +368,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("console", help="a local chat that runs the same handlers as Slack")
     p.set_defaults(func=cmd_console)
+
+    p = sub.add_parser("stats", help="curator report: searches, queries with no match, entries, votes")
+    p.add_argument("--since", default="30d", help="a span (30d, 12h, 2w) or a date YYYY-MM-DD")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_stats)
 
     p = sub.add_parser("db", help="database maintenance")
     p.add_argument("action", choices=["upgrade"])

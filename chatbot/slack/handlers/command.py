@@ -125,11 +125,14 @@ class CommandHandler:
     answers: Answers
     executor: Executor
     ack_budget: float = 1.5
+    on_command: Callable[[Request], None] | None = None  # counts commands by kind (metrics)
 
     def __call__(self, command: dict[str, Any], respond: Any) -> BoltResponse:
         """The acknowledgement, returned as the HTTP response (Bolt sends a returned
         BoltResponse as the ack; see `ephemeral_ack`)."""
         request = parse(command.get("text") or "")
+        if self.on_command is not None:
+            self.on_command(request)
         at_hand = self.answers.cached(request)
         if at_hand is not None:
             return ephemeral_ack(at_hand)
