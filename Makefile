@@ -33,6 +33,7 @@ bench: install
 	$(BIN)/python bench/search.py
 	$(BIN)/python bench/http.py
 	$(BIN)/python bench/answers.py
+	$(BIN)/python bench/notes.py
 	$(BIN)/python bench/followups.py
 	$(BIN)/python bench/observability.py
 

@@ -324,9 +324,16 @@ class Composer:
     def link(self) -> str:
         return self.entry.url or ""
 
+    @property
+    def room(self) -> int:
+        """Space for the quoted words. On a short note the link would take half the budget or more, so
+        it goes after the quote without counting against it (issue 17)."""
+        reserve = len(self.link) + 1 if self.link else 0
+        return self.limit - reserve if reserve * 2 < self.limit else self.limit
+
     def finish(self, body: str) -> str:
-        """Body plus the PR link line. The link is not part of the budget: on a short note it
-        would otherwise take half the room and cut the answer before the fact."""
+        """Body plus the PR link line, always: an answer, or an honest "not in the note", names
+        the PR it speaks for (`room` keeps the quote short enough on a long note)."""
         body = body.strip()
         if self.link:
             return f"{body}\n{self.link}" if body else self.link
@@ -334,7 +341,7 @@ class Composer:
 
     def quote(self, prefix: str, pieces: Sequence[Piece], tail: Sequence[str] = ()) -> str:
         """The longest variant of the pieces that fits: full, first full + leads, leads, fewer."""
-        room = self.limit
+        room = self.room
         if pieces and len(self.entry.note) <= SHORT_NOTE:
             # A short note's answer can be the whole relevant sentence.
             whole = len(self._render(prefix, [pieces[0].text], ()))
@@ -378,7 +385,7 @@ class Composer:
         """Plain lines (no quotes), then the first of the alternative extra lines that fits."""
         out = list(lines)
         for line in alternatives:
-            if len("\n".join([*out, line])) <= self.limit:
+            if len("\n".join([*out, line])) <= self.room:
                 out.append(line)
                 self.sources.append(source)
                 break
@@ -550,8 +557,13 @@ class Answerer:
             return c.lines([c.word("no_related")])
         numbers = {r.number for r in refs}
         others = [o for o in others if o.pr is None or o.pr not in numbers]
-        room = c.limit
-        lines, _ = _fit_refs(refs, room, c)
+        room = c.room
+        lines, with_urls = _fit_refs(refs, room, c)
+        if refs and with_urls < len(refs):
+            # Links to the related PRs matter more here than the entry's own link.
+            more, more_urls = _fit_refs(refs, c.limit, c)
+            if more_urls > with_urls:
+                lines, with_urls, room = more, more_urls, c.limit
         if refs:
             c.sources.append("refs")
         optional = []
