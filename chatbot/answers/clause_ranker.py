@@ -16,7 +16,7 @@ from importlib import resources
 import yaml
 from rapidfuzz import fuzz
 
-from chatbot.answers.intents import normalize_question
+from chatbot.answers.intents import intent_rules, normalize_question
 from chatbot.search import Glossary
 
 IDENT_RE = re.compile(r"`([^`]+)`|([A-Za-z_][A-Za-z0-9_]*(?:[._][A-Za-z0-9_]+)+(?:\(\))?)")
@@ -119,6 +119,19 @@ def question_terms(question: str) -> TermWeights:
     return weights
 
 
+# Related-entry probes rank the same question against many notes, and a note's pieces again on
+# every question: both are cached (read only here).
+_question_weights = lru_cache(maxsize=256)(question_terms)
+_piece_terms = lru_cache(maxsize=1 << 14)(piece_terms)
+_normalized = lru_cache(maxsize=1 << 14)(normalize_question)
+
+
+def warm_up() -> None:
+    """Load the data files now rather than on the first question."""
+    english_to_chinese()
+    intent_rules()
+
+
 GLOSSARY_WEIGHT = 1.5
 
 
@@ -185,10 +198,10 @@ def rank_pieces_detailed(
     one Latin word (2) or identifier (3) or glossary term (1.5) is a real match; one Chinese
     bigram (1) alone is not enough to claim the note answers the question.
     """
-    weights = question_terms(question)
+    weights = _question_weights(question)
     phrases = {t: w for t, w in glossary_terms(question, glossary).items() if t not in weights}
-    bags = [piece_terms(p) for p in pieces]
-    lowered = [normalize_question(p) for p in pieces]
+    bags = [_piece_terms(p) for p in pieces]
+    lowered = [_normalized(p) for p in pieces]
     hits: list[dict[str, float]] = []
     doc_freq: dict[str, int] = {}
     for bag, low in zip(bags, lowered, strict=True):
