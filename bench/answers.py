@@ -1,6 +1,8 @@
 """Follow-up answers vs. the obvious baseline (best single sentence by rapidfuzz), same questions.
 
-Run: .venv/bin/python bench/answers.py
+Run: .venv/bin/python bench/answers.py [-v]   (-v lists the misses on stderr)
+Question sets: the test file and held-out paraphrases on the bundled digest, and the held-out
+month (tests/digests-heldout, tests/followups_heldout.yaml) the rules were not tuned on.
 Prints, per question set, hit rate (right part of the note, shorter than 3/4 of the note), the
 same ignoring the length rule ("any length"), and answer latency p50/p99 for the answerer and the baseline, with ratios.
 """
@@ -68,8 +70,18 @@ def baseline(entry: Entry, question: str) -> Reply:
     return Reply(f"{best[0] if best else ''}\n{entry.url}", True)
 
 
+def heldout_set() -> list[Case]:
+    """The held-out month (tests/digests-heldout): 25 questions and the ones the notes can't answer."""
+    data = yaml.safe_load((ROOT / "tests/followups_heldout.yaml").read_text(encoding="utf-8"))
+    return [Case(int(i["pr"]), i["q"], list(i["expect"])) for i in data["questions"]] + [
+        Case(int(i["pr"]), i["q"], None) for i in data["none"]
+    ]
+
+
 def is_hit(entry: Entry, reply: Reply, case: Case, check_length: bool = True) -> bool:
-    if check_length and len(reply.text) >= 0.75 * len(entry.note):
+    # The PR link is not part of the budget: only the quote must stay under 3/4 of the note.
+    quoted = reply.text.removesuffix(entry.url or "\0").rstrip()
+    if check_length and len(quoted) >= 0.75 * len(entry.note):
         return False
     if case.expect is None:
         return not reply.found
@@ -77,7 +89,7 @@ def is_hit(entry: Entry, reply: Reply, case: Case, check_length: bool = True) ->
 
 
 def measure(
-    library: Library, cases: list[Case], answer: Callable[[Entry, str], Reply]
+    library: Library, cases: list[Case], answer: Callable[[Entry, str], Reply], show: bool = False
 ) -> tuple[float, float, float, float]:
     """Hit rate (with and without the length rule), p50 and p99 latency (µs) over the cases."""
     hits = 0
@@ -87,7 +99,10 @@ def measure(
         entry = library.get(str(case.pr))
         assert entry is not None
         reply = answer(entry, case.question)
-        hits += is_hit(entry, reply, case)
+        hit = is_hit(entry, reply, case)
+        hits += hit
+        if show and not hit:
+            print(f"  miss #{case.pr} {case.question!r}: {reply.text!r}", file=sys.stderr)
         content_hits += is_hit(entry, reply, case, check_length=False)
         for _ in range(REPEAT):
             start = time.perf_counter()
@@ -99,17 +114,26 @@ def measure(
 
 
 def main() -> int:
-    library = Library.load(ROOT / "digests")
-    answerer = Answerer(library.entries)
-
-    def ours(entry: Entry, question: str) -> Reply:
-        a = answerer.answer(entry, question)
-        return Reply(a.text, a.found)
+    show = "-v" in sys.argv[1:]
+    bundled = Library.load(ROOT / "digests")
+    heldout = Library.load(ROOT / "tests" / "digests-heldout")
+    answerers = {id(bundled): Answerer(bundled.entries), id(heldout): Answerer(heldout.entries)}
 
     print(f"{'question set':<26}{'metric':<14}{'answerer':>12}{'baseline':>12}{'ratio':>9}")
-    for name, cases in (("tests (%d)", test_set()), ("paraphrases (%d)", paraphrase_set())):
+    sets = (
+        ("tests (%d)", bundled, test_set()),
+        ("paraphrases (%d)", bundled, paraphrase_set()),
+        ("held-out month (%d)", heldout, heldout_set()),
+    )
+    for name, library, cases in sets:
+        answerer = answerers[id(library)]
+
+        def ours(entry: Entry, question: str, answerer: Answerer = answerer) -> Reply:
+            a = answerer.answer(entry, question)
+            return Reply(a.text, a.found)
+
         label = name % len(cases)
-        rate, content, p50, p99 = measure(library, cases, ours)
+        rate, content, p50, p99 = measure(library, cases, ours, show)
         b_rate, b_content, b_p50, b_p99 = measure(library, cases, baseline)
         rows = [
             ("hit rate", f"{rate:.1%}", f"{b_rate:.1%}", f"{rate / b_rate:.2f}x" if b_rate else "-"),

@@ -55,6 +55,7 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     """A thread follow-up answer from the entry; unknown entry exits 1 with one line."""
     from chatbot.answers import Answerer
+    from chatbot.search import load_glossary
 
     library = _library(settings)
     entry = library.get(args.entry)
@@ -64,7 +65,8 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         )
         return 1
     question = " ".join(args.question)
-    answerer = Answerer(library)
+    # The digest folder's glossary files extend the bundled glossary, as for the search.
+    answerer = Answerer(library, load_glossary(library.folder))
     answer = answerer.answer(entry, question)
     model = _model_answer(settings, answerer, entry, question) if args.llm else None
     if args.json:

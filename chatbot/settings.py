@@ -56,6 +56,8 @@ class Settings(BaseSettings):
     daily_grace: timedelta = timedelta(hours=4)
     timezone: str = "Asia/Shanghai"
     language: Literal["auto", "zh", "en"] = "auto"  # auto: each person's Slack locale
+    # Which replies in the bot's threads it answers: questions/requests/mentions, mentions only, all.
+    followups: Literal["questions", "mentions", "all"] = "questions"
     port: int = Field(default=3000, ge=0, le=65535)
     slack_timeout: float = Field(default=15.0, gt=0, le=300)
     log_format: Literal["text", "json"] = "text"

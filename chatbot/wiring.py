@@ -458,6 +458,8 @@ def build_follow_ups(
     if usage is not None:
         dedup = ObservedHandledEvents(dedup, usage)
         answerer = ObservedAnswerer(library, usage)
+    # The digest folder's glossary files extend the bundled glossary, as for the search.
+    answerer.glossary = load_glossary(library.folder)
     return FollowUps(
         answerer,
         library.get,
@@ -465,6 +467,7 @@ def build_follow_ups(
         threads,
         dedup,
         settings.channel_language,
+        mode=settings.followups,
         model=build_model_answers(settings, usage.metrics if usage is not None else None),
         languages=languages,
     )

@@ -8,6 +8,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from chatbot.answers import FollowUpMode
 from chatbot.slack.handlers.followups import (
     Delivery,
     InMemoryHandledEvents,
@@ -25,9 +26,15 @@ def owner_of(channel: str, thread_ts: str) -> str | None:
     return "e1" if (channel, thread_ts) == OWNED else None
 
 
-def routed(**event: Any) -> Any:
-    base: dict[str, Any] = {"type": "message", "channel": "C1", "user": "U0ASKER", "text": "q", "ts": "200.0"}
-    return route(Delivery({**base, **event}, "Ev1", BOT), owner_of)
+def routed(mode: FollowUpMode = "questions", **event: Any) -> Any:
+    base: dict[str, Any] = {
+        "type": "message",
+        "channel": "C1",
+        "user": "U0ASKER",
+        "text": "重点看什么？",
+        "ts": "200.0",
+    }
+    return route(Delivery({**base, **event}, "Ev1", BOT), owner_of, mode)
 
 
 def test_replies_in_owned_threads_are_answered_about_their_entry() -> None:
@@ -36,6 +43,23 @@ def test_replies_in_owned_threads_are_answered_about_their_entry() -> None:
     assert (where.kind, where.entry_id, where.reply_ts, where.message_ts) == ("entry", "e1", "100.0", "200.0")
     mention = routed(type="app_mention", thread_ts="100.0")
     assert mention is not None and mention.kind == "entry"
+
+
+def test_in_owned_threads_only_replies_addressed_to_the_bot_are_routed() -> None:
+    """FOLLOWUPS=questions (default): questions, requests, the bot's mention; not chatter and
+    not a question to somebody else. mentions: only the bot's mention. all: every reply."""
+    reply: dict[str, Any] = {"thread_ts": "100.0"}
+    assert routed(text="explain the design", **reply) is not None
+    assert routed(text="lgtm, thanks 👍", **reply) is None
+    assert routed(text="<@U0ALICE> 你看下这个？", **reply) is None
+    assert routed(text="<!here> 有人跑过 benchmark 吗？", **reply) is None
+    assert routed(text=f"<@U0ALICE> <@{BOT}> 有什么风险？", **reply) is not None
+    assert routed(text=f"<@{BOT}> 谢谢！", **reply) is None  # thanks, even to the bot, is not a question
+    assert routed(text=f"<@{BOT}>", **reply) is not None  # a bare mention asks for the summary
+    assert routed(type="app_mention", text=f"<@{BOT}> 讲讲测试", **reply) is not None
+    assert routed("mentions", text="重点看什么？", **reply) is None
+    assert routed("mentions", text=f"<@{BOT}> 重点看什么？", **reply) is not None
+    assert routed("all", text="lgtm, thanks", **reply) is not None
 
 
 def test_mentions_elsewhere_are_topic_queries_answered_under_the_mention() -> None:

@@ -241,7 +241,8 @@ def test_subcommands_answer_in_the_configured_language(fake_slack: FakeSlack) ->
         assert shares == ["bf9c0b4186", "5d680c482d", "588db5c1c7", "0e7c6e404a", "3f337515ce"]  # newest PRs
         assert "修复 MiniCPM-o 图像处理器复用串扰" in all_text(latest)
         today = all_text(post(url, command_body("today", fake_slack.response_url())).json())
-        assert "PR of the day" in today and "Ask in this thread" in today
+        assert "PR of the day" in today and "use *Share to channel* to ask follow-ups" in today
+        assert "Ask in this thread" not in today  # an ephemeral message has no thread
         topics = all_text(post(url, command_body("topics", fake_slack.response_url())).json())
         assert "Topics you can search for" in topics
         for topic in ("`frontend`", "`multimodal`", "`testing`", "`KV offload`"):  # the bundled digest's

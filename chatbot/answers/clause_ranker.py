@@ -1,9 +1,9 @@
 """Ranking a note's clauses against a free question: term overlap plus fuzzy matching.
 
-Terms are Latin words, code identifiers and Chinese character bigrams, with a small
-English→Chinese word list so "what about the crash?" finds "崩溃". `question_terms` and
-`piece_terms` are the only tokenizer entry points; the search tokenizer and glossary can
-replace them without touching the answerer.
+Terms are Latin words, code identifiers and Chinese character bigrams. Two bridges between the
+languages: the search glossary's concepts (vLLM jargon: "AMD" finds ROCm/MI300X, "spec decode"
+finds 投机解码) matched as phrases, and a list of general engineering words read both ways
+(`data/followup_terms.yaml`: "crash" finds 崩溃, "有哪些策略" finds `strategy`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import yaml
 from rapidfuzz import fuzz
 
 from chatbot.answers.intents import intent_rules, normalize_question
+from chatbot.search import Glossary
 
 IDENT_RE = re.compile(r"`([^`]+)`|([A-Za-z_][A-Za-z0-9_]*(?:[._][A-Za-z0-9_]+)+(?:\(\))?)")
 WORD_RE = re.compile(r"[a-z0-9][a-z0-9+\-]*")
@@ -41,6 +42,17 @@ def english_to_chinese() -> dict[str, tuple[str, ...]]:
     text = resources.files("chatbot.answers").joinpath("data/followup_terms.yaml").read_text(encoding="utf-8")
     data = yaml.safe_load(text)
     return {str(k).casefold(): tuple(str(v) for v in vs) for k, vs in data["terms"].items()}
+
+
+@lru_cache(maxsize=1)
+def chinese_to_english() -> dict[str, tuple[str, ...]]:
+    """The word list read the other way: "有哪些策略可选" also looks for `strategy`."""
+    out: dict[str, list[str]] = {}
+    for en, zhs in english_to_chinese().items():
+        for zh in zhs:
+            if CJK_RUN_RE.fullmatch(zh) and len(zh) >= 2:
+                out.setdefault(zh, []).append(en)
+    return {zh: tuple(ens) for zh, ens in out.items()}
 
 
 def _bigrams(run: str) -> list[str]:
@@ -90,6 +102,11 @@ def question_terms(question: str) -> TermWeights:
                 continue
             for gram in _bigrams(zh):
                 weights.setdefault(gram, 1.5)
+    for zh, ens in chinese_to_english().items():
+        if zh in norm:
+            for en in ens:
+                if " " not in en:
+                    weights.setdefault(en, 1.5)
     for run in CJK_RUN_RE.findall(norm):
         for gram in _bigrams(run):
             if len(gram) == 2 and all(ch in ZH_STOP_CHARS for ch in gram):
@@ -115,24 +132,97 @@ def warm_up() -> None:
     intent_rules()
 
 
-def rank_pieces(question: str, pieces: Sequence[str]) -> list[tuple[float, int]]:
+GLOSSARY_WEIGHT = 1.5
+
+
+def glossary_terms(question: str, glossary: Glossary | None) -> TermWeights:
+    """Every term of the glossary concepts the question names ("AMD" → rocm, MI300X, HIP…),
+    matched as phrases in the note: the bilingual glossary bridges languages and jargon."""
+    if glossary is None:
+        return {}
+    out: TermWeights = {}
+    for expansion in glossary.expand(question):
+        for term in concept_terms(glossary, expansion.concept):
+            norm = normalize_question(term)
+            if len(norm) >= 2:
+                out.setdefault(norm, GLOSSARY_WEIGHT)
+    return out
+
+
+def concept_terms(glossary: Glossary, concept_id: str) -> list[str]:
+    """Every term of a concept and of the narrower concepts it includes ("Blackwell" → SM120, B200…),
+    as the search does: asking about the broad concept finds notes naming a narrow one."""
+    terms: list[str] = []
+    seen: set[str] = set()
+    todo = [concept_id]
+    while todo:
+        cid = todo.pop()
+        concept = glossary.concepts.get(cid)
+        if concept is None or cid in seen:
+            continue
+        seen.add(cid)
+        terms.extend(concept.terms)
+        todo.extend(concept.includes)
+    return terms
+
+
+def _latin(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
+
+
+def phrase_in(phrase: str, low: str) -> bool:
+    """A glossary phrase in normalised text; Latin phrases at word boundaries."""
+    start = 0
+    while (at := low.find(phrase, start)) >= 0:
+        before = low[at - 1] if at else " "
+        after = low[at + len(phrase)] if at + len(phrase) < len(low) else " "
+        if not (_latin(phrase[0]) and _latin(before)) and not (_latin(phrase[-1]) and _latin(after)):
+            return True
+        start = at + 1
+    return False
+
+
+def rank_pieces(
+    question: str, pieces: Sequence[str], glossary: Glossary | None = None
+) -> list[tuple[float, int]]:
     """(score, index) of every piece, best first; a score of 0 means nothing matched."""
+    return [(score, index) for score, index, _ in rank_pieces_detailed(question, pieces, glossary)]
+
+
+def rank_pieces_detailed(
+    question: str, pieces: Sequence[str], glossary: Glossary | None = None
+) -> list[tuple[float, int, float]]:
+    """(score, index, matched weight) of every piece, best first.
+
+    The matched weight is the plain sum of the weights of the question terms the piece has:
+    one Latin word (2) or identifier (3) or glossary term (1.5) is a real match; one Chinese
+    bigram (1) alone is not enough to claim the note answers the question.
+    """
     weights = _question_weights(question)
+    phrases = {t: w for t, w in glossary_terms(question, glossary).items() if t not in weights}
     bags = [_piece_terms(p) for p in pieces]
     lowered = [_normalized(p) for p in pieces]
+    hits: list[dict[str, float]] = []
     doc_freq: dict[str, int] = {}
-    for bag in bags:
-        for term in weights:
-            if term in bag:
-                doc_freq[term] = doc_freq.get(term, 0) + 1
-    scored: list[tuple[float, int]] = []
-    for index, (bag, low) in enumerate(zip(bags, lowered, strict=True)):
-        score = 0.0
+    for bag, low in zip(bags, lowered, strict=True):
+        found = {t: w for t, w in weights.items() if t in bag}
+        found.update({t: w for t, w in phrases.items() if phrase_in(t, low)})
+        hits.append(found)
+        for term in found:
+            doc_freq[term] = doc_freq.get(term, 0) + 1
+    scored: list[tuple[float, int, float]] = []
+    for index, (found, low) in enumerate(zip(hits, lowered, strict=True)):
+        score = sum(weight / doc_freq.get(term, 1) ** 0.5 for term, weight in found.items())
+        matched = sum(found.values())
         for term, weight in weights.items():
-            if term in bag:
-                score += weight / doc_freq.get(term, 1) ** 0.5
-            elif len(term) >= 4 and term.isascii() and fuzz.partial_ratio(term, low) >= 85:
+            if (
+                term not in found
+                and len(term) >= 4
+                and term.isascii()
+                and fuzz.partial_ratio(term, low) >= 85
+            ):
                 score += 0.6 * weight
-        scored.append((round(score, 4), index))
+                matched += 0.6 * weight
+        scored.append((round(score, 4), index, matched))
     scored.sort(key=lambda si: (-si[0], si[1]))
     return scored

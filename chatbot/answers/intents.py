@@ -18,6 +18,12 @@ import yaml
 from rapidfuzz import fuzz
 
 Intent = Literal[
+    "english",
+    "date",
+    "state",
+    "labels",
+    "cause",
+    "models",
     "why",
     "focus",
     "audience",

@@ -246,7 +246,10 @@ def render_today(entry: Entry | None, lang: Language) -> Message:
     if entry is None:
         return message(texts("today.empty"), [section(escape(texts("today.empty")))])
     card = render_entry_card(entry, lang, header=texts("today.header"))
-    return message(card["text"], with_share(card["blocks"], entry, texts))
+    card_blocks: list[Block] = card["blocks"]
+    # An ephemeral message has no thread: the hint offers sharing instead of "ask in this thread".
+    card_blocks[-1] = context(escape(texts("today.hint")))
+    return message(card["text"], with_share(card_blocks, entry, texts))
 
 
 def with_share(card_blocks: list[Block], entry: Entry, texts: Texts) -> list[Block]:

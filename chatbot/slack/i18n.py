@@ -62,6 +62,10 @@ CATALOGUE: dict[str, dict[Language, str]] = {
         "zh": "有问题？直接在本帖的讨论串里追问，例如“重点看什么？”“有什么风险？”",
         "en": 'Questions? Ask in this thread, e.g. "what should I focus on?" or "any risks?"',
     },
+    "today.hint": {
+        "zh": "这条消息只有你能看到：点“分享到频道”，就能在它的讨论串里追问。",
+        "en": "Only you can see this: use *Share to channel* to ask follow-ups in its thread.",
+    },
     "card.shared_by": {"zh": "由 {user} 分享", "en": "Shared by {user}"},
     "share.done": {"zh": "已分享到频道。", "en": "Shared to the channel."},
     "share.duplicate": {

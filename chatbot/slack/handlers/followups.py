@@ -2,8 +2,10 @@
 
 Which events are answered (`route`):
 
-- a `message` that replies in a thread the bot owns (the ThreadRegistry knows its parent) →
-  an answer from that entry, in the thread;
+- a `message` that replies in a thread the bot owns (the ThreadRegistry knows its parent) and
+  is addressed to the bot (`chatbot.answers.addressed_to_bot`, per `FOLLOWUPS`: a question, a
+  request or a mention of the bot, not "lgtm", "👍" or "@alice 你看下") → an answer from that
+  entry, in the thread;
 - an `app_mention` in an owned thread → the same; anywhere else → its text (mentions removed)
   is a topic query, answered with the top results in a thread under the mention;
 - everything else is ignored: the bot's own and other bots' messages (`bot_id`, subtype
@@ -37,7 +39,7 @@ from typing import Any, Literal, Protocol
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from chatbot.answers import Answer, Answerer
+from chatbot.answers import Answer, Answerer, FollowUpMode, addressed_to_bot
 from chatbot.answers.model_prompt import answer_language
 from chatbot.digest import Entry
 from chatbot.slack import action_ids as ids
@@ -58,8 +60,14 @@ ANSWERED_SUBTYPES = frozenset({"file_share", "thread_broadcast"})
 
 # <@U123>, <@U123|name>, <#C123|general>, <!here>: Slack's markup in what people type.
 _SLACK_TOKEN = re.compile(r"<[@#!][^<>]*>")
-# A PR or issue URL in an answer (escaped text: no <, >, & inside).
-_PR_URL = re.compile(r"https://github\.com/[\w.\-]+/[\w.\-]+/(?:pull|issues)/(\d+)(?![\w/])")
+# Markup that calls people: a user, a user group, @here/@channel/@everyone (not a channel link).
+_USER_MENTION = re.compile(r"<@([A-Z0-9]+)(?:\|[^<>]*)?>")
+_PEOPLE_CALL = re.compile(r"<!(?:subteam\^[^<>]*|here|channel|everyone)(?:\|[^<>]*)?>")
+# A PR or issue URL in an answer (escaped text: no <, >, & inside), with the "#N " the answerer
+# may have put before it: the link is shown as #N, so the number is not printed twice.
+_PR_URL = re.compile(
+    r"(?:#(?P<label>\d+)\s+)?(?P<url>https://github\.com/[\w.\-]+/[\w.\-]+/(?:pull|issues)/(?P<n>\d+))(?![\w/])"
+)
 _HAN = re.compile(r"[\u3400-\u9fff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 
@@ -124,9 +132,12 @@ class Route:
     entry_id: str | None = None
 
 
-def triage(delivery: Delivery, owner_of: Callable[[str, str], str | None]) -> Route | str:
+def triage(
+    delivery: Delivery, owner_of: Callable[[str, str], str | None], mode: FollowUpMode = "questions"
+) -> Route | str:
     """The rules of the module docstring: a Route, or why the event is skipped (for the log).
-    `owner_of(channel, thread_ts)` is the registry lookup."""
+    `owner_of(channel, thread_ts)` is the registry lookup, `mode` the `FOLLOWUPS` setting (which
+    replies in an owned thread are for the bot)."""
     event = delivery.event
     kind = event.get("type")
     subtype = event.get("subtype")
@@ -148,6 +159,8 @@ def triage(delivery: Delivery, owner_of: Callable[[str, str], str | None]) -> Ro
     if thread_ts and thread_ts != ts:
         entry_id = owner_of(str(channel), str(thread_ts))
         if entry_id is not None:
+            if not is_for_bot(text, delivery.bot_user_id, mode, mentioned=kind == "app_mention"):
+                return f"not addressed to the bot (FOLLOWUPS={mode})"
             return Route("entry", str(channel), str(ts), str(thread_ts), text, entry_id)
     if kind == "app_mention":
         return Route("search", str(channel), str(ts), str(thread_ts or ts), text)
@@ -156,10 +169,23 @@ def triage(delivery: Delivery, owner_of: Callable[[str, str], str | None]) -> Ro
     return "a channel message without a mention"
 
 
-def route(delivery: Delivery, owner_of: Callable[[str, str], str | None]) -> Route | None:
+def route(
+    delivery: Delivery, owner_of: Callable[[str, str], str | None], mode: FollowUpMode = "questions"
+) -> Route | None:
     """The Route of an event, None when it is skipped (`triage` says why)."""
-    where = triage(delivery, owner_of)
+    where = triage(delivery, owner_of, mode)
     return where if isinstance(where, Route) else None
+
+
+def is_for_bot(text: str, bot_user_id: str | None, mode: FollowUpMode, *, mentioned: bool = False) -> bool:
+    """Whether a reply in an owned thread is addressed to the bot: Slack's mentions are read
+    here, the rule itself is the core's `addressed_to_bot`."""
+    users = set(_USER_MENTION.findall(text))
+    mentions_bot = mentioned or (bot_user_id is not None and bot_user_id in users)
+    mentions_others = bool(users - {bot_user_id}) or bool(_PEOPLE_CALL.search(text))
+    return addressed_to_bot(
+        strip_mentions(text), mentions_bot=mentions_bot, mentions_others=mentions_others, mode=mode
+    )
 
 
 _QUESTION_WORDS = re.compile(
@@ -193,8 +219,16 @@ def answer_mrkdwn(text: str) -> str:
     """An answer's plain text as mrkdwn: escaped (nothing typed becomes `<!channel>`), its PR
     and issue URLs as `<url|#N>` links, within one section."""
     escaped = escape(text)
-    linked = _PR_URL.sub(lambda m: link(m.group(0), f"#{m.group(1)}"), escaped)
+    linked = _PR_URL.sub(_short_link, escaped)
     return truncate(linked, MAX_SECTION_TEXT)
+
+
+def _short_link(match: re.Match[str]) -> str:
+    shown = link(match.group("url"), f"#{match.group('n')}")
+    label = match.group("label")
+    if label is not None and label != match.group("n"):
+        return f"#{label} {shown}"
+    return shown
 
 
 def answer_rating(where: Route, entry: Entry, answer: Answer) -> FeedbackTarget:
@@ -246,6 +280,7 @@ class FollowUps:
         handled: HandledEvents,
         language: Language,
         *,
+        mode: FollowUpMode = "questions",
         keep_handled: dt.timedelta = KEEP_HANDLED,
         clock: Callable[[], float] = time.monotonic,
         model: ModelAnswers | None = None,
@@ -257,6 +292,7 @@ class FollowUps:
         self.threads = threads
         self.handled = handled
         self.language: Language = language
+        self.mode: FollowUpMode = mode
         self.keep_handled = keep_handled
         self.clock = clock
         self.model = model
@@ -265,7 +301,7 @@ class FollowUps:
         self._prune_lock = threading.Lock()
 
     def __call__(self, delivery: Delivery, client: WebClient) -> None:
-        where = triage(delivery, self.threads.entry_for)
+        where = triage(delivery, self.threads.entry_for, self.mode)
         if isinstance(where, str):
             log.debug("event %s skipped: %s", delivery.event_id, where)
             return
