@@ -12,8 +12,12 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from chatbot.settings import Settings, SettingsError, load_settings
+
+if TYPE_CHECKING:
+    from chatbot.daily.subscription import Subscription
 
 
 def _library(settings: Settings, path: str | None = None):  # type: ignore[no-untyped-def]
@@ -188,8 +192,10 @@ def _daily_day(args: argparse.Namespace, settings: Settings) -> tuple[str, dt.da
 
 def cmd_today(args: argparse.Namespace, settings: Settings) -> int:
     """Which entry the channel gets on the day, and why; posts nothing."""
-    from chatbot.daily import pick_entry
-    from chatbot.store import SqlStore
+    from chatbot.daily import TopicFilter, pick_entry
+    from chatbot.daily.topics import entries_on
+    from chatbot.search import SearchIndex, load_glossary
+    from chatbot.store import SqlStore, SubscriptionStore
 
     channel, day = _daily_day(args, settings)
     library = _library(settings)
@@ -197,6 +203,7 @@ def cmd_today(args: argparse.Namespace, settings: Settings) -> int:
     try:
         done = store.daily_post(channel, day)
         history = store.history(channel)
+        subscription = SubscriptionStore(store.engine).get(channel)
     finally:
         store.close()
     if done is not None and done.posted:
@@ -204,13 +211,23 @@ def cmd_today(args: argparse.Namespace, settings: Settings) -> int:
         title = entry.title if entry else "(no longer in the library)"
         print(f"{channel} {day}: already posted {done.entry_id} {title} (ts {done.message_ts})")
         return 0
-    pick = pick_entry(library.entries, history, channel, day)
+    topics = None
+    if subscription is not None and subscription.topics:
+        index = SearchIndex.build(library.entries, load_glossary(library.folder))
+        matching = entries_on(subscription.topics, index)
+        topics = TopicFilter(matching, tuple(subscription.topic_labels()), subscription.strict)
+    pick = pick_entry(library.entries, history, channel, day, topics)
     if pick is None:
-        print(f"{channel} {day}: no entries in {settings.digest_dir}", file=sys.stderr)
+        where = f"on {', '.join(topics.labels)} (strict)" if topics else f"in {settings.digest_dir}"
+        print(f"{channel} {day}: no entries {where}", file=sys.stderr)
         return 1
     pr = f" #{pick.entry.pr}" if pick.entry.pr else ""
     print(f"{channel} {day}: {pick.entry.id}{pr} {pick.entry.title}")
     print(f"why: {pick.reason}")
+    if pick.topics_done:
+        print(
+            f"note: {channel} has had every entry on its topics ({', '.join(topics.labels if topics else ())})"
+        )
     return 0
 
 
@@ -245,6 +262,115 @@ def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
         + (f" (was {before or 'empty'})" if before != after else " (up to date)")
     )
     return 0
+
+
+def cmd_subscriptions(args: argparse.Namespace, settings: Settings) -> int:
+    """Every channel's subscription: from Slack (the store) and from DAILY_CHANNELS."""
+    from chatbot.daily.subscription import configured_subscriptions, effective_subscriptions
+    from chatbot.store import SqlStore, SubscriptionStore
+
+    store = SqlStore.open(settings.database_url)
+    try:
+        stored = SubscriptionStore(store.engine).all()
+    finally:
+        store.close()
+    configured = configured_subscriptions(settings.daily_channels, settings.daily_cron, settings.timezone)
+    every = effective_subscriptions(configured, stored)
+    if args.json:
+        print(json.dumps([_subscription_json(s) for s in every], ensure_ascii=False, indent=2))
+        return 0
+    for s in every:
+        topics = ", ".join(s.topic_labels()) or "all topics"
+        flags = ("strict" if s.strict else "") + ("" if s.announce else " announce off")
+        source = "DAILY_CHANNELS" if s.source == "settings" else f"by {s.updated_by or '?'}"
+        print(f"{s.channel}: {topics}; {s.describe_schedule()} {flags.strip()} ({source})".replace("  ", " "))
+    if not every:
+        print("no subscriptions", file=sys.stderr)
+    return 0
+
+
+def _subscription_json(s: Subscription) -> dict[str, object]:
+    return {
+        "channel": s.channel,
+        "topics": [t.to_json() for t in s.topics],
+        "time": s.schedule.time,
+        "days": sorted(s.schedule.days),
+        "days_text": s.schedule.describe_days(),
+        "timezone": s.schedule.zone,
+        "cron": s.cron or None,
+        "strict": s.strict,
+        "announce": s.announce,
+        "source": s.source,
+        "updated_by": s.updated_by or None,
+        "updated_at": s.updated_at.isoformat() if s.updated_at else None,
+    }
+
+
+def cmd_subscribe(args: argparse.Namespace, settings: Settings) -> int:
+    """`subscribe CHANNEL [TOPIC …] [at HH:MM] [on DAYS] [tz ZONE]`: as in Slack, without the post."""
+    from dataclasses import replace
+
+    from chatbot.daily.subscription import (
+        GrammarError,
+        Subscription,
+        configured_subscriptions,
+        default_schedule,
+        parse_subscribe,
+    )
+    from chatbot.daily.topics import resolve_topics
+    from chatbot.search import SearchIndex, load_glossary
+    from chatbot.store import SqlStore, SubscriptionStore, utc_now
+
+    try:
+        request = parse_subscribe(" ".join(args.words))
+    except GrammarError as exc:
+        print(f"vllm-digest subscribe: {exc}; nothing changed", file=sys.stderr)
+        return 2
+    library = _library(settings)
+    glossary = load_glossary(library.folder)
+    resolved = resolve_topics(request.topic_words, glossary, SearchIndex.build(library.entries, glossary))
+    if resolved.unknown:
+        print(
+            f"vllm-digest subscribe: unknown topic words {', '.join(resolved.unknown)}; nothing changed",
+            file=sys.stderr,
+        )
+        return 2
+    store = SqlStore.open(settings.database_url)
+    try:
+        subscriptions = SubscriptionStore(store.engine)
+        configured = configured_subscriptions(settings.daily_channels, settings.daily_cron, settings.timezone)
+        base = subscriptions.get(args.channel) or next(
+            (s for s in configured if s.channel == args.channel),
+            Subscription(args.channel, default_schedule(settings.daily_cron, settings.timezone)),
+        )
+        after = replace(request.apply(base, resolved.topics), updated_by="cli")
+        subscriptions.put(after, now=utc_now())
+    finally:
+        store.close()
+    print(
+        json.dumps(_subscription_json(after), ensure_ascii=False) if args.json else _subscription_line(after)
+    )
+    return 0
+
+
+def cmd_unsubscribe(args: argparse.Namespace, settings: Settings) -> int:
+    """Drop the channel's subscription made from Slack (DAILY_CHANNELS stays as configured)."""
+    from chatbot.store import SqlStore, SubscriptionStore
+
+    store = SqlStore.open(settings.database_url)
+    try:
+        removed = SubscriptionStore(store.engine).remove(args.channel)
+    finally:
+        store.close()
+    print(f"{args.channel}: {'unsubscribed' if removed else 'had no subscription'}")
+    return 0
+
+
+def _subscription_line(s: Subscription) -> str:
+    topics = ", ".join(s.topic_labels()) or "all topics"
+    flags = ", strict" if s.strict else ""
+    flags += "" if s.announce else ", announce off"
+    return f"{s.channel}: PR of the day on {topics}, {s.describe_schedule()}{flags}"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -295,6 +421,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("console", help="a local chat that runs the same handlers as Slack")
     p.set_defaults(func=cmd_console)
+
+    p = sub.add_parser("subscriptions", help="every channel's PR of the day subscription")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_subscriptions)
+
+    p = sub.add_parser("subscribe", help="subscribe a channel: [TOPIC …] [at HH:MM] [on DAYS] [tz ZONE]")
+    p.add_argument("channel", help="channel id (C…)")
+    p.add_argument("words", nargs="*", help="topics, at HH:MM, on DAYS, tz ZONE, strict, announce on|off")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_subscribe)
+
+    p = sub.add_parser("unsubscribe", help="drop a channel's subscription made from Slack")
+    p.add_argument("channel")
+    p.set_defaults(func=cmd_unsubscribe)
 
     p = sub.add_parser("db", help="database maintenance")
     p.add_argument("action", choices=["upgrade"])

@@ -38,11 +38,14 @@ class Settings(BaseSettings):
     daily_channels: Annotated[list[str], NoDecode] = Field(default_factory=list)
     daily_cron: str = "30 9 * * 1-5"
     daily_grace: timedelta = timedelta(hours=4)
+    # How often every replica re-reads the subscriptions (seconds; at most a minute).
+    reconcile_seconds: float = Field(default=60.0, gt=0, le=60)
+    admin_users: Annotated[list[str], NoDecode] = Field(default_factory=list)
     timezone: str = "Asia/Shanghai"
     language: Literal["zh", "en"] = "zh"
     port: int = Field(default=3000, ge=1, le=65535)
 
-    @field_validator("daily_channels", mode="before")
+    @field_validator("daily_channels", "admin_users", mode="before")
     @classmethod
     def _comma_list(cls, value: object) -> object:
         if isinstance(value, str):

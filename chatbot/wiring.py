@@ -26,7 +26,15 @@ from slack_sdk.http_retry.builtin_handlers import (
 )
 
 from chatbot.answers import Answerer
-from chatbot.daily import DailyPoster, DailyScheduler, SlackMessage, daily_web_client
+from chatbot.daily import DailyPoster, DailyScheduler, SlackMessage, TopicFilter, daily_web_client
+from chatbot.daily.announcer import Announcer
+from chatbot.daily.subscription import (
+    Subscription,
+    configured_subscriptions,
+    default_schedule,
+    effective_subscriptions,
+)
+from chatbot.daily.topics import Resolved, entries_on, resolve_topics
 from chatbot.digest import Entry, Library
 from chatbot.search import SearchIndex, SearchResult, load_glossary
 from chatbot.settings import Settings, SettingsError
@@ -36,8 +44,10 @@ from chatbot.slack.handlers.actions import ActionHandlers
 from chatbot.slack.handlers.command import Answers, CommandHandler, Searchable
 from chatbot.slack.handlers.followups import FollowUps, HandledEvents, InMemoryHandledEvents
 from chatbot.slack.handlers.messages import FollowUpHandler
+from chatbot.slack.handlers.subscriptions import SubscriptionCommands
 from chatbot.slack.i18n import Language, Texts
-from chatbot.store import InMemoryThreadRegistry, SqlStore, ThreadRegistry
+from chatbot.slack.subscription_blocks import render_announcement
+from chatbot.store import InMemoryThreadRegistry, SqlStore, SubscriptionStore, ThreadRegistry
 
 log = logging.getLogger(__name__)
 
@@ -151,6 +161,7 @@ class Bot:
     store: SqlStore | None = None
     daily: DailyPoster | None = None
     scheduler: DailyScheduler | None = None
+    subscriptions: Subscriptions | None = None
 
     def health(self) -> dict[str, object]:
         """What /healthz reports besides ok: the library is loaded."""
@@ -222,7 +233,14 @@ def build(
     client = web_client(settings, token)
     if follow_up is None:
         follow_up = build_follow_ups(settings, library, searchable, registry, handled or store)
-    daily = build_daily_poster(settings, library, store, registry) if store is not None else None
+    subscriptions = build_subscriptions(settings, live, store, client) if store is not None else None
+    daily = (
+        build_daily_poster(
+            settings, library, store, registry, subscriptions.topic_filter if subscriptions else None
+        )
+        if store is not None
+        else None
+    )
     if today is None and daily is not None:
         today = daily_today(settings, daily)
     answer_pool = TrackedExecutor(max_workers=16, thread_name_prefix="answer")
@@ -235,6 +253,7 @@ def build(
         page_size=page_size,
         generation=lambda: live.generation,
         cache_size=answer_cache,
+        channel_commands=subscriptions.commands if subscriptions else None,
     )
     app = build_slack_app(
         client=client,
@@ -257,7 +276,8 @@ def build(
         executors=[answer_pool, listener_pool],
         store=store,
         daily=daily,
-        scheduler=build_daily_scheduler(settings, daily) if daily is not None else None,
+        scheduler=build_daily_scheduler(settings, daily, subscriptions) if daily is not None else None,
+        subscriptions=subscriptions,
     )
 
 
@@ -295,7 +315,11 @@ def daily_message(entry: Entry, lang: Language) -> SlackMessage:
 
 
 def build_daily_poster(
-    settings: Settings, library: Library, store: SqlStore, threads: ThreadRegistry | None = None
+    settings: Settings,
+    library: Library,
+    store: SqlStore,
+    threads: ThreadRegistry | None = None,
+    topics: Callable[[str], TopicFilter | None] | None = None,
 ) -> DailyPoster:
     """Posts to Slack once per channel and day; its client retries 429/5xx/connection errors."""
 
@@ -309,14 +333,25 @@ def build_daily_poster(
         daily_web_client(settings.slack_bot_token, settings.slack_api_url),
         lambda entry: daily_message(entry, settings.language),
         threads=threads or store,
+        topics=topics or (lambda _channel: None),
     )
 
 
-def build_daily_scheduler(settings: Settings, poster: DailyPoster) -> DailyScheduler:
-    """Cron jobs for DAILY_CHANNELS; a DAILY_CRON APScheduler rejects fails like any bad setting."""
+def build_daily_scheduler(
+    settings: Settings, poster: DailyPoster, subscriptions: Subscriptions | None = None
+) -> DailyScheduler:
+    """Cron jobs for DAILY_CHANNELS and the subscriptions (re-read every RECONCILE_SECONDS, the
+    announcer on the same tick); a DAILY_CRON APScheduler rejects fails like any bad setting."""
     try:
         return DailyScheduler(
-            poster.run, settings.daily_channels, settings.daily_cron, settings.zone, settings.daily_grace
+            poster.run,
+            settings.daily_channels,
+            settings.daily_cron,
+            settings.zone,
+            settings.daily_grace,
+            subscriptions=subscriptions.store.all if subscriptions else None,
+            reconcile_every=settings.reconcile_seconds,
+            after_reconcile=subscriptions.announcer.run if subscriptions else None,
         )
     except ValueError as exc:
         raise SettingsError(f"setting DAILY_CRON: {exc} (got {settings.daily_cron!r})") from None
@@ -334,3 +369,80 @@ def daily_today(settings: Settings, poster: DailyPoster) -> Callable[[], Entry |
 
 def _local_day(settings: Settings) -> dt.date:
     return dt.datetime.now(settings.zone).date()
+
+
+# -- subscriptions ---------------------------------------------------------------------------
+
+
+@dataclass
+class Subscriptions:
+    """The pieces of channel subscriptions: store, slash subcommands, the picker's topic filter,
+    the new-digest announcer."""
+
+    store: SubscriptionStore
+    configured: list[Subscription]
+    commands: SubscriptionCommands
+    announcer: Announcer
+    live: LiveIndex
+
+    def effective(self) -> list[Subscription]:
+        return effective_subscriptions(self.configured, self.store.all())
+
+    def entries_on(self, subscription: Subscription) -> frozenset[str]:
+        return entries_on(subscription.topics, self.live.current())
+
+    def topic_filter(self, channel: str) -> TopicFilter | None:
+        """The channel's topics as the picker's filter; None for a channel on every topic."""
+        subscription = self.store.get(channel)
+        if subscription is None or not subscription.topics:
+            return None
+        return TopicFilter(
+            self.entries_on(subscription), tuple(subscription.topic_labels()), subscription.strict
+        )
+
+
+def build_subscriptions(
+    settings: Settings, live: LiveIndex, store: SqlStore, client: WebClient
+) -> Subscriptions:
+    """Subscriptions on the store's database; DAILY_CHANNELS/DAILY_CRON/TIMEZONE are the configured
+    ones and the defaults of a new subscription."""
+    subscriptions = SubscriptionStore(store.engine)
+    configured = configured_subscriptions(settings.daily_channels, settings.daily_cron, settings.timezone)
+    schedule = default_schedule(settings.daily_cron, settings.timezone)
+
+    def resolve(words: list[str]) -> Resolved:
+        index = live.current()
+        return resolve_topics(words, index.glossary, index)
+
+    commands = SubscriptionCommands(
+        store=subscriptions,
+        configured=configured,
+        defaults=lambda channel: Subscription(channel, schedule),
+        resolve=resolve,
+        client=client,
+        language=settings.language,
+        admins=frozenset(settings.admin_users),
+    )
+
+    def entries() -> Sequence[Entry]:
+        live.current()
+        return live.library.entries
+
+    bundle: Subscriptions
+    announcer = Announcer(
+        subscriptions,
+        entries,
+        lambda: bundle.effective(),
+        lambda subscription: bundle.entries_on(subscription),
+        daily_web_client(settings.slack_bot_token, settings.slack_api_url),
+        lambda new, subscription: announcement_message(new, subscription, settings.language),
+    )
+    bundle = Subscriptions(subscriptions, configured, commands, announcer, live)
+    return bundle
+
+
+def announcement_message(
+    entries: Sequence[Entry], subscription: Subscription, lang: Language
+) -> SlackMessage:
+    message = render_announcement(entries, subscription, lang)
+    return SlackMessage(message["text"], message["blocks"])

@@ -33,7 +33,7 @@ from slack_sdk.http_retry.builtin_handlers import (
 )
 from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
 
-from chatbot.daily.picker import Pick, pick_entry
+from chatbot.daily.picker import Pick, TopicFilter, pick_entry
 from chatbot.digest import Entry
 from chatbot.store import ClaimOutcome, DailyPost, SqlStore, ThreadRegistry, utc_now
 
@@ -139,6 +139,22 @@ def find_daily_message(
     client: WebClient, channel: str, day: dt.date, since: dt.datetime, pages: int = 5
 ) -> tuple[str, str] | None:
     """(ts, entry id) of the bot's marked daily message for `day` in the channel since `since`."""
+    found = find_marked_message(
+        client, channel, DAILY_EVENT_TYPE, {"day": day.isoformat(), "channel": channel}, since, pages
+    )
+    return (found[0], str(found[1].get("entry_id") or "")) if found else None
+
+
+def find_marked_message(
+    client: WebClient,
+    channel: str,
+    event_type: str,
+    payload: dict[str, str],
+    since: dt.datetime,
+    pages: int = 5,
+) -> tuple[str, dict[str, Any]] | None:
+    """(ts, event payload) of a message since `since` whose metadata has the type and the payload
+    values: how a run that took over a dead run's claim finds what that run posted."""
     cursor: str | None = None
     for _ in range(pages):
         response = client.conversations_history(
@@ -150,13 +166,11 @@ def find_daily_message(
         )
         for message in response.get("messages") or []:
             metadata = message.get("metadata") or {}
-            payload = metadata.get("event_payload") or {}
-            if (
-                metadata.get("event_type") == DAILY_EVENT_TYPE
-                and payload.get("day") == day.isoformat()
-                and payload.get("channel") == channel
+            found = metadata.get("event_payload") or {}
+            if metadata.get("event_type") == event_type and all(
+                found.get(k) == v for k, v in payload.items()
             ):
-                return str(message["ts"]), str(payload.get("entry_id") or "")
+                return str(message["ts"]), found
         cursor = (response.get("response_metadata") or {}).get("next_cursor")
         if not cursor:
             return None
@@ -202,6 +216,7 @@ class DailyPoster:
         threads: ThreadRegistry | None = None,
         clock: Callable[[], dt.datetime] = utc_now,
         lease: dt.timedelta = CLAIM_LEASE,
+        topics: Callable[[str], TopicFilter | None] = lambda _channel: None,
     ) -> None:
         self.store = store
         self.entries = entries
@@ -210,10 +225,13 @@ class DailyPoster:
         self.threads: ThreadRegistry = threads or store
         self.clock = clock
         self.lease = lease
+        self.topics = topics  # the channel's subscription topics, as the entries they select
         self._live_owners: set[str] = set()  # claims this process is working on right now
 
     def pick(self, channel: str, day: dt.date) -> Pick | None:
-        return pick_entry(list(self.entries()), self.store.history(channel), channel, day)
+        return pick_entry(
+            list(self.entries()), self.store.history(channel), channel, day, self.topics(channel)
+        )
 
     def entry_for_day(self, channel: str, day: dt.date) -> Entry | None:
         """The entry posted on the day, else the one that would be."""

@@ -30,6 +30,7 @@ BOT_SCOPES: dict[str, str] = {
     "app_mentions:read": "app_mention events",
     "channels:history": "message.channels events and conversations.history/replies in public channels",
     "groups:history": "message.groups events and conversations.history/replies in private channels",
+    "users:read": "users.info: whether the asker of `subscriptions` is a workspace admin (sees every channel)",
 }
 
 

@@ -15,7 +15,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from slack_bolt import BoltResponse
@@ -28,6 +28,16 @@ from chatbot.slack.i18n import Language, Texts
 log = logging.getLogger(__name__)
 
 SUBCOMMANDS = ("help", "today", "topics", "latest")
+# Subcommands that take words and act on the channel (chatbot.slack.handlers.subscriptions).
+CHANNEL_SUBCOMMANDS = ("subscribe", "unsubscribe", "subscriptions")
+# Answers that change with the day or the channel: never cached.
+UNCACHED = frozenset({"today", *CHANNEL_SUBCOMMANDS})
+
+
+class ChannelCommands(Protocol):
+    """Subcommands about the channel the command was typed in (subscriptions)."""
+
+    def handle(self, kind: str, words: str, channel: str, user: str) -> blocks.Message: ...
 
 
 class Searchable(Protocol):
@@ -40,10 +50,12 @@ class Searchable(Protocol):
 
 @dataclass(frozen=True)
 class Request:
-    """A parsed command: one of SUBCOMMANDS, or "search" with the topic query."""
+    """A parsed command: one of SUBCOMMANDS or CHANNEL_SUBCOMMANDS, or "search" with the topic query."""
 
     kind: str
     query: str = ""
+    channel: str = ""
+    user: str = ""
 
 
 def parse(text: str) -> Request:
@@ -53,6 +65,8 @@ def parse(text: str) -> Request:
         return Request("help")
     if len(words) == 1 and words[0].casefold() in SUBCOMMANDS:
         return Request(words[0].casefold())
+    if words[0].casefold() in CHANNEL_SUBCOMMANDS:
+        return Request(words[0].casefold(), " ".join(words[1:]))
     return Request("search", " ".join(words))
 
 
@@ -71,12 +85,13 @@ class Answers:
     page_size: int = 5
     generation: Callable[[], int] = lambda: 0
     cache_size: int = 512
+    channel_commands: ChannelCommands | None = None
     _cache: OrderedDict[tuple[int, str, str, int], blocks.Message] = field(default_factory=OrderedDict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def cached(self, request: Request, offset: int = 0) -> blocks.Message | None:
-        """The answer if it is at hand (never for `today`, which changes by the day)."""
-        if request.kind == "today" or not self.cache_size:
+        """The answer if it is at hand (never for `today` or the channel subcommands)."""
+        if request.kind in UNCACHED or not self.cache_size:
             return None
         key = (self.generation(), request.kind, request.query, offset)
         with self._lock:
@@ -86,7 +101,7 @@ class Answers:
             return answer
 
     def _keep(self, request: Request, offset: int, answer: blocks.Message) -> blocks.Message:
-        if request.kind != "today" and self.cache_size:
+        if request.kind not in UNCACHED and self.cache_size:
             with self._lock:
                 self._cache[(self.generation(), request.kind, request.query, offset)] = answer
                 while len(self._cache) > self.cache_size:
@@ -107,6 +122,10 @@ class Answers:
             return blocks.render_latest(self.latest(self.page_size), self.language)
         if request.kind == "today":
             return blocks.render_today(self.today(), self.language)
+        if request.kind in CHANNEL_SUBCOMMANDS:
+            if self.channel_commands is None:
+                return blocks.render_text(Texts(self.language)("sub.need_store"))
+            return self.channel_commands.handle(request.kind, request.query, request.channel, request.user)
         raise ValueError(f"not a subcommand: {request.kind}")
 
     def page(self, query: str, offset: int) -> blocks.Message:
@@ -130,6 +149,10 @@ class CommandHandler:
         """The acknowledgement, returned as the HTTP response (Bolt sends a returned
         BoltResponse as the ack; see `ephemeral_ack`)."""
         request = parse(command.get("text") or "")
+        if request.kind in CHANNEL_SUBCOMMANDS:
+            request = replace(
+                request, channel=str(command.get("channel_id") or ""), user=str(command.get("user_id") or "")
+            )
         at_hand = self.answers.cached(request)
         if at_hand is not None:
             return ephemeral_ack(at_hand)
