@@ -16,7 +16,7 @@ every call, can be told to fail, and lets a test wait for a call without sleepin
     fake.wait_for("response")                         # a POST to any response URL
 
 Methods: auth.test, chat.postMessage, chat.postEphemeral, chat.update, conversations.history,
-conversations.replies, response URLs (`/response/<id>`); any other method answers
+conversations.replies, users.info (`fake.users["U1"] = {"is_admin": True}`), response URLs (`/response/<id>`); any other method answers
 `{"ok": false, "error": "unknown_method"}` (and is recorded).
 """
 
@@ -76,6 +76,7 @@ class FakeSlack:
         self._failures: dict[str, list[Failure]] = {}
         self._channels: dict[str, list[dict[str, Any]]] = {}
         self._last_ts = 0.0
+        self.users: dict[str, dict[str, Any]] = {}  # users.info answers: id → fields (is_admin, …)
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -270,6 +271,10 @@ class FakeSlack:
             return self._history(params)
         if method == "conversations.replies":
             return self._replies(params)
+        if method == "users.info":
+            user = str(params.get("user") or "")
+            fields = {"is_admin": False, "is_owner": False, **self.users.get(user, {})}
+            return {"ok": True, "user": {"id": user, "name": user.lower(), **fields}}
         return {"ok": False, "error": "unknown_method"}
 
     def _post(self, channel: str, params: dict[str, Any]) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from chatbot.daily.poster import (
 from chatbot.daily.subscription import Subscription
 from chatbot.digest import Entry
 from chatbot.store import SubscriptionStore, utc_now
-from chatbot.store.subscriptions import Announcement
+from chatbot.store.subscriptions import BASELINE, Announcement
 
 log = logging.getLogger(__name__)
 
@@ -74,12 +74,15 @@ class Announcer:
         self.window = window
         self.lease = lease
         self._live_owners: set[str] = set()
+        self._reported: set[tuple[str, str]] = set()  # announcements another run made, logged once
 
     def run(self) -> list[Announced]:
         now = self.clock()
         by_id = {e.id: e for e in self.entries()}
         batch = self.store.note_entries(by_id, now=now)
-        if batch is not None:
+        if batch is not None and batch.batch == BASELINE:
+            log.info("digest entries: baseline of %d entries (not announced)", len(batch.entry_ids))
+        elif batch is not None:
             log.info("new digest entries (batch %s): %s", batch.batch, ", ".join(batch.entry_ids))
         batches = self.store.batches_since(now - self.window)
         if not batches:
@@ -92,6 +95,7 @@ class Announcer:
             selected: frozenset[str] | None = None
             for new in batches:
                 if new.batch in posted:
+                    self._already(subscription.channel, new.batch)
                     continue
                 if subscription.topics and selected is None:
                     selected = self.on_topics(subscription)
@@ -141,10 +145,17 @@ class Announcer:
                 return None
             ts = str(response["ts"])
             self.store.finish_announcement(channel, batch, owner, ts)
+            self._reported.add((channel, batch))
             log.info("announce %s batch %s: posted %d entries ts %s", channel, batch, len(ids), ts)
             return Announced(channel, batch, ids, ts)
         finally:
             self._live_owners.discard(owner)
+
+    def _already(self, channel: str, batch: str) -> None:
+        """Log once per process that another run announced (or is announcing) the batch here."""
+        if (channel, batch) not in self._reported:
+            self._reported.add((channel, batch))
+            log.info("announce %s batch %s: already announced", channel, batch)
 
     def _stale(self, claim: Announcement) -> bool:
         return claim.claimed_at < self.clock() - self.lease or owner_is_dead(claim.owner, self._live_owners)

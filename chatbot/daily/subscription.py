@@ -351,6 +351,8 @@ def parse_subscribe(text: str) -> SubscribeRequest:
             i += 2
         elif key in ON:
             run = _day_run(words, i + 1)
+            if not run and argument is not None:
+                parse_days(argument)  # raises, naming the word that is not a day
             if not run:
                 raise GrammarError(f"{word!r} needs days after it (e.g. on mon,thu or on weekdays)")
             days = parse_days(" ".join(run))

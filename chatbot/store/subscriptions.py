@@ -106,9 +106,10 @@ class SubscriptionStore:
     # -- new entries -------------------------------------------------------------------------
 
     def note_entries(self, entry_ids: Iterable[str], *, now: dt.datetime) -> Batch | None:
-        """Record the ids in the digest folder; the ids not seen before as one new batch.
+        """Record the ids in the digest folder; the ids not seen before as one new batch (None
+        when there are none).
 
-        The first call on an empty table records a baseline (what the bot started with is not
+        The first call on an empty table records the `BASELINE` batch (what the bot started with is not
         news). One transaction under a lock, so concurrent replicas agree on the batches.
         """
         ids = set(entry_ids)
@@ -125,7 +126,7 @@ class SubscriptionStore:
                 self._insert_ignore(digest_entries),
                 [{"entry_id": i, "batch": batch, "seen_at": now} for i in new],
             )
-        return None if batch == BASELINE else Batch(batch, now, tuple(new))
+        return Batch(batch, now, tuple(new))
 
     def batches_since(self, since: dt.datetime) -> list[Batch]:
         """Announceable batches (not the baseline) seen at or after `since`, oldest first."""
