@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from slack_bolt import App
 from slack_sdk import WebClient
@@ -26,7 +27,7 @@ from slack_sdk.http_retry.builtin_handlers import (
 )
 
 from chatbot.answers import Answerer
-from chatbot.daily import DailyPoster, DailyScheduler, SlackMessage, TopicFilter, daily_web_client
+from chatbot.daily import DailyPoster, DailyScheduler, Pick, SlackMessage, TopicFilter, daily_web_client
 from chatbot.daily.announcer import Announcer
 from chatbot.daily.subscription import (
     Subscription,
@@ -241,6 +242,8 @@ def build(
         if store is not None
         else None
     )
+    if subscriptions is not None:
+        subscriptions.poster = daily
     if today is None and daily is not None:
         today = daily_today(settings, daily)
     answer_pool = TrackedExecutor(max_workers=16, thread_name_prefix="answer")
@@ -384,12 +387,23 @@ class Subscriptions:
     commands: SubscriptionCommands
     announcer: Announcer
     live: LiveIndex
+    poster: DailyPoster | None = None
 
     def effective(self) -> list[Subscription]:
         return effective_subscriptions(self.configured, self.store.all())
 
     def entries_on(self, subscription: Subscription) -> frozenset[str]:
         return entries_on(subscription.topics, self.live.current())
+
+    def pick_today(self, channel: str) -> tuple[Entry, Pick] | None:
+        """A subscribed channel's entry for today (in its zone) and the pick's reason."""
+        subscription = self.store.get(channel)
+        if subscription is None or self.poster is None:
+            return None
+        day = dt.datetime.now(ZoneInfo(subscription.schedule.zone)).date()
+        pick = self.poster.pick(channel, day)
+        entry = self.poster.entry_for_day(channel, day)
+        return (entry, pick) if entry is not None and pick is not None else None
 
     def topic_filter(self, channel: str) -> TopicFilter | None:
         """The channel's topics as the picker's filter; None for a channel on every topic."""
@@ -422,6 +436,7 @@ def build_subscriptions(
         client=client,
         language=settings.language,
         admins=frozenset(settings.admin_users),
+        pick_today=lambda channel: bundle.pick_today(channel),
     )
 
     def entries() -> Sequence[Entry]:

@@ -8,6 +8,7 @@ import datetime as dt
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -184,3 +185,23 @@ def test_the_daily_pick_of_a_subscribed_channel_is_on_its_topics(served: Served)
     pick = served.bot.daily.pick(CHANNEL, dt.date(2026, 12, 1))
     assert pick is not None and "on the channel's topics (multimodal)" in pick.reason
     assert pick.entry.id in served.bot.subscriptions.entries_on(subscription)
+
+
+def test_today_in_a_channel_that_had_every_entry_on_its_topics_says_so(served: Served) -> None:
+    served.command("subscribe 多模态")
+    assert served.bot.daily is not None and served.bot.subscriptions is not None
+    subscription = served.subscriptions.get(CHANNEL)
+    assert subscription is not None
+    on_topic = served.bot.subscriptions.entries_on(subscription)
+    now = dt.datetime.now(ZoneInfo(subscription.schedule.zone)).date()
+
+    first = all_text(served.command("today"))
+    assert "PR of the day" in first and "every entry on its topics" not in first
+    assert any(entry.title in first for entry in served.bot.library.entries if entry.id in on_topic)
+
+    for n in range(len(on_topic), 0, -1):
+        served.bot.daily.run(CHANNEL, now - dt.timedelta(days=n))
+    shown = all_text(served.command("today"))
+    assert "This channel has had every entry on its topics" in shown
+    assert f"every entry on the channel's topics (multimodal) was posted ({len(on_topic)})" in shown
+    assert not any(entry.title in shown for entry in served.bot.library.entries if entry.id in on_topic)

@@ -145,6 +145,10 @@ CATALOGUE: dict[str, dict[Language, str]] = {
     "sub.list.empty": {"zh": "还没有频道订阅每日 PR。", "en": "No channel gets the PR of the day yet."},
     "sub.source.settings": {"zh": "DAILY_CHANNELS 设置", "en": "DAILY_CHANNELS setting"},
     "sub.source.slack": {"zh": "由 {user} 设置", "en": "set by {user}"},
+    "today.topics_done": {
+        "zh": "本频道已经收到过其主题的全部条目：{reason}。",
+        "en": "This channel has had every entry on its topics: {reason}.",
+    },
     "announce.header": {"zh": "digest 新条目", "en": "New in the digest"},
     "announce.on_topics": {
         "zh": "{count} 个新条目，关于本频道的主题 {topics}：",

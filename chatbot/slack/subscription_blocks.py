@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from chatbot.daily.picker import Pick
 from chatbot.daily.subscription import Subscription
 from chatbot.digest import Entry
-from chatbot.slack.blocks import Message, context, entry_blocks, header_block, message, section
+from chatbot.slack.blocks import Message, context, entry_blocks, header_block, message, render_today, section
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.mrkdwn import escape
 
@@ -89,3 +90,12 @@ def render_announcement(entries: Sequence[Entry], subscription: Subscription, la
         blocks.extend(entry_blocks(entry, texts))
     titles = "; ".join(e.title for e in entries)
     return message(f"{texts('announce.header')}: {intro} {titles}", blocks)
+
+
+def render_channel_today(entry: Entry, pick: Pick, lang: Language) -> Message:
+    """The PR of the day card; when the channel has had every entry on its topics, a line saying so."""
+    card = render_today(entry, lang)
+    if not pick.topics_done:
+        return card
+    note = Texts(lang)("today.topics_done", reason=pick.reason.split(":", 1)[0])
+    return message(card["text"], [card["blocks"][0], context(escape(note)), *card["blocks"][1:]])

@@ -39,6 +39,10 @@ class ChannelCommands(Protocol):
 
     def handle(self, kind: str, words: str, channel: str, user: str) -> blocks.Message: ...
 
+    def today(self, channel: str) -> blocks.Message | None:
+        """The channel's own PR of the day when it has a subscription; None: the default answer."""
+        ...
+
 
 class Searchable(Protocol):
     """What the Slack adapter needs of the search index (chatbot.search.SearchIndex has it)."""
@@ -121,7 +125,8 @@ class Answers:
         if request.kind == "latest":
             return blocks.render_latest(self.latest(self.page_size), self.language)
         if request.kind == "today":
-            return blocks.render_today(self.today(), self.language)
+            own = self.channel_commands.today(request.channel) if self.channel_commands else None
+            return own or blocks.render_today(self.today(), self.language)
         if request.kind in CHANNEL_SUBCOMMANDS:
             if self.channel_commands is None:
                 return blocks.render_text(Texts(self.language)("sub.need_store"))
@@ -149,7 +154,7 @@ class CommandHandler:
         """The acknowledgement, returned as the HTTP response (Bolt sends a returned
         BoltResponse as the ack; see `ephemeral_ack`)."""
         request = parse(command.get("text") or "")
-        if request.kind in CHANNEL_SUBCOMMANDS:
+        if request.kind in UNCACHED:
             request = replace(
                 request, channel=str(command.get("channel_id") or ""), user=str(command.get("user_id") or "")
             )

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
+from chatbot.daily.picker import Pick
 from chatbot.daily.subscription import (
     GrammarError,
     Subscription,
@@ -30,6 +31,7 @@ from chatbot.daily.subscription import (
     parse_subscribe,
 )
 from chatbot.daily.topics import Resolved
+from chatbot.digest import Entry
 from chatbot.slack import blocks, subscription_blocks
 from chatbot.slack.i18n import Language, Texts
 from chatbot.store import SubscriptionStore, utc_now
@@ -52,6 +54,8 @@ class SubscriptionCommands:
     language: Language
     admins: frozenset[str] = frozenset()
     clock: Callable[[], dt.datetime] = utc_now
+    # The channel's pick for today in its zone (None without a subscription from Slack).
+    pick_today: Callable[[str], tuple[Entry, Pick] | None] = lambda _channel: None
 
     def handle(self, kind: str, words: str, channel: str, user: str) -> blocks.Message:
         if kind == "subscribe":
@@ -59,6 +63,14 @@ class SubscriptionCommands:
         if kind == "unsubscribe":
             return self.unsubscribe(words, channel, user)
         return self.subscriptions(channel, user)
+
+    def today(self, channel: str) -> blocks.Message | None:
+        """`today` in a subscribed channel: its own pick, saying so when its topics are used up."""
+        found = self.pick_today(channel) if channel else None
+        if found is None:
+            return None
+        entry, pick = found
+        return subscription_blocks.render_channel_today(entry, pick, self.language)
 
     def current(self, channel: str) -> Subscription | None:
         """The channel's subscription: from Slack (the store), else from DAILY_CHANNELS."""
