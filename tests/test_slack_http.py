@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -45,7 +46,7 @@ class Served:
     url: str
 
 
-def settings_for(fake: FakeSlack, language: str = "zh") -> Settings:
+def settings_for(fake: FakeSlack, language: str = "zh", **extra: Any) -> Settings:
     return Settings(
         _env_file=None,  # type: ignore[call-arg]
         slack_bot_token="xoxb-test",
@@ -53,6 +54,7 @@ def settings_for(fake: FakeSlack, language: str = "zh") -> Settings:
         slack_api_url=fake.api_url,
         digest_dir=DIGESTS,
         language=language,  # type: ignore[arg-type]
+        **extra,
     )
 
 

@@ -13,29 +13,16 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from chatbot.daily.subscription import Schedule
-from chatbot.settings import Settings
 from chatbot.slack.server import HttpServer, asgi_app
 from chatbot.store import SqlStore, SubscriptionStore
 from chatbot.wiring import Bot, build
-from tests.conftest import DIGESTS
 from tests.fakeslack import Call, FakeSlack
-from tests.slackrequests import SIGNING_SECRET, all_text, command_body, post
+from tests.slackrequests import all_text, command_body, post
+from tests.test_slack_http import settings_for
 
 CHANNEL = "C0KVCACHE"
 USER = "U0ALICE"
 ADMIN = "U0ADMIN"
-
-
-def settings_for(fake: FakeSlack, **extra: Any) -> Settings:
-    return Settings(
-        _env_file=None,  # type: ignore[call-arg]
-        slack_bot_token="xoxb-test",
-        slack_signing_secret=SIGNING_SECRET,
-        slack_api_url=fake.api_url,
-        digest_dir=DIGESTS,
-        language="en",
-        **extra,
-    )
 
 
 @dataclass
@@ -67,7 +54,7 @@ class Served:
 
 def serve(fake: FakeSlack, db_url: str, **extra: Any) -> Served:
     store = SqlStore.open(db_url)
-    bot = build(settings_for(fake, **extra), store=store)
+    bot = build(settings_for(fake, "en", **extra), store=store)
     server = HttpServer(asgi_app(bot.app, bot.health), host="127.0.0.1", port=0).start()
     return Served(fake, bot, store, server)
 

@@ -345,9 +345,7 @@ def parse_subscribe(text: str) -> SubscribeRequest:
         key = word.casefold()
         argument = words[i + 1] if i + 1 < len(words) else None
         if key in AT:
-            if argument is None:
-                raise GrammarError(f"{word!r} needs a time after it (e.g. at 10:00)")
-            time = parse_time(argument)
+            time = parse_time(_needs(word, argument, "a time after it (e.g. at 10:00)"))
             i += 2
         elif key in ON:
             run = _day_run(words, i + 1)
@@ -358,9 +356,7 @@ def parse_subscribe(text: str) -> SubscribeRequest:
             days = parse_days(" ".join(run))
             i += 1 + len(run)
         elif key in TZ:
-            if argument is None:
-                raise GrammarError(f"{word!r} needs a time zone after it (e.g. tz Europe/Berlin)")
-            zone = parse_zone(argument)
+            zone = parse_zone(_needs(word, argument, "a time zone after it (e.g. tz Europe/Berlin)"))
             i += 2
         elif key in FLAGS:
             strict = FLAGS[key][1]
@@ -381,6 +377,12 @@ def parse_subscribe(text: str) -> SubscribeRequest:
             topic_words.append(word)
             i += 1
     return SubscribeRequest(topic_words, time, days, zone, strict, announce)
+
+
+def _needs(keyword: str, argument: str | None, what: str) -> str:
+    if argument is None:
+        raise GrammarError(f"{keyword!r} needs {what}")
+    return argument
 
 
 def _day_run(words: list[str], start: int) -> list[str]:

@@ -7,7 +7,7 @@ import datetime as dt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chatbot.daily.picker import PastPost, TopicFilter, pick_entry
+from chatbot.daily.picker import PastPost, Pick, TopicFilter, pick_entry
 from chatbot.digest.model import Entry
 
 DAY = dt.date(2026, 9, 1)
@@ -173,18 +173,23 @@ def test_same_topic_two_days_running_only_without_another_due_entry(
 # -- a channel's topics -------------------------------------------------------------------------
 
 
-def test_a_topic_filtered_channel_gets_only_matching_entries_while_they_last_then_the_rest() -> None:
-    entries = [entry(f"e{n}", digest=f"vllm-digest-2026-0{1 + n % 3}") for n in range(10)]
-    on_topic = frozenset({"e1", "e4", "e7"})
-    topics = TopicFilter(on_topic, ("KV cache",))
+def picks_on_topics(entries: list[Entry], topics: TopicFilter, days: int) -> list[Pick]:
+    """Post daily for `days` days in C1 with its topics, feeding each pick back as history."""
     history: list[PastPost] = []
     picks = []
-    for n in range(8):
+    for n in range(days):
         day = DAY + dt.timedelta(days=n)
         pick = pick_entry(entries, history, "C1", day, topics)
         assert pick is not None
         history.append(PastPost(day, pick.entry.id))
         picks.append(pick)
+    return picks
+
+
+def test_a_topic_filtered_channel_gets_only_matching_entries_while_they_last_then_the_rest() -> None:
+    entries = [entry(f"e{n}", digest=f"vllm-digest-2026-0{1 + n % 3}") for n in range(10)]
+    on_topic = frozenset({"e1", "e4", "e7"})
+    picks = picks_on_topics(entries, TopicFilter(on_topic, ("KV cache",)), 8)
     assert {p.entry.id for p in picks[:3]} == on_topic  # each matching entry once, first
     assert all("on the channel's topics (KV cache)" in p.reason and not p.topics_done for p in picks[:3])
     assert [p.entry.digest for p in picks[:3]] == sorted((p.entry.digest for p in picks[:3]), reverse=True)
@@ -197,18 +202,11 @@ def test_a_topic_filtered_channel_gets_only_matching_entries_while_they_last_the
 def test_a_strict_channel_repeats_its_topics_instead_of_the_rest() -> None:
     entries = [entry(f"e{n}") for n in range(6)]
     topics = TopicFilter(frozenset({"e2", "e3"}), ("multimodal",), strict=True)
-    history: list[PastPost] = []
-    picked = []
-    for n in range(6):
-        day = DAY + dt.timedelta(days=n)
-        pick = pick_entry(entries, history, "C1", day, topics)
-        assert pick is not None
-        history.append(PastPost(day, pick.entry.id))
-        picked.append(pick.entry.id)
+    picks = picks_on_topics(entries, topics, 7)
+    picked = [p.entry.id for p in picks]
     assert set(picked) == {"e2", "e3"}
     assert sorted(picked[:2]) == ["e2", "e3"] and sorted(picked[2:4]) == ["e2", "e3"]
-    last = pick_entry(entries, history, "C1", DAY + dt.timedelta(days=6), topics)
-    assert last is not None and last.topics_done and "strict: a new round of them" in last.reason
+    assert picks[-1].topics_done and "strict: a new round of them" in picks[-1].reason
 
 
 def test_a_new_entry_on_the_topics_comes_first_again() -> None:

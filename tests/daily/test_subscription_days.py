@@ -10,12 +10,11 @@ import sys
 from pathlib import Path
 
 from chatbot.daily.poster import Status
-from chatbot.settings import Settings
 from chatbot.store import SqlStore
 from chatbot.wiring import build
 from tests.conftest import DIGESTS, ROOT
 from tests.fakeslack import FakeSlack
-from tests.slackrequests import SIGNING_SECRET
+from tests.test_slack_http import settings_for
 
 CHANNEL = "C0MULTIMODAL"
 FIRST_DAY = dt.date(2026, 12, 1)
@@ -42,16 +41,8 @@ def today(db_url: str, day: dt.date) -> str:
 def test_over_eight_days_a_filtered_channel_gets_its_topics_while_they_last(
     fake_slack: FakeSlack, db_url: str, tmp_path: Path
 ) -> None:
-    settings = Settings(
-        _env_file=None,  # type: ignore[call-arg]
-        slack_bot_token="xoxb-test",
-        slack_signing_secret=SIGNING_SECRET,
-        slack_api_url=fake_slack.api_url,
-        digest_dir=DIGESTS,
-        language="en",
-    )
     store = SqlStore.open(db_url)
-    bot = build(settings, store=store)
+    bot = build(settings_for(fake_slack, "en"), store=store)
     try:
         assert bot.subscriptions is not None and bot.daily is not None
         answer = bot.subscriptions.commands.subscribe("多模态 at 10:00 on daily", CHANNEL, "U0ALICE")
