@@ -12,7 +12,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from chatbot.settings import Settings, SettingsError, load_settings
 
@@ -48,13 +48,43 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
             f"vllm-digest ask: no entry {args.entry!r} (use an id, PR number, #N or PR URL)", file=sys.stderr
         )
         return 1
-    answer = Answerer(library).answer(entry, " ".join(args.question))
+    question = " ".join(args.question)
+    answerer = Answerer(library)
+    answer = answerer.answer(entry, question)
+    model = _model_answer(settings, answerer, entry, question) if args.llm else None
     if args.json:
         payload = {"entry": entry.id, "pr": entry.pr, **answer.to_json()}
+        if model is not None:
+            payload["model"] = model
         print(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
         print(answer.text)
+        if model is not None:
+            print(f"\n--- model ({model['status']}) ---\n{model.get('answer') or model.get('reason')}")
     return 0
+
+
+def _model_answer(settings: Settings, answerer: Any, entry: Any, question: str) -> dict[str, Any]:
+    """The model server's answer beside the extractive one: its text, and whether it was grounded."""
+    from chatbot.answers.grounding import ungrounded
+    from chatbot.answers.model_prompt import answer_language, entry_messages
+    from chatbot.llm import ModelError
+    from chatbot.llm.client import probe
+    from chatbot.wiring import build_model_client
+
+    client = build_model_client(settings)
+    if client is None:
+        return {"status": "off", "reason": "LLM_BASE_URL is not set"}
+    lang = answer_language(question, settings.language)
+    related = answerer.same_topic_entries(entry, limit=3)
+    try:
+        text = probe(client, entry_messages(entry, question, lang, related)).strip()
+    except ModelError as exc:
+        return {"status": "failed", "reason": str(exc)}
+    missing = ungrounded(text, [entry])
+    if missing:
+        return {"status": "ungrounded", "answer": text, "reason": "not in the entry: " + ", ".join(missing)}
+    return {"status": "grounded", "answer": text}
 
 
 def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
@@ -403,6 +433,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("entry", help="entry id, PR number or PR URL")
     p.add_argument("question", nargs="+")
     p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--llm", action="store_true", help="also ask the model server (LLM_BASE_URL) and show both"
+    )
     p.set_defaults(func=cmd_ask)
 
     p = sub.add_parser("today", help="which entry would be the PR of the day (does not post)")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 BUNDLED_DIGESTS = Path(__file__).resolve().parent.parent / "digests"
@@ -44,6 +44,11 @@ class Settings(BaseSettings):
     timezone: str = "Asia/Shanghai"
     language: Literal["zh", "en"] = "zh"
     port: int = Field(default=3000, ge=1, le=65535)
+    # Optional model server (OpenAI-compatible, e.g. vLLM): unset → extractive answers only.
+    llm_base_url: str | None = Field(default=None, pattern=r"^https?://")
+    llm_model: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_timeout: float = Field(default=20.0, gt=0, le=600)
 
     @field_validator("daily_channels", "admin_users", mode="before")
     @classmethod

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from slack_bolt import App
@@ -45,10 +45,14 @@ from chatbot.slack.handlers.actions import ActionHandlers
 from chatbot.slack.handlers.command import Answers, CommandHandler, Searchable
 from chatbot.slack.handlers.followups import FollowUps, HandledEvents, InMemoryHandledEvents
 from chatbot.slack.handlers.messages import FollowUpHandler
+from chatbot.slack.handlers.model_answers import ModelAnswers
 from chatbot.slack.handlers.subscriptions import SubscriptionCommands
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.subscription_blocks import render_announcement
 from chatbot.store import InMemoryThreadRegistry, SqlStore, SubscriptionStore, ThreadRegistry
+
+if TYPE_CHECKING:
+    from chatbot.llm import ModelClient
 
 log = logging.getLogger(__name__)
 
@@ -300,7 +304,23 @@ def build_follow_ups(
         threads,
         handled or InMemoryHandledEvents(),
         settings.language,
+        model=build_model_answers(settings),
     )
+
+
+def build_model_client(settings: Settings) -> ModelClient | None:
+    """The model server client when LLM_BASE_URL is set (the `openai` package loads only then)."""
+    if not settings.llm_base_url:
+        return None
+    from chatbot.llm import ModelClient
+
+    key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+    return ModelClient(settings.llm_base_url, settings.llm_model, key, timeout=settings.llm_timeout)
+
+
+def build_model_answers(settings: Settings) -> ModelAnswers | None:
+    model = build_model_client(settings)
+    return ModelAnswers(model, timeout=settings.llm_timeout) if model is not None else None
 
 
 # -- the PR of the day -----------------------------------------------------------------------

@@ -155,6 +155,19 @@ CATALOGUE: dict[str, dict[Language, str]] = {
         "en": "{count} new entries on this channel's topics ({topics}):",
     },
     "announce.all": {"zh": "{count} 个新条目：", "en": "{count} new entries:"},
+    "model.thinking": {"zh": "正在根据精读笔记作答…", "en": "Answering from the curator's note…"},
+    "model.source": {
+        "zh": "🤖 由模型根据精读笔记作答 · {link}",
+        "en": "🤖 Answered by the model from the curator's note · {link}",
+    },
+    "model.source_digest": {
+        "zh": "🤖 由模型根据 digest 条目作答：{links}",
+        "en": "🤖 Answered by the model from the digest entries: {links}",
+    },
+    "extractive.source": {
+        "zh": "📝 引自精读笔记 · {link}",
+        "en": "📝 Quoted from the curator's note · {link}",
+    },
 }
 
 

@@ -36,10 +36,12 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from chatbot.answers import Answer, Answerer
+from chatbot.answers.model_prompt import answer_language
 from chatbot.digest import Entry
 from chatbot.slack import action_ids as ids
 from chatbot.slack import blocks
 from chatbot.slack.handlers.command import Searchable
+from chatbot.slack.handlers.model_answers import ModelAnswers, entry_link
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.mrkdwn import MAX_SECTION_TEXT, escape, link, truncate
 from chatbot.store import ThreadRegistry
@@ -141,6 +143,18 @@ def route(delivery: Delivery, owner_of: Callable[[str, str], str | None]) -> Rou
     return None
 
 
+_QUESTION_WORDS = re.compile(
+    r"^(?:what|which|why|how|who|when|where|is|are|does|do|can|should|could|would|will)\b"
+    r"|[?？]\s*$|什么|怎么|为什么|哪些|哪个|哪|吗|呢|多少|是否|如何|应该",
+    re.I,
+)
+
+
+def is_question(text: str) -> bool:
+    """A mention that asks something ("which PRs touch CUDA graphs?") rather than names a topic."""
+    return bool(_QUESTION_WORDS.search(text.strip()))
+
+
 def strip_mentions(text: str) -> str:
     """The words of a mention: `<@BOT> speculative decoding` → `speculative decoding`."""
     return " ".join(_SLACK_TOKEN.sub(" ", text).split())
@@ -206,6 +220,7 @@ class FollowUps:
         *,
         keep_handled: dt.timedelta = KEEP_HANDLED,
         clock: Callable[[], float] = time.monotonic,
+        model: ModelAnswers | None = None,
     ) -> None:
         self.answerer = answerer
         self.lookup = lookup
@@ -215,6 +230,7 @@ class FollowUps:
         self.language: Language = language
         self.keep_handled = keep_handled
         self.clock = clock
+        self.model = model
         self._pruned_at = -math.inf
         self._prune_lock = threading.Lock()
 
@@ -227,6 +243,9 @@ class FollowUps:
             return
         if not self.handled.mark_message_handled(where.channel, where.message_ts):
             log.info("message %s %s already answered", where.channel, where.message_ts)
+            return
+        if self.model is not None and self.answer_with_model(where, client, self.model):
+            self.prune()
             return
         reply = self.reply(where)
         try:
@@ -260,6 +279,37 @@ class FollowUps:
             return
         if removed:
             log.info("pruned %d handled-event marks", removed)
+
+    def answer_with_model(self, where: Route, client: WebClient, model: ModelAnswers) -> bool:
+        """Stream the model's answer into the thread (True), or leave the event to `reply` (False):
+        a mention that is a topic rather than a question, or a question nothing in the digest is
+        about, gets today's answer."""
+        if where.kind == "entry":
+            entry = self.lookup(where.entry_id or "")
+            if entry is None:
+                return False
+            question = strip_mentions(where.text) or BARE_MENTION_QUESTION[self.language]
+            lang = answer_language(question, self.language)
+            answer = self.answerer.answer(entry, question)
+            source = Texts(lang).mrkdwn("extractive.source", markup={"link": entry_link(entry)})
+            fallback = render_answer(answer)
+            fallback = {**fallback, "blocks": [*fallback["blocks"], blocks.context(source)]}
+            related = self.answerer.same_topic_entries(entry, limit=3)
+            model.answer_entry(
+                client, where.channel, where.reply_ts, entry, question, lang, fallback, related
+            )
+            return True
+        question = strip_mentions(where.text)
+        if not is_question(question):
+            return False
+        hits = self.index.search(question, limit=TOP_RESULTS).hits
+        if not hits:
+            return False
+        lang = answer_language(question, self.language)
+        fallback = render_top_results(self.index, question, query_language(question, self.language))
+        entries = [hit.entry for hit in hits]
+        model.answer_digest(client, where.channel, where.reply_ts, entries, question, lang, fallback)
+        return True
 
     def reply(self, where: Route) -> blocks.Message:
         """The message answering a routed event."""

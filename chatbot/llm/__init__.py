@@ -1,0 +1,9 @@
+"""The optional model server adapter: an OpenAI-compatible endpoint (e.g. vLLM) via the `openai` client.
+
+Loaded only when LLM_BASE_URL is set; may import the core (prompts, grounding), never Slack or the store.
+"""
+
+from chatbot.llm.breaker import CircuitBreaker
+from chatbot.llm.client import ModelClient, ModelError, stream_within
+
+__all__ = ["CircuitBreaker", "ModelClient", "ModelError", "stream_within"]

@@ -1,0 +1,148 @@
+"""Chat completions from an OpenAI-compatible server, streamed, with a hard deadline.
+
+The official `openai` client (what vLLM documents) is imported on first use, so a bot without
+LLM_BASE_URL never loads it. Every failure — connection refused, 4xx/5xx, 429, timeout, an empty or
+malformed stream — becomes one `ModelError`; the caller falls back to the extractive answer. The
+stream is read on a worker thread so the caller can give up at the deadline even while the server
+trickles tokens; the response is closed when the caller stops reading.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from chatbot.llm.breaker import CircuitBreaker
+
+log = logging.getLogger(__name__)
+
+Message = dict[str, str]
+
+
+class ModelError(RuntimeError):
+    """The model gave no usable answer; the message says why in a few words."""
+
+
+class ModelClient:
+    """One model endpoint: its client, model name and circuit breaker."""
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str | None,
+        api_key: str | None = None,
+        timeout: float = 20.0,
+        breaker: CircuitBreaker | None = None,
+        max_tokens: int = 400,
+    ) -> None:
+        import openai  # only when a model server is configured
+
+        self._openai = openai
+        self.base_url = base_url
+        self.timeout = timeout
+        self.max_tokens = max_tokens
+        self.breaker = breaker or CircuitBreaker()
+        # vLLM ignores the key unless started with --api-key; the client insists on one.
+        self._client = openai.OpenAI(
+            base_url=base_url, api_key=api_key or "EMPTY", timeout=timeout, max_retries=0
+        )
+        self._model = model
+        self._model_lock = threading.Lock()
+
+    def model(self) -> str:
+        """LLM_MODEL, or the first model the server lists (vLLM serves one)."""
+        with self._model_lock:
+            if self._model is None:
+                try:
+                    listed = self._client.models.list()
+                    self._model = next(iter(listed)).id
+                except Exception as exc:
+                    raise ModelError(f"no model: {type(exc).__name__}") from None
+            return self._model
+
+    def stream(self, messages: Sequence[Message]) -> Iterator[str]:
+        """Text deltas of one chat completion; raises ModelError on any failure or an empty answer."""
+        errors = (self._openai.OpenAIError, ValueError, KeyError, TypeError, AttributeError, OSError)
+        try:
+            response: Any = self._client.chat.completions.create(
+                model=self.model(),
+                messages=list(messages),  # type: ignore[arg-type]
+                stream=True,
+                temperature=0.2,
+                max_tokens=self.max_tokens,
+            )
+        except errors as exc:
+            raise ModelError(_reason(exc)) from None
+        produced = False
+        try:
+            for chunk in response:
+                for choice in chunk.choices or ():
+                    delta = getattr(choice.delta, "content", None) if choice.delta else None
+                    if delta:
+                        produced = True
+                        yield delta
+        except errors as exc:
+            raise ModelError(_reason(exc)) from None
+        finally:
+            response.close()
+        if not produced:
+            raise ModelError("empty answer")
+
+
+def _reason(exc: BaseException) -> str:
+    status = getattr(exc, "status_code", None)
+    return f"{type(exc).__name__} {status}" if status else type(exc).__name__
+
+
+_DONE = object()
+
+
+def stream_within(
+    deltas: Callable[[], Iterator[str]],
+    deadline: float,
+    on_text: Callable[[str], None],
+    clock: Callable[[], float] = time.monotonic,
+) -> str:
+    """Read `deltas()` on a worker thread, calling `on_text(text so far)` as it grows, until the
+    stream ends or `deadline` (a `clock()` value) passes. Returns the whole text, or raises
+    ModelError (the stream's own, or "timed out")."""
+    items: queue.Queue[object] = queue.Queue()
+
+    def read() -> None:
+        try:
+            for delta in deltas():
+                items.put(delta)
+        except ModelError as exc:
+            items.put(exc)
+        except Exception as exc:  # a bug in a stream is a failed answer, not a dead thread
+            items.put(ModelError(type(exc).__name__))
+        items.put(_DONE)
+
+    threading.Thread(target=read, name="model-stream", daemon=True).start()
+    text = ""
+    while True:
+        remaining = deadline - clock()
+        if remaining <= 0:
+            raise ModelError("timed out")
+        try:
+            item = items.get(timeout=remaining)
+        except queue.Empty:
+            raise ModelError("timed out") from None
+        if item is _DONE:
+            return text
+        if isinstance(item, ModelError):
+            raise item
+        text += str(item)
+        on_text(text)
+
+
+def probe(client: ModelClient, messages: Sequence[Message]) -> str:
+    """The whole answer at once (for `vllm-digest ask --llm`), within the client's timeout."""
+    return stream_within(lambda: client.stream(messages), time.monotonic() + client.timeout, lambda _: None)
+
+
+__all__ = ["ModelClient", "ModelError", "probe", "stream_within"]

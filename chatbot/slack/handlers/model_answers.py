@@ -1,0 +1,174 @@
+"""Follow-ups answered by the team's model server, streamed into the thread, with the extractive floor.
+
+Flow for one question (already routed and deduplicated by FollowUps, running after the ack):
+post a placeholder in the thread → `chat.update` it with the text so far at most once per
+`update_every` seconds → when the stream ends, check the answer against the entries it was given
+(grounding.py) → a final update with the model's answer and its source line, or with the extractive
+answer when the model failed, timed out, was cut off by the circuit breaker, or named a fact the
+entries don't hold. Whatever happens, the asker gets one message, within LLM_TIMEOUT.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable, Sequence
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError, SlackClientError
+
+from chatbot.answers.grounding import ungrounded
+from chatbot.answers.model_prompt import Lang, Message, digest_messages, entry_messages
+from chatbot.digest import Entry
+from chatbot.llm import ModelClient, ModelError, stream_within
+from chatbot.slack import blocks
+from chatbot.slack.i18n import Texts
+from chatbot.slack.mrkdwn import MAX_SECTION_TEXT, escape, link, truncate
+
+log = logging.getLogger(__name__)
+
+CURSOR = " ▌"
+_CITATION = re.compile(r"\[#(\d{1,7})\]|(?<![\w&/])#(\d{2,7})\b")
+
+
+def model_mrkdwn(text: str, entries: Sequence[Entry]) -> str:
+    """The model's text as mrkdwn: escaped, `[#N]`/`#N` of the given entries linked to their PRs."""
+    urls = {e.pr: e.url for e in entries if e.pr and e.url}
+    for entry in entries:
+        for ref in [*entry.refs, *entry.related]:
+            urls.setdefault(ref.number, ref.url)
+
+    def cite(match: re.Match[str]) -> str:
+        number = int(match.group(1) or match.group(2))
+        url = urls.get(number)
+        return link(url, f"#{number}") if url else match.group(0)
+
+    return truncate(_CITATION.sub(cite, escape(text)), MAX_SECTION_TEXT)
+
+
+def entry_link(entry: Entry) -> str:
+    return link(entry.url, f"#{entry.pr}") if entry.url and entry.pr else escape(entry.title)
+
+
+class ModelAnswers:
+    """Streams model answers into Slack threads; `fallback` messages are the extractive answers."""
+
+    def __init__(
+        self,
+        model: ModelClient,
+        timeout: float,
+        update_every: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.model = model
+        self.timeout = timeout
+        self.update_every = update_every
+        self.clock = clock
+
+    def answer_entry(
+        self,
+        client: WebClient,
+        channel: str,
+        thread_ts: str,
+        entry: Entry,
+        question: str,
+        lang: Lang,
+        fallback: blocks.Message,
+        related: Sequence[Entry] = (),
+    ) -> None:
+        """Answer a question in an entry's thread."""
+        texts = Texts(lang)
+        source = texts.mrkdwn("model.source", markup={"link": entry_link(entry)})
+        self._stream(
+            client, channel, thread_ts, entry_messages(entry, question, lang, related), [entry], lang,
+            source, fallback,
+        )  # fmt: skip
+
+    def answer_digest(
+        self,
+        client: WebClient,
+        channel: str,
+        thread_ts: str,
+        entries: Sequence[Entry],
+        question: str,
+        lang: Lang,
+        fallback: blocks.Message,
+    ) -> None:
+        """Answer a question across the digest from the retrieved entries, citing each PR."""
+        texts = Texts(lang)
+        links = " ".join(entry_link(e) for e in entries)
+        source = texts.mrkdwn("model.source_digest", markup={"links": links})
+        self._stream(
+            client, channel, thread_ts, digest_messages(entries, question, lang), entries, lang, source,
+            fallback,
+        )  # fmt: skip
+
+    def _stream(
+        self,
+        client: WebClient,
+        channel: str,
+        thread_ts: str,
+        messages: Sequence[Message],
+        entries: Sequence[Entry],
+        lang: Lang,
+        source: str,
+        fallback: blocks.Message,
+    ) -> None:
+        deadline = self.clock() + self.timeout
+        if not self.model.breaker.allow():
+            log.info("model answer skipped: circuit open; extractive answer instead")
+            _post(client, channel, thread_ts, fallback)
+            return
+        placeholder = _post(client, channel, thread_ts, blocks.render_text(Texts(lang)("model.thinking")))
+        if placeholder is None:
+            return
+        shown = {"at": self.clock()}
+
+        def progress(text: str) -> None:
+            now = self.clock()
+            if now - shown["at"] >= self.update_every:
+                shown["at"] = now
+                partial = model_mrkdwn(text, entries) + CURSOR
+                _update(client, channel, placeholder, {"text": text, "blocks": [blocks.section(partial)]})
+
+        try:
+            text = stream_within(lambda: self.model.stream(messages), deadline, progress, self.clock).strip()
+            if not text:
+                raise ModelError("empty answer")
+        except ModelError as exc:
+            self.model.breaker.failure()
+            log.warning("model answer failed (%s); extractive answer instead", exc)
+            _update(client, channel, placeholder, fallback)
+            return
+        self.model.breaker.success()
+        missing = ungrounded(text, entries)
+        if missing:
+            log.warning("model answer not grounded (%s); extractive answer instead", ", ".join(missing))
+            _update(client, channel, placeholder, fallback)
+            return
+        final = blocks.message(text, [blocks.section(model_mrkdwn(text, entries)), blocks.context(source)])
+        _update(client, channel, placeholder, final)
+
+
+def _post(client: WebClient, channel: str, thread_ts: str, message: blocks.Message) -> str | None:
+    try:
+        response = client.chat_postMessage(
+            channel=channel,
+            thread_ts=thread_ts,
+            text=message["text"],
+            blocks=message["blocks"],
+            unfurl_links=False,
+            unfurl_media=False,
+        )
+    except (SlackApiError, SlackClientError) as exc:
+        log.warning("answer in %s %s failed: %s", channel, thread_ts, exc)
+        return None
+    return str(response.get("ts") or "") or None
+
+
+def _update(client: WebClient, channel: str, ts: str, message: blocks.Message) -> None:
+    try:
+        client.chat_update(channel=channel, ts=ts, text=message["text"], blocks=message["blocks"])
+    except (SlackApiError, SlackClientError) as exc:
+        log.warning("updating answer %s %s failed: %s", channel, ts, exc)

@@ -1,0 +1,142 @@
+"""A fake OpenAI-compatible model server on loopback (what vLLM serves at /v1), scripted per call.
+
+    with FakeModel() as model:                 # base_url = model.base_url ("http://127.0.0.1:N/v1")
+        model.script(Reply("In short: …"))     # the next chat completion streams this text
+        model.script(Reply(status=500))        # the one after fails with 500
+        model.script(Reply("…", hold=True))    # waits until model.release() before answering
+        request = model.wait_for_request()     # the JSON body the bot sent (messages, stream, …)
+
+Unscripted calls answer "OK." Chat completions stream as server-sent events when the request asks
+for `stream`, else one JSON body; `GET /v1/models` lists one model. `malformed=True` sends a stream
+whose chunks are not JSON; `chunks` splits the text into that many deltas.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+MODEL = "fake/vllm-test-model"
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str = "OK."
+    status: int = 200
+    chunks: int = 3
+    hold: bool = False
+    malformed: bool = False
+
+
+class FakeModel:
+    def __init__(self) -> None:
+        self._replies: deque[Reply] = deque()
+        self._requests: list[dict[str, Any]] = []
+        self._cond = threading.Condition()
+        self._release = threading.Event()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/models"):
+                    self._json(200, {"object": "list", "data": [{"id": MODEL, "object": "model"}]})
+                else:
+                    self._json(404, {"error": {"message": "not found"}})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with fake._cond:
+                    fake._requests.append(body)
+                    reply = fake._replies.popleft() if fake._replies else Reply()
+                    fake._cond.notify_all()
+                if reply.hold:
+                    fake._release.wait(timeout=30)
+                if reply.status != 200:
+                    self._json(reply.status, {"error": {"message": "scripted failure", "code": reply.status}})
+                    return
+                if body.get("stream"):
+                    self._stream(reply)
+                else:
+                    message = {"role": "assistant", "content": reply.text}
+                    self._json(200, _completion({"index": 0, "message": message, "finish_reason": "stop"}))
+
+            def _json(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _stream(self, reply: Reply) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                size = max(1, -(-len(reply.text) // max(1, reply.chunks)))
+                pieces = [reply.text[i : i + size] for i in range(0, len(reply.text), size)]
+                for piece in pieces:
+                    if reply.malformed:
+                        data = b"data: {not json\n\n"
+                    else:
+                        chunk = _completion({"index": 0, "delta": {"content": piece}, "finish_reason": None})
+                        chunk["object"] = "chat.completion.chunk"
+                        data = f"data: {json.dumps(chunk)}\n\n".encode()
+                    self.wfile.write(data)
+                    self.wfile.flush()
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def script(self, *replies: Reply) -> None:
+        with self._cond:
+            self._replies.extend(replies)
+
+    def release(self) -> None:
+        """Let held replies answer."""
+        self._release.set()
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        with self._cond:
+            return list(self._requests)
+
+    def wait_for_request(self, count: int = 1, timeout: float = 10.0) -> dict[str, Any]:
+        with self._cond:
+            if not self._cond.wait_for(lambda: len(self._requests) >= count, timeout):
+                raise AssertionError(f"the model server got {len(self._requests)} requests, expected {count}")
+            return self._requests[count - 1]
+
+    def __enter__(self) -> FakeModel:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._release.set()
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def _completion(choice: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 0,
+        "model": MODEL,
+        "choices": [choice],
+    }
