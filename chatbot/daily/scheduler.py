@@ -150,7 +150,7 @@ class DailyScheduler:
 
     def wanted(self) -> dict[str, ChannelJob]:
         """The jobs there should be: DAILY_CHANNELS on DAILY_CRON, then the subscriptions (which win)."""
-        jobs = {c: ChannelJob(c, self.trigger, self.zone, f"DAILY_CRON {self.zone}") for c in self.channels}
+        jobs = self._settings_jobs()
         for subscription in self.subscriptions() if self.subscriptions else ():
             try:
                 jobs[subscription.channel] = subscription_job(subscription)
@@ -210,7 +210,10 @@ class DailyScheduler:
             return self.wanted()
         except Exception:  # the database is away: keep the jobs there are, try again next tick
             log.exception("daily post: cannot read the subscriptions; keeping the current jobs")
-            return dict(self._last_wanted)
+            return {**self._settings_jobs(), **self._last_wanted}
+
+    def _settings_jobs(self) -> dict[str, ChannelJob]:
+        return {c: ChannelJob(c, self.trigger, self.zone, f"DAILY_CRON {self.zone}") for c in self.channels}
 
     def _reconcile_jobs(self, wanted: dict[str, ChannelJob]) -> dict[str, ChannelJob]:
         scheduler = self.scheduler
