@@ -106,5 +106,5 @@ def test_jobs_follow_the_subscriptions(scheduler: DailyScheduler, source: Source
 
 def test_the_reconcile_interval_is_a_setting_of_at_most_a_minute() -> None:
     assert load_settings(_env_file=None, reconcile_seconds="1").reconcile_seconds == 1.0
-    with pytest.raises(SettingsError, match="^setting RECONCILE_SECONDS: .*60"):
+    with pytest.raises(SettingsError, match=r"^setting RECONCILE_SECONDS: .*60"):
         load_settings(_env_file=None, reconcile_seconds="120")
