@@ -33,7 +33,9 @@ bench: install
 	$(BIN)/python bench/search.py
 	$(BIN)/python bench/http.py
 	$(BIN)/python bench/answers.py
+	$(BIN)/python bench/notes.py
 	$(BIN)/python bench/followups.py
+	$(BIN)/python bench/observability.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -10,7 +10,7 @@ import argparse
 import datetime as dt
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +18,7 @@ from chatbot.settings import Settings, SettingsError, load_settings
 
 if TYPE_CHECKING:
     from chatbot.daily.subscription import Subscription
+    from chatbot.digest import Entry
 
 
 def _library(settings: Settings, path: str | None = None):  # type: ignore[no-untyped-def]
@@ -26,11 +27,25 @@ def _library(settings: Settings, path: str | None = None):  # type: ignore[no-un
     return Library.load(Path(path) if path else settings.digest_dir)
 
 
+def _print_explanations(library: Iterable[Entry], as_json: bool = False) -> None:
+    """Per entry, what readers will get of each part of its note, and hints for the missing ones."""
+    from chatbot.digest import explain
+
+    explanations = [explain(entry) for entry in library]
+    if as_json:
+        print(json.dumps([e.to_json() for e in explanations], ensure_ascii=False, indent=2))
+        return
+    for explanation in explanations:
+        print("\n".join(explanation.lines()))
+
+
 def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
     """Every problem with file:line; exit 1 when any is an error (warnings alone exit 0)."""
     library = _library(settings, args.path)
     for problem in library.problems:
         print(problem)
+    if args.explain:
+        _print_explanations(library)
     errors = len(library.errors)
     warnings = len(library.problems) - errors
     print(f"{len(library)} entries, {errors} errors, {warnings} warnings", file=sys.stderr)
@@ -89,7 +104,9 @@ def _model_answer(settings: Settings, answerer: Any, entry: Any, question: str) 
 
 def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
     library = _library(settings, args.path)
-    if args.json:
+    if args.explain:
+        _print_explanations(library, as_json=args.json)
+    elif args.json:
         print(json.dumps([e.model_dump(mode="json") for e in library], ensure_ascii=False, indent=2))
     else:
         for entry in library:
@@ -109,11 +126,10 @@ def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Socket Mode when SLACK_APP_TOKEN is set, else HTTP (uvicorn) on --port / PORT."""
-    import logging
-
+    from chatbot.observability import configure_logging
     from chatbot.wiring import build, build_store
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(settings.log_format)
     from slack_bolt.error import BoltError
     from slack_sdk.errors import SlackApiError, SlackClientError
 
@@ -128,7 +144,14 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     from chatbot.slack.server import HttpServer, asgi_app
 
-    server = HttpServer(asgi_app(bot.app, bot.health), port=args.port or settings.port)
+    server = HttpServer(
+        asgi_app(bot.app, bot.health, bot.metrics.exposition), port=args.port or settings.port
+    )
+    if settings.metrics_port:
+        from prometheus_client import start_http_server
+
+        start_http_server(settings.metrics_port, registry=bot.metrics.registry)
+        print(f"vllm-digest: GET /metrics on port {settings.metrics_port}", file=sys.stderr)
     if settings.slack_app_token:
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
@@ -139,6 +162,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         print(f"vllm-digest: HTTP on port {server.port}, POST /slack/events, GET /healthz", file=sys.stderr)
     if bot.scheduler is not None:
         bot.scheduler.start()
+    if bot.curator_jobs is not None:
+        bot.curator_jobs.start()
     server.serve_forever()
     bot.close()
     return 0
@@ -278,6 +303,35 @@ def cmd_post_today(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if result.ok else 1
 
 
+def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
+    """The curator report over the usage tables: gaps, top queries, entries, unanswered questions."""
+    from chatbot.store import SqlStore
+    from chatbot.usage.report import build_report, parse_since, render_text
+
+    now = dt.datetime.now(dt.UTC)
+    try:
+        since = parse_since(args.since, now)
+    except ValueError as exc:
+        print(f"vllm-digest stats: --since: {exc}", file=sys.stderr)
+        return 2
+    library = _library(settings)
+
+    def describe(entry_id: str) -> tuple[str, int | None]:
+        entry = library.get(entry_id)
+        return (entry.title, entry.pr) if entry else ("(no longer in the digest)", None)
+
+    store = SqlStore.open(settings.database_url)
+    try:
+        report = build_report(store.engine, since, now, describe)
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+    else:
+        print(render_text(report))
+    return 0
+
+
 def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
     """`db upgrade`: apply the shipped migrations to DATABASE_URL."""
     from chatbot.store import SqlStore
@@ -409,11 +463,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("validate", help="check digest files; exit 1 on errors")
     p.add_argument("path", nargs="?", help="file or folder (default DIGEST_DIR)")
+    p.add_argument("--explain", action="store_true", help="per entry, the parts understood and hints")
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("list", help="all entries")
     p.add_argument("path", nargs="?", help="file or folder (default DIGEST_DIR)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--explain", action="store_true", help="the parts understood of each note, with hints")
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("schema", help="JSON Schema of the structured (YAML) digest form")
@@ -468,6 +524,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("unsubscribe", help="drop a channel's subscription made from Slack")
     p.add_argument("channel")
     p.set_defaults(func=cmd_unsubscribe)
+    p = sub.add_parser("stats", help="curator report: searches, queries with no match, entries, votes")
+    p.add_argument("--since", default="30d", help="a span (30d, 12h, 2w) or a date YYYY-MM-DD")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_stats)
 
     p = sub.add_parser("db", help="database maintenance")
     p.add_argument("action", choices=["upgrade"])

@@ -7,6 +7,7 @@ handler) as keyword arguments. The store, scheduler and answerer join here as th
 
 from __future__ import annotations
 
+import contextvars
 import datetime as dt
 import logging
 import secrets
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
+from apscheduler.schedulers.background import BackgroundScheduler
 from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.http_retry.builtin_handlers import (
@@ -37,12 +39,16 @@ from chatbot.daily.subscription import (
 )
 from chatbot.daily.topics import Resolved, entries_on, resolve_topics
 from chatbot.digest import Entry, Library
+from chatbot.observability import LibraryState, Metrics, count_slack_calls, request_id_middleware
+from chatbot.observability.metrics import CountedBreaker
 from chatbot.search import SearchIndex, SearchResult, load_glossary
 from chatbot.settings import Settings, SettingsError
 from chatbot.slack.app import build_slack_app
 from chatbot.slack.blocks import render_entry_card
+from chatbot.slack.curator import render_curator_report
 from chatbot.slack.handlers.actions import ActionHandlers
-from chatbot.slack.handlers.command import Answers, CommandHandler, Searchable
+from chatbot.slack.handlers.command import CommandHandler, Request, Searchable
+from chatbot.slack.handlers.feedback import FeedbackHandlers
 from chatbot.slack.handlers.followups import FollowUps, HandledEvents, InMemoryHandledEvents
 from chatbot.slack.handlers.messages import FollowUpHandler
 from chatbot.slack.handlers.model_answers import ModelAnswers
@@ -50,6 +56,18 @@ from chatbot.slack.handlers.subscriptions import SubscriptionCommands
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.subscription_blocks import render_announcement
 from chatbot.store import InMemoryThreadRegistry, SqlStore, SubscriptionStore, ThreadRegistry
+from chatbot.usage import UsageStore, salt_key
+from chatbot.usage.observed import (
+    ObservedAnswerer,
+    ObservedAnswers,
+    ObservedHandledEvents,
+    ObservedSearch,
+    SharedThreads,
+    observed_daily_run,
+)
+from chatbot.usage.recorder import UsageRecorder
+from chatbot.usage.report import CuratorReport
+from chatbot.usage.weekly import WeeklyReport, weekly_scheduler
 
 if TYPE_CHECKING:
     from chatbot.llm import ModelClient
@@ -62,7 +80,8 @@ LOCAL_BOT_TOKEN = "xoxb-local-console"
 
 class TrackedExecutor(ThreadPoolExecutor):
     """A thread pool that can tell when all submitted work is done (the console waits on it
-    before reading the next scripted line)."""
+    before reading the next scripted line). Work runs in a copy of the submitter's context, so
+    the request id of the logs follows it."""
 
     def __init__(self, max_workers: int, thread_name_prefix: str) -> None:
         super().__init__(max_workers=max_workers, thread_name_prefix=thread_name_prefix)
@@ -81,8 +100,9 @@ class TrackedExecutor(ThreadPoolExecutor):
                     self._pending -= 1
                     self._idle.notify_all()
 
+        context = contextvars.copy_context()
         try:
-            return super().submit(tracked)
+            return super().submit(context.run, tracked)
         except BaseException:
             with self._idle:
                 self._pending -= 1
@@ -167,6 +187,10 @@ class Bot:
     daily: DailyPoster | None = None
     scheduler: DailyScheduler | None = None
     subscriptions: Subscriptions | None = None
+    metrics: Metrics = field(default_factory=Metrics)
+    usage: UsageRecorder | None = None
+    curator: WeeklyReport | None = None
+    curator_jobs: BackgroundScheduler | None = None  # started by serve
 
     def health(self) -> dict[str, object]:
         """What /healthz reports besides ok: the library is loaded."""
@@ -180,6 +204,8 @@ class Bot:
         """Stop the scheduler, let running answers finish (up to `drain` seconds), then stop."""
         if self.scheduler is not None:
             self.scheduler.shutdown()
+        if self.curator_jobs is not None and self.curator_jobs.running:
+            self.curator_jobs.shutdown(wait=False)
         self.wait_idle(drain)
         for executor in self.executors:
             executor.shutdown(wait=False, cancel_futures=True)
@@ -235,9 +261,20 @@ def build(
     live = LiveIndex(library)
     searchable: Searchable = index(live) if index else live
     registry = threads or store or InMemoryThreadRegistry()
-    client = web_client(settings, token)
+    metrics = Metrics()
+    metrics.watch_library(lambda: library_state(library))
+    usage_writer = TrackedExecutor(max_workers=1, thread_name_prefix="usage")
+    usage = UsageRecorder(
+        metrics,
+        UsageStore(store.engine) if store is not None else None,
+        writer=usage_writer,
+        voter_key=salt_key(settings.usage_salt, token),
+        retention=settings.usage_retention,
+    )
+    client = count_slack_calls(web_client(settings, token), metrics)
     if follow_up is None:
-        follow_up = build_follow_ups(settings, library, searchable, registry, handled or store)
+        mentions = ObservedSearch(searchable, usage, "mention", lambda: live.generation)
+        follow_up = build_follow_ups(settings, library, mentions, registry, handled or store, usage)
     subscriptions = build_subscriptions(settings, live, store, client) if store is not None else None
     daily = (
         build_daily_poster(
@@ -248,12 +285,18 @@ def build(
     )
     if subscriptions is not None:
         subscriptions.poster = daily
+    if daily is not None:
+        count_slack_calls(daily.client, metrics)
     if today is None and daily is not None:
         today = daily_today(settings, daily)
     answer_pool = TrackedExecutor(max_workers=16, thread_name_prefix="answer")
     listener_pool = TrackedExecutor(max_workers=16, thread_name_prefix="listener")
-    answers = Answers(
-        index=searchable,
+    curator = None
+    if store is not None and settings.curator_channel:
+        curator = build_weekly_report(settings, library, store, client, metrics)
+    searches = ObservedSearch(searchable, usage, "command", lambda: live.generation)
+    answers = ObservedAnswers(
+        index=searches,
         latest=live.latest,
         today=today or live.newest,
         language=settings.language,
@@ -261,15 +304,18 @@ def build(
         generation=lambda: live.generation,
         cache_size=answer_cache,
         channel_commands=subscriptions.commands if subscriptions else None,
+        on_cached_search=searches.replay,
     )
     app = build_slack_app(
         client=client,
         signing_secret=secret,
-        command=CommandHandler(answers, answer_pool, ack_budget=ack_budget),
-        buttons=ActionHandlers(answers, library.get, registry, settings.language),
+        command=CommandHandler(answers, answer_pool, ack_budget=ack_budget, on_command=count_command(usage)),
+        buttons=ActionHandlers(answers, library.get, SharedThreads(registry, usage), settings.language),
         follow_up=follow_up,
         listener_executor=listener_pool,
+        votes=FeedbackHandlers(usage, settings.language),
     )
+    app.use(request_id_middleware(logging.getLogger("chatbot.slack.requests")))
     return Bot(
         settings=settings,
         library=library,
@@ -280,12 +326,52 @@ def build(
         app=app,
         signing_secret=secret,
         follow_up=follow_up,
-        executors=[answer_pool, listener_pool],
+        executors=[answer_pool, listener_pool, usage_writer],
         store=store,
         daily=daily,
-        scheduler=build_daily_scheduler(settings, daily, subscriptions) if daily is not None else None,
+        scheduler=build_daily_scheduler(settings, daily, usage, subscriptions) if daily is not None else None,
         subscriptions=subscriptions,
+        metrics=metrics,
+        usage=usage,
+        curator=curator,
+        curator_jobs=weekly_scheduler(curator, settings.curator_cron) if curator is not None else None,
     )
+
+
+def build_weekly_report(
+    settings: Settings, library: Library, store: SqlStore, client: WebClient, metrics: Metrics
+) -> WeeklyReport:
+    """The curator's weekly report to CURATOR_CHANNEL, once per week across replicas."""
+    assert settings.curator_channel is not None
+
+    def describe(entry_id: str) -> tuple[str, int | None]:
+        entry = library.get(entry_id)
+        return (entry.title, entry.pr) if entry else ("", None)
+
+    def render(report: CuratorReport) -> SlackMessage:
+        shown = render_curator_report(report, settings.language)
+        return SlackMessage(shown["text"], shown["blocks"])
+
+    return WeeklyReport(
+        UsageStore(store.engine),
+        store.engine,
+        client,
+        settings.curator_channel,
+        render,
+        describe,
+        settings.zone,
+        on_result=lambda status: metrics.curator_reports.labels(status.replace(" ", "_")).inc(),
+    )
+
+
+def library_state(library: Library) -> LibraryState:
+    """What /metrics reports of the digest: loads, entries, problems by severity."""
+    errors = len(library.errors)
+    return LibraryState(library.generation, len(library), errors, len(library.problems) - errors)
+
+
+def count_command(usage: UsageRecorder) -> Callable[[Request], None]:
+    return lambda request: usage.command(request.kind)
 
 
 def build_follow_ups(
@@ -294,32 +380,43 @@ def build_follow_ups(
     index: Searchable,
     threads: ThreadRegistry,
     handled: HandledEvents | None,
+    usage: UsageRecorder | None = None,
 ) -> FollowUps:
     """Answers in the bot's threads and to mentions; `handled` (the SQL store in serve) makes
-    each message answered once across retries, restarts and replicas."""
+    each message answered once across retries, restarts and replicas. With `usage`, answers
+    and turned-away deliveries are counted."""
+    dedup: HandledEvents = handled or InMemoryHandledEvents()
+    answerer = Answerer(library)
+    if usage is not None:
+        dedup = ObservedHandledEvents(dedup, usage)
+        answerer = ObservedAnswerer(library, usage)
     return FollowUps(
-        Answerer(library),
+        answerer,
         library.get,
         index,
         threads,
-        handled or InMemoryHandledEvents(),
+        dedup,
         settings.language,
-        model=build_model_answers(settings),
+        model=build_model_answers(settings, usage.metrics if usage is not None else None),
     )
 
 
-def build_model_client(settings: Settings) -> ModelClient | None:
-    """The model server client when LLM_BASE_URL is set (the `openai` package loads only then)."""
+def build_model_client(settings: Settings, metrics: Metrics | None = None) -> ModelClient | None:
+    """The model server client when LLM_BASE_URL is set (the `openai` package loads only then);
+    with `metrics`, its circuit breaker counts every call's outcome."""
     if not settings.llm_base_url:
         return None
     from chatbot.llm import ModelClient
 
     key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
-    return ModelClient(settings.llm_base_url, settings.llm_model, key, timeout=settings.llm_timeout)
+    breaker = CountedBreaker(metrics) if metrics is not None else None
+    return ModelClient(
+        settings.llm_base_url, settings.llm_model, key, timeout=settings.llm_timeout, breaker=breaker
+    )
 
 
-def build_model_answers(settings: Settings) -> ModelAnswers | None:
-    model = build_model_client(settings)
+def build_model_answers(settings: Settings, metrics: Metrics | None = None) -> ModelAnswers | None:
+    model = build_model_client(settings, metrics)
     return ModelAnswers(model, timeout=settings.llm_timeout) if model is not None else None
 
 
@@ -361,13 +458,17 @@ def build_daily_poster(
 
 
 def build_daily_scheduler(
-    settings: Settings, poster: DailyPoster, subscriptions: Subscriptions | None = None
+    settings: Settings,
+    poster: DailyPoster,
+    usage: UsageRecorder | None = None,
+    subscriptions: Subscriptions | None = None,
 ) -> DailyScheduler:
     """Cron jobs for DAILY_CHANNELS and the subscriptions (re-read every RECONCILE_SECONDS, the
     announcer on the same tick); a DAILY_CRON APScheduler rejects fails like any bad setting."""
+    run = observed_daily_run(poster.run, usage) if usage is not None else poster.run
     try:
         return DailyScheduler(
-            poster.run,
+            run,
             settings.daily_channels,
             settings.daily_cron,
             settings.zone,

@@ -16,7 +16,7 @@ every call, can be told to fail, and lets a test wait for a call without sleepin
     fake.wait_for("response")                         # a POST to any response URL
 
 Methods: auth.test, chat.postMessage, chat.postEphemeral, chat.update, conversations.history,
-conversations.replies, users.info (`fake.users["U1"] = {"is_admin": True}`), response URLs (`/response/<id>`); any other method answers
+conversations.replies, users.info (`fake.users["U1"] = {"is_admin": True}`), views.open (answers the view with an id), response URLs (`/response/<id>`); any other method answers
 `{"ok": false, "error": "unknown_method"}` (and is recorded).
 """
 
@@ -36,7 +36,7 @@ BOT_ID = "BBOT0001"
 TEAM_ID = "T0000001"
 
 # Form fields that Slack clients send as JSON strings.
-_JSON_FIELDS = ("blocks", "attachments", "metadata")
+_JSON_FIELDS = ("blocks", "attachments", "metadata", "view")
 
 
 @dataclass(frozen=True)
@@ -275,6 +275,11 @@ class FakeSlack:
             user = str(params.get("user") or "")
             fields = {"is_admin": False, "is_owner": False, **self.users.get(user, {})}
             return {"ok": True, "user": {"id": user, "name": user.lower(), **fields}}
+        if method == "views.open":
+            view = params.get("view")
+            if not params.get("trigger_id") or not isinstance(view, dict):
+                return {"ok": False, "error": "invalid_arguments"}
+            return {"ok": True, "view": {**view, "id": f"V{self._next_ts().replace('.', '')}"}}
         return {"ok": False, "error": "unknown_method"}
 
     def _post(self, channel: str, params: dict[str, Any]) -> dict[str, Any]:

@@ -69,6 +69,22 @@ def button_body(
     return urlencode({"payload": json.dumps(payload)})
 
 
+def view_submission_body(
+    view: dict[str, Any], values: dict[str, dict[str, Any]], user: str = "U0ASKER"
+) -> str:
+    """A view_submission payload for submitting `view` (a modal we opened) with `values`
+    (block_id → action_id → {"type", "value"})."""
+    payload = {
+        "type": "view_submission",
+        "team": {"id": "T0000001"},
+        "user": {"id": user, "username": "asker"},
+        "api_app_id": "A0APP",
+        "trigger_id": "4.5.6",
+        "view": {**view, "id": "V0VIEW", "state": {"values": values}},
+    }
+    return urlencode({"payload": json.dumps(payload)})
+
+
 _event_numbers = itertools.count()
 
 

@@ -28,11 +28,12 @@ from chatbot.wiring import Bot, build
 from tests.conftest import DIGESTS
 from tests.fakeopenai import FakeModel, Reply
 from tests.fakeslack import Call, FakeSlack
-from tests.slackrequests import SIGNING_SECRET, all_text, event_body, post, signed_headers
+from tests.slackrequests import SIGNING_SECRET, all_text, buttons, event_body, post, signed_headers
 
 CHANNEL = "C0DAILY"
 PD_PR = 52912
 PD_FOCUS = "8 行修复如何解除「前缀缓存越好 PD 越慢」的反直觉失效"
+PD_ENTRY = "576f1e507a"  # the pick for the PR of the day these tests post
 PD_LINK = "<https://github.com/vllm-project/vllm/pull/52912|#52912>"
 GROUNDED_EN = "Focus on the 8 line fix that stops better prefix caching from making PD slower (#52912)."
 
@@ -135,6 +136,9 @@ def test_an_english_question_gets_the_models_english_answer_streamed_into_the_th
     assert len(posts) == 1
     assert "Answering from the curator's note" in all_text(posts[0].params)
     assert final.params["ts"] == posts[0].response["ts"]
+    # 👍/👎 under the model's answer rate it like an extractive one: this question, this entry.
+    rating = [b["action_id"] for b in buttons(final.params)]
+    assert rating == [f"feedback_up:{PD_ENTRY}", f"feedback_down:{PD_ENTRY}"]
 
 
 def test_an_answer_naming_a_pr_the_entry_does_not_hold_is_replaced_by_the_extractive_answer(
@@ -236,6 +240,9 @@ def test_after_repeated_failures_the_breaker_skips_the_model(app: ModelApp, mode
     )
     assert "引自精读笔记" in all_text(answer.params)
     assert len(model.requests) == 3
+    outcomes = ("ok", "failed", "circuit_open")
+    counted = {o: app.bot.metrics.value("vllm_digest_model_calls_total", {"outcome": o}) for o in outcomes}
+    assert counted == {"ok": 0, "failed": 3, "circuit_open": 1}
 
 
 def test_a_question_across_the_digest_is_answered_with_cited_prs(app: ModelApp, model: FakeModel) -> None:

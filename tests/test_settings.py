@@ -56,6 +56,11 @@ def test_comma_list_and_env_file(clean_env: pytest.MonkeyPatch, tmp_path: Path) 
         ("DAILY_CRON", "every day", "setting DAILY_CRON: Value error, expected five cron fields"),
         ("LANGUAGE", "fr", "setting LANGUAGE: Input should be 'zh' or 'en'"),
         ("SLACK_BOT_TOKEN", "hello", "setting SLACK_BOT_TOKEN: String should match pattern"),
+        ("LOG_FORMAT", "xml", "setting LOG_FORMAT: Input should be 'text' or 'json'"),
+        ("METRICS_PORT", "70000", "setting METRICS_PORT: Input should be less than or equal to 65535"),
+        ("USAGE_RETENTION", "0d", "setting USAGE_RETENTION: Input should be greater than 0"),
+        ("USAGE_RETENTION", "ninety days", "setting USAGE_RETENTION: Input should be a valid timedelta"),
+        ("CURATOR_CRON", "weekly", "setting CURATOR_CRON: Value error, expected five cron fields"),
     ],
 )
 def test_bad_setting_names_itself(clean_env: pytest.MonkeyPatch, name: str, value: str, words: str) -> None:

@@ -228,16 +228,23 @@ class Composer:
     def link(self) -> str:
         return self.entry.url or ""
 
+    @property
+    def room(self) -> int:
+        """Space for the quoted words. On a short note the link would take half the budget or more, so
+        it goes after the quote without counting against it (issue 17)."""
+        reserve = len(self.link) + 1 if self.link else 0
+        return self.limit - reserve if reserve * 2 < self.limit else self.limit
+
     def finish(self, body: str) -> str:
         """Body plus the PR link line; the link is dropped only when a tiny note leaves no room."""
-        if self.link and len(body) + 1 + len(self.link) <= self.limit:
+        fits = len(body) + 1 + len(self.link) <= self.limit
+        if self.link and (fits or (self.room == self.limit and len(body) <= self.limit)):
             return f"{body}\n{self.link}"
         return body
 
     def quote(self, prefix: str, pieces: Sequence[Piece], tail: Sequence[str] = ()) -> str:
         """The longest variant of the pieces that fits: full, first full + leads, leads, fewer."""
-        reserve = len(self.link) + 1 if self.link else 0
-        room = self.limit - reserve
+        room = self.room
         variants: list[list[tuple[Piece, str]]] = []
         full = [(p, p.text) for p in pieces]
         leads = [(p, p.lead) for p in pieces]
@@ -274,10 +281,9 @@ class Composer:
         self, lines: Sequence[str], alternatives: Sequence[str] = (), source: str = "related_entries"
     ) -> str:
         """Plain lines (no quotes), then the first of the alternative extra lines that fits."""
-        reserve = len(self.link) + 1 if self.link else 0
         out = list(lines)
         for line in alternatives:
-            if len("\n".join([*out, line])) <= self.limit - reserve:
+            if len("\n".join([*out, line])) <= self.room:
                 out.append(line)
                 self.sources.append(source)
                 break
@@ -450,8 +456,7 @@ class Answerer:
         if not refs and not others:
             c.found = False
             return c.lines([c.word("no_related")])
-        reserve = len(c.link) + 1 if c.link else 0
-        room = c.limit - reserve
+        room = c.room
         lines, with_urls = _fit_refs(refs, room, c)
         if refs and with_urls < len(refs):
             # Links to the related PRs matter more here than the entry's own link.

@@ -11,6 +11,11 @@ import re
 SHARE_ENTRY = "share_entry"
 MORE_RESULTS = "more_results"
 OPEN_PR = "open_pr"
+FEEDBACK_UP = "feedback_up"
+FEEDBACK_DOWN = "feedback_down"
+# The 👎 modal ("what was missing?") and its one input.
+FEEDBACK_MODAL = "feedback_missing"
+FEEDBACK_INPUT = "missing"
 
 COMMAND = "/vllm-digest"
 

@@ -12,9 +12,10 @@ from slack_bolt import App
 from slack_sdk import WebClient
 
 from chatbot.slack import action_ids as ids
-from chatbot.slack.handlers import actions, messages
+from chatbot.slack.handlers import actions, feedback, messages
 from chatbot.slack.handlers.actions import ActionHandlers
 from chatbot.slack.handlers.command import CommandHandler
+from chatbot.slack.handlers.feedback import FeedbackHandlers
 from chatbot.slack.handlers.messages import FollowUpHandler
 
 # Slack event type → manifest bot events that deliver it.
@@ -42,6 +43,7 @@ def build_slack_app(
     buttons: ActionHandlers,
     follow_up: FollowUpHandler | None,
     listener_executor: Executor,
+    votes: FeedbackHandlers | None = None,
 ) -> App:
     """A Bolt app whose listeners acknowledge first; answers never hold the HTTP response long."""
     app = App(
@@ -54,6 +56,10 @@ def build_slack_app(
     app.action(ids.pattern(ids.SHARE_ENTRY))(ack=actions.just_ack, lazy=[buttons.share])
     app.action(ids.pattern(ids.MORE_RESULTS))(ack=actions.just_ack, lazy=[buttons.more])
     app.action(ids.pattern(ids.OPEN_PR))(actions.just_ack)
+    if votes is not None:
+        for prefix in (ids.FEEDBACK_UP, ids.FEEDBACK_DOWN):
+            app.action(ids.pattern(prefix))(ack=feedback.just_ack, lazy=[votes.vote])
+        app.view(ids.FEEDBACK_MODAL)(ack=feedback.just_ack, lazy=[votes.missing])
     on_message = messages.follow_up_listener(follow_up)
     for event_type in SUBSCRIBED_EVENTS:
         app.event(event_type)(ack=messages.just_ack, lazy=[on_message])

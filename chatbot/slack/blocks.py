@@ -14,6 +14,7 @@ from typing import Any
 from chatbot.digest import Entry
 from chatbot.search import Hit, SearchResult
 from chatbot.slack import action_ids as ids
+from chatbot.slack.feedback import feedback_buttons
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.mrkdwn import (
     MAX_BLOCKS,
@@ -29,6 +30,7 @@ from chatbot.slack.mrkdwn import (
     one_line,
     truncate,
 )
+from chatbot.usage import FeedbackTarget, normalise
 
 Block = dict[str, Any]
 Message = dict[str, Any]
@@ -180,7 +182,7 @@ def render_results(result: SearchResult, lang: Language, offset: int = 0) -> Mes
     )
     blocks: list[Block] = [context(heading)]
     for hit in result.hits:
-        blocks.extend(_hit_blocks(hit, texts))
+        blocks.extend(_hit_blocks(hit, texts, result.query))
     if last < result.total:
         blocks.append(
             actions(
@@ -198,8 +200,12 @@ def render_results(result: SearchResult, lang: Language, offset: int = 0) -> Mes
     )
 
 
-def _hit_blocks(hit: Hit, texts: Texts) -> list[Block]:
-    return [{"type": "divider"}, *entry_blocks(hit.entry, texts, hit.matched)]
+def _hit_blocks(hit: Hit, texts: Texts, query: str) -> list[Block]:
+    """A hit with 👍/👎 next to its buttons: was this entry a good answer to the query?"""
+    shown = entry_blocks(hit.entry, texts, hit.matched)
+    rating = FeedbackTarget("search", normalise(query), hit.entry.id)
+    shown[-1]["elements"].extend(feedback_buttons(rating, texts))
+    return [{"type": "divider"}, *shown]
 
 
 def render_no_match(query: str, suggestions: Sequence[str], lang: Language) -> Message:

@@ -80,6 +80,29 @@ CATALOGUE: dict[str, dict[Language, str]] = {
         "zh": "这个条目已不在 digest 里了。",
         "en": "That entry is no longer in the digest.",
     },
+    "feedback.up": {"zh": "👍 有用", "en": "👍 Helpful"},
+    "feedback.down": {"zh": "👎 没用", "en": "👎 Not helpful"},
+    "feedback.thanks": {"zh": "谢谢反馈！", "en": "Thanks for the feedback!"},
+    "feedback.modal.title": {"zh": "反馈", "en": "Feedback"},
+    "feedback.modal.question": {"zh": "缺了什么？（可不填）", "en": "What was missing? (optional)"},
+    "feedback.modal.submit": {"zh": "提交", "en": "Send"},
+    "feedback.modal.close": {"zh": "跳过", "en": "Skip"},
+    "report.header": {"zh": "本周读者反馈", "en": "This week's reader report"},
+    "report.summary": {
+        "zh": "{since} 至 {until}：{searches} 次搜索，{gaps} 个查询没有结果",
+        "en": "{since} to {until}: {searches} searches, {gaps} queries found nothing",
+    },
+    "report.gaps": {
+        "zh": "没有结果的查询（digest 的空白）",
+        "en": "Queries with no match (the digest's gaps)",
+    },
+    "report.top": {"zh": "热门查询", "en": "Top queries"},
+    "report.entries": {
+        "zh": "条目：浏览 / 分享 / 追问 / 👍 / 👎",
+        "en": "Entries: views / shares / questions / 👍 / 👎",
+    },
+    "report.unanswered": {"zh": "笔记里没有答案的追问", "en": 'Follow-ups answered "not in the note"'},
+    "report.none": {"zh": "（无）", "en": "(none)"},
     "error": {"zh": "出错了，请稍后再试。", "en": "Something went wrong; please try again."},
     # -- subscriptions (subscribe / unsubscribe / subscriptions, new-digest announcements) --
     "sub.subscribed": {

@@ -11,6 +11,7 @@ from __future__ import annotations
 import socket
 import threading
 from collections.abc import Callable
+from typing import Any
 
 import uvicorn
 from slack_bolt import App
@@ -23,10 +24,15 @@ from starlette.routing import Route
 
 EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
+METRICS_PATH = "/metrics"
 
 
-def asgi_app(app: App, health: Callable[[], dict[str, object]] | None = None) -> Starlette:
-    """The ASGI app: Slack's request URL and a health check."""
+def asgi_app(
+    app: App,
+    health: Callable[[], dict[str, object]] | None = None,
+    metrics: Callable[[], tuple[bytes, str]] | None = None,
+) -> Starlette:
+    """The ASGI app: Slack's request URL, a health check, and Prometheus metrics when given."""
 
     async def slack_events(request: Request) -> Response:
         body = await request.body()
@@ -36,12 +42,23 @@ def asgi_app(app: App, health: Callable[[], dict[str, object]] | None = None) ->
     async def healthz(request: Request) -> Response:
         return JSONResponse({"ok": True, **(health() if health else {})})
 
-    return Starlette(
-        routes=[
-            Route(EVENTS_PATH, slack_events, methods=["POST"]),
-            Route(HEALTH_PATH, healthz, methods=["GET"]),
-        ]
-    )
+    routes = [
+        Route(EVENTS_PATH, slack_events, methods=["POST"]),
+        Route(HEALTH_PATH, healthz, methods=["GET"]),
+    ]
+    if metrics is not None:
+        routes.append(Route(METRICS_PATH, metrics_endpoint(metrics), methods=["GET"]))
+    return Starlette(routes=routes)
+
+
+def metrics_endpoint(exposition: Callable[[], tuple[bytes, str]]) -> Callable[[Request], Any]:
+    """GET /metrics: the registry's text exposition (rendered off the event loop)."""
+
+    async def endpoint(request: Request) -> Response:
+        body, content_type = await run_in_threadpool(exposition)
+        return Response(body, media_type=content_type)
+
+    return endpoint
 
 
 def listening_socket(host: str, port: int) -> socket.socket:

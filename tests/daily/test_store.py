@@ -51,9 +51,9 @@ def test_db_upgrade_command_from_another_directory(db_url: str, tmp_path: Path) 
         text=True,
     )
     assert run.returncode == 0, run.stderr
-    engine = SqlStore.open(db_url, upgrade=False).engine
-    head = head_revision(engine)
-    engine.dispose()
+    probe = SqlStore.open(db_url, upgrade=False)
+    head = head_revision(probe.engine)
+    probe.close()
     assert f"database at revision {head} (was empty)" in run.stdout
     again = subprocess.run(
         [sys.executable, "-m", "chatbot.cli", "db", "upgrade"],

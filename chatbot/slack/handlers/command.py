@@ -149,6 +149,7 @@ class CommandHandler:
     answers: Answers
     executor: Executor
     ack_budget: float = 1.5
+    on_command: Callable[[Request], None] | None = None  # counts commands by kind (metrics)
 
     def __call__(self, command: dict[str, Any], respond: Any) -> BoltResponse:
         """The acknowledgement, returned as the HTTP response (Bolt sends a returned
@@ -158,6 +159,8 @@ class CommandHandler:
             request = replace(
                 request, channel=str(command.get("channel_id") or ""), user=str(command.get("user_id") or "")
             )
+        if self.on_command is not None:
+            self.on_command(request)
         at_hand = self.answers.cached(request)
         if at_hand is not None:
             return ephemeral_ack(at_hand)

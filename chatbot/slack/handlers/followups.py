@@ -40,11 +40,13 @@ from chatbot.answers.model_prompt import answer_language
 from chatbot.digest import Entry
 from chatbot.slack import action_ids as ids
 from chatbot.slack import blocks
+from chatbot.slack.feedback import feedback_row
 from chatbot.slack.handlers.command import Searchable
 from chatbot.slack.handlers.model_answers import ModelAnswers, entry_link
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.mrkdwn import MAX_SECTION_TEXT, escape, link, truncate
 from chatbot.store import ThreadRegistry
+from chatbot.usage import FeedbackTarget
 
 log = logging.getLogger(__name__)
 
@@ -178,8 +180,17 @@ def answer_mrkdwn(text: str) -> str:
     return truncate(linked, MAX_SECTION_TEXT)
 
 
-def render_answer(answer: Answer) -> blocks.Message:
-    return blocks.message(answer.text, [blocks.section(answer_mrkdwn(answer.text))])
+def answer_rating(where: Route, entry: Entry, answer: Answer) -> FeedbackTarget:
+    """What 👍/👎 under an answer rate: this answer (the question's message) about this entry."""
+    return FeedbackTarget("answer", f"{where.channel}:{where.message_ts}", entry.id, answer.intent)
+
+
+def render_answer(answer: Answer, feedback: FeedbackTarget | None = None) -> blocks.Message:
+    """The answer, with 👍/👎 under it when `feedback` names what they rate."""
+    shown = [blocks.section(answer_mrkdwn(answer.text))]
+    if feedback is not None:
+        shown.append(feedback_row(feedback, answer.lang))
+    return blocks.message(answer.text, shown)
 
 
 def render_top_results(index: Searchable, query: str, lang: Language) -> blocks.Message:
@@ -292,12 +303,14 @@ class FollowUps:
             lang = answer_language(question, self.language)
             answer = self.answerer.answer(entry, question)
             source = Texts(lang).mrkdwn("extractive.source", markup={"link": entry_link(entry)})
-            fallback = render_answer(answer)
+            rating = answer_rating(where, entry, answer)
+            fallback = render_answer(answer, rating)
             fallback = {**fallback, "blocks": [*fallback["blocks"], blocks.context(source)]}
             related = self.answerer.same_topic_entries(entry, limit=3)
             model.answer_entry(
-                client, where.channel, where.reply_ts, entry, question, lang, fallback, related
-            )
+                client, where.channel, where.reply_ts, entry, question, lang, fallback, related,
+                feedback=feedback_row(rating, lang),
+            )  # fmt: skip
             return True
         question = strip_mentions(where.text)
         if not is_question(question):
@@ -320,4 +333,5 @@ class FollowUps:
         entry = self.lookup(where.entry_id or "")
         if entry is None:
             return blocks.render_text(Texts(query_language(question, self.language))("entry.gone"))
-        return render_answer(self.answerer.answer(entry, question))
+        answer = self.answerer.answer(entry, question)
+        return render_answer(answer, answer_rating(where, entry, answer))

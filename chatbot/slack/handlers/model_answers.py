@@ -76,13 +76,14 @@ class ModelAnswers:
         lang: Lang,
         fallback: blocks.Message,
         related: Sequence[Entry] = (),
+        feedback: blocks.Block | None = None,
     ) -> None:
-        """Answer a question in an entry's thread."""
+        """Answer a question in an entry's thread; `feedback` (👍/👎) goes under the model's answer."""
         texts = Texts(lang)
         source = texts.mrkdwn("model.source", markup={"link": entry_link(entry)})
         self._stream(
             client, channel, thread_ts, entry_messages(entry, question, lang, related), [entry], lang,
-            source, fallback,
+            source, fallback, feedback,
         )  # fmt: skip
 
     def answer_digest(
@@ -114,6 +115,7 @@ class ModelAnswers:
         lang: Lang,
         source: str,
         fallback: blocks.Message,
+        feedback: blocks.Block | None = None,
     ) -> None:
         deadline = self.clock() + self.timeout
         if not self.model.breaker.allow():
@@ -147,7 +149,8 @@ class ModelAnswers:
             log.warning("model answer not grounded (%s); extractive answer instead", ", ".join(missing))
             _update(client, channel, placeholder, fallback)
             return
-        final = blocks.message(text, [blocks.section(model_mrkdwn(text, entries)), blocks.context(source)])
+        parts = [blocks.section(model_mrkdwn(text, entries)), blocks.context(source)]
+        final = blocks.message(text, [*parts, feedback] if feedback is not None else parts)
         _update(client, channel, placeholder, final)
 
 

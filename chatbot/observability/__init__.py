@@ -1,0 +1,17 @@
+"""Observability (adapter): Prometheus metrics in a registry per bot, Slack call counting,
+structured logs with a request id and redaction. No module-level state besides the request-id
+contextvar; the wiring builds `Metrics` and installs the log handler."""
+
+from chatbot.observability.logs import configure_logging, redact, request_id, request_id_middleware
+from chatbot.observability.metrics import LibraryState, Metrics
+from chatbot.observability.slackcalls import count_slack_calls
+
+__all__ = [
+    "LibraryState",
+    "Metrics",
+    "configure_logging",
+    "count_slack_calls",
+    "redact",
+    "request_id",
+    "request_id_middleware",
+]

@@ -1,0 +1,11 @@
+"""Usage (adapter): what people searched, asked and rated, for metrics and the curator's report.
+
+`UsageStore` (tables of migration 0003), `UsageRecorder` (metrics + rows), the wrappers the
+wiring hands out (`chatbot.usage.observed`), the report (`chatbot.usage.report`) and the weekly
+post (`chatbot.usage.weekly`). No user id is stored: votes carry a salted hash.
+"""
+
+from chatbot.usage.privacy import normalise, salt_key, voter_hash
+from chatbot.usage.store import FeedbackTarget, UsageStore, Vote, VoteOutcome
+
+__all__ = ["FeedbackTarget", "UsageStore", "Vote", "VoteOutcome", "normalise", "salt_key", "voter_hash"]

@@ -1,0 +1,176 @@
+"""The usage recorder: one call per thing that happened, counted in the metrics and kept in the store.
+
+Handlers and wrappers call it (`search`, `answer`, `shared`, `vote`, …); it updates the
+Prometheus counters at once and queues the rows; a one-thread writer inserts whatever is queued
+in one transaction (normalising the text there too), so neither a database write nor the
+text work sits on Slack's 3-second path, and a burst costs one transaction, not one per row. Without a store (the console) only metrics count.
+Rows older than the retention are pruned at most once an hour, by whichever write comes next.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from typing import Literal
+
+from chatbot.observability.metrics import Metrics
+from chatbot.usage.privacy import normalise, voter_hash
+from chatbot.usage.store import (
+    FeedbackTarget,
+    Row,
+    UsageStore,
+    Vote,
+    VoteOutcome,
+    answer_row,
+    entry_event_row,
+    search_rows,
+)
+
+log = logging.getLogger(__name__)
+
+DEFAULT_RETENTION = dt.timedelta(days=90)
+PRUNE_EVERY = 3600.0
+
+
+def utc_now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+class UsageRecorder:
+    """Metrics + usage rows for one bot; see the module docstring."""
+
+    def __init__(
+        self,
+        metrics: Metrics,
+        store: UsageStore | None = None,
+        *,
+        writer: Executor | None = None,
+        voter_key: bytes = b"",
+        retention: dt.timedelta = DEFAULT_RETENTION,
+        clock: Callable[[], dt.datetime] = utc_now,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.metrics = metrics
+        self.store = store
+        self.writer = writer
+        self.voter_key = voter_key
+        self.retention = retention
+        self.clock = clock
+        self.monotonic = monotonic
+        self._pruned_at = -math.inf
+        self._prune_lock = threading.Lock()
+        self._queue: list[Callable[[], list[Row]]] = []
+        self._queue_lock = threading.Lock()
+        self._flush_due = False
+
+    # -- counted and kept ------------------------------------------------------------------------
+
+    def command(self, kind: str) -> None:
+        self.metrics.commands.labels(kind).inc()
+
+    def search_latency(self, seconds: float) -> None:
+        self.metrics.search_seconds.observe(seconds)
+
+    def search(self, source: str, query: str, results: int, shown: Sequence[str]) -> None:
+        """A first-page search by a person: with or without results, what it showed."""
+        self.metrics.searches.labels(source, "results" if results else "no_results").inc()
+        at, shown = self.clock(), list(shown)
+        self._write(lambda: search_rows(at, source, normalise(query), results, shown))
+
+    def answer(self, entry_id: str, intent: str, found: bool, question: str, seconds: float) -> None:
+        self.metrics.answer_seconds.observe(seconds)
+        self.metrics.answers.labels(intent, "found" if found else "not_in_note").inc()
+        at = self.clock()
+        self._write(
+            lambda: [answer_row(at, entry_id, intent, found, None if found else normalise(question, 300))]
+        )
+
+    def shared(self, entry_id: str) -> None:
+        self._entry_event(entry_id, "shared")
+
+    def posted(self, entry_id: str) -> None:
+        """The PR of the day went out with this entry (a view for the whole channel)."""
+        self._entry_event(entry_id, "posted")
+
+    def daily(self, status: str) -> None:
+        self.metrics.daily_posts.labels(status).inc()
+
+    def deduplicated(self, by: Literal["event_id", "message"]) -> None:
+        self.metrics.events_deduplicated.labels(by).inc()
+
+    def vote(self, target: FeedbackTarget, user_id: str, vote: Vote) -> VoteOutcome | None:
+        """One person's 👍/👎, stored at once (the press's answer depends on it)."""
+        outcome: VoteOutcome | None = None
+        if self.store is not None:
+            outcome = self.store.vote(target, self.voter(user_id), vote, self.clock())
+        self.metrics.feedback.labels(target.kind, "up" if vote > 0 else "down", outcome or "new").inc()
+        self.prune_if_due()
+        return outcome
+
+    def missing(self, target: FeedbackTarget, user_id: str, text: str) -> bool:
+        """The 👎 modal's "what was missing?", redacted, on that person's vote."""
+        if self.store is None or not text.strip():
+            return False
+        from chatbot.observability.logs import redact
+
+        return self.store.note_missing(target, self.voter(user_id), redact(text.strip()))
+
+    def voter(self, user_id: str) -> str:
+        return voter_hash(self.voter_key, user_id)
+
+    # -- retention -------------------------------------------------------------------------------
+
+    def prune_if_due(self) -> int:
+        """Drop rows older than the retention, at most every PRUNE_EVERY seconds."""
+        if self.store is None:
+            return 0
+        now = self.monotonic()
+        with self._prune_lock:
+            if now - self._pruned_at < PRUNE_EVERY:
+                return 0
+            self._pruned_at = now
+        try:
+            removed = self.store.prune(self.clock() - self.retention)
+        except Exception:
+            log.exception("pruning usage rows failed")
+            return 0
+        if removed:
+            log.info("pruned %d usage rows older than %s", removed, self.retention)
+        return removed
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def _entry_event(self, entry_id: str, kind: str) -> None:
+        at = self.clock()
+        self._write(lambda: [entry_event_row(at, entry_id, kind)])
+
+    def _write(self, rows: Callable[[], list[Row]]) -> None:
+        """Queue rows (made on the writer); start a flush unless one is already due."""
+        if self.store is None:
+            return
+        with self._queue_lock:
+            self._queue.append(rows)
+            if self._flush_due:
+                return
+            self._flush_due = True
+        if self.writer is None:
+            self._flush()
+        else:
+            self.writer.submit(self._flush)
+
+    def _flush(self) -> None:
+        with self._queue_lock:
+            batch, self._queue = self._queue, []
+            self._flush_due = False
+        if self.store is None or not batch:
+            return
+        try:
+            self.store.insert([row for make in batch for row in make()])
+            self.prune_if_due()
+        except Exception:  # usage is best effort: never fail the answer for it
+            log.exception("recording %d usage rows failed", len(batch))

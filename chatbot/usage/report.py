@@ -1,0 +1,210 @@
+"""The curator report: what readers searched for and asked, and what the digest lacked.
+
+Read from the usage tables over a window (`--since 30d`): searches per day, the top queries,
+**queries with no match** grouped by their normalised form (the digest's gaps), entries by
+views / shares / thread questions / 👍 / 👎, follow-up questions the note could not answer,
+and what people said was missing. Grouping happens here, not in SQL, so SQLite and
+PostgreSQL give the same report; a window holds at most USAGE_RETENTION of rows.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from sqlalchemy import Engine, select
+
+from chatbot.settings import SPAN_RE, SPAN_UNITS
+from chatbot.usage.tables import usage_answers, usage_entry_events, usage_feedback, usage_searches
+
+TOP = 20
+
+
+def parse_since(value: str, now: dt.datetime) -> dt.datetime:
+    """`30d`, `12h`, `2w`, or a date `2026-11-01` → the window's start (UTC)."""
+    match = SPAN_RE.match(value)
+    if match:
+        return now - dt.timedelta(**{SPAN_UNITS[match.group(2).lower()]: int(match.group(1))})
+    try:
+        day = dt.date.fromisoformat(value.strip())
+    except ValueError:
+        raise ValueError(f"expected a span like 30d, 12h, 2w or a date YYYY-MM-DD, got {value!r}") from None
+    return dt.datetime.combine(day, dt.time(), dt.UTC)
+
+
+@dataclass
+class EntryUsage:
+    entry: str
+    title: str
+    pr: int | None
+    views: int = 0
+    shares: int = 0
+    questions: int = 0
+    up: int = 0
+    down: int = 0
+
+
+@dataclass
+class CuratorReport:
+    since: str
+    until: str
+    searches: int = 0
+    searches_per_day: list[dict[str, Any]] = field(default_factory=list)
+    top_queries: list[dict[str, Any]] = field(default_factory=list)
+    no_match: list[dict[str, Any]] = field(default_factory=list)
+    entries: list[EntryUsage] = field(default_factory=list)
+    not_in_note: list[dict[str, Any]] = field(default_factory=list)
+    missing: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _utc(value: dt.datetime) -> dt.datetime:
+    return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
+
+
+def build_report(
+    engine: Engine,
+    since: dt.datetime,
+    until: dt.datetime,
+    describe: Callable[[str], tuple[str, int | None]] = lambda entry_id: ("", None),
+) -> CuratorReport:
+    """The report over [since, until]; `describe(entry_id)` gives an entry's title and PR."""
+    report = CuratorReport(since.isoformat(timespec="seconds"), until.isoformat(timespec="seconds"))
+    with engine.connect() as conn:
+        searches = conn.execute(
+            select(usage_searches.c.at, usage_searches.c.query, usage_searches.c.results).where(
+                usage_searches.c.at >= since, usage_searches.c.at <= until
+            )
+        ).all()
+        events = conn.execute(
+            select(usage_entry_events.c.entry_id, usage_entry_events.c.kind).where(
+                usage_entry_events.c.at >= since, usage_entry_events.c.at <= until
+            )
+        ).all()
+        answers = conn.execute(
+            select(
+                usage_answers.c.entry_id,
+                usage_answers.c.intent,
+                usage_answers.c.found,
+                usage_answers.c.question,
+            ).where(usage_answers.c.at >= since, usage_answers.c.at <= until)
+        ).all()
+        votes = conn.execute(
+            select(
+                usage_feedback.c.kind,
+                usage_feedback.c.entry_id,
+                usage_feedback.c.vote,
+                usage_feedback.c.target,
+                usage_feedback.c.missing,
+            ).where(usage_feedback.c.at >= since, usage_feedback.c.at <= until)
+        ).all()
+
+    report.searches = len(searches)
+    per_day: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    matched: Counter[str] = Counter()
+    gaps: Counter[str] = Counter()
+    last_gap: dict[str, dt.datetime] = {}
+    for at, query, results in searches:
+        at = _utc(at)
+        day = per_day[at.date().isoformat()]
+        day[0] += 1
+        if results:
+            matched[query] += 1
+        else:
+            day[1] += 1
+            gaps[query] += 1
+            last_gap[query] = max(last_gap.get(query, at), at)
+    report.searches_per_day = [
+        {"day": day, "searches": n, "no_match": misses} for day, (n, misses) in sorted(per_day.items())
+    ]
+    report.top_queries = [{"query": q, "searches": n} for q, n in _ranked(matched)]
+    report.no_match = [
+        {"query": q, "searches": n, "last": last_gap[q].isoformat(timespec="seconds")}
+        for q, n in _ranked(gaps)
+    ]
+
+    usage: dict[str, EntryUsage] = {}
+
+    def entry(entry_id: str) -> EntryUsage:
+        if entry_id not in usage:
+            title, pr = describe(entry_id)
+            usage[entry_id] = EntryUsage(entry_id, title, pr)
+        return usage[entry_id]
+
+    for entry_id, kind in events:
+        if kind == "shared":
+            entry(entry_id).shares += 1
+        else:  # shown in results, posted as the PR of the day
+            entry(entry_id).views += 1
+    unanswered: Counter[tuple[str, str, str]] = Counter()
+    for entry_id, intent, found, question in answers:
+        entry(entry_id).questions += 1
+        if not found:
+            unanswered[(entry_id, intent, question or "")] += 1
+    for kind, entry_id, vote, target, missing in votes:
+        row = entry(entry_id)
+        if vote > 0:
+            row.up += 1
+        else:
+            row.down += 1
+            if missing:
+                report.missing.append(
+                    {
+                        "entry": entry_id,
+                        "kind": kind,
+                        "query": target if kind == "search" else None,
+                        "text": missing,
+                    }
+                )
+    report.entries = sorted(
+        usage.values(), key=lambda u: (-(u.views + u.shares + u.questions + u.up + u.down), u.entry)
+    )
+    report.not_in_note = [
+        {"entry": e, "title": entry(e).title, "intent": intent, "question": q, "count": n}
+        for (e, intent, q), n in sorted(unanswered.items(), key=lambda item: (-item[1], item[0]))
+    ]
+    return report
+
+
+def _ranked(counts: Counter[str]) -> list[tuple[str, int]]:
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:TOP]
+
+
+def render_text(report: CuratorReport) -> str:
+    """The report as plain text (the CLI; the weekly post renders the same sections)."""
+    lines = [f"vllm-digest usage {report.since} → {report.until}: {report.searches} searches"]
+    lines.append("")
+    lines.append("Queries with no match (the digest's gaps):")
+    lines += [f"  {g['searches']:4d}  {g['query']}" for g in report.no_match] or ["  (none)"]
+    lines.append("")
+    lines.append("Top queries:")
+    lines += [f"  {t['searches']:4d}  {t['query']}" for t in report.top_queries] or ["  (none)"]
+    lines.append("")
+    lines.append("Searches per day (searches / no match):")
+    lines += [f"  {d['day']}  {d['searches']:4d} / {d['no_match']}" for d in report.searches_per_day] or [
+        "  (none)"
+    ]
+    lines.append("")
+    lines.append("Entries (views, shares, thread questions, 👍, 👎):")
+    lines += [
+        f"  {e.views:4d} {e.shares:4d} {e.questions:4d} {e.up:4d} {e.down:4d}  "
+        + (f"#{e.pr} " if e.pr else "")
+        + (e.title or e.entry)
+        for e in report.entries
+    ] or ["  (none)"]
+    lines.append("")
+    lines.append('Follow-up questions answered "not in the note":')
+    lines += [
+        f"  {q['count']:4d}  [{q['title'] or q['entry']}] {q['question']} ({q['intent']})"
+        for q in report.not_in_note
+    ] or ["  (none)"]
+    if report.missing:
+        lines.append("")
+        lines.append("What was missing (👎 comments):")
+        lines += [f"  [{m['entry']}] {m['text']}" for m in report.missing]
+    return "\n".join(lines)

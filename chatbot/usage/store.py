@@ -1,0 +1,180 @@
+"""The usage store: one short transaction per write on the bot's database (SQLite or PostgreSQL).
+
+A vote is an upsert on (kind, target, entry, voter): the primary key makes a second click by
+the same person change the row, never add one, also when two replicas take the two clicks.
+The weekly curator report is claimed like the daily post: an insert-ignore on (week, channel)
+lets exactly one replica post.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from sqlalchemy import Engine, Table, delete, literal, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+
+from chatbot.usage.tables import (
+    QUESTION_LENGTH,
+    curator_reports,
+    usage_answers,
+    usage_entry_events,
+    usage_feedback,
+    usage_searches,
+)
+
+Vote = Literal[1, -1]
+VoteOutcome = Literal["new", "changed", "same"]
+Row = tuple[Table, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class FeedbackTarget:
+    """What a 👍/👎 rates: a search result (entry under a normalised query) or a follow-up answer
+    (entry, the question's channel:ts, its intent)."""
+
+    kind: Literal["search", "answer"]
+    target: str
+    entry_id: str
+    intent: str | None = None
+
+
+class UsageStore:
+    """Writes and prunes usage rows; `chatbot.usage.report` reads them."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def _dialect_insert(self, table: Any) -> Any:
+        if self.engine.dialect.name == "postgresql":
+            return postgresql.insert(table)
+        return sqlite.insert(table)
+
+    # -- what happened -------------------------------------------------------------------------
+
+    def insert(self, rows: Sequence[Row]) -> None:
+        """Insert rows of several tables in one transaction (the recorder's batches)."""
+        by_table: dict[Table, list[dict[str, Any]]] = {}
+        for table, values in rows:
+            by_table.setdefault(table, []).append(values)
+        if not by_table:
+            return
+        with self.engine.begin() as conn:
+            for table, values_list in by_table.items():
+                conn.execute(table.insert(), values_list)
+
+    def record_search(
+        self, at: dt.datetime, source: str, query: str, results: int, shown: Sequence[str]
+    ) -> None:
+        self.insert(search_rows(at, source, query, results, shown))
+
+    def record_entry_event(self, at: dt.datetime, entry_id: str, kind: str) -> None:
+        self.insert([entry_event_row(at, entry_id, kind)])
+
+    def record_answer(
+        self, at: dt.datetime, entry_id: str, intent: str, found: bool, question: str | None
+    ) -> None:
+        self.insert([answer_row(at, entry_id, intent, found, question)])
+
+    # -- feedback ------------------------------------------------------------------------------
+
+    def vote(self, target: FeedbackTarget, voter: str, vote: Vote, at: dt.datetime) -> VoteOutcome:
+        """Store one person's vote on a target: a first vote, a changed one, or the same again."""
+        key = _feedback_key(target, voter)
+        statement = self._dialect_insert(usage_feedback).values(**key, vote=vote, intent=target.intent, at=at)
+        statement = statement.on_conflict_do_update(index_elements=list(key), set_={"vote": vote, "at": at})
+        with self.engine.begin() as conn:
+            before = conn.execute(select(usage_feedback.c.vote).filter_by(**key)).scalar_one_or_none()
+            conn.execute(statement)
+        if before is None:
+            return "new"
+        return "same" if before == vote else "changed"
+
+    def note_missing(self, target: FeedbackTarget, voter: str, text: str) -> bool:
+        """Attach the 👎 modal's answer to that person's vote; False when there is no such vote."""
+        with self.engine.begin() as conn:
+            return (
+                conn.execute(
+                    update(usage_feedback)
+                    .filter_by(**_feedback_key(target, voter))
+                    .values(missing=text[:2000] or None)
+                ).rowcount
+                == 1
+            )
+
+    # -- retention -----------------------------------------------------------------------------
+
+    def prune(self, older_than: dt.datetime) -> int:
+        """Delete usage rows from before `older_than` (USAGE_RETENTION); how many went."""
+        removed = 0
+        with self.engine.begin() as conn:
+            for table in (usage_searches, usage_entry_events, usage_answers, usage_feedback):
+                removed += int(conn.execute(delete(table).where(table.c.at < older_than)).rowcount)
+            removed += int(
+                conn.execute(
+                    delete(curator_reports).where(curator_reports.c.claimed_at < older_than)
+                ).rowcount
+            )
+        return removed
+
+    # -- the weekly curator report ---------------------------------------------------------------
+
+    def claim_report(self, week: str, channel: str, owner: str, now: dt.datetime) -> bool:
+        """True for exactly one caller per (week, channel), across replicas."""
+        statement = (
+            self._dialect_insert(curator_reports)
+            .values(week=week, channel=channel, state="claimed", owner=owner, claimed_at=now)
+            .on_conflict_do_nothing()
+            .returning(literal(1))
+        )
+        with self.engine.begin() as conn:
+            return conn.execute(statement).first() is not None
+
+    def record_report(self, week: str, channel: str, owner: str, message_ts: str) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(
+                update(curator_reports)
+                .filter_by(week=week, channel=channel, owner=owner)
+                .values(state="posted", message_ts=message_ts)
+            )
+
+    def release_report(self, week: str, channel: str, owner: str) -> None:
+        """Slack refused the post: drop the claim so a later run (any replica) tries again."""
+        with self.engine.begin() as conn:
+            conn.execute(
+                delete(curator_reports).where(
+                    curator_reports.c.week == week,
+                    curator_reports.c.channel == channel,
+                    curator_reports.c.owner == owner,
+                    curator_reports.c.state == "claimed",
+                )
+            )
+
+
+def _feedback_key(target: FeedbackTarget, voter: str) -> dict[str, str]:
+    return {"kind": target.kind, "target": target.target, "entry_id": target.entry_id, "voter": voter}
+
+
+# -- rows -----------------------------------------------------------------------------------------
+
+
+def search_rows(at: dt.datetime, source: str, query: str, results: int, shown: Sequence[str]) -> list[Row]:
+    """A search (normalised query, how many entries matched) and the entries it showed."""
+    rows: list[Row] = [(usage_searches, {"at": at, "source": source, "query": query, "results": results})]
+    rows += [entry_event_row(at, entry_id, "shown") for entry_id in shown]
+    return rows
+
+
+def entry_event_row(at: dt.datetime, entry_id: str, kind: str) -> Row:
+    return (usage_entry_events, {"at": at, "entry_id": entry_id, "kind": kind})
+
+
+def answer_row(at: dt.datetime, entry_id: str, intent: str, found: bool, question: str | None) -> Row:
+    """A follow-up answer; the (normalised) question only when the note did not have it."""
+    kept = None if found else (question or "")[:QUESTION_LENGTH]
+    return (
+        usage_answers,
+        {"at": at, "entry_id": entry_id, "intent": intent, "found": found, "question": kept},
+    )

@@ -1,0 +1,81 @@
+"""The usage tables (migration 0003): what people searched, asked and rated, without who.
+
+No column holds a Slack user id: a vote's voter is a salted hash (`chatbot.usage.privacy`),
+needed only so one person's second vote replaces the first. Searches and answers carry no
+person at all. Rows older than USAGE_RETENTION are pruned.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    DateTime,
+    Integer,
+    MetaData,
+    SmallInteger,
+    String,
+    Table,
+    Text,
+)
+
+# Kept apart from chatbot.store.schema: the usage part owns its tables and its migration.
+metadata = MetaData()
+
+QUERY_LENGTH = 200
+QUESTION_LENGTH = 300
+
+usage_searches = Table(
+    "usage_searches",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", DateTime(timezone=True), nullable=False, index=True),
+    Column("source", String(16), nullable=False),  # command | mention
+    Column("query", String(QUERY_LENGTH), nullable=False),  # normalised
+    Column("results", Integer, nullable=False),
+)
+
+usage_entry_events = Table(
+    "usage_entry_events",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", DateTime(timezone=True), nullable=False, index=True),
+    Column("entry_id", String(64), nullable=False),
+    Column("kind", String(16), nullable=False),  # shown | shared
+)
+
+usage_answers = Table(
+    "usage_answers",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", DateTime(timezone=True), nullable=False, index=True),
+    Column("entry_id", String(64), nullable=False),
+    Column("intent", String(32), nullable=False),
+    Column("found", Boolean, nullable=False),
+    # Only for answers the note did not have: the curator's list of gaps. Normalised, redacted.
+    Column("question", String(QUESTION_LENGTH), nullable=True),
+)
+
+usage_feedback = Table(
+    "usage_feedback",
+    metadata,
+    Column("kind", String(16), primary_key=True),  # search | answer
+    Column("target", String(QUERY_LENGTH + 40), primary_key=True),  # normalised query, or channel:ts
+    Column("entry_id", String(64), primary_key=True),
+    Column("voter", String(64), primary_key=True),  # salted hash of the Slack user id
+    Column("vote", SmallInteger, nullable=False),  # +1 | -1
+    Column("intent", String(32), nullable=True),
+    Column("missing", Text, nullable=True),  # the 👎 modal's optional answer, redacted
+    Column("at", DateTime(timezone=True), nullable=False, index=True),
+)
+
+curator_reports = Table(
+    "curator_reports",
+    metadata,
+    Column("week", String(10), primary_key=True),  # ISO week, 2026-W48
+    Column("channel", String(64), primary_key=True),
+    Column("state", String(16), nullable=False),  # claimed | posted
+    Column("owner", String(200), nullable=False),
+    Column("claimed_at", DateTime(timezone=True), nullable=False),
+    Column("message_ts", String(32), nullable=True),
+)
