@@ -123,6 +123,7 @@ class LiveIndex:
         self.refresh_every = refresh_every
         self._index = self._build()
         self._checked = time.monotonic()
+        self._newest_first: tuple[int, list[Entry]] = (-1, [])
         self._lock = threading.Lock()
 
     def current(self) -> SearchIndex:
@@ -156,12 +157,15 @@ class LiveIndex:
     def latest(self, count: int) -> Sequence[Entry]:
         """Newest entries first: by PR date, then digest and position."""
         self.current()
-        entries = sorted(
-            self.library.entries,
-            key=lambda e: (e.date.isoformat() if e.date else "", e.digest, e.position),
-            reverse=True,
-        )
-        return entries[:count]
+        generation = self.library.generation
+        if self._newest_first[0] != generation:  # sorted once per library load, not per command
+            ordered = sorted(
+                self.library.entries,
+                key=lambda e: (e.date.isoformat() if e.date else "", e.digest, e.position),
+                reverse=True,
+            )
+            self._newest_first = (generation, ordered)
+        return self._newest_first[1][:count]
 
     def newest(self) -> Entry | None:
         """Stand-in for the PR of the day until the daily picker is wired."""

@@ -41,6 +41,10 @@ def split_top_level(text: str, separators: Iterable[str]) -> list[str]:
     patterns: a per-character walk made parsing a 10k-entry library take seconds.
     """
     scan = _scan_for(frozenset(separators))
+    if not scan.anywhere.search(text):  # most sentences have no clause separator at all
+        return [text] if text else []
+    if not _ANY_OPENER.search(text):  # nothing to nest in: every separator cuts
+        return _plain_split(text, scan.anywhere)
     pieces: list[str] = []
     stack: list[str] = []
     start = 0
@@ -78,6 +82,7 @@ def split_top_level(text: str, separators: Iterable[str]) -> list[str]:
 
 _SEPARATOR_GROUP = 2
 _OPENERS = "".join(re.escape(ch) for ch in (*sorted(_SYMMETRIC), *_OPEN_CLOSE))
+_ANY_OPENER = re.compile(f"[{_OPENERS}]")
 
 
 @dataclass(frozen=True)

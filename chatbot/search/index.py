@@ -22,6 +22,7 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import chain, repeat
 from typing import Generic, NamedTuple, TypeVar
 
@@ -270,7 +271,11 @@ def _dedupe_surfaces(surfaces: Iterable[str]) -> list[str]:
     """Display terms in order, without one contained in an earlier one or containing it."""
     kept: list[str] = []
     kept_keys: list[str] = []
+    seen: set[str] = set()
     for s in surfaces:
+        if s in seen:  # an entry writes a term many times; its first copy decided already
+            continue
+        seen.add(s)
         folded = _display_key(s)
         if not any(_contains(k, folded) or _contains(folded, k) for k in kept_keys):
             kept.append(s)
@@ -278,6 +283,7 @@ def _dedupe_surfaces(surfaces: Iterable[str]) -> list[str]:
     return kept
 
 
+@lru_cache(maxsize=1 << 14)
 def _display_key(text: str) -> str:
     return "".join(ch for ch in text.casefold() if ch.isalnum())
 
