@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from chatbot.settings import Settings, SettingsError, load_settings
 
 if TYPE_CHECKING:
+    from chatbot.daily.subscription import Subscription
     from chatbot.digest import Entry
 
 
@@ -266,6 +267,7 @@ def cmd_today(args: argparse.Namespace, settings: Settings) -> int:
     poster = build_daily_poster(settings, library, build_store(settings))
     try:
         pick = poster.plan(channel, day)
+        topics = poster.topics(channel)
     finally:
         poster.store.close()
     if isinstance(pick, DailyPost):
@@ -274,11 +276,16 @@ def cmd_today(args: argparse.Namespace, settings: Settings) -> int:
         print(f"{channel} {day}: already posted {pick.entry_id} {title} (ts {pick.message_ts})")
         return 0
     if pick is None:
-        print(f"{channel} {day}: no entries in {settings.digest_dir}", file=sys.stderr)
+        where = f"on {', '.join(topics.labels)} (strict)" if topics else f"in {settings.digest_dir}"
+        print(f"{channel} {day}: no entries {where}", file=sys.stderr)
         return 1
     pr = f" #{pick.entry.pr}" if pick.entry.pr else ""
     print(f"{channel} {day}: {pick.entry.id}{pr} {pick.entry.title}")
     print(f"why: {pick.reason}")
+    if pick.topics_done:
+        print(
+            f"note: {channel} has had every entry on its topics ({', '.join(topics.labels if topics else ())})"
+        )
     return 0
 
 
@@ -347,6 +354,115 @@ def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_subscriptions(args: argparse.Namespace, settings: Settings) -> int:
+    """Every channel's subscription: from Slack (the store) and from DAILY_CHANNELS."""
+    from chatbot.daily.subscription import configured_subscriptions, effective_subscriptions
+    from chatbot.store import SqlStore, SubscriptionStore
+
+    store = SqlStore.open(settings.database_url)
+    try:
+        stored = SubscriptionStore(store.engine).all()
+    finally:
+        store.close()
+    configured = configured_subscriptions(settings.daily_channels, settings.daily_cron, settings.timezone)
+    every = effective_subscriptions(configured, stored)
+    if args.json:
+        print(json.dumps([_subscription_json(s) for s in every], ensure_ascii=False, indent=2))
+        return 0
+    for s in every:
+        topics = ", ".join(s.topic_labels()) or "all topics"
+        flags = ("strict" if s.strict else "") + ("" if s.announce else " announce off")
+        source = "DAILY_CHANNELS" if s.source == "settings" else f"by {s.updated_by or '?'}"
+        print(f"{s.channel}: {topics}; {s.describe_schedule()} {flags.strip()} ({source})".replace("  ", " "))
+    if not every:
+        print("no subscriptions", file=sys.stderr)
+    return 0
+
+
+def _subscription_json(s: Subscription) -> dict[str, object]:
+    return {
+        "channel": s.channel,
+        "topics": [t.to_json() for t in s.topics],
+        "time": s.schedule.time,
+        "days": sorted(s.schedule.days),
+        "days_text": s.schedule.describe_days(),
+        "timezone": s.schedule.zone,
+        "cron": s.cron or None,
+        "strict": s.strict,
+        "announce": s.announce,
+        "source": s.source,
+        "updated_by": s.updated_by or None,
+        "updated_at": s.updated_at.isoformat() if s.updated_at else None,
+    }
+
+
+def cmd_subscribe(args: argparse.Namespace, settings: Settings) -> int:
+    """`subscribe CHANNEL [TOPIC …] [at HH:MM] [on DAYS] [tz ZONE]`: as in Slack, without the post."""
+    from dataclasses import replace
+
+    from chatbot.daily.subscription import (
+        GrammarError,
+        Subscription,
+        configured_subscriptions,
+        default_schedule,
+        parse_subscribe,
+    )
+    from chatbot.daily.topics import resolve_topics
+    from chatbot.search import SearchIndex, load_glossary
+    from chatbot.store import SqlStore, SubscriptionStore, utc_now
+
+    try:
+        request = parse_subscribe(" ".join(args.words))
+    except GrammarError as exc:
+        print(f"vllm-digest subscribe: {exc}; nothing changed", file=sys.stderr)
+        return 2
+    library = _library(settings)
+    glossary = load_glossary(library.folder)
+    resolved = resolve_topics(request.topic_words, glossary, SearchIndex.build(library.entries, glossary))
+    if resolved.unknown:
+        print(
+            f"vllm-digest subscribe: unknown topic words {', '.join(resolved.unknown)}; nothing changed",
+            file=sys.stderr,
+        )
+        return 2
+    store = SqlStore.open(settings.database_url)
+    try:
+        subscriptions = SubscriptionStore(store.engine)
+        configured = configured_subscriptions(settings.daily_channels, settings.daily_cron, settings.timezone)
+        base = subscriptions.get(args.channel) or next(
+            (s for s in configured if s.channel == args.channel),
+            Subscription(args.channel, default_schedule(settings.daily_cron, settings.timezone)),
+        )
+        after = replace(request.apply(base, resolved.topics), updated_by="cli")
+        subscriptions.put(after, now=utc_now())
+    finally:
+        store.close()
+    print(
+        json.dumps(_subscription_json(after), ensure_ascii=False) if args.json else _subscription_line(after)
+    )
+    return 0
+
+
+def cmd_unsubscribe(args: argparse.Namespace, settings: Settings) -> int:
+    """Drop the channel's subscription made from Slack (DAILY_CHANNELS stays as configured)."""
+    from chatbot.store import SqlStore, SubscriptionStore
+
+    store = SqlStore.open(settings.database_url)
+    try:
+        removed = SubscriptionStore(store.engine).remove(args.channel)
+    finally:
+        store.close()
+    print(f"{args.channel}: {'unsubscribed' if removed else 'had no subscription'}")
+    return 0
+
+
+def _subscription_line(s: Subscription) -> str:
+    topics = ", ".join(s.topic_labels()) or "all topics"
+    flags = ", strict" if s.strict else ""
+    flags += "" if s.announce else ", announce off"
+    return f"{s.channel}: PR of the day on {topics}, {s.describe_schedule()}{flags}"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vllm-digest", description="Slack bot for a digest of vLLM PRs.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -401,6 +517,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("console", help="a local chat that runs the same handlers as Slack")
     p.set_defaults(func=cmd_console)
 
+    p = sub.add_parser("subscriptions", help="every channel's PR of the day subscription")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_subscriptions)
+
+    p = sub.add_parser("subscribe", help="subscribe a channel: [TOPIC …] [at HH:MM] [on DAYS] [tz ZONE]")
+    p.add_argument("channel", help="channel id (C…)")
+    p.add_argument("words", nargs="*", help="topics, at HH:MM, on DAYS, tz ZONE, strict, announce on|off")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_subscribe)
+
+    p = sub.add_parser("unsubscribe", help="drop a channel's subscription made from Slack")
+    p.add_argument("channel")
+    p.set_defaults(func=cmd_unsubscribe)
     p = sub.add_parser("stats", help="curator report: searches, queries with no match, entries, votes")
     p.add_argument("--since", default="30d", help="a span (30d, 12h, 2w) or a date YYYY-MM-DD")
     p.add_argument("--json", action="store_true")

@@ -54,6 +54,9 @@ class Settings(BaseSettings):
     daily_channels: Annotated[list[str], NoDecode] = Field(default_factory=list)
     daily_cron: str = "30 9 * * 1-5"
     daily_grace: timedelta = timedelta(hours=4)
+    # How often every replica re-reads the subscriptions (seconds; at most a minute).
+    reconcile_seconds: float = Field(default=60.0, gt=0, le=60)
+    admin_users: Annotated[list[str], NoDecode] = Field(default_factory=list)
     timezone: str = "Asia/Shanghai"
     language: Literal["auto", "zh", "en"] = "auto"  # auto: each person's Slack locale
     # Which replies in the bot's threads it answers: questions/requests/mentions, mentions only, all.
@@ -72,7 +75,7 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = None
     llm_timeout: float = Field(default=20.0, gt=0, le=600)
 
-    @field_validator("daily_channels", mode="before")
+    @field_validator("daily_channels", "admin_users", mode="before")
     @classmethod
     def _comma_list(cls, value: object) -> object:
         if isinstance(value, str):

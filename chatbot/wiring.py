@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from slack_bolt import App
@@ -30,7 +31,15 @@ from slack_sdk.http_retry.builtin_handlers import (
 )
 
 from chatbot.answers import Answerer
-from chatbot.daily import DailyPoster, DailyScheduler, SlackMessage, daily_web_client
+from chatbot.daily import DailyPoster, DailyScheduler, Pick, SlackMessage, TopicFilter, daily_web_client
+from chatbot.daily.announcer import Announcer
+from chatbot.daily.subscription import (
+    Subscription,
+    configured_subscriptions,
+    default_schedule,
+    effective_subscriptions,
+)
+from chatbot.daily.topics import Resolved, entries_on, resolve_topics
 from chatbot.digest import Entry, Library
 from chatbot.observability import LibraryState, Metrics, count_slack_calls, request_id_middleware
 from chatbot.observability.metrics import CountedBreaker
@@ -49,10 +58,12 @@ from chatbot.slack.handlers.links import LinkPreviews
 from chatbot.slack.handlers.messages import FollowUpHandler
 from chatbot.slack.handlers.model_answers import ModelAnswers
 from chatbot.slack.handlers.shortcut import MessageShortcut
+from chatbot.slack.handlers.subscriptions import SubscriptionCommands
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.locale import UserLanguages, slack_locale
 from chatbot.slack.replays import InMemoryReplayLedger, ReplayLedger
-from chatbot.store import InMemoryThreadRegistry, SqlStore, ThreadRegistry
+from chatbot.slack.subscription_blocks import render_announcement
+from chatbot.store import InMemoryThreadRegistry, SqlStore, SubscriptionStore, ThreadRegistry
 from chatbot.usage import UsageStore, salt_key
 from chatbot.usage.observed import (
     ObservedAnswerer,
@@ -224,6 +235,7 @@ class Bot:
     store: SqlStore | None = None
     daily: DailyPoster | None = None
     scheduler: DailyScheduler | None = None
+    subscriptions: Subscriptions | None = None
     metrics: Metrics = field(default_factory=Metrics)
     usage: UsageRecorder | None = None
     curator: WeeklyReport | None = None
@@ -328,7 +340,16 @@ def build(
         follow_up = build_follow_ups(
             settings, library, mentions, registry, handled or store, usage, languages
         )
-    daily = build_daily_poster(settings, library, store, registry) if store is not None else None
+    subscriptions = build_subscriptions(settings, live, store, client) if store is not None else None
+    daily = (
+        build_daily_poster(
+            settings, library, store, registry, subscriptions.topic_filter if subscriptions else None
+        )
+        if store is not None
+        else None
+    )
+    if subscriptions is not None:
+        subscriptions.poster = daily
     if daily is not None:
         count_slack_calls(daily.client, metrics)
     if today is None and daily is not None:
@@ -348,6 +369,7 @@ def build(
         page_size=page_size,
         generation=lambda: live.generation,
         cache_size=answer_cache,
+        channel_commands=subscriptions.commands if subscriptions else None,
         on_cached_search=searches.replay,
     )
 
@@ -375,7 +397,7 @@ def build(
             answers.today,
             live.latest,
             library.get,
-            lambda: settings.daily_channels,
+            home_channels(settings, subscriptions),
             lambda: live.generation,
             lambda: _local_day(settings),
             languages,
@@ -397,7 +419,8 @@ def build(
         executors=[answer_pool, listener_pool, usage_writer],
         store=store,
         daily=daily,
-        scheduler=build_daily_scheduler(settings, daily, usage) if daily is not None else None,
+        scheduler=build_daily_scheduler(settings, daily, usage, subscriptions) if daily is not None else None,
+        subscriptions=subscriptions,
         metrics=metrics,
         usage=usage,
         curator=curator,
@@ -507,7 +530,11 @@ def daily_message(entry: Entry, lang: Language) -> SlackMessage:
 
 
 def build_daily_poster(
-    settings: Settings, library: Library, store: SqlStore, threads: ThreadRegistry | None = None
+    settings: Settings,
+    library: Library,
+    store: SqlStore,
+    threads: ThreadRegistry | None = None,
+    topics: Callable[[str], TopicFilter | None] | None = None,
 ) -> DailyPoster:
     """Posts to Slack once per channel and day; its client retries 429/5xx/connection errors."""
 
@@ -522,6 +549,7 @@ def build_daily_poster(
         lambda entry: daily_message(entry, settings.channel_language),
         threads=threads or store,
         after_post=crash_after_post(),
+        topics=topics or (lambda _channel: None),
     )
 
 
@@ -539,13 +567,24 @@ def crash_after_post() -> Callable[[], None] | None:
 
 
 def build_daily_scheduler(
-    settings: Settings, poster: DailyPoster, usage: UsageRecorder | None = None
+    settings: Settings,
+    poster: DailyPoster,
+    usage: UsageRecorder | None = None,
+    subscriptions: Subscriptions | None = None,
 ) -> DailyScheduler:
-    """Cron jobs for DAILY_CHANNELS; a DAILY_CRON APScheduler rejects fails like any bad setting."""
+    """Cron jobs for DAILY_CHANNELS and the subscriptions (re-read every RECONCILE_SECONDS, the
+    announcer on the same tick); a DAILY_CRON APScheduler rejects fails like any bad setting."""
     run = observed_daily_run(poster.run, usage) if usage is not None else poster.run
     try:
         return DailyScheduler(
-            run, settings.daily_channels, settings.daily_cron, settings.zone, settings.daily_grace
+            run,
+            settings.daily_channels,
+            settings.daily_cron,
+            settings.zone,
+            settings.daily_grace,
+            subscriptions=subscriptions.store.all if subscriptions else None,
+            reconcile_every=settings.reconcile_seconds,
+            after_reconcile=subscriptions.announcer.run if subscriptions else None,
         )
     except ValueError as exc:
         raise SettingsError(f"setting DAILY_CRON: {exc} (got {settings.daily_cron!r})") from None
@@ -563,3 +602,100 @@ def daily_today(settings: Settings, poster: DailyPoster) -> Callable[[], Entry |
 
 def _local_day(settings: Settings) -> dt.date:
     return dt.datetime.now(settings.zone).date()
+
+
+# -- subscriptions ---------------------------------------------------------------------------
+
+
+@dataclass
+class Subscriptions:
+    """The pieces of channel subscriptions: store, slash subcommands, the picker's topic filter,
+    the new-digest announcer."""
+
+    store: SubscriptionStore
+    configured: list[Subscription]
+    commands: SubscriptionCommands
+    announcer: Announcer
+    live: LiveIndex
+    poster: DailyPoster | None = None
+
+    def effective(self) -> list[Subscription]:
+        return effective_subscriptions(self.configured, self.store.all())
+
+    def entries_on(self, subscription: Subscription) -> frozenset[str]:
+        return entries_on(subscription.topics, self.live.current())
+
+    def pick_today(self, channel: str) -> tuple[Entry, Pick] | None:
+        """A subscribed channel's entry for today (in its zone) and the pick's reason."""
+        subscription = self.store.get(channel)
+        if subscription is None or self.poster is None:
+            return None
+        day = dt.datetime.now(ZoneInfo(subscription.schedule.zone)).date()
+        pick = self.poster.pick(channel, day)
+        entry = self.poster.entry_for_day(channel, day)
+        return (entry, pick) if entry is not None and pick is not None else None
+
+    def topic_filter(self, channel: str) -> TopicFilter | None:
+        """The channel's topics as the picker's filter; None for a channel on every topic."""
+        subscription = self.store.get(channel)
+        if subscription is None or not subscription.topics:
+            return None
+        return TopicFilter(
+            self.entries_on(subscription), tuple(subscription.topic_labels()), subscription.strict
+        )
+
+
+def build_subscriptions(
+    settings: Settings, live: LiveIndex, store: SqlStore, client: WebClient
+) -> Subscriptions:
+    """Subscriptions on the store's database; DAILY_CHANNELS/DAILY_CRON/TIMEZONE are the configured
+    ones and the defaults of a new subscription."""
+    subscriptions = SubscriptionStore(store.engine)
+    configured = configured_subscriptions(settings.daily_channels, settings.daily_cron, settings.timezone)
+    schedule = default_schedule(settings.daily_cron, settings.timezone)
+
+    def resolve(words: list[str]) -> Resolved:
+        index = live.current()
+        return resolve_topics(words, index.glossary, index)
+
+    commands = SubscriptionCommands(
+        store=subscriptions,
+        configured=configured,
+        defaults=lambda channel: Subscription(channel, schedule),
+        resolve=resolve,
+        client=client,
+        language=settings.channel_language,
+        admins=frozenset(settings.admin_users),
+        pick_today=lambda channel: bundle.pick_today(channel),
+    )
+
+    def entries() -> Sequence[Entry]:
+        live.current()
+        return live.library.entries
+
+    bundle: Subscriptions
+    announcer = Announcer(
+        subscriptions,
+        entries,
+        lambda: bundle.effective(),
+        lambda subscription: bundle.entries_on(subscription),
+        daily_web_client(settings.slack_bot_token, settings.slack_api_url),
+        lambda new, subscription: announcement_message(new, subscription, settings.channel_language),
+    )
+    bundle = Subscriptions(subscriptions, configured, commands, announcer, live)
+    return bundle
+
+
+def home_channels(settings: Settings, subscriptions: Subscriptions | None) -> Callable[[], list[str]]:
+    """The channels App Home lists: every subscription (DAILY_CHANNELS included), from the store
+    when there is one."""
+    if subscriptions is None:
+        return lambda: list(settings.daily_channels)
+    return lambda: [s.channel for s in subscriptions.effective()]
+
+
+def announcement_message(
+    entries: Sequence[Entry], subscription: Subscription, lang: Language
+) -> SlackMessage:
+    message = render_announcement(entries, subscription, lang)
+    return SlackMessage(message["text"], message["blocks"])

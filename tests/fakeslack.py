@@ -19,9 +19,9 @@ every call, can be told to fail, and lets a test wait for a call without sleepin
 
 Methods: auth.test, chat.postMessage, chat.postEphemeral, chat.update, chat.unfurl,
 conversations.history, conversations.replies, views.publish, views.open, views.push, users.info
-(`fake.set_locale("U1", "zh-CN")`; everyone else is `en-US`, Slack's default), response URLs
-(`/response/<id>`); any other method answers `{"ok": false, "error": "unknown_method"}` (and is
-recorded).
+(`fake.set_locale("U1", "zh-CN")`, everyone else is `en-US`, Slack's default;
+`fake.users["U1"] = {"is_admin": True}`), response URLs (`/response/<id>`); any other method answers
+`{"ok": false, "error": "unknown_method"}` (and is recorded).
 """
 
 from __future__ import annotations
@@ -88,6 +88,7 @@ class FakeSlack:
         self._last_ts = 0.0
         self._locales: dict[str, str] = {}
         self._views = 0
+        self.users: dict[str, dict[str, Any]] = {}  # users.info answers: id → fields (is_admin, …)
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -358,7 +359,14 @@ class FakeSlack:
         user_id = str(params.get("user") or "")
         if not user_id:
             return {"ok": False, "error": "user_not_found"}
-        user: dict[str, Any] = {"id": user_id, "name": user_id.lower(), "is_bot": False}
+        user: dict[str, Any] = {
+            "id": user_id,
+            "name": user_id.lower(),
+            "is_bot": False,
+            "is_admin": False,
+            "is_owner": False,
+            **self.users.get(user_id, {}),
+        }
         if _truthy(params.get("include_locale")):
             user["locale"] = self._locales.get(user_id, "en-US")
         return {"ok": True, "user": user}

@@ -20,6 +20,8 @@ CORE_MODULES = sorted(
         *(ROOT / "chatbot" / "search").glob("*.py"),
         *(ROOT / "chatbot" / "answers").glob("*.py"),
         ROOT / "chatbot" / "daily" / "picker.py",
+        ROOT / "chatbot" / "daily" / "subscription.py",
+        ROOT / "chatbot" / "daily" / "topics.py",
     ]
 )
 FORBIDDEN_TOP = {
@@ -33,7 +35,7 @@ FORBIDDEN_TOP = {
     "uvicorn",
 }
 FORBIDDEN_OWN = ("chatbot.slack", "chatbot.store", "chatbot.wiring", "chatbot.settings", "chatbot.cli")
-FORBIDDEN_OWN_DAILY = ("chatbot.daily.poster", "chatbot.daily.scheduler")
+FORBIDDEN_OWN_DAILY = ("chatbot.daily.poster", "chatbot.daily.scheduler", "chatbot.daily.announcer")
 
 
 def imported_names(path: Path) -> list[tuple[int, str]]:
@@ -79,6 +81,7 @@ def test_importing_the_core_loads_no_adapter() -> None:
     code = (
         "import sys\n"
         "import chatbot.digest, chatbot.search, chatbot.answers, chatbot.daily\n"
+        "import chatbot.daily.subscription, chatbot.daily.topics\n"
         "from chatbot.daily import pick_entry\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
         f"{sorted(FORBIDDEN_TOP)!r} or m.startswith({FORBIDDEN_OWN + FORBIDDEN_OWN_DAILY!r}))\n"

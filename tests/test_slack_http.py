@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
 import httpx
@@ -46,7 +47,7 @@ class Served:
     url: str
 
 
-def settings_for(fake: FakeSlack, language: str = "zh") -> Settings:
+def settings_for(fake: FakeSlack, language: str = "zh", **extra: Any) -> Settings:
     return Settings(
         _env_file=None,  # type: ignore[call-arg]
         slack_bot_token="xoxb-test",
@@ -54,6 +55,7 @@ def settings_for(fake: FakeSlack, language: str = "zh") -> Settings:
         slack_api_url=fake.api_url,
         digest_dir=DIGESTS,
         language=language,  # type: ignore[arg-type]
+        **extra,
     )
 
 

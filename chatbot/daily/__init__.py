@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from chatbot.daily.picker import PastPost, Pick, pick_entry
+from chatbot.daily.picker import PastPost, Pick, TopicFilter, pick_entry
 
 if TYPE_CHECKING:
     from chatbot.daily.poster import (
@@ -41,6 +41,7 @@ __all__ = [
     "Pick",
     "SlackMessage",
     "Status",
+    "TopicFilter",
     "daily_web_client",
     "pick_entry",
 ]

@@ -13,6 +13,9 @@ Rules, in order:
 3. Ties are broken by a hash of (day, channel, entry id): deterministic, but not the file order.
 4. Avoid the main topic (first tag) of the previous post when another due entry has a different
    one.
+5. A channel with topics (`TopicFilter`) gets the entries on its topics first, by the rules above
+   among them. Once each of them was posted, the pick says so (`Pick.topics_done`) and comes from
+   the rest of the library — or, for a strict subscription, from a new round of the topic entries.
 
 Only posts *before* the day count, so the pick for a day stays the same after it was posted.
 """
@@ -41,6 +44,46 @@ class Pick:
 
     entry: Entry
     reason: str
+    topics_done: bool = False  # the channel has had every entry on its topics
+
+
+@dataclass(frozen=True)
+class TopicFilter:
+    """A channel's topics as the entries they select (`matching` ids), for the picker."""
+
+    matching: frozenset[str]
+    labels: tuple[str, ...]
+    strict: bool = False
+
+
+def pick_entry(
+    entries: Sequence[Entry],
+    history: Iterable[PastPost],
+    channel: str,
+    day: dt.date,
+    topics: TopicFilter | None = None,
+) -> Pick | None:
+    """The entry to post in `channel` on `day` (on its `topics` first), or None when there is none."""
+    if topics is None:
+        return _pick(entries, history, channel, day)
+    history = list(history)
+    on_topic = [e for e in entries if e.id in topics.matching]
+    named = ", ".join(topics.labels)
+    before = {p.entry_id for p in history if p.day < day}
+    if any(e.id not in before for e in on_topic):
+        pick = _pick(on_topic, history, channel, day)
+        assert pick is not None
+        return Pick(pick.entry, f"on the channel's topics ({named}): {pick.reason}")
+    done = f"every entry on the channel's topics ({named}) was posted ({len(on_topic)})"
+    if topics.strict:
+        pick = _pick(on_topic, history, channel, day)
+        if pick is None:
+            return None
+        return Pick(pick.entry, f"{done}; strict: a new round of them: {pick.reason}", topics_done=True)
+    pick = _pick(entries, history, channel, day)
+    if pick is None:
+        return None
+    return Pick(pick.entry, f"{done}; picking from the rest: {pick.reason}", topics_done=True)
 
 
 def tie_break(day: dt.date, channel: str, entry_id: str) -> str:
@@ -53,10 +96,8 @@ def main_topic(entry: Entry) -> str | None:
     return entry.tags[0].casefold() if entry.tags else None
 
 
-def pick_entry(
-    entries: Sequence[Entry], history: Iterable[PastPost], channel: str, day: dt.date
-) -> Pick | None:
-    """The entry to post in `channel` on `day`, or None when there are no entries."""
+def _pick(entries: Sequence[Entry], history: Iterable[PastPost], channel: str, day: dt.date) -> Pick | None:
+    """Rules 1–4 over `entries`; None when there are no entries."""
     if not entries:
         return None
     by_id = {e.id: e for e in entries}

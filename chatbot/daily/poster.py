@@ -43,7 +43,7 @@ from slack_sdk.http_retry.request import HttpRequest
 from slack_sdk.http_retry.response import HttpResponse
 from slack_sdk.http_retry.state import RetryState
 
-from chatbot.daily.picker import Pick, pick_entry
+from chatbot.daily.picker import Pick, TopicFilter, pick_entry
 from chatbot.digest import Entry
 from chatbot.store import ClaimOutcome, DailyPost, SqlStore, ThreadRegistry, utc_now
 
@@ -169,6 +169,22 @@ def find_daily_message(
     client: WebClient, channel: str, day: dt.date, since: dt.datetime, pages: int = 5
 ) -> tuple[str, str] | None:
     """(ts, entry id) of the bot's marked daily message for `day` in the channel since `since`."""
+    found = find_marked_message(
+        client, channel, DAILY_EVENT_TYPE, {"day": day.isoformat(), "channel": channel}, since, pages
+    )
+    return (found[0], str(found[1].get("entry_id") or "")) if found else None
+
+
+def find_marked_message(
+    client: WebClient,
+    channel: str,
+    event_type: str,
+    payload: dict[str, str],
+    since: dt.datetime,
+    pages: int = 5,
+) -> tuple[str, dict[str, Any]] | None:
+    """(ts, event payload) of a message since `since` whose metadata has the type and the payload
+    values: how a run that took over a dead run's claim finds what that run posted."""
     cursor: str | None = None
     for _ in range(pages):
         response = client.conversations_history(
@@ -180,13 +196,11 @@ def find_daily_message(
         )
         for message in response.get("messages") or []:
             metadata = message.get("metadata") or {}
-            payload = metadata.get("event_payload") or {}
-            if (
-                metadata.get("event_type") == DAILY_EVENT_TYPE
-                and payload.get("day") == day.isoformat()
-                and payload.get("channel") == channel
+            found = metadata.get("event_payload") or {}
+            if metadata.get("event_type") == event_type and all(
+                found.get(k) == v for k, v in payload.items()
             ):
-                return str(message["ts"]), str(payload.get("entry_id") or "")
+                return str(message["ts"]), found
         cursor = (response.get("response_metadata") or {}).get("next_cursor")
         if not cursor:
             return None
@@ -233,6 +247,7 @@ class DailyPoster:
         clock: Callable[[], dt.datetime] = utc_now,
         lease: dt.timedelta = CLAIM_LEASE,
         after_post: Callable[[], None] | None = None,
+        topics: Callable[[str], TopicFilter | None] = lambda _channel: None,
     ) -> None:
         self.store = store
         self.entries = entries
@@ -242,10 +257,13 @@ class DailyPoster:
         self.clock = clock
         self.lease = lease
         self.after_post = after_post  # runs once Slack accepted, before the record (crash tests)
+        self.topics = topics  # the channel's subscription topics, as the entries they select
         self._live_owners: set[str] = set()  # claims this process is working on right now
 
     def pick(self, channel: str, day: dt.date) -> Pick | None:
-        return pick_entry(list(self.entries()), self.store.history(channel), channel, day)
+        return pick_entry(
+            list(self.entries()), self.store.history(channel), channel, day, self.topics(channel)
+        )
 
     def plan(self, channel: str, day: dt.date) -> DailyPost | Pick | None:
         """The day's row when it was posted, else the pick it gets (None: no entries)."""

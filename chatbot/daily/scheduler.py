@@ -4,6 +4,11 @@ One cron job per channel (DAILY_CRON in TIMEZONE). At start, a run missed earlie
 DAILY_GRACE is caught up once. The scheduler only decides *when*; whether this process posts is
 decided by the claim in the shared store, so every replica may run a scheduler.
 
+With a source of subscriptions (the store), every replica reconciles its jobs from it every
+`reconcile_every` seconds (at most a minute): a channel subscribed, changed or unsubscribed
+through any replica is scheduled, rescheduled or dropped by all of them without a restart.
+`after_reconcile` (the new-digest announcer) runs on the same tick.
+
 The clock is injectable: it decides what to catch up and whether a retry still fits in the
 grace (`missed_fire_time` and `DailyScheduler.catch_up_runs` take `now`), so tests drive those
 decisions without sleeping; APScheduler keeps its own (real) clock for when jobs run.
@@ -13,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
@@ -22,6 +28,7 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
 
 from chatbot.daily.poster import DailyResult
+from chatbot.daily.subscription import Subscription
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +95,27 @@ class ScheduledRun:
     fire_time: dt.datetime
 
 
+@dataclass(frozen=True)
+class ChannelJob:
+    """One channel's cron job: `key` says what it was built from (a change replaces the job)."""
+
+    channel: str
+    trigger: CronTrigger
+    zone: ZoneInfo
+    key: str
+
+
+def subscription_job(subscription: Subscription) -> ChannelJob:
+    """The cron job of a subscription: its DAILY_CRON line, or its time and days in its zone."""
+    zone = ZoneInfo(subscription.schedule.zone)
+    if subscription.cron:
+        trigger = daily_trigger(subscription.cron, zone)
+    else:
+        s = subscription.schedule
+        trigger = CronTrigger(hour=s.hour, minute=s.minute, day_of_week=s.day_of_week(), timezone=zone)
+    return ChannelJob(subscription.channel, trigger, zone, subscription.describe_schedule())
+
+
 class DailyScheduler:
     """Cron jobs per channel, catch-up at start, a retry after transient Slack failures."""
 
@@ -101,6 +129,9 @@ class DailyScheduler:
         *,
         clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
         retry_delay: dt.timedelta = RETRY_DELAY,
+        subscriptions: Callable[[], Sequence[Subscription]] | None = None,
+        reconcile_every: float = 60.0,
+        after_reconcile: Callable[[], object] | None = None,
     ) -> None:
         self.run = run
         self.channels = list(channels)
@@ -110,6 +141,22 @@ class DailyScheduler:
         self.clock = clock
         self.retry_delay = retry_delay
         self.scheduler: BackgroundScheduler | None = None
+        self.subscriptions = subscriptions
+        self.reconcile_every = min(max(reconcile_every, 0.1), 60.0)
+        self.after_reconcile = after_reconcile
+        self._jobs: dict[str, str] = {}  # channel → key of its scheduled job
+        self._last_wanted: dict[str, ChannelJob] = {}
+        self._reconcile_lock = threading.Lock()
+
+    def wanted(self) -> dict[str, ChannelJob]:
+        """The jobs there should be: DAILY_CHANNELS on DAILY_CRON, then the subscriptions (which win)."""
+        jobs = self._settings_jobs()
+        for subscription in self.subscriptions() if self.subscriptions else ():
+            try:
+                jobs[subscription.channel] = subscription_job(subscription)
+            except (ValueError, KeyError) as exc:  # a zone this machine lacks: skip, say so
+                log.error("daily post %s: cannot schedule %s: %s", subscription.channel, subscription, exc)
+        return jobs
 
     def catch_up_runs(self, now: dt.datetime) -> list[ScheduledRun]:
         """The runs to do at start: one per channel when today's run was missed within grace."""
@@ -119,40 +166,99 @@ class DailyScheduler:
         return [ScheduledRun(channel, fire.date(), fire) for channel in self.channels]
 
     def start(self) -> None:
-        """Start the background scheduler (nothing when no channel is configured)."""
-        if not self.channels:
+        """Start the background scheduler (nothing when no channel is configured and there is no
+        source of subscriptions)."""
+        if not self.channels and self.subscriptions is None:
             log.info("daily post: DAILY_CHANNELS is empty, no PR of the day")
             return
         scheduler = BackgroundScheduler(timezone=self.zone)
-        grace_seconds = max(1, int(self.grace.total_seconds()))
-        for channel in self.channels:
+        self.scheduler = scheduler  # before start: a catch-up job may schedule its retry at once
+        wanted = self._reconcile_jobs(self._wanted_or_settings())
+        now = self.clock()
+        for job in wanted.values():
+            fire = missed_fire_time(job.trigger, now, self.grace, job.zone)
+            if fire is None:
+                continue
+            log.info("daily post %s: catching up the run of %s", job.channel, fire.isoformat())
+            # No trigger: APScheduler runs the job once, right away.
+            run = ScheduledRun(job.channel, fire.date(), fire)
+            scheduler.add_job(self._once, args=[run], id=f"daily-catch-up:{job.channel}")
+        if self.subscriptions is not None:
             scheduler.add_job(
-                self._scheduled,
-                self.trigger,
-                args=[channel],
-                id=f"daily:{channel}",
-                misfire_grace_time=grace_seconds,
+                self.reconcile,
+                "interval",
+                seconds=self.reconcile_every,
+                id="daily-reconcile",
                 coalesce=True,
                 max_instances=1,
             )
-        now = self.clock()
-        for run in self.catch_up_runs(now):
-            log.info("daily post %s: catching up the run of %s", run.channel, run.fire_time.isoformat())
-            # No trigger: APScheduler runs the job once, right away.
-            scheduler.add_job(self._once, args=[run], id=f"daily-catch-up:{run.channel}")
-        self.scheduler = scheduler  # before start: a catch-up job may schedule its retry at once
         scheduler.start()
-        for channel in self.channels:
+        for channel in wanted:
             job = scheduler.get_job(f"daily:{channel}")
             log.info("daily post %s: next run %s", channel, job.next_run_time if job else "never")
+        if self.after_reconcile is not None:
+            scheduler.add_job(self._after_reconcile, id="daily-reconcile-first")
+
+    def reconcile(self) -> dict[str, ChannelJob]:
+        """Bring the jobs in line with the subscriptions in the store (run every `reconcile_every`)."""
+        wanted = self._reconcile_jobs(self._wanted_or_settings())
+        self._after_reconcile()
+        return wanted
+
+    def _wanted_or_settings(self) -> dict[str, ChannelJob]:
+        try:
+            return self.wanted()
+        except Exception:  # the database is away: keep the jobs there are, try again next tick
+            log.exception("daily post: cannot read the subscriptions; keeping the current jobs")
+            return {**self._settings_jobs(), **self._last_wanted}
+
+    def _settings_jobs(self) -> dict[str, ChannelJob]:
+        return {c: ChannelJob(c, self.trigger, self.zone, f"DAILY_CRON {self.zone}") for c in self.channels}
+
+    def _reconcile_jobs(self, wanted: dict[str, ChannelJob]) -> dict[str, ChannelJob]:
+        scheduler = self.scheduler
+        if scheduler is None:
+            return wanted
+        grace_seconds = max(1, int(self.grace.total_seconds()))
+        with self._reconcile_lock:
+            for channel, job in wanted.items():
+                if self._jobs.get(channel) == job.key:
+                    continue
+                scheduler.add_job(
+                    self._scheduled,
+                    job.trigger,
+                    args=[channel, job.zone],
+                    id=f"daily:{channel}",
+                    replace_existing=True,
+                    misfire_grace_time=grace_seconds,
+                    coalesce=True,
+                    max_instances=1,
+                )
+                self._jobs[channel] = job.key
+                log.info("daily post %s: scheduled %s", channel, job.key)
+            for channel in set(self._jobs) - set(wanted):
+                if scheduler.get_job(f"daily:{channel}") is not None:
+                    scheduler.remove_job(f"daily:{channel}")
+                del self._jobs[channel]
+                log.info("daily post %s: unscheduled", channel)
+            self._last_wanted = dict(wanted)
+        return wanted
+
+    def _after_reconcile(self) -> None:
+        if self.after_reconcile is None:
+            return
+        try:
+            self.after_reconcile()
+        except Exception:  # announcing failed (database, Slack): the next tick tries again
+            log.exception("announcing new digest entries failed")
 
     def shutdown(self) -> None:
         if self.scheduler is not None:
             self.scheduler.shutdown(wait=False)
             self.scheduler = None
 
-    def _scheduled(self, channel: str) -> None:
-        now = self.clock().astimezone(self.zone)
+    def _scheduled(self, channel: str, zone: ZoneInfo | None = None) -> None:
+        now = self.clock().astimezone(zone or self.zone)
         self._once(ScheduledRun(channel, now.date(), now))
 
     def _once(self, run: ScheduledRun) -> DailyResult | None:

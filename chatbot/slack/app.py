@@ -47,7 +47,7 @@ BOT_SCOPES: dict[str, str] = {
     "im:history": "message.im events: topics and follow-ups in direct messages",
     "links:read": "link_shared events for github.com links",
     "links:write": "chat.unfurl: previews of PRs in the digest",
-    "users:read": "users.info with include_locale: each person's language (LANGUAGE=auto)",
+    "users:read": "users.info: each person's locale (LANGUAGE=auto) and whether the asker of `subscriptions` is a workspace admin",
 }
 
 

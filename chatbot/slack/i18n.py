@@ -20,6 +20,8 @@ CATALOGUE: dict[str, dict[Language, str]] = {
             "`{command} today` 今日 PR\n"
             "`{command} latest` 最新条目\n"
             "`{command} topics` 可搜索的主题\n"
+            "`{command} subscribe [主题] [at HH:MM] [on 周一,周四] [tz 时区]` 为本频道订阅每日 PR；"
+            "`{command} unsubscribe [主题]`、`{command} subscriptions`\n"
             "`{command} help` 显示本帮助\n"
             "在 bot 发出的帖子下回复即可追问（例如“有什么风险？”）。"
         ),
@@ -29,6 +31,8 @@ CATALOGUE: dict[str, dict[Language, str]] = {
             "`{command} today` the PR of the day\n"
             "`{command} latest` the newest entries\n"
             "`{command} topics` topics you can search for\n"
+            "`{command} subscribe [topics] [at HH:MM] [on DAYS] [tz ZONE]` the PR of the day in this channel; "
+            "`{command} unsubscribe [topics]`, `{command} subscriptions`\n"
             "`{command} help` this help\n"
             'Reply in the thread under a bot post to ask follow-ups (e.g. "what are the risks?").'
         ),
@@ -138,6 +142,80 @@ CATALOGUE: dict[str, dict[Language, str]] = {
         "zh": "抱歉，这个问题没能回答出来，请稍后再问一次。",
         "en": "Sorry, I could not answer that; please ask again in a moment.",
     },
+    # -- subscriptions (subscribe / unsubscribe / subscriptions, new-digest announcements) --
+    "sub.subscribed": {
+        "zh": "{user} 为本频道订阅了每日 PR：{what}。",
+        "en": "{user} subscribed this channel to the PR of the day: {what}.",
+    },
+    "sub.changed": {
+        "zh": "{user} 修改了本频道的每日 PR：{what}。",
+        "en": "{user} changed this channel's PR of the day: {what}.",
+    },
+    "sub.unsubscribed": {
+        "zh": "{user} 取消了本频道的每日 PR 订阅。",
+        "en": "{user} unsubscribed this channel from the PR of the day.",
+    },
+    "sub.still_settings": {
+        "zh": "本频道仍按 DAILY_CHANNELS 设置收到每日 PR：{what}。",
+        "en": "This channel still gets the PR of the day from the DAILY_CHANNELS setting: {what}.",
+    },
+    "sub.on_topics": {"zh": "主题 {topics}，{schedule}", "en": "on {topics}, {schedule}"},
+    "sub.all_topics": {"zh": "全部主题，{schedule}", "en": "all topics, {schedule}"},
+    "sub.strict": {
+        "zh": "只发这些主题（strict，发完后重新一轮）",
+        "en": "only these topics (strict: a new round when all were posted)",
+    },
+    "sub.loose": {
+        "zh": "这些主题发完后发其他条目",
+        "en": "then the rest once every entry on them was posted",
+    },
+    "sub.announce_on": {"zh": "有新 digest 时通知本频道", "en": "new digest entries announced here"},
+    "sub.announce_off": {"zh": "不通知新 digest", "en": "no new-digest announcements"},
+    "sub.done": {"zh": "已完成，确认消息已发到频道。", "en": "Done; the confirmation is in the channel."},
+    "sub.bad": {"zh": "未做任何更改：{error}", "en": "Nothing changed: {error}"},
+    "sub.unknown": {
+        "zh": "未做任何更改：不认识这些主题词：{words}。`/vllm-digest topics` 列出可用主题。",
+        "en": "Nothing changed: I don't know the topic words {words}. `/vllm-digest topics` lists the topics.",
+    },
+    "sub.not_subscribed_to": {
+        "zh": "未做任何更改：本频道没有订阅 {topics}。",
+        "en": "Nothing changed: this channel is not subscribed to {topics}.",
+    },
+    "sub.not_in_channel": {
+        "zh": "未做任何更改：bot 不在这个频道。请先用 `/invite @vllm-digest` 邀请它，再订阅一次。",
+        "en": "Nothing changed: I'm not in this channel. Invite me with `/invite @vllm-digest`, then subscribe again.",
+    },
+    "sub.failed": {
+        "zh": "未做任何更改：Slack 返回 {error}，请稍后再试。",
+        "en": "Nothing changed: Slack answered {error}; please try again.",
+    },
+    "sub.none": {
+        "zh": "本频道没有订阅每日 PR。订阅：`/vllm-digest subscribe [主题] [at HH:MM] [on 周一,周四] [tz 时区]`",
+        "en": "This channel has no PR of the day. Subscribe: `/vllm-digest subscribe [topics] [at HH:MM] [on DAYS] [tz ZONE]`",
+    },
+    "sub.settings_only": {
+        "zh": "本频道的每日 PR 来自 DAILY_CHANNELS 设置，请让运维在设置里移除。",
+        "en": "This channel gets the PR of the day from the DAILY_CHANNELS setting; ask whoever runs the bot to remove it there.",
+    },
+    "sub.need_store": {
+        "zh": "订阅需要数据库：请用 `vllm-digest serve` 运行 bot。",
+        "en": "Subscriptions need the database: run the bot with `vllm-digest serve`.",
+    },
+    "sub.list.header": {"zh": "每日 PR 订阅", "en": "PR of the day subscriptions"},
+    "sub.list.this": {"zh": "本频道的每日 PR 订阅", "en": "This channel's PR of the day"},
+    "sub.list.empty": {"zh": "还没有频道订阅每日 PR。", "en": "No channel gets the PR of the day yet."},
+    "sub.source.settings": {"zh": "DAILY_CHANNELS 设置", "en": "DAILY_CHANNELS setting"},
+    "sub.source.slack": {"zh": "由 {user} 设置", "en": "set by {user}"},
+    "today.topics_done": {
+        "zh": "本频道已经收到过其主题的全部条目：{reason}。",
+        "en": "This channel has had every entry on its topics: {reason}.",
+    },
+    "announce.header": {"zh": "digest 新条目", "en": "New in the digest"},
+    "announce.on_topics": {
+        "zh": "{count} 个新条目，关于本频道的主题 {topics}：",
+        "en": "{count} new entries on this channel's topics ({topics}):",
+    },
+    "announce.all": {"zh": "{count} 个新条目：", "en": "{count} new entries:"},
     "model.thinking": {"zh": "正在根据精读笔记作答…", "en": "Answering from the curator's note…"},
     "model.source": {
         "zh": "🤖 由模型根据精读笔记作答 · {link}",

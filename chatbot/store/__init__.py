@@ -5,15 +5,18 @@ Holds what was posted where, thread ownership (`ThreadRegistry`), handled events
 
 from chatbot.store.engine import StoreUnavailable, masked
 from chatbot.store.sql import Claim, ClaimOutcome, DailyPost, SqlStore, utc_now
+from chatbot.store.subscriptions import Batch, SubscriptionStore
 from chatbot.store.threads import InMemoryThreadRegistry, ThreadRegistry
 
 __all__ = [
+    "Batch",
     "Claim",
     "ClaimOutcome",
     "DailyPost",
     "InMemoryThreadRegistry",
     "SqlStore",
     "StoreUnavailable",
+    "SubscriptionStore",
     "ThreadRegistry",
     "masked",
     "utc_now",

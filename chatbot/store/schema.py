@@ -7,7 +7,7 @@ event key.
 
 from __future__ import annotations
 
-from sqlalchemy import Column, Date, DateTime, MetaData, String, Table
+from sqlalchemy import Boolean, Column, Date, DateTime, Integer, MetaData, String, Table, Text
 
 metadata = MetaData()
 
@@ -40,4 +40,45 @@ handled_events = Table(
     # 'message:<channel>:<ts>' (rows 'event:<event_id>' of older versions are pruned like any).
     Column("key", String(200), primary_key=True),
     Column("handled_at", DateTime(timezone=True), nullable=False, index=True),
+)
+
+# -- subscriptions (migration 0002) -----------------------------------------------------------
+
+subscriptions = Table(
+    "subscriptions",
+    metadata,
+    Column("channel", String(64), primary_key=True),
+    # JSON list of {key, label, query}; empty = every topic.
+    Column("topics", Text, nullable=False),
+    Column("hour", Integer, nullable=False),
+    Column("minute", Integer, nullable=False),
+    # Day numbers, Monday = 0, comma-separated.
+    Column("days", String(32), nullable=False),
+    Column("timezone", String(64), nullable=False),
+    Column("strict", Boolean, nullable=False),
+    Column("announce", Boolean, nullable=False),
+    Column("updated_by", String(64), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+# Every entry id the bot has seen in the digest folder, and the batch it arrived with
+# ('baseline' for what was there when the table was first filled: never announced).
+digest_entries = Table(
+    "digest_entries",
+    metadata,
+    Column("entry_id", String(64), primary_key=True),
+    Column("batch", String(64), nullable=False, index=True),
+    Column("seen_at", DateTime(timezone=True), nullable=False),
+)
+
+# One announcement per (channel, batch): claimed, then posted — like daily_posts.
+announcements = Table(
+    "announcements",
+    metadata,
+    Column("channel", String(64), primary_key=True),
+    Column("batch", String(64), primary_key=True),
+    Column("state", String(16), nullable=False),
+    Column("owner", String(200), nullable=False),
+    Column("claimed_at", DateTime(timezone=True), nullable=False),
+    Column("message_ts", String(32), nullable=True),
 )

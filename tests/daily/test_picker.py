@@ -7,7 +7,7 @@ import datetime as dt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chatbot.daily.picker import PastPost, pick_entry
+from chatbot.daily.picker import PastPost, Pick, TopicFilter, pick_entry
 from chatbot.digest.model import Entry
 
 DAY = dt.date(2026, 9, 1)
@@ -184,3 +184,53 @@ def test_same_topic_two_days_running_only_without_another_due_entry(
             if topic is not None and pick.entry.tags and pick.entry.tags[0].casefold() == topic:
                 assert "no other due entry" in pick.reason
         history.append(PastPost(day, pick.entry.id))
+
+
+# -- a channel's topics -------------------------------------------------------------------------
+
+
+def picks_on_topics(entries: list[Entry], topics: TopicFilter, days: int) -> list[Pick]:
+    """Post daily for `days` days in C1 with its topics, feeding each pick back as history."""
+    history: list[PastPost] = []
+    picks = []
+    for n in range(days):
+        day = DAY + dt.timedelta(days=n)
+        pick = pick_entry(entries, history, "C1", day, topics)
+        assert pick is not None
+        history.append(PastPost(day, pick.entry.id))
+        picks.append(pick)
+    return picks
+
+
+def test_a_topic_filtered_channel_gets_only_matching_entries_while_they_last_then_the_rest() -> None:
+    entries = [entry(f"e{n}", digest=f"vllm-digest-2026-0{1 + n % 3}") for n in range(10)]
+    on_topic = frozenset({"e1", "e4", "e7"})
+    picks = picks_on_topics(entries, TopicFilter(on_topic, ("KV cache",)), 8)
+    assert {p.entry.id for p in picks[:3]} == on_topic  # each matching entry once, first
+    assert all("on the channel's topics (KV cache)" in p.reason and not p.topics_done for p in picks[:3])
+    assert [p.entry.digest for p in picks[:3]] == sorted((p.entry.digest for p in picks[:3]), reverse=True)
+    rest = picks[3:]
+    assert all(p.entry.id not in on_topic and p.topics_done for p in rest)
+    assert all("every entry on the channel's topics (KV cache) was posted (3)" in p.reason for p in rest)
+    assert len({p.entry.id for p in rest}) == 5  # no repeat
+
+
+def test_a_strict_channel_repeats_its_topics_instead_of_the_rest() -> None:
+    entries = [entry(f"e{n}") for n in range(6)]
+    topics = TopicFilter(frozenset({"e2", "e3"}), ("multimodal",), strict=True)
+    picks = picks_on_topics(entries, topics, 7)
+    picked = [p.entry.id for p in picks]
+    assert set(picked) == {"e2", "e3"}
+    assert sorted(picked[:2]) == ["e2", "e3"] and sorted(picked[2:4]) == ["e2", "e3"]
+    assert picks[-1].topics_done and "strict: a new round of them" in picks[-1].reason
+
+
+def test_a_new_entry_on_the_topics_comes_first_again() -> None:
+    entries = [entry("a"), entry("b"), entry("c")]
+    topics = TopicFilter(frozenset({"a", "new"}), ("compile",))
+    history = [PastPost(DAY, "a")]
+    done = pick_entry(entries, history, "C1", DAY + dt.timedelta(days=1), topics)
+    assert done is not None and done.topics_done and done.entry.id in {"b", "c"}
+    grown = [*entries, entry("new", digest="vllm-digest-2026-09")]
+    again = pick_entry(grown, history, "C1", DAY + dt.timedelta(days=1), topics)
+    assert again is not None and again.entry.id == "new" and not again.topics_done

@@ -41,8 +41,9 @@ class Serve:
     """A `vllm-digest serve` subprocess whose log lines can be waited for."""
 
     def __init__(self, env: dict[str, str], cwd: Path) -> None:
+        self.port = free_port()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "chatbot.cli", "serve", "--port", str(free_port())],
+            [sys.executable, "-m", "chatbot.cli", "serve", "--port", str(self.port)],
             env=env,
             cwd=cwd,
             stdout=subprocess.DEVNULL,
@@ -69,6 +70,13 @@ class Serve:
             self.seen.append(line)
             if needle in line:
                 return line
+
+    def wait_for_seen(self, needle: str, timeout: float = 30) -> str:
+        """Like wait_for_line, but a line read while waiting for something else counts too."""
+        for line in self.seen:
+            if needle in line:
+                return line
+        return self.wait_for_line(needle, timeout)
 
     def stop(self) -> None:
         self.process.send_signal(signal.SIGINT)

@@ -15,7 +15,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from slack_bolt import BoltResponse
@@ -29,6 +29,20 @@ from chatbot.slack.locale import UserLanguages
 log = logging.getLogger(__name__)
 
 SUBCOMMANDS = ("help", "today", "topics", "latest")
+# Subcommands that take words and act on the channel (chatbot.slack.handlers.subscriptions).
+CHANNEL_SUBCOMMANDS = ("subscribe", "unsubscribe", "subscriptions")
+# Answers that change with the day or the channel: never cached.
+UNCACHED = frozenset({"today", *CHANNEL_SUBCOMMANDS})
+
+
+class ChannelCommands(Protocol):
+    """Subcommands about the channel the command was typed in (subscriptions)."""
+
+    def handle(self, kind: str, words: str, channel: str, user: str) -> blocks.Message: ...
+
+    def today(self, channel: str) -> blocks.Message | None:
+        """The channel's own PR of the day when it has a subscription; None: the default answer."""
+        ...
 
 
 class Searchable(Protocol):
@@ -41,10 +55,12 @@ class Searchable(Protocol):
 
 @dataclass(frozen=True)
 class Request:
-    """A parsed command: one of SUBCOMMANDS, or "search" with the topic query."""
+    """A parsed command: one of SUBCOMMANDS or CHANNEL_SUBCOMMANDS, or "search" with the topic query."""
 
     kind: str
     query: str = ""
+    channel: str = ""
+    user: str = ""
 
 
 def parse(text: str) -> Request:
@@ -54,6 +70,8 @@ def parse(text: str) -> Request:
         return Request("help")
     if len(words) == 1 and words[0].casefold() in SUBCOMMANDS:
         return Request(words[0].casefold())
+    if words[0].casefold() in CHANNEL_SUBCOMMANDS:
+        return Request(words[0].casefold(), " ".join(words[1:]))
     return Request("search", " ".join(words))
 
 
@@ -72,14 +90,15 @@ class Answers:
     page_size: int = 5
     generation: Callable[[], int] = lambda: 0
     cache_size: int = 512
+    channel_commands: ChannelCommands | None = None
     _cache: OrderedDict[tuple[int, str, str, int, str], blocks.Message] = field(default_factory=OrderedDict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def cached(
         self, request: Request, offset: int = 0, lang: Language | None = None
     ) -> blocks.Message | None:
-        """The answer if it is at hand (never for `today`, which changes by the day)."""
-        if request.kind == "today" or not self.cache_size:
+        """The answer if it is at hand (never for `today` or the channel subcommands)."""
+        if request.kind in UNCACHED or not self.cache_size:
             return None
         key = (self.generation(), request.kind, request.query, offset, lang or self.language)
         with self._lock:
@@ -91,7 +110,7 @@ class Answers:
     def _keep(
         self, request: Request, offset: int, answer: blocks.Message, lang: Language | None = None
     ) -> blocks.Message:
-        if request.kind != "today" and self.cache_size:
+        if request.kind not in UNCACHED and self.cache_size:
             key = (self.generation(), request.kind, request.query, offset, lang or self.language)
             with self._lock:
                 self._cache[key] = answer
@@ -114,7 +133,12 @@ class Answers:
         if request.kind == "latest":
             return blocks.render_latest(self.latest(self.page_size), lang)
         if request.kind == "today":
-            return blocks.render_today(self.today(), lang)
+            own = self.channel_commands.today(request.channel) if self.channel_commands else None
+            return own or blocks.render_today(self.today(), lang)
+        if request.kind in CHANNEL_SUBCOMMANDS:
+            if self.channel_commands is None:
+                return blocks.render_text(Texts(lang)("sub.need_store"))
+            return self.channel_commands.handle(request.kind, request.query, request.channel, request.user)
         raise ValueError(f"not a subcommand: {request.kind}")
 
     def page(self, query: str, offset: int, lang: Language | None = None) -> blocks.Message:
@@ -142,6 +166,10 @@ class CommandHandler:
         BoltResponse as the ack; see `ephemeral_ack`). The asker's language, when it takes a
         `users.info` call, is looked up on the worker, inside the ack budget."""
         request = parse(command.get("text") or "")
+        if request.kind in UNCACHED:
+            request = replace(
+                request, channel=str(command.get("channel_id") or ""), user=str(command.get("user_id") or "")
+            )
         if self.on_command is not None:
             self.on_command(request)
         user = command.get("user_id")

@@ -1,0 +1,176 @@
+"""Announcing new digest entries to subscribed channels, once per channel and batch (adapter).
+
+Run on every reconcile tick of every replica:
+
+1. Note the entry ids of the digest folder in the store; ids never seen before form a *batch*
+   (the first time ever, everything is the baseline: not news).
+2. For each subscription with announcements on, each batch of the last `window` not yet posted to
+   it: the batch's entries on the channel's topics (all of them without topics). None: nothing.
+3. Claim (channel, batch) in the store (a primary key: one replica wins), post one message with
+   metadata `vllm_digest_announce` {channel, batch}, record its ts; a refused post releases the
+   claim. A claim left by a dead process is taken over after looking for its marked message in
+   the channel's history, as the daily post does.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError, SlackClientError
+
+from chatbot.daily.poster import (
+    CLAIM_LEASE,
+    SlackMessage,
+    find_marked_message,
+    owner_is_dead,
+    process_owner,
+)
+from chatbot.daily.subscription import Subscription
+from chatbot.digest import Entry
+from chatbot.store import SubscriptionStore, utc_now
+from chatbot.store.subscriptions import BASELINE, Announcement
+
+log = logging.getLogger(__name__)
+
+ANNOUNCE_EVENT_TYPE = "vllm_digest_announce"
+ANNOUNCE_WINDOW = dt.timedelta(days=1)
+
+
+@dataclass(frozen=True)
+class Announced:
+    channel: str
+    batch: str
+    entry_ids: tuple[str, ...]
+    message_ts: str
+
+
+class Announcer:
+    """`run()` announces what is new to whom it concerns; safe to run on every replica at once."""
+
+    def __init__(
+        self,
+        store: SubscriptionStore,
+        entries: Callable[[], Sequence[Entry]],
+        subscriptions: Callable[[], Sequence[Subscription]],
+        on_topics: Callable[[Subscription], frozenset[str]],
+        client: WebClient,
+        render: Callable[[Sequence[Entry], Subscription], SlackMessage],
+        *,
+        clock: Callable[[], dt.datetime] = utc_now,
+        window: dt.timedelta = ANNOUNCE_WINDOW,
+        lease: dt.timedelta = CLAIM_LEASE,
+    ) -> None:
+        self.store = store
+        self.entries = entries
+        self.subscriptions = subscriptions
+        self.on_topics = on_topics
+        self.client = client
+        self.render = render
+        self.clock = clock
+        self.window = window
+        self.lease = lease
+        self._live_owners: set[str] = set()
+        self._reported: set[tuple[str, str]] = set()  # announcements another run made, logged once
+
+    def run(self) -> list[Announced]:
+        now = self.clock()
+        by_id = {e.id: e for e in self.entries()}
+        batch = self.store.note_entries(by_id, now=now)
+        if batch is not None and batch.batch == BASELINE:
+            log.info("digest entries: baseline of %d entries (not announced)", len(batch.entry_ids))
+        elif batch is not None:
+            log.info("new digest entries (batch %s): %s", batch.batch, ", ".join(batch.entry_ids))
+        batches = self.store.batches_since(now - self.window)
+        if not batches:
+            return []
+        done: list[Announced] = []
+        for subscription in self.subscriptions():
+            if not subscription.announce:
+                continue
+            posted = self.store.announced(subscription.channel)
+            selected: frozenset[str] | None = None
+            for new in batches:
+                if new.batch in posted:
+                    self._already(subscription.channel, new.batch)
+                    continue
+                if subscription.topics and selected is None:
+                    selected = self.on_topics(subscription)
+                entries = [
+                    by_id[i] for i in new.entry_ids if i in by_id and (selected is None or i in selected)
+                ]
+                if entries:
+                    result = self._announce(subscription, new.batch, entries, new.seen_at)
+                    if result is not None:
+                        done.append(result)
+        return done
+
+    def _announce(
+        self, subscription: Subscription, batch: str, entries: list[Entry], seen_at: dt.datetime
+    ) -> Announced | None:
+        channel = subscription.channel
+        owner = process_owner()
+        self._live_owners.add(owner)
+        try:
+            claim = self.store.claim_announcement(
+                channel, batch, owner, now=self.clock(), is_stale=self._stale
+            )
+            if claim is None:
+                return None
+            ids = tuple(e.id for e in entries)
+            found = self._find_posted(channel, batch, seen_at) if claim == "taken over" else None
+            if found is not None:
+                self.store.finish_announcement(channel, batch, owner, found)
+                log.info("announce %s batch %s: recovered ts %s", channel, batch, found)
+                return Announced(channel, batch, ids, found)
+            message = self.render(entries, subscription)
+            try:
+                response = self.client.chat_postMessage(
+                    channel=channel,
+                    text=message.text,
+                    blocks=message.blocks,
+                    metadata={
+                        "event_type": ANNOUNCE_EVENT_TYPE,
+                        "event_payload": {"channel": channel, "batch": batch},
+                    },
+                    unfurl_links=False,
+                    unfurl_media=False,
+                )
+            except (SlackApiError, SlackClientError, OSError) as exc:
+                self.store.finish_announcement(channel, batch, owner, None)
+                log.error("announce %s batch %s failed: %s; the next tick tries again", channel, batch, exc)
+                return None
+            ts = str(response["ts"])
+            self.store.finish_announcement(channel, batch, owner, ts)
+            self._reported.add((channel, batch))
+            log.info("announce %s batch %s: posted %d entries ts %s", channel, batch, len(ids), ts)
+            return Announced(channel, batch, ids, ts)
+        finally:
+            self._live_owners.discard(owner)
+
+    def _already(self, channel: str, batch: str) -> None:
+        """Log once per process that another run announced (or is announcing) the batch here."""
+        if (channel, batch) not in self._reported:
+            self._reported.add((channel, batch))
+            log.info("announce %s batch %s: already announced", channel, batch)
+
+    def _stale(self, claim: Announcement) -> bool:
+        return claim.claimed_at < self.clock() - self.lease or owner_is_dead(claim.owner, self._live_owners)
+
+    def _find_posted(self, channel: str, batch: str, since: dt.datetime) -> str | None:
+        """The announcement a dead run (whose claim was taken over) posted, if it got that far."""
+        try:
+            found = find_marked_message(
+                self.client,
+                channel,
+                ANNOUNCE_EVENT_TYPE,
+                {"channel": channel, "batch": batch},
+                since - dt.timedelta(minutes=5),
+            )
+        except (SlackApiError, SlackClientError, OSError) as exc:
+            log.warning("announce %s: could not read the channel history (%s); posting", channel, exc)
+            return None
+        return found[0] if found else None

@@ -1,0 +1,158 @@
+"""`/vllm-digest subscribe | unsubscribe | subscriptions`: a channel's PR of the day, from Slack.
+
+A change is confirmed *in the channel* (chat.postMessage as the bot), naming who made it and
+restating what was understood, so everyone there sees it; only then is it stored. That post is
+also the check that the bot can post there: when Slack answers `not_in_channel`, the asker is
+told how to invite the bot and nothing is stored. (The manifest does not ask for
+`chat:write.public`: the bot has to be a member anyway to hear follow-up questions in its
+threads.) Bad input — a time, a day, a zone, an unknown topic word — is one line back to the
+asker, and nothing changes.
+
+`subscriptions` lists this channel's subscription; a workspace admin or owner (`users.info`) or
+a user in ADMIN_USERS sees every channel's.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError, SlackClientError
+
+from chatbot.daily.picker import Pick
+from chatbot.daily.subscription import (
+    GrammarError,
+    Subscription,
+    Topic,
+    effective_subscriptions,
+    parse_subscribe,
+)
+from chatbot.daily.topics import Resolved
+from chatbot.digest import Entry
+from chatbot.slack import blocks, subscription_blocks
+from chatbot.slack.i18n import Language, Texts
+from chatbot.store import SubscriptionStore, utc_now
+
+log = logging.getLogger(__name__)
+
+COMMANDS = ("subscribe", "unsubscribe", "subscriptions")
+_NOT_IN_CHANNEL = {"not_in_channel", "channel_not_found", "is_archived"}
+
+
+@dataclass
+class SubscriptionCommands:
+    """The three subcommands; each returns the ephemeral answer for the asker."""
+
+    store: SubscriptionStore
+    configured: Sequence[Subscription]  # DAILY_CHANNELS as subscriptions
+    defaults: Callable[[str], Subscription]  # a new channel's subscription before the request
+    resolve: Callable[[list[str]], Resolved]
+    client: WebClient
+    language: Language
+    admins: frozenset[str] = frozenset()
+    clock: Callable[[], dt.datetime] = utc_now
+    # The channel's pick for today in its zone (None without a subscription from Slack).
+    pick_today: Callable[[str], tuple[Entry, Pick] | None] = lambda _channel: None
+
+    def handle(self, kind: str, words: str, channel: str, user: str) -> blocks.Message:
+        if kind == "subscribe":
+            return self.subscribe(words, channel, user)
+        if kind == "unsubscribe":
+            return self.unsubscribe(words, channel, user)
+        return self.subscriptions(channel, user)
+
+    def today(self, channel: str) -> blocks.Message | None:
+        """`today` in a subscribed channel: its own pick, saying so when its topics are used up."""
+        found = self.pick_today(channel) if channel else None
+        if found is None:
+            return None
+        entry, pick = found
+        return subscription_blocks.render_channel_today(entry, pick, self.language)
+
+    def current(self, channel: str) -> Subscription | None:
+        """The channel's subscription: from Slack (the store), else from DAILY_CHANNELS."""
+        stored = self.store.get(channel)
+        if stored is not None:
+            return stored
+        return next((s for s in self.configured if s.channel == channel), None)
+
+    def subscribe(self, words: str, channel: str, user: str) -> blocks.Message:
+        texts = Texts(self.language)
+        try:
+            request = parse_subscribe(words)
+        except GrammarError as exc:
+            return blocks.render_text(texts("sub.bad", error=str(exc)))
+        resolved = self.resolve(request.topic_words)
+        if resolved.unknown:
+            return blocks.render_text(texts("sub.unknown", words=", ".join(resolved.unknown)))
+        before = self.current(channel)
+        base = before or self.defaults(channel)
+        after = replace(request.apply(base, resolved.topics), channel=channel, updated_by=user)
+        confirmation = subscription_blocks.render_subscribed(
+            after, user, self.language, changed=before is not None and before.source == "slack"
+        )
+        return self._confirm_then(channel, confirmation, lambda: self.store.put(after, now=self.clock()))
+
+    def unsubscribe(self, words: str, channel: str, user: str) -> blocks.Message:
+        texts = Texts(self.language)
+        stored = self.store.get(channel)
+        setting = next((s for s in self.configured if s.channel == channel), None)
+        if not words.strip():
+            if stored is None:
+                return blocks.render_text(texts("sub.settings_only" if setting else "sub.none"))
+            notice = subscription_blocks.render_unsubscribed(user, self.language, setting)
+            return self._confirm_then(channel, notice, lambda: self.store.remove(channel))
+        resolved = self.resolve(words.split())
+        if resolved.unknown:
+            return blocks.render_text(texts("sub.unknown", words=", ".join(resolved.unknown)))
+        current = stored or setting
+        keys = {t.key for t in resolved.topics}
+        have = {t.key for t in current.topics} if current else set()
+        missing = [t.label for t in resolved.topics if t.key not in have]
+        if current is None or missing or not keys:
+            labels = missing or [t.label for t in resolved.topics] or words.split()
+            return blocks.render_text(texts("sub.not_subscribed_to", topics=", ".join(labels)))
+        kept: tuple[Topic, ...] = tuple(t for t in current.topics if t.key not in keys)
+        after = replace(current, topics=kept, source="slack", cron="", updated_by=user)
+        notice = subscription_blocks.render_subscribed(after, user, self.language, changed=True)
+        return self._confirm_then(channel, notice, lambda: self.store.put(after, now=self.clock()))
+
+    def subscriptions(self, channel: str, user: str) -> blocks.Message:
+        every = effective_subscriptions(self.configured, self.store.all())
+        if self.is_admin(user):
+            return subscription_blocks.render_subscriptions(every, self.language, every_channel=True)
+        mine = [s for s in every if s.channel == channel]
+        return subscription_blocks.render_subscriptions(mine, self.language, every_channel=False)
+
+    def is_admin(self, user: str) -> bool:
+        """ADMIN_USERS, or a workspace admin or owner according to users.info."""
+        if user in self.admins:
+            return True
+        try:
+            info = self.client.users_info(user=user)
+        except (SlackApiError, SlackClientError, OSError) as exc:
+            log.warning("users.info %s failed (%s): not treated as an admin", user, exc)
+            return False
+        profile = info.get("user") or {}
+        return bool(profile.get("is_admin") or profile.get("is_owner") or profile.get("is_primary_owner"))
+
+    def _confirm_then(
+        self, channel: str, notice: blocks.Message, change: Callable[[], object]
+    ) -> blocks.Message:
+        """Post the notice in the channel; only when Slack took it, make the change."""
+        texts = Texts(self.language)
+        try:
+            self.client.chat_postMessage(channel=channel, text=notice["text"], blocks=notice["blocks"])
+        except SlackApiError as exc:
+            error = str(exc.response.get("error") or "unknown")
+            log.warning("subscription notice in %s refused: %s", channel, error)
+            key = "sub.not_in_channel" if error in _NOT_IN_CHANNEL else "sub.failed"
+            return blocks.render_text(texts(key, error=error))
+        except (SlackClientError, OSError) as exc:
+            log.warning("subscription notice in %s failed: %s", channel, exc)
+            return blocks.render_text(texts("sub.failed", error=type(exc).__name__))
+        change()
+        return blocks.render_text(texts("sub.done"))
