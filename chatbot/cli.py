@@ -158,13 +158,14 @@ def cmd_console(args: argparse.Namespace, settings: Settings) -> int:
 
 def _search_index(settings: Settings):  # type: ignore[no-untyped-def]
     """Library + glossary (bundled and DIGEST_DIR extensions) → index; problems go to stderr."""
+    from chatbot.heap import build_long_lived
     from chatbot.search import SearchIndex, load_glossary
 
     library = _library(settings)
     glossary = load_glossary(settings.digest_dir)
     for problem in [*library.problems, *glossary.problems]:
         print(problem, file=sys.stderr)
-    return SearchIndex.build(library.entries, glossary)
+    return build_long_lived(lambda: SearchIndex.build(library.entries, glossary))
 
 
 def cmd_query(args: argparse.Namespace, settings: Settings) -> int:

@@ -30,6 +30,7 @@ from slack_sdk.http_retry.builtin_handlers import (
 from chatbot.answers import Answerer
 from chatbot.daily import DailyPoster, DailyScheduler, SlackMessage, daily_web_client
 from chatbot.digest import Entry, Library
+from chatbot.heap import build_long_lived
 from chatbot.observability import LibraryState, Metrics, count_slack_calls, request_id_middleware
 from chatbot.observability.metrics import CountedBreaker
 from chatbot.search import SearchIndex, SearchResult, load_glossary
@@ -128,7 +129,7 @@ class LiveIndex:
         glossary = load_glossary(self.library.folder)
         for problem in glossary.problems:
             log.warning("%s", problem)
-        return SearchIndex.build(self.library.entries, glossary)
+        return build_long_lived(lambda: SearchIndex.build(self.library.entries, glossary))
 
     @property
     def generation(self) -> int:

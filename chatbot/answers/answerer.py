@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from chatbot.answers.clause_ranker import rank_pieces
-from chatbot.answers.intents import Intent, classify, has_cjk
+from chatbot.answers.intents import Intent, classify
 from chatbot.digest import Entry, Library, Ref, clauses, clean, sentences, split_top_level
+from chatbot.text import has_han, strip_slack_markup
 
 Lang = Literal["zh", "en"]
 BUDGET_SHARE = 0.75
@@ -126,13 +127,12 @@ PERF_WORDS = [
     (re.compile(r"性能|提速|加速|变快|越慢|更快|延迟|吞吐|耗时|超时|latency|throughput|speed", re.I), 1.0),
 ]
 MAX_QUESTION_CHARS = 300
-SLACK_TOKEN_RE = re.compile(r"<[@#!][^>\s]*>")
 AUDIENCE_HINT_RE = re.compile(r"工程师|维护者|reviewer|读者|团队")
 PEOPLE_SKIP_RE = re.compile(r"^对\s*reviewer\s*而言")
 
 
 def _lang(question: str) -> Lang:
-    return "zh" if has_cjk(question) else "en"
+    return "zh" if has_han(question) else "en"
 
 
 def entry_pieces(entry: Entry) -> list[Piece]:
@@ -298,7 +298,7 @@ class Answerer:
 
     def answer(self, entry: Entry, question: str) -> Answer:
         # "<@U123> 重点看什么？" asks 重点看什么; a question is a line or two, not a pasted log.
-        question = SLACK_TOKEN_RE.sub(" ", question)[:MAX_QUESTION_CHARS]
+        question = strip_slack_markup(question)[:MAX_QUESTION_CHARS]
         intent = classify(question)
         if intent == "summary" and _names_code_of(entry, question):
             intent = "other"  # "asyncio.all_tasks 是干嘛的" asks about that name, not the whole PR

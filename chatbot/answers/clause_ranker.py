@@ -17,10 +17,10 @@ import yaml
 from rapidfuzz import fuzz
 
 from chatbot.answers.intents import normalize_question
+from chatbot.text import HAN_RUN
 
 IDENT_RE = re.compile(r"`([^`]+)`|([A-Za-z_][A-Za-z0-9_]*(?:[._][A-Za-z0-9_]+)+(?:\(\))?)")
 WORD_RE = re.compile(r"[a-z0-9][a-z0-9+\-]*")
-CJK_RUN_RE = re.compile(r"[\u3400-\u9fff]+")
 
 _EN_STOP_WORDS = (
     "a an the is are was were be been do does did what which who whom whose why how when where this that "
@@ -66,7 +66,7 @@ def piece_terms(text: str) -> set[str]:
         if ident:
             terms.add(ident)
     terms.update(WORD_RE.findall(norm))
-    for run in CJK_RUN_RE.findall(norm):
+    for run in HAN_RUN.findall(norm):
         terms.update(_bigrams(run))
     return terms
 
@@ -85,12 +85,12 @@ def question_terms(question: str) -> TermWeights:
             continue
         weights.setdefault(word, 2.0)
         for zh in glossary.get(word, ()) or glossary.get(_stem(word), ()):
-            if not CJK_RUN_RE.fullmatch(zh):
+            if not HAN_RUN.fullmatch(zh):
                 weights.setdefault(normalize_question(zh), 1.5)
                 continue
             for gram in _bigrams(zh):
                 weights.setdefault(gram, 1.5)
-    for run in CJK_RUN_RE.findall(norm):
+    for run in HAN_RUN.findall(norm):
         for gram in _bigrams(run):
             if len(gram) == 2 and all(ch in ZH_STOP_CHARS for ch in gram):
                 continue
