@@ -29,10 +29,13 @@ lint: install
 test: lint
 	$(BIN)/pytest
 
+# scale.py prints issue 12's table (load + index, RSS, search, answers, HTTP, serve start); the
+# others add quality (MRR@3, hit rate) and the SQLite store's cost on follow-ups.
 bench: install
-	$(BIN)/python bench/search.py
-	$(BIN)/python bench/http.py
+	$(BIN)/python bench/scale.py
+	$(BIN)/python bench/search.py --cold-runs 3
 	$(BIN)/python bench/answers.py
+	$(BIN)/python bench/notes.py
 	$(BIN)/python bench/followups.py
 	$(BIN)/python bench/observability.py
 

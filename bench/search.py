@@ -1,4 +1,8 @@
-"""Search benchmark: our index vs SQLite FTS5 (trigram) vs rapidfuzz, same corpus, same queries.
+"""Search quality and warm latency: our index vs SQLite FTS5 (trigram) vs rapidfuzz.
+
+What a user waits for at scale (parsing included, first-time queries, peak RSS) is measured by
+`bench/scale.py`; this bench builds from ready `Entry` objects and pools warm repeats, so its
+build time and latencies are the index's alone, and its MRR@3 compares ranking quality.
 
     .venv/bin/python bench/search.py [--entries 10000] [--cold-runs 10]
 

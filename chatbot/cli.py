@@ -10,11 +10,14 @@ import argparse
 import datetime as dt
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chatbot.settings import Settings, SettingsError, load_settings
+
+if TYPE_CHECKING:
+    from chatbot.digest import Entry
 
 
 def _library(settings: Settings, path: str | None = None):  # type: ignore[no-untyped-def]
@@ -23,11 +26,25 @@ def _library(settings: Settings, path: str | None = None):  # type: ignore[no-un
     return Library.load(Path(path) if path else settings.digest_dir)
 
 
+def _print_explanations(library: Iterable[Entry], as_json: bool = False) -> None:
+    """Per entry, what readers will get of each part of its note, and hints for the missing ones."""
+    from chatbot.digest import explain
+
+    explanations = [explain(entry) for entry in library]
+    if as_json:
+        print(json.dumps([e.to_json() for e in explanations], ensure_ascii=False, indent=2))
+        return
+    for explanation in explanations:
+        print("\n".join(explanation.lines()))
+
+
 def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
     """Every problem with file:line; exit 1 when any is an error (warnings alone exit 0)."""
     library = _library(settings, args.path)
     for problem in library.problems:
         print(problem)
+    if args.explain:
+        _print_explanations(library)
     errors = len(library.errors)
     warnings = len(library.problems) - errors
     print(f"{len(library)} entries, {errors} errors, {warnings} warnings", file=sys.stderr)
@@ -86,7 +103,9 @@ def _model_answer(settings: Settings, answerer: Any, entry: Any, question: str) 
 
 def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
     library = _library(settings, args.path)
-    if args.json:
+    if args.explain:
+        _print_explanations(library, as_json=args.json)
+    elif args.json:
         print(json.dumps([e.model_dump(mode="json") for e in library], ensure_ascii=False, indent=2))
     else:
         for entry in library:
@@ -319,14 +338,22 @@ def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vllm-digest", description="Slack bot for a digest of vLLM PRs.")
     sub = parser.add_subparsers(dest="command", required=True)
+    _add_library_commands(sub)
+    _add_bot_commands(sub)
+    return parser
 
+
+def _add_library_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Commands that read the digests: validate, list, schema, query, topics, ask."""
     p = sub.add_parser("validate", help="check digest files; exit 1 on errors")
     p.add_argument("path", nargs="?", help="file or folder (default DIGEST_DIR)")
+    p.add_argument("--explain", action="store_true", help="per entry, the parts understood and hints")
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("list", help="all entries")
     p.add_argument("path", nargs="?", help="file or folder (default DIGEST_DIR)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--explain", action="store_true", help="the parts understood of each note, with hints")
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("schema", help="JSON Schema of the structured (YAML) digest form")
@@ -351,6 +378,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_ask)
 
+
+def _add_bot_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Commands that run or feed the bot: today, post-today, serve, console, stats, db."""
     p = sub.add_parser("today", help="which entry would be the PR of the day (does not post)")
     p.add_argument("--channel")
     p.add_argument("--date", type=_iso_date, help="YYYY-MM-DD (default today in TIMEZONE)")
@@ -376,7 +406,6 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("db", help="database maintenance")
     p.add_argument("action", choices=["upgrade"])
     p.set_defaults(func=cmd_db)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

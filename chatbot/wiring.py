@@ -113,6 +113,7 @@ class LiveIndex:
         self.refresh_every = refresh_every
         self._index = self._build()
         self._checked = time.monotonic()
+        self._newest_first: tuple[int, list[Entry]] = (-1, [])
         self._lock = threading.Lock()
 
     def current(self) -> SearchIndex:
@@ -146,12 +147,15 @@ class LiveIndex:
     def latest(self, count: int) -> Sequence[Entry]:
         """Newest entries first: by PR date, then digest and position."""
         self.current()
-        entries = sorted(
-            self.library.entries,
-            key=lambda e: (e.date.isoformat() if e.date else "", e.digest, e.position),
-            reverse=True,
-        )
-        return entries[:count]
+        generation = self.library.generation
+        if self._newest_first[0] != generation:  # sorted once per library load, not per command
+            ordered = sorted(
+                self.library.entries,
+                key=lambda e: (e.date.isoformat() if e.date else "", e.digest, e.position),
+                reverse=True,
+            )
+            self._newest_first = (generation, ordered)
+        return self._newest_first[1][:count]
 
     def newest(self) -> Entry | None:
         """Stand-in for the PR of the day until the daily picker is wired."""
@@ -235,66 +239,25 @@ def build(
     With a `store` (serve), threads are registered in it and the daily post and its scheduler
     are built (`Bot.scheduler.start()` runs it); `today` then answers the daily pick.
     """
-    token = settings.slack_bot_token or (LOCAL_BOT_TOKEN if local else None)
-    if token is None:
-        raise SettingsError("setting SLACK_BOT_TOKEN: required to talk to Slack (xoxb-…)")
-    secret = settings.slack_signing_secret
-    if secret is None:
-        if not (local or settings.slack_app_token):
-            raise SettingsError(
-                "setting SLACK_SIGNING_SECRET: required for HTTP mode (or set SLACK_APP_TOKEN)"
-            )
-        secret = secrets.token_hex(16)
-
+    token, secret = slack_credentials(settings, local)
     library = Library.load(settings.digest_dir)
     live = LiveIndex(library)
     searchable: Searchable = index(live) if index else live
     registry = threads or store or InMemoryThreadRegistry()
-    metrics = Metrics()
-    metrics.watch_library(lambda: library_state(library))
+    metrics = library_metrics(library)
     usage_writer = TrackedExecutor(max_workers=1, thread_name_prefix="usage")
-    usage = UsageRecorder(
-        metrics,
-        UsageStore(store.engine) if store is not None else None,
-        writer=usage_writer,
-        voter_key=salt_key(settings.usage_salt, token),
-        retention=settings.usage_retention,
-    )
+    usage = build_usage(settings, metrics, store, usage_writer, token)
     client = count_slack_calls(web_client(settings, token), metrics)
     if follow_up is None:
         mentions = ObservedSearch(searchable, usage, "mention", lambda: live.generation)
         follow_up = build_follow_ups(settings, library, mentions, registry, handled or store, usage)
-    daily = build_daily_poster(settings, library, store, registry) if store is not None else None
-    if daily is not None:
-        count_slack_calls(daily.client, metrics)
-    if today is None and daily is not None:
-        today = daily_today(settings, daily)
-    answer_pool = TrackedExecutor(max_workers=16, thread_name_prefix="answer")
-    listener_pool = TrackedExecutor(max_workers=16, thread_name_prefix="listener")
-    curator = None
-    if store is not None and settings.curator_channel:
-        curator = build_weekly_report(settings, library, store, client, metrics)
-    searches = ObservedSearch(searchable, usage, "command", lambda: live.generation)
-    answers = ObservedAnswers(
-        index=searches,
-        latest=live.latest,
-        today=today or live.newest,
-        language=settings.language,
-        page_size=page_size,
-        generation=lambda: live.generation,
-        cache_size=answer_cache,
-        on_cached_search=searches.replay,
+    daily = build_daily_poster(settings, library, store, registry, metrics) if store is not None else None
+    today = today or (daily_today(settings, daily) if daily is not None else None)
+    curator = build_weekly_report(settings, library, store, client, metrics) if store is not None else None
+    answers = build_answers(settings, live, searchable, usage, today, page_size, answer_cache)
+    handlers = SlackHandlers(
+        answers, registry, usage, library, follow_up, language=settings.language, ack_budget=ack_budget
     )
-    app = build_slack_app(
-        client=client,
-        signing_secret=secret,
-        command=CommandHandler(answers, answer_pool, ack_budget=ack_budget, on_command=count_command(usage)),
-        buttons=ActionHandlers(answers, library.get, SharedThreads(registry, usage), settings.language),
-        follow_up=follow_up,
-        listener_executor=listener_pool,
-        votes=FeedbackHandlers(usage, settings.language),
-    )
-    app.use(request_id_middleware(logging.getLogger("chatbot.slack.requests")))
     return Bot(
         settings=settings,
         library=library,
@@ -302,10 +265,10 @@ def build(
         live=live,
         threads=registry,
         client=client,
-        app=app,
+        app=handlers.app(client, secret),
         signing_secret=secret,
         follow_up=follow_up,
-        executors=[answer_pool, listener_pool, usage_writer],
+        executors=[*handlers.executors, usage_writer],
         store=store,
         daily=daily,
         scheduler=build_daily_scheduler(settings, daily, usage) if daily is not None else None,
@@ -316,11 +279,113 @@ def build(
     )
 
 
+class SlackHandlers:
+    """The Bolt app's listeners and the thread pools they run on: commands answer on one pool
+    (the ack budget), every other listener on another."""
+
+    def __init__(
+        self,
+        answers: ObservedAnswers,
+        registry: ThreadRegistry,
+        usage: UsageRecorder,
+        library: Library,
+        follow_up: FollowUpHandler,
+        *,
+        language: Language,
+        ack_budget: float,
+    ) -> None:
+        self.answer_pool = TrackedExecutor(max_workers=16, thread_name_prefix="answer")
+        self.listener_pool = TrackedExecutor(max_workers=16, thread_name_prefix="listener")
+        self.executors = [self.answer_pool, self.listener_pool]
+        self.command = CommandHandler(
+            answers, self.answer_pool, ack_budget=ack_budget, on_command=count_command(usage)
+        )
+        self.buttons = ActionHandlers(answers, library.get, SharedThreads(registry, usage), language)
+        self.votes = FeedbackHandlers(usage, language)
+        self.follow_up = follow_up
+
+    def app(self, client: WebClient, signing_secret: str) -> App:
+        """The Bolt app with these listeners and a request id on every request's logs."""
+        app = build_slack_app(
+            client=client,
+            signing_secret=signing_secret,
+            command=self.command,
+            buttons=self.buttons,
+            follow_up=self.follow_up,
+            listener_executor=self.listener_pool,
+            votes=self.votes,
+        )
+        app.use(request_id_middleware(logging.getLogger("chatbot.slack.requests")))
+        return app
+
+
+def library_metrics(library: Library) -> Metrics:
+    """A metrics registry of its own per bot, reporting the library's state at every scrape."""
+    metrics = Metrics()
+    metrics.watch_library(lambda: library_state(library))
+    return metrics
+
+
+def build_answers(
+    settings: Settings,
+    live: LiveIndex,
+    searchable: Searchable,
+    usage: UsageRecorder,
+    today: Callable[[], Entry | None] | None,
+    page_size: int,
+    cache_size: int,
+) -> ObservedAnswers:
+    """What commands and buttons answer with: searches counted as usage, answers cached per
+    library generation."""
+    searches = ObservedSearch(searchable, usage, "command", lambda: live.generation)
+    return ObservedAnswers(
+        index=searches,
+        latest=live.latest,
+        today=today or live.newest,
+        language=settings.language,
+        page_size=page_size,
+        generation=lambda: live.generation,
+        cache_size=cache_size,
+        on_cached_search=searches.replay,
+    )
+
+
+def slack_credentials(settings: Settings, local: bool) -> tuple[str, str]:
+    """The bot token and signing secret; the console (`local`) and Socket Mode do without a
+    secret (one is generated), only the console without a token."""
+    token = settings.slack_bot_token or (LOCAL_BOT_TOKEN if local else None)
+    if token is None:
+        raise SettingsError("setting SLACK_BOT_TOKEN: required to talk to Slack (xoxb-…)")
+    secret = settings.slack_signing_secret
+    if secret is None:
+        if not (local or settings.slack_app_token):
+            raise SettingsError(
+                "setting SLACK_SIGNING_SECRET: required for HTTP mode (or set SLACK_APP_TOKEN)"
+            )
+        secret = secrets.token_hex(16)
+    return token, secret
+
+
+def build_usage(
+    settings: Settings, metrics: Metrics, store: SqlStore | None, writer: TrackedExecutor, token: str
+) -> UsageRecorder:
+    """Usage rows go to the store's tables (none without a store), voters keyed by a salted hash."""
+    return UsageRecorder(
+        metrics,
+        UsageStore(store.engine) if store is not None else None,
+        writer=writer,
+        voter_key=salt_key(settings.usage_salt, token),
+        retention=settings.usage_retention,
+    )
+
+
 def build_weekly_report(
     settings: Settings, library: Library, store: SqlStore, client: WebClient, metrics: Metrics
-) -> WeeklyReport:
-    """The curator's weekly report to CURATOR_CHANNEL, once per week across replicas."""
-    assert settings.curator_channel is not None
+) -> WeeklyReport | None:
+    """The curator's weekly report to CURATOR_CHANNEL (None without one), once per week across
+    replicas."""
+    if not settings.curator_channel:
+        return None
 
     def describe(entry_id: str) -> tuple[str, int | None]:
         entry = library.get(entry_id)
@@ -413,18 +478,26 @@ def daily_message(entry: Entry, lang: Language) -> SlackMessage:
 
 
 def build_daily_poster(
-    settings: Settings, library: Library, store: SqlStore, threads: ThreadRegistry | None = None
+    settings: Settings,
+    library: Library,
+    store: SqlStore,
+    threads: ThreadRegistry | None = None,
+    metrics: Metrics | None = None,
 ) -> DailyPoster:
-    """Posts to Slack once per channel and day; its client retries 429/5xx/connection errors."""
+    """Posts to Slack once per channel and day; its client retries 429/5xx/connection errors
+    (and its calls are counted in `metrics`)."""
 
     def entries() -> Sequence[Entry]:
         library.refresh()
         return library.entries
 
+    client = daily_web_client(settings.slack_bot_token, settings.slack_api_url)
+    if metrics is not None:
+        count_slack_calls(client, metrics)
     return DailyPoster(
         store,
         entries,
-        daily_web_client(settings.slack_bot_token, settings.slack_api_url),
+        client,
         lambda entry: daily_message(entry, settings.language),
         threads=threads or store,
     )

@@ -9,20 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chatbot.digest import split_top_level
-from chatbot.digest.clauses import CLAUSE_ENDS, SENTENCE_ENDS
 
-_OPEN_CLOSE = {
-    "（": "）",
-    "(": ")",
-    "「": "」",
-    "『": "』",
-    "“": "”",
-    "‘": "’",
-    "《": "》",
-    "[": "]",
-    "【": "】",
-}
-_SYMMETRIC = {'"', "`"}
+# The bracket tables are data both implementations share; only the scanning changed.
+from chatbot.digest.clauses import _OPEN_CLOSE, _SYMMETRIC, CLAUSE_ENDS, SENTENCE_ENDS
 
 
 def reference_split(text: str, separators: Iterable[str]) -> list[str]:

@@ -9,11 +9,14 @@ interface words and PR link included, stays under three quarters of the note.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import chain
 from typing import Literal
 
-from chatbot.answers.clause_ranker import rank_pieces
+from chatbot.answers.clause_ranker import rank_pieces, warm_up
 from chatbot.answers.intents import Intent, classify
 from chatbot.digest import Entry, Library, Ref, clauses, clean, sentences, split_top_level
 from chatbot.text import has_han, strip_slack_markup
@@ -228,16 +231,23 @@ class Composer:
     def link(self) -> str:
         return self.entry.url or ""
 
+    @property
+    def room(self) -> int:
+        """Space for the quoted words. On a short note the link would take half the budget or more, so
+        it goes after the quote without counting against it (issue 17)."""
+        reserve = len(self.link) + 1 if self.link else 0
+        return self.limit - reserve if reserve * 2 < self.limit else self.limit
+
     def finish(self, body: str) -> str:
         """Body plus the PR link line; the link is dropped only when a tiny note leaves no room."""
-        if self.link and len(body) + 1 + len(self.link) <= self.limit:
+        fits = len(body) + 1 + len(self.link) <= self.limit
+        if self.link and (fits or (self.room == self.limit and len(body) <= self.limit)):
             return f"{body}\n{self.link}"
         return body
 
     def quote(self, prefix: str, pieces: Sequence[Piece], tail: Sequence[str] = ()) -> str:
         """The longest variant of the pieces that fits: full, first full + leads, leads, fewer."""
-        reserve = len(self.link) + 1 if self.link else 0
-        room = self.limit - reserve
+        room = self.room
         variants: list[list[tuple[Piece, str]]] = []
         full = [(p, p.text) for p in pieces]
         leads = [(p, p.lead) for p in pieces]
@@ -274,14 +284,38 @@ class Composer:
         self, lines: Sequence[str], alternatives: Sequence[str] = (), source: str = "related_entries"
     ) -> str:
         """Plain lines (no quotes), then the first of the alternative extra lines that fits."""
-        reserve = len(self.link) + 1 if self.link else 0
         out = list(lines)
         for line in alternatives:
-            if len("\n".join([*out, line])) <= self.limit - reserve:
+            if len("\n".join([*out, line])) <= self.room:
                 out.append(line)
                 self.sources.append(source)
                 break
         return self.finish("\n".join(out))
+
+
+@dataclass(frozen=True)
+class _TagIndex:
+    """Entries in digest order and, per casefolded tag, the ranks of the entries carrying it."""
+
+    source: Sequence[Entry]
+    ordered: list[Entry]
+    by_tag: dict[str, list[int]]
+
+    @classmethod
+    def build(cls, entries: Sequence[Entry]) -> _TagIndex:
+        ordered = sorted(entries, key=lambda e: (e.digest, e.position))
+        by_tag: dict[str, list[int]] = {}
+        for rank, entry in enumerate(ordered):
+            for tag in {t.casefold() for t in entry.tags}:
+                by_tag.setdefault(tag, []).append(rank)
+        return cls(entries, ordered, by_tag)
+
+
+# Related entries probed for an answer of the question's kind, closest first: bounded, so an
+# answer costs the same in a library of a hundred entries or of a hundred thousand.
+MAX_PROBES = 32
+# A question's kind: asked again by every probe, and the same phrasings recur across threads.
+_classify = lru_cache(maxsize=256)(classify)
 
 
 class Answerer:
@@ -295,11 +329,15 @@ class Answerer:
         self._library = library if isinstance(library, Library) else list(library)
         # Whether an entry's note answers a kind of question; "other" depends on the words, so it is not kept.
         self._has_answer: dict[tuple[str, str, Intent], bool] = {}
+        self._tag_index: _TagIndex | None = None
+        # Built now, not on the first answer: the tag index and the phrasing data files.
+        self._topics()
+        warm_up()
 
     def answer(self, entry: Entry, question: str) -> Answer:
         # "<@U123> 重点看什么？" asks 重点看什么; a question is a line or two, not a pasted log.
         question = strip_slack_markup(question)[:MAX_QUESTION_CHARS]
-        intent = classify(question)
+        intent = _classify(question)
         if intent == "summary" and _names_code_of(entry, question):
             intent = "other"  # "asyncio.all_tasks 是干嘛的" asks about that name, not the whole PR
         lang = _lang(question)
@@ -321,17 +359,37 @@ class Answerer:
     def same_topic_entries(
         self, entry: Entry, limit: int = 2, keep: Callable[[Entry], bool] | None = None
     ) -> list[Entry]:
-        """Other entries of the library sharing the most tags with this one (and passing `keep`)."""
-        tags = {t.casefold() for t in entry.tags}
-        scored = []
-        for other in self.entries:
-            if other.id == entry.id or (keep is not None and not keep(other)):
+        """Other entries of the library sharing the most tags with this one (and passing `keep`),
+        ties in digest order. Looked up by tag, and `keep` asked of at most `MAX_PROBES` of the
+        closest: a scan of the library per answer stalled every ack on a 10k-entry library."""
+        topics = self._topics()
+        shared = Counter(
+            chain.from_iterable(topics.by_tag.get(tag, ()) for tag in {t.casefold() for t in entry.tags})
+        )
+        candidates = sorted((-count, rank) for rank, count in shared.items())
+        out: list[Entry] = []
+        probes = 0
+        for _, rank in candidates:
+            other = topics.ordered[rank]
+            if other.id == entry.id:
                 continue
-            shared = len(tags & {t.casefold() for t in other.tags})
-            if shared:
-                scored.append((-shared, other.digest, other.position, other))
-        scored.sort(key=lambda s: s[:3])
-        return [s[3] for s in scored[:limit]]
+            if keep is not None:
+                if probes >= MAX_PROBES:
+                    break
+                probes += 1
+                if not keep(other):
+                    continue
+            out.append(other)
+            if len(out) >= limit:
+                break
+        return out
+
+    def _topics(self) -> _TagIndex:
+        """The tag index of the current entries, rebuilt when the library reloads."""
+        entries = self.entries
+        if self._tag_index is None or self._tag_index.source is not entries:
+            self._tag_index = _TagIndex.build(entries)
+        return self._tag_index
 
     def _see_also(self, entry: Entry, c: Composer, question: str = "") -> list[str]:
         """Up to two same-topic entries, preferring those whose notes do answer the question."""
@@ -350,7 +408,7 @@ class Answerer:
 
     def _answers(self, entry: Entry, question: str) -> bool:
         """Whether this entry's note has an answer of the question's kind (no see-also lookups)."""
-        intent = classify(question)
+        intent = _classify(question)
         key = (entry.id, entry.note, intent)
         if intent != "other" and key in self._has_answer:
             return self._has_answer[key]
@@ -450,8 +508,7 @@ class Answerer:
         if not refs and not others:
             c.found = False
             return c.lines([c.word("no_related")])
-        reserve = len(c.link) + 1 if c.link else 0
-        room = c.limit - reserve
+        room = c.room
         lines, with_urls = _fit_refs(refs, room, c)
         if refs and with_urls < len(refs):
             # Links to the related PRs matter more here than the entry's own link.

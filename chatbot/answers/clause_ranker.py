@@ -16,7 +16,7 @@ from importlib import resources
 import yaml
 from rapidfuzz import fuzz
 
-from chatbot.answers.intents import normalize_question
+from chatbot.answers.intents import intent_rules, normalize_question
 from chatbot.text import HAN_RUN
 
 IDENT_RE = re.compile(r"`([^`]+)`|([A-Za-z_][A-Za-z0-9_]*(?:[._][A-Za-z0-9_]+)+(?:\(\))?)")
@@ -102,11 +102,24 @@ def question_terms(question: str) -> TermWeights:
     return weights
 
 
+# Related-entry probes rank the same question against many notes, and a note's pieces again on
+# every question: both are cached (read only here).
+_question_weights = lru_cache(maxsize=256)(question_terms)
+_piece_terms = lru_cache(maxsize=1 << 14)(piece_terms)
+_normalized = lru_cache(maxsize=1 << 14)(normalize_question)
+
+
+def warm_up() -> None:
+    """Load the data files now rather than on the first question."""
+    english_to_chinese()
+    intent_rules()
+
+
 def rank_pieces(question: str, pieces: Sequence[str]) -> list[tuple[float, int]]:
     """(score, index) of every piece, best first; a score of 0 means nothing matched."""
-    weights = question_terms(question)
-    bags = [piece_terms(p) for p in pieces]
-    lowered = [normalize_question(p) for p in pieces]
+    weights = _question_weights(question)
+    bags = [_piece_terms(p) for p in pieces]
+    lowered = [_normalized(p) for p in pieces]
     doc_freq: dict[str, int] = {}
     for bag in bags:
         for term in weights:

@@ -4,6 +4,7 @@ Core: imports only the standard library, pydantic and PyYAML — never Slack, th
 """
 
 from chatbot.digest.clauses import clauses, clean, sentences, split_top_level
+from chatbot.digest.explain import Explanation, explain
 from chatbot.digest.library import Library
 from chatbot.digest.model import DigestParseError, Entry, Problem, Ref, entry_id, pull_url
 from chatbot.digest.note import NoteParts, analyse_note
@@ -14,6 +15,7 @@ from chatbot.digest.yamlnodes import validation_error_line, yaml_error_line, yam
 __all__ = [
     "DigestParseError",
     "Entry",
+    "Explanation",
     "Library",
     "NoteParts",
     "ParseResult",
@@ -23,6 +25,7 @@ __all__ = [
     "clauses",
     "clean",
     "entry_id",
+    "explain",
     "is_glossary_file",
     "json_schema",
     "parse_raw_text",

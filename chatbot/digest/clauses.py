@@ -24,8 +24,13 @@ _OPEN_CLOSE = {
 }
 _SYMMETRIC = {'"', "`"}
 
-SENTENCE_ENDS = frozenset("。！？!?\n")
-CLAUSE_ENDS = frozenset("。！？!?\n；;，,")
+# A Latin full stop ends a sentence when a space follows it (`v0.27.1`, `e.g.` are handled below).
+SENTENCE_ENDS = frozenset([*"。！？!?\n", ". "])
+CLAUSE_ENDS = frozenset([*"。！？!?\n；;，,", ". "])
+# A piece ending like this was cut at an abbreviation's or a list number's dot, not a sentence end.
+_NOT_AN_END_RE = re.compile(
+    r"(?:\b(?:e\.g|i\.e|vs|etc|cf|approx|incl|no|fig)|(?:^|\s)\d{1,2})\.\s$", re.IGNORECASE
+)
 
 
 def split_top_level(text: str, separators: Iterable[str]) -> list[str]:
@@ -36,6 +41,10 @@ def split_top_level(text: str, separators: Iterable[str]) -> list[str]:
     patterns: a per-character walk made parsing a 10k-entry library take seconds.
     """
     scan = _scan_for(frozenset(separators))
+    if not scan.anywhere.search(text):  # most sentences have no clause separator at all
+        return [text] if text else []
+    if not _ANY_OPENER.search(text):  # nothing to nest in: every separator cuts
+        return _plain_split(text, scan.anywhere)
     pieces: list[str] = []
     stack: list[str] = []
     start = 0
@@ -73,6 +82,7 @@ def split_top_level(text: str, separators: Iterable[str]) -> list[str]:
 
 _SEPARATOR_GROUP = 2
 _OPENERS = "".join(re.escape(ch) for ch in (*sorted(_SYMMETRIC), *_OPEN_CLOSE))
+_ANY_OPENER = re.compile(f"[{_OPENERS}]")
 
 
 @dataclass(frozen=True)
@@ -117,11 +127,22 @@ def clean(piece: str) -> str:
     return piece.strip(TRIM)
 
 
+def _rejoin(pieces: list[str]) -> list[str]:
+    """Pieces cut after `e.g. ` or a list number `1. ` joined back to what follows them."""
+    out: list[str] = []
+    for piece in pieces:
+        if out and _NOT_AN_END_RE.search(out[-1]):
+            out[-1] += piece
+        else:
+            out.append(piece)
+    return out
+
+
 def sentences(text: str) -> list[str]:
     """Sentences of a note, without their closing punctuation."""
-    return [s for s in (clean(p) for p in split_top_level(text, SENTENCE_ENDS)) if s]
+    return [s for s in (clean(p) for p in _rejoin(split_top_level(text, SENTENCE_ENDS))) if s]
 
 
 def clauses(text: str) -> list[str]:
     """Clauses: sentences further cut at `；` and `，`."""
-    return [s for s in (clean(p) for p in split_top_level(text, CLAUSE_ENDS)) if s]
+    return [s for s in (clean(p) for p in _rejoin(split_top_level(text, CLAUSE_ENDS))) if s]

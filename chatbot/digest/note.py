@@ -7,13 +7,38 @@ Notes follow the curator's habits (一是…二是…, (1)(2)(3), 重点关注�
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from chatbot.digest.clauses import clauses, clean, sentences, split_top_level
 from chatbot.digest.model import Ref, pull_url
+from chatbot.digest.note_labels import vocabulary
+from chatbot.digest.note_layout import Section, layout
+from chatbot.text import has_han
 
-VERDICT_RE = re.compile(
-    r"^(值得精读|值得一读|值得细读|值得关注|推荐阅读|推荐精读|必读|可略读|可跳过|选读|泛读)"
+INLINE_NUMBER_RE = re.compile(r"(?:^|(?<=[\s：:。；;，,】]))(\d{1,2})[.、)）](?![\d.])\s*")
+VERDICT_FOR_RE = re.compile(r"\s*(?:for|to|if you)\s+\S", re.IGNORECASE)
+# After a verdict word: punctuation, not more words (`推荐给…` is an audience, not a verdict).
+VERDICT_END_RE = re.compile(r"\s*(?:[，,。.!！;；:：—)）\n]|-\s|$)")
+# Ratings by shape: `★★★★☆`, `4/5`, `8/10`, `9 分`.
+RATING_RE = re.compile(r"[★☆⭐]{1,5}|\d{1,2}\s*/\s*(?:5|10)|\d{1,2}\s*分")
+CODE_OR_NUMBER_RE = re.compile(r"`|#\d|\d|[A-Za-z_]+[._][A-Za-z_]")
+REFS_WORDS_RE = re.compile(
+    r"(?i)\b(?:see also|see|related|refs?|references|and|also|cf)\b|相关|详见|参见|另见|见|以及|和|与|及"
+)
+COUNT_LEAD_RE = re.compile(
+    r"^(?:[两二三四五六七八九十几\d]\s*(?:点|处|件事|个点|个方面|条)|(?:two|three|four|five|several|a few)\s+\w+)",
+    re.IGNORECASE,
+)
+COUNT_PREFIX_RE = re.compile(
+    r"^(?:有|还有|另有)?\s*(?:[两二三四五六七八九十几\d]+|one|two|three|four|five|several|a few|a couple of)"
+    r"\s*(?:个|点|处|条|件)?\s*",
+    re.IGNORECASE,
+)
+# A lead-in by shape: a count (`三点`, `两处`, `three things`) with nothing after it.
+LEAD_SHAPE_RE = re.compile(
+    r"(?:[两二三四五六七八九十几\d]\s*(?:点|处|件事|个点|个方面|条)|(?:two|three|four|five|several|a few)\s+\w+)$",
+    re.IGNORECASE,
 )
 
 # Lead-ins that announce an enumeration of focus points.
@@ -47,6 +72,18 @@ _PERSON_PATTERNS = (
     re.compile(
         r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*的[^，。；\s]{0,6}(?:分析|解释|评论|意见|建议|审查|review)"
     ),
+)
+GITHUB_URL_RE = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+)/(pull|issues)/(\d+)[^\s)>）。，,]*")
+WORD_REF_RE = re.compile(r"(?<![\w/])(?:PR|pull request|pull|issue)\s*#?\s*(\d{2,7})\b", re.IGNORECASE)
+# `alice-dev's review`: a handle-shaped word (a dash or digit in it) or any word before a review noun.
+POSSESSIVE_RE = re.compile(
+    r"(?<![\w`@/.-])([A-Za-z0-9]+(?:-[A-Za-z0-9]+)+|[A-Za-z]+\d[A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]{1,38}(?=['’]s\s+"
+    r"(?:review|analysis|comments?|suggestions?|point|explanation|benchmarks?|question|concerns?|reply|"
+    r"proposal|objection|numbers|repro|investigation|findings)))['’]s\b"
+)
+# `bob: this breaks …` at the start of a line or sentence: a lowercase handle speaking.
+SPEAKER_RE = re.compile(
+    r"(?:^|(?<=[\n。！？!?；;])|(?<=[.!?] ))\s*([a-z][a-z0-9-]{1,38})\s*:\s+(?!//)", re.MULTILINE
 )
 HEAD_SEPARATORS = ("——", "：", ":", "，", ",", "；")
 
@@ -83,12 +120,29 @@ def _dedupe(items: list[str]) -> list[str]:
 
 
 def find_refs(text: str, repo: str) -> list[Ref]:
-    """`#N` and GitHub pull/issue URLs of the entry's repository, in order of appearance."""
-    found = [(m.start(), m.group(1)) for m in REF_RE.finditer(text)]
-    url_re = re.compile(rf"https://github\.com/{re.escape(repo)}/(?:pull|issues)/(\d+)", re.IGNORECASE)
-    found += [(m.start(), m.group(1)) for m in url_re.finditer(text)]
-    numbers = _dedupe([n for _, n in sorted(found)])
-    return [Ref(number=int(n), url=pull_url(repo, int(n))) for n in numbers]
+    """`#N`, `PR 123`, `issue #45`, `pull request 67` and GitHub pull/issue URLs, in order of appearance.
+
+    Numbers refer to the entry's repository; a URL of another repository keeps its own address.
+    """
+    found: list[tuple[int, int, str]] = []
+    covered: list[tuple[int, int]] = []
+    for m in GITHUB_URL_RE.finditer(text):
+        number = int(m.group(3))
+        same = m.group(1).casefold() == repo.casefold()
+        url = pull_url(repo, number) if same else f"https://github.com/{m.group(1)}/{m.group(2)}/{number}"
+        found.append((m.start(), number, url))
+        covered.append(m.span())
+    for pattern in (REF_RE, WORD_REF_RE):
+        for m in pattern.finditer(text):
+            if any(a <= m.start() < b for a, b in covered):
+                continue
+            number = int(m.group(1))
+            found.append((m.start(), number, pull_url(repo, number)))
+            covered.append(m.span())
+    refs: dict[str, Ref] = {}
+    for _, number, url in sorted(found):
+        refs.setdefault(url, Ref(number=number, url=url))
+    return list(refs.values())
 
 
 def find_identifiers(text: str) -> list[str]:
@@ -102,10 +156,32 @@ def find_identifiers(text: str) -> list[str]:
 
 
 def find_people(text: str) -> list[str]:
-    found: list[str] = []
+    """Handles the note names: `@x`, `x[bot]`, `x 指出`, `x's review`, `x argued`, a line opening `x:`."""
+    vocab = vocabulary()
+    plain = BACKTICK_RE.sub(" ", GITHUB_URL_RE.sub(" ", text))
+    found: list[tuple[int, str]] = []
     for pattern in _PERSON_PATTERNS:
-        found.extend(pattern.findall(BACKTICK_RE.sub(" ", text)))
-    return _dedupe([p for p in found if p.lower() not in {"reviewer", "author", "the"}])
+        found.extend((m.start(1), m.group(1)) for m in pattern.finditer(plain))
+    found.extend((m.start(1), m.group(1)) for m in POSSESSIVE_RE.finditer(plain))
+    for m in SPEAKER_RE.finditer(plain):
+        if vocab.label_kind(m.group(1)) is None:
+            found.append((m.start(1), m.group(1)))
+    found.extend((m.start(1), m.group(1)) for m in vocab.person_before_verb_re.finditer(plain))
+    names = [name for _, name in sorted(found)]
+    return _dedupe([p for p in names if p.casefold() not in vocab.not_people and p.lower() != "the"])
+
+
+def _numbered(text: str) -> tuple[str | None, list[str]]:
+    """`1. A 2. B 3. C` inside a line: the lead-in and the items, when the numbers count up from 1."""
+    run: list[re.Match[str]] = []
+    for m in INLINE_NUMBER_RE.finditer(text):
+        if int(m.group(1)) == len(run) + 1:
+            run.append(m)
+    if len(run) < 2:
+        return None, []
+    ends = [m.start() for m in run[1:]] + [len(text)]
+    items = [_tidy(text[m.end() : end]) for m, end in zip(run, ends, strict=True)]
+    return clean(text[: run[0].start()]) or None, [i for i in items if i]
 
 
 def _split_markers(body: str) -> list[str]:
@@ -132,83 +208,392 @@ def _head(item: str) -> str:
 
 
 def _is_audience(text: str) -> bool:
-    return bool(AUDIENCE_RE.match(text))
+    return bool(AUDIENCE_RE.match(text)) or vocabulary().is_audience(text)
 
 
 def _is_caveat(text: str) -> bool:
-    return bool(CAVEAT_LEAD_RE.match(text) or CAVEAT_ANYWHERE_RE.search(text))
+    return bool(CAVEAT_LEAD_RE.match(text) or CAVEAT_ANYWHERE_RE.search(text)) or vocabulary().is_caveat(text)
+
+
+def _tidy(text: str) -> str:
+    """A piece without surrounding punctuation, a Latin full stop included."""
+    return clean(clean(text).strip(".!?！？…"))
 
 
 def _caveat_text(text: str) -> str:
     """A caveat without its `注意：` label; other lead-ins carry meaning and stay."""
-    return clean(re.sub(r"^(?:注意|需要注意|风险|提醒|待确认|遗留问题)\s*[：:，,]\s*", "", text))
+    return _tidy(re.sub(r"^(?:注意|需要注意|风险|提醒|待确认|遗留问题)\s*[：:，,]\s*", "", text))
+
+
+@dataclass
+class _Reading:
+    """What the prose reader has seen so far: sentences for the why-line, the first lead-in."""
+
+    body: list[str] = field(default_factory=list)
+    enum_intro: str | None = None
+    why_label: str | None = None
+    verdict_labelled: bool = False
 
 
 def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
     """Cut a note into its parts; pieces that fit no part stay only in the note."""
+    vocab = vocabulary()
     parts = NoteParts()
     text = note.strip()
     parts.refs = find_refs(text, repo)
     parts.people = find_people(text)
     parts.identifiers = find_identifiers(f"{title}\n{text}")
-
-    body_sentences: list[str] = []
-    enum_intro: str | None = None
-    for index, sentence in enumerate(sentences(text)):
-        if index == 0:
-            match = VERDICT_RE.match(sentence)
-            if match:
-                parts.verdict = match.group(1)
-                sentence = clean(sentence[match.end() :])
-                if not sentence:
-                    continue
-        if _is_caveat(sentence) and not MARKER_RE.search(sentence):
-            parts.caveats.append(_caveat_text(sentence))
-            continue
-        if _is_audience(sentence):
-            parts.audience = parts.audience or sentence
-            continue
-        # A trailing `，对…有直接参考价值` clause is the audience of a longer sentence.
-        tail = split_top_level(sentence, ["，", ","])
-        if len(tail) > 1 and _is_audience(clean(tail[-1])):
-            parts.audience = parts.audience or clean(tail[-1])
-            sentence = clean("".join(tail[:-1]))
-        items, intro = _enumeration(sentence)
-        if items:
-            parts.highlights.extend(items)
-            if intro and not ENUM_INTRO_RE.match(intro + "："):
-                body_sentences.append(intro)
-            elif intro and enum_intro is None:
-                enum_intro = intro
-            continue
-        body_sentences.append(sentence)
+    reading = _Reading()
+    sections = layout(text, vocab)
+    for index, section in enumerate(sections):
+        if section.kind is None:
+            _read_prose(section, parts, reading, opening=index == 0)
+        else:
+            _read_labelled(section, parts, reading)
+    if parts.verdict is None and reading.body:
+        # A verdict at the end of the note (`结论：值得一读`, `Overall, worth a look.`).
+        verdict = _verdict_sentence(reading.body[-1], closing=True)
+        if verdict:
+            parts.verdict = verdict
+            reading.body.pop()
 
     if not parts.highlights:
-        parts.highlights = list(body_sentences)
+        parts.highlights = list(reading.body)
     # A focus point that ends with a warning (`…，提醒跨版本验证的必要性`) also names a caveat.
     for item in parts.highlights:
         parts.caveats.extend(c for c in clauses(item) if WARNING_CLAUSE_RE.match(c))
-    if body_sentences:
-        parts.why = body_sentences[0]
+    if reading.why_label:
+        parts.why = reading.why_label
+    elif reading.body:
+        parts.why = reading.body[0]
     elif parts.highlights:
-        lead = enum_intro or "重点"
-        parts.why = f"{lead}：" + "；".join(_head(h) for h in parts.highlights)
+        if has_han(text):
+            lead = reading.enum_intro or "重点"
+            parts.why = f"{lead}：" + "；".join(_head(h) for h in parts.highlights)
+        else:
+            lead = reading.enum_intro or "Focus"
+            parts.why = f"{lead}: " + "; ".join(_head(h) for h in parts.highlights)
     parts.highlights = _dedupe(parts.highlights)
     parts.caveats = _dedupe(parts.caveats)
     return parts
 
 
-def _enumeration(sentence: str) -> tuple[list[str], str | None]:
+def _read_labelled(section: Section, parts: NoteParts, reading: _Reading) -> None:
+    """A section whose label says what it holds, up to a sentence that is plainly another part."""
+    if not section.items and section.kind in ("focus", "audience", "caveats", "why"):
+        own, rest = _own_text(section.text, section.kind)
+        if rest:
+            _read_labelled(Section(section.kind, own, section.label), parts, reading)
+            _read_prose(Section(None, rest), parts, reading, opening=False)
+            return
+    items = section.items or _section_items(section.text, lists=section.kind == "focus")
+    read = _LABELLED.get(section.kind or "")
+    if read is not None:
+        read(section, items, parts, reading)
+
+
+def _labelled_verdict(section: Section, items: list[str], parts: NoteParts, reading: _Reading) -> None:
+    _read_verdict(section, parts, reading)
+
+
+def _labelled_why(section: Section, items: list[str], parts: NoteParts, reading: _Reading) -> None:
+    if section.text and reading.why_label is None:
+        reading.why_label = _tidy(section.text)
+
+
+def _labelled_focus(section: Section, items: list[str], parts: NoteParts, reading: _Reading) -> None:
+    parts.highlights.extend(t for t in (_tidy(i) for i in items) if t)
+    if section.lead and reading.enum_intro is None and not section.items:
+        reading.enum_intro = section.lead
+
+
+def _labelled_audience(section: Section, items: list[str], parts: NoteParts, reading: _Reading) -> None:
+    if parts.audience is None and items:
+        parts.audience = "；".join(items) if section.items else _tidy(section.text)
+
+
+def _labelled_caveats(section: Section, items: list[str], parts: NoteParts, reading: _Reading) -> None:
+    parts.caveats.extend(t for t in (_tidy(i) for i in items) if t)
+
+
+# What each kind of labelled section adds to the parts.
+_LABELLED: dict[str, Callable[[Section, list[str], NoteParts, _Reading], None]] = {
+    "verdict": _labelled_verdict,
+    "why": _labelled_why,
+    "focus": _labelled_focus,
+    "audience": _labelled_audience,
+    "caveats": _labelled_caveats,
+}
+
+
+def _only_refs(sentence: str) -> bool:
+    """A sentence that only points elsewhere: `See PR #1 and issue 2.`, `相关：PR 3`."""
+    rest = REF_RE.sub(" ", WORD_REF_RE.sub(" ", GITHUB_URL_RE.sub(" ", sentence)))
+    if rest == sentence:
+        return False
+    rest = REFS_WORDS_RE.sub(" ", rest)
+    return not re.sub(r"[\s、，,;；:：.。()（）]+", "", rest)
+
+
+def _read_verdict(section: Section, parts: NoteParts, reading: _Reading) -> None:
+    """`结论：值得一读`, `推荐指数：高`, `【推荐】强烈推荐。…`: a labelled verdict wins over one in prose."""
+    vocab = vocabulary()
+    found = sentences(section.text)
+    value = _tidy(found[0]) if found else ""
+    said = _verdict_sentence(value, closing=True) if value else None
+    rest = section.text[section.text.find(found[0]) + len(found[0]) :] if said else section.text
+    if section.label and vocab.verdict_re.fullmatch(section.label):
+        verdict = said or section.label
+    elif said and vocab.verdict_re.fullmatch(said):
+        verdict = said
+    else:
+        short = value and _is_short(value, 12, 4)
+        verdict = f"{section.label}：{value}" if short else (section.label or value)
+        rest = section.text[section.text.find(found[0]) + len(found[0]) :] if short else section.text
+    if not reading.verdict_labelled:
+        parts.verdict = verdict
+        reading.verdict_labelled = True
+    if clean(rest):
+        _read_prose(Section(None, clean(rest)), parts, reading, opening=False)
+
+
+def _own_text(text: str, kind: str) -> tuple[str, str]:
+    """The section's text and what follows it: `风险：A。适合做 X 的人。` ends before `适合`."""
+    found = sentences(text)
+    for sentence in found[1:]:
+        other = (
+            _verdict_sentence(sentence, closing=False)
+            or len(MARKER_RE.findall(sentence)) >= 2
+            or find_people(sentence)
+            or _only_refs(sentence)
+            or (kind != "audience" and _is_audience(sentence))
+            or (kind != "caveats" and _is_caveat(sentence))
+        )
+        if other:
+            at = text.find(sentence)
+            return text[:at].strip(), text[at:].strip()
+    return text, ""
+
+
+def _section_items(text: str, lists: bool = False) -> list[str]:
+    """Items of a labelled section without list lines: marked (①②, 一是), lines, `；`, or one piece."""
+    text = text.strip()
+    if not text:
+        return []
+    if len(MARKER_RE.findall(text)) >= 2:
+        first = MARKER_RE.search(text)
+        assert first is not None
+        return _split_markers(text[first.start() :])
+    if _numbered(text)[1]:
+        return _numbered(text)[1]
+    lines = [clean(line) for line in text.split("\n") if clean(line)]
+    if len(lines) > 1:
+        return lines
+    seps = ["；", ";", "。", ". "] if lists else ["。", ". "]
+    pieces = [_tidy(p) for p in split_top_level(text, seps) if _tidy(p)]
+    if lists and len(pieces) == 1 and len(_split_list(pieces[0])) > 1:
+        return _split_list(pieces[0])  # `看点：A、B，以及 C`
+    return pieces or [clean(text)]
+
+
+def _read_prose(section: Section, parts: NoteParts, reading: _Reading, opening: bool) -> None:
+    """Plain sentences: verdict, caveats, audience, enumerations; the rest is body for the why-line."""
+    text = section.lead if section.items else section.text
+    all_sentences = sentences(text or "")
+    for index, sentence in enumerate(all_sentences):
+        if index == 0 and opening and parts.verdict is None:
+            alone = len(all_sentences) == 1 and not section.items
+            sentence = _take_opening_verdict(sentence, parts, alone)
+            if not sentence:
+                continue
+        body_sentence = _read_sentence(sentence, parts, reading)
+        if body_sentence is None:
+            continue
+        if (
+            section.items
+            and index == len(all_sentences) - 1
+            and (_is_lead_in(body_sentence) or _is_short(body_sentence, 16, 6))
+        ):
+            continue  # the lead-in of the list that follows
+        reading.body.append(body_sentence)
+    if section.items:
+        lead = clean(all_sentences[-1]) if all_sentences else None
+        _take_items(section.items, lead, parts, reading, listed=True)
+
+
+def _take_opening_verdict(sentence: str, parts: NoteParts, alone: bool) -> str:
+    """The note's opening verdict goes to the parts; what follows it in the sentence is left."""
+    verdict, rest = _opening_verdict(sentence, alone=alone)
+    if not verdict:
+        return sentence
+    parts.verdict = verdict
+    return rest
+
+
+def _read_sentence(sentence: str, parts: NoteParts, reading: _Reading) -> str | None:
+    """One prose sentence into the part it plainly is; the body sentence it leaves, if any."""
+    if _only_refs(sentence):
+        return None  # `See PR #1 and issue 2`: the refs hold it
+    if _take_verdict(sentence, parts):
+        return None
+    if _is_caveat(sentence) and not MARKER_RE.search(sentence):
+        parts.caveats.append(_caveat_text(sentence))
+        return None
+    if _is_audience(sentence):
+        parts.audience = parts.audience or _tidy(sentence)
+        return None
+    sentence = _take_audience_tail(sentence, parts)
+    items, intro = _enumeration(sentence, parts.people)
+    if items:
+        _take_items(items, intro, parts, reading)
+        return None
+    return _tidy(sentence) or None
+
+
+def _take_verdict(sentence: str, parts: NoteParts) -> bool:
+    """A verdict sentence (with its readers: `Must read for backend maintainers`) is taken."""
+    said_for = vocabulary().verdict_re.match(sentence)
+    if said_for and VERDICT_FOR_RE.match(sentence, said_for.end()):
+        parts.verdict = parts.verdict or said_for.group(0)
+        parts.audience = parts.audience or _tidy(sentence)
+        return True
+    said = _verdict_sentence(sentence, closing=False)
+    if said:
+        parts.verdict = parts.verdict or said  # a verdict said again is not a why-line either
+        return True
+    return False
+
+
+def _take_audience_tail(sentence: str, parts: NoteParts) -> str:
+    """A trailing `，对…有直接参考价值` clause is the audience of a longer sentence."""
+    tail = split_top_level(sentence, ["，", ","])
+    if len(tail) > 1 and _is_audience(clean(tail[-1])):
+        parts.audience = parts.audience or clean(tail[-1])
+        return clean("".join(tail[:-1]))
+    return sentence
+
+
+def _take_items(
+    items: list[str], intro: str | None, parts: NoteParts, reading: _Reading, listed: bool = False
+) -> None:
+    """Enumerated items go where their lead-in says (`有两个坑：` → caveats), else to the focus points."""
+    kind = _lead_kind(intro) if intro else None
+    items = [t for t in (_tidy(i) for i in items) if t]
+    if kind == "caveats":
+        parts.caveats.extend(items)
+        return
+    if kind == "audience":
+        parts.audience = parts.audience or "；".join(items)
+        return
+    parts.highlights.extend(items)
+    if intro and not _is_lead_in(intro):
+        if not listed:
+            reading.body.append(intro)
+    elif intro and reading.enum_intro is None:
+        reading.enum_intro = intro
+
+
+def _lead_kind(intro: str) -> str | None:
+    """What a lead-in announces: `有两个坑` / `Two gotchas` → caveats, `谁该看` → audience, else None."""
+    vocab = vocabulary()
+    key = re.sub(r"(?:如下|as follows|below)$", "", clean(intro), flags=re.IGNORECASE).strip()
+    kind = vocab.label_kind(key) or vocab.label_kind(COUNT_PREFIX_RE.sub("", key))
+    return kind if kind in ("caveats", "audience") else None
+
+
+def _is_lead_in(intro: str) -> bool:
+    """A lead-in that only announces a list (`重点关注三点`, `看点如下`, `Three things to look at`)."""
+    vocab = vocabulary()
+    key = clean(intro)
+    return bool(
+        ENUM_INTRO_RE.match(key + "：")
+        or COUNT_LEAD_RE.match(key)
+        or vocab.enumeration_lead_re.search(key)
+        or vocab.label_kind(key) == "focus"
+        or LEAD_SHAPE_RE.search(key)
+    )
+
+
+def _strip_period(text: str) -> str:
+    """English items lose their closing full stop like Chinese ones lose `。`."""
+    return text[:-1].rstrip() if text.endswith(".") and not text.endswith("..") else text
+
+
+def _opening_verdict(sentence: str, alone: bool = False) -> tuple[str | None, str]:
+    """A verdict opening the note (`值得精读，…`, `Must read. …`, `五颗星。`), and the rest of the sentence."""
+    vocab = vocabulary()
+    match = vocab.verdict_re.match(sentence)
+    if match and (match.end() == len(sentence) or VERDICT_END_RE.match(sentence, match.end())):
+        return match.group(0), _tidy(sentence[match.end() :])
+    rating = RATING_RE.match(sentence)
+    if rating and (rating.end() == len(sentence) or not sentence[rating.end()].isalnum()):
+        return rating.group(0), _tidy(sentence[rating.end() :])
+    first = clean(split_top_level(sentence, ["，", ",", "——", " — ", " - "])[0])
+    for piece in dict.fromkeys([sentence, first]):
+        said = _verdict_sentence(piece, closing=False)
+        if said is None and not alone and _is_short(piece, 6, 3) and not CODE_OR_NUMBER_RE.search(piece):
+            # A short opening line with a verdict's word is the verdict even in words we don't list.
+            said = _tidy(piece) if vocab.verdict_stem_re.search(piece) else None
+        if said:
+            return said, _tidy(sentence[len(piece) :].lstrip(" —-"))
+    return None, sentence
+
+
+def _verdict_sentence(sentence: str, closing: bool) -> str | None:
+    """The verdict a short sentence states (`力荐`, `总之值得一读` → 值得一读), else None."""
+    vocab = vocabulary()
+    sentence = clean(_strip_period(sentence))
+    if RATING_RE.fullmatch(sentence):
+        return sentence
+    limit_cjk, limit_words = (16, 6) if closing else (8, 4)
+    if not _is_short(sentence, limit_cjk, limit_words):
+        return None
+    match = vocab.verdict_re.search(sentence)
+    if match is None:
+        return None
+    rest = clean(sentence[: match.start()] + sentence[match.end() :])
+    # Closing words may be a little longer (`总的来说值得一读`); elsewhere only a word or two
+    # (`短评：力荐`), so `测试很一般` stays a sentence.
+    room_cjk, room_words = (6, 3) if closing else (2, 1)
+    if _is_short(rest, room_cjk, room_words) and not CODE_OR_NUMBER_RE.search(rest):
+        return match.group(0)
+    return None
+
+
+def _is_short(text: str, cjk: int, words: int) -> bool:
+    if has_han(text):
+        return len(re.sub(r"\s+", "", text)) <= cjk
+    return len(text.split()) <= words
+
+
+def _enumeration(sentence: str, people: Sequence[str] = ()) -> tuple[list[str], str | None]:
     """Focus points in a sentence, with the lead-in before them (if any)."""
     if len(MARKER_RE.findall(sentence)) >= 2:
         first = MARKER_RE.search(sentence)
         assert first is not None
         intro = clean(sentence[: first.start()]) or None
         return _split_markers(sentence[first.start() :]), intro
-    halves = split_top_level(sentence, ["：", ":"])
+    intro, numbered = _numbered(sentence)
+    if numbered:
+        return numbered, intro
+    halves = _split_colon(sentence)
     if len(halves) >= 2:
         intro = clean(halves[0])
+        if intro in people:
+            return [], None  # `bob: …` quotes a person, it does not announce a list
         items = _split_list("".join(halves[1:]))
         if len(items) >= 2:
             return items, intro
     return [], None
+
+
+def _split_colon(sentence: str) -> list[str]:
+    """Cut at top-level colons that end a lead-in: not `https://`, not `12:30`."""
+    pieces = split_top_level(sentence, ["：", ":"])
+    merged: list[str] = []
+    for piece in pieces:
+        if merged and merged[-1].endswith(":") and (piece.startswith("//") or piece[:1].isdigit()):
+            merged[-1] += piece
+        else:
+            merged.append(piece)
+    return merged

@@ -11,7 +11,7 @@ adds a concept. A bad concept is reported with file:line and skipped; the rest l
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain, repeat
@@ -305,26 +305,34 @@ class Glossary:
 
     def _match_latin(self, tokens: Sequence[Token]) -> tuple[tuple[str, str, str], ...]:
         """The matches `find` makes on Latin tokens, without positions, each once."""
-        by_first, by_whole = self._by_first, self._by_whole
-        found: dict[tuple[str, str, str], None] = {}
-        stream = [t for t in tokens if t.kind in _ATOMIC]
+        return tuple(
+            dict.fromkeys((t.concept, t.surface, text) for t, _, _, text in self._term_matches(tokens))
+        )
+
+    def _term_matches(self, tokens: Sequence[Token]) -> Iterator[tuple[Term, int, int, str]]:
+        """Every term in tokenized text: (term, start, end in the atomic stream, text as written).
+        Whole-word keys first (a match spans its token's group), then key sequences in order."""
+        stream: list[Token] = []
+        group_span: dict[int, tuple[int, int]] = {}
+        wholes: list[Token] = []
         for token in tokens:
-            if token.kind != "cjk" and token.key in by_whole:
-                found.update(
-                    dict.fromkeys((term.concept, term.surface, token.surface) for term in by_whole[token.key])
-                )
+            if token.kind in _ATOMIC:
+                i = len(stream)
+                stream.append(token)
+                span = group_span.get(token.group)
+                group_span[token.group] = (span[0], i + 1) if span else (i, i + 1)
+            if token.kind != "cjk" and token.key in self._by_whole:
+                wholes.append(token)
+        for token in wholes:
+            lo, hi = group_span.get(token.group, (0, 0))
+            for term in self._by_whole[token.key]:
+                yield term, lo, hi, token.surface
         keys = [t.key for t in stream]
         for i, key in enumerate(keys):
-            terms = by_first.get(key)
-            if not terms:
-                continue
-            for term in terms:
+            for term in self._by_first.get(key, ()):
                 n = len(term.sequence)
-                if n == 1:
-                    found[(term.concept, term.surface, stream[i].surface)] = None
-                elif tuple(keys[i : i + n]) == term.sequence:
-                    found[(term.concept, term.surface, surface_of(stream[i : i + n]))] = None
-        return tuple(found)
+                if n == 1 or tuple(keys[i : i + n]) == term.sequence:
+                    yield term, i, i + n, surface_of(stream[i : i + n])
 
     def __len__(self) -> int:
         return len(self.concepts)
@@ -340,36 +348,10 @@ class Glossary:
 
     def find(self, tokens: Sequence[Token]) -> list[ConceptMatch]:
         """Concepts named in tokenized text, longest term first at each position."""
-        found: list[ConceptMatch] = []
-        by_whole = self._by_whole
-        by_first = self._by_first
-        stream: list[Token] = []
-        group_span: dict[int, tuple[int, int]] = {}
-        wholes: list[Token] = []
-        for token in tokens:
-            if token.kind in _ATOMIC:
-                i = len(stream)
-                stream.append(token)
-                span = group_span.get(token.group)
-                group_span[token.group] = (span[0], i + 1) if span else (i, i + 1)
-            if token.kind != "cjk" and token.key in by_whole:
-                wholes.append(token)
-        for token in wholes:
-            lo, hi = group_span.get(token.group, (0, 0))
-            for term in by_whole[token.key]:
-                found.append(ConceptMatch(term.concept, term.surface, lo, hi, token.surface))
-        if by_first:
-            keys = [t.key for t in stream]
-            for i, key in enumerate(keys):
-                terms = by_first.get(key)
-                if not terms:
-                    continue
-                for term in terms:
-                    n = len(term.sequence)
-                    if n == 1 or tuple(keys[i : i + n]) == term.sequence:
-                        found.append(
-                            ConceptMatch(term.concept, term.surface, i, i + n, surface_of(stream[i : i + n]))
-                        )
+        found = [
+            ConceptMatch(term.concept, term.surface, start, end, text)
+            for term, start, end, text in self._term_matches(tokens)
+        ]
         found.sort(key=lambda m: (m.start, -(m.end - m.start)))
         return found
 

@@ -22,6 +22,7 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import repeat
 from typing import Generic, NamedTuple, TypeVar
 
@@ -233,7 +234,11 @@ def _dedupe_surfaces(surfaces: Iterable[str]) -> list[str]:
     """Display terms in order, without one contained in an earlier one or containing it."""
     kept: list[str] = []
     kept_keys: list[str] = []
+    seen: set[str] = set()
     for s in surfaces:
+        if s in seen:  # an entry writes a term many times; its first copy decided already
+            continue
+        seen.add(s)
         folded = _display_key(s)
         if not any(_contains(k, folded) or _contains(folded, k) for k in kept_keys):
             kept.append(s)
@@ -241,6 +246,7 @@ def _dedupe_surfaces(surfaces: Iterable[str]) -> list[str]:
     return kept
 
 
+@lru_cache(maxsize=1 << 14)
 def _display_key(text: str) -> str:
     return "".join(ch for ch in text.casefold() if ch.isalnum())
 
@@ -586,17 +592,22 @@ class SearchIndex:
         meaningful = [p for p in parts if p.key not in STOPWORDS and p.key not in GENERIC_WORDS]
         if not meaningful:
             return _Unit(True, scores, lambda _index: shown) if scores.any() else None
-        counts = np.zeros(len(self.entries), dtype=np.intp)
-        heaviest = self._vector()
-        for part in meaningful:
-            for weight, found in self.postings.arrays(part.key):
-                counts[found] += 1
-                heaviest[found] = np.maximum(heaviest[found], weight)
+        counts, heaviest = self._coverage(meaningful)
         enough = np.flatnonzero(counts >= len(meaningful) / 2)
         values = heaviest[enough] * PARTIAL * counts[enough] / len(meaningful)
         raised = values > scores[enough]
         scores[enough[raised]] = values[raised]
         return _Unit(False, scores, lambda _index: shown)
+
+    def _coverage(self, tokens: list[Token]) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+        """Per entry, how many of the tokens' keys it holds and the heaviest field among them."""
+        counts = np.zeros(len(self.entries), dtype=np.intp)
+        heaviest = self._vector()
+        for token in tokens:
+            for weight, found in self.postings.arrays(token.key):
+                counts[found] += 1
+                heaviest[found] = np.maximum(heaviest[found], weight)
+        return counts, heaviest
 
     def _han_unit(self, run: list[Token]) -> _Unit:
         phrase = surface_of(run)
@@ -604,12 +615,7 @@ class SearchIndex:
         generic = all(t.key in GENERIC_HAN for t in run)
         if len(run) == 1:
             return _Unit(generic, self._key_scores(self.postings, run[0].key), lambda _index: shown)
-        counts = np.zeros(len(self.entries), dtype=np.intp)
-        heaviest = self._vector()
-        for token in run:
-            for weight, found in self.postings.arrays(token.key):
-                counts[found] += 1
-                heaviest[found] = np.maximum(heaviest[found], weight)
+        counts, heaviest = self._coverage(run)
         coverage = counts / len(run)
         scores = self._vector()
         enough = np.flatnonzero(coverage >= 0.5)

@@ -1,0 +1,122 @@
+"""The small bilingual vocabularies a note's parts are recognised by, loaded from data.
+
+Curators differ in words, not in kinds of parts: `【风险】`, `坑：` and `Gotcha:` all announce a
+caveat. The words live in `chatbot/digest/data/note_labels.yaml` so a new curator's habit is a
+data change with a test note, not a code change.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Literal, cast, get_args
+
+import yaml
+
+PartKind = Literal["verdict", "why", "focus", "audience", "caveats", "refs"]
+PART_KINDS: tuple[PartKind, ...] = get_args(PartKind)
+
+_SPACES_RE = re.compile(r"[\s*_]+")
+
+
+def label_key(text: str) -> str:
+    """A label as compared: case-folded, without spaces, markdown emphasis or a trailing `s`-less form."""
+    return _SPACES_RE.sub("", text).casefold()
+
+
+@dataclass(frozen=True)
+class NoteVocabulary:
+    """Compiled vocabularies: labels per part, verdict words, lead patterns, person verbs."""
+
+    labels: dict[str, PartKind]
+    label_words: tuple[tuple[str, PartKind], ...]  # as written in the data file, for hints
+    modifiers: tuple[str, ...]
+    suffixes: tuple[str, ...]
+    verdict_re: re.Pattern[str]
+    verdict_stem_re: re.Pattern[str]
+    audience_re: re.Pattern[str]  # any of the audience leads
+    caveat_re: re.Pattern[str]  # any of the caveat leads
+    person_before_verb_re: re.Pattern[str]  # `carol argued`: group 1 is the name
+    enumeration_lead_re: re.Pattern[str]
+    not_people: frozenset[str]
+    known: dict[str, PartKind | None] = field(default_factory=dict, compare=False)  # label_kind cache
+
+    def label_kind(self, label: str) -> PartKind | None:
+        """The part a label announces (`主要风险` → caveats), or None for an unknown label."""
+        key = label_key(label)
+        if key in self.labels:
+            return self.labels[key]
+        if key not in self.known:
+            self.known[key] = self._modified_label_kind(key)
+        return self.known[key]
+
+    def _modified_label_kind(self, key: str) -> PartKind | None:
+        for modifier in ("", *self.modifiers):
+            if not key.startswith(modifier):
+                continue
+            word = key[len(modifier) :]
+            if word in self.labels:
+                return self.labels[word]
+            for suffix in self.suffixes:  # 风险点 → 风险, 注意事项 → 注意
+                if word.endswith(suffix) and word[: -len(suffix)] in self.labels:
+                    return self.labels[word[: -len(suffix)]]
+        return None
+
+    def is_audience(self, text: str) -> bool:
+        return bool(self.audience_re.search(text))
+
+    def is_caveat(self, text: str) -> bool:
+        return bool(self.caveat_re.search(text))
+
+
+def _alternation(words: list[str]) -> str:
+    """Longest first, spaces matching any run of spaces; Latin words bounded as words."""
+    parts = []
+    for word in sorted(set(words), key=len, reverse=True):
+        escaped = re.escape(word).replace(r"\ ", r"\s+")
+        if word[:1].isascii() and word[:1].isalnum():
+            escaped = rf"(?<![A-Za-z0-9]){escaped}(?![A-Za-z0-9])"
+        parts.append(escaped)
+    return "|".join(parts)
+
+
+def _any_of(patterns: list[str]) -> re.Pattern[str]:
+    """One pattern for a list of them; a leading `(?i)` becomes a scoped `(?i:…)` group."""
+    groups = [f"(?i:{p[4:]})" if p.startswith("(?i)") else f"(?:{p})" for p in patterns]
+    return re.compile("|".join(groups))
+
+
+@lru_cache(maxsize=1)
+def vocabulary() -> NoteVocabulary:
+    """The bundled vocabularies; a malformed data file fails loudly with its name."""
+    text = resources.files("chatbot.digest").joinpath("data/note_labels.yaml").read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    labels: dict[str, PartKind] = {}
+    label_words: list[tuple[str, PartKind]] = []
+    for kind, words in data["labels"].items():
+        if kind not in PART_KINDS:
+            raise ValueError(f"note_labels.yaml: unknown part {kind!r}")
+        for word in words:
+            labels.setdefault(label_key(str(word)), cast(PartKind, kind))
+            label_words.append((str(word), cast(PartKind, kind)))
+    verdicts = [str(v) for v in data["verdicts"]]
+    stems = [str(v) for v in data["verdict_stems"]]
+    verbs = [str(v) for v in data["person_verbs"]]
+    leads = [str(v) for v in data["enumeration_leads"]]
+    return NoteVocabulary(
+        labels=labels,
+        label_words=tuple(label_words),
+        modifiers=tuple(sorted((label_key(str(m)) for m in data["label_modifiers"]), key=len, reverse=True)),
+        suffixes=tuple(label_key(str(m)) for m in data["label_suffixes"]),
+        verdict_re=re.compile(_alternation(verdicts), re.IGNORECASE),
+        verdict_stem_re=re.compile(_alternation(stems), re.IGNORECASE),
+        audience_re=_any_of([str(p) for p in data["audience_leads"]]),
+        caveat_re=_any_of([str(p) for p in data["caveat_leads"]]),
+        person_before_verb_re=re.compile(
+            rf"(?<!['’]s )(?<![\w`@/.-])([A-Za-z][A-Za-z0-9-]{{1,38}})(?=\s+(?:{_alternation(verbs)}))"
+        ),
+        enumeration_lead_re=re.compile(rf"(?:{_alternation(leads)})\s*$", re.IGNORECASE),
+        not_people=frozenset(str(w).casefold() for w in data["not_people"]),
+    )

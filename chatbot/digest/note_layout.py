@@ -1,0 +1,164 @@
+"""The visible layout of a note: labelled sections and lists on their own lines.
+
+Before any sentence is read, a note is cut where its curator marked parts: `【看点】`, `[Risks]`,
+`坑：`, `Who should read:` at the start of a line or sentence, and runs of list lines (`1.`, `-`,
+`①`). What a label announces comes from the vocabulary (`chatbot.digest.note_labels`); an
+unknown label starts a section of plain prose.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from chatbot.digest.clauses import clean
+from chatbot.digest.note_labels import NoteVocabulary, PartKind, vocabulary
+
+# Where a label may start: the note's start, a new line, a sentence end, a closing bracket.
+_BOUNDARY = frozenset("\n。！？!?；;】")
+_BRACKET_LABEL_RE = re.compile(r"【([^】\n]{1,16})】|\[([A-Za-z][A-Za-z ;'/-]{0,28})\](?!\()")
+# A colon that can close a label: not the one of `https://`, not one between digits (`12:30`).
+_BOUNDARY_RE = re.compile(r"[\n。！？!?；;】]|[.!?] ")
+_COLON_RE = re.compile(r"[：:](?!//)(?!\d)")
+_MAX_LABEL = 24
+# A list line: `1.`, `1)`, `1、`, `(1)`, `-`, `*`, `•`, `①`.
+LIST_LINE_RE = re.compile(r"^\s*(?:\d{1,2}[.)、）](?!\d)|[（(]\d{1,2}[)）]|[-*•·]|[①-⑳])\s*")
+
+
+@dataclass
+class Section:
+    """A stretch of the note: what its label announces (None: plain prose) and its text."""
+
+    kind: PartKind | None
+    text: str
+    label: str | None = None
+    items: list[str] = field(default_factory=list)  # list lines, markers dropped
+    lead: str | None = None  # the text before the list lines
+
+
+@dataclass(frozen=True)
+class _Label:
+    start: int  # where the label starts
+    end: int  # where its content starts
+    label: str
+    kind: PartKind | None
+    colon: bool = True  # `坑：` ends with its line; `【坑】` runs to the next label
+
+
+def _at_boundary(text: str, index: int) -> bool:
+    before = text[:index].rstrip(" \t*")
+    return not before or before[-1] in _BOUNDARY or before.endswith(". ") or text[:index].endswith(". ")
+
+
+def _colon_labels(text: str, vocab: NoteVocabulary) -> list[_Label]:
+    found: list[_Label] = []
+    for match in _COLON_RE.finditer(text):
+        colon = match.start()
+        window_start = max(colon - _MAX_LABEL - 1, 0)
+        start = window_start
+        for boundary in _BOUNDARY_RE.finditer(text, window_start, colon):
+            start = boundary.end()
+        origin = start
+        raw = text[start:colon]
+        stripped = raw.lstrip(" \t*-•")
+        start += len(raw) - len(stripped)
+        end = match.end()
+        while end < len(text) and text[end] in " \t*":
+            end += 1
+        if stripped.rstrip(" *") and colon - start <= _MAX_LABEL and _at_boundary(text, start):
+            kind = vocab.label_kind(stripped)
+            if kind is not None:
+                found.append(_Label(start, end, clean(stripped.strip(" *")), kind))
+                continue
+        # `… 坑：…` after a space: a Chinese label may follow the previous text on the same line.
+        space = raw.rfind(" ")
+        word = raw[space + 1 :].strip("*")
+        if space >= 0 and word and not word.isascii() and vocab.label_kind(word) is not None:
+            found.append(_Label(origin + space + 1, end, word, vocab.label_kind(word)))
+    return found
+
+
+def _bracket_labels(text: str, vocab: NoteVocabulary) -> list[_Label]:
+    found: list[_Label] = []
+    for match in _BRACKET_LABEL_RE.finditer(text):
+        label = (match.group(1) or match.group(2)).strip()
+        if match.group(2) and not _at_boundary(text, match.start()):
+            continue  # `[bot]`, `[Test]` inside a sentence are not labels
+        kind = vocab.label_kind(label)
+        if kind is None and vocab.verdict_re.fullmatch(label):
+            kind = "verdict"
+        if match.group(2) and kind is None:
+            continue
+        end = match.end()
+        if end < len(text) and text[end] in "：: \t":
+            end += 1
+        found.append(_Label(match.start(), end, label, kind, colon=False))
+    return found
+
+
+def _list_parts(text: str) -> tuple[str | None, list[str], str]:
+    """(lead-in, list items, text after the list) when the text holds two or more list lines."""
+    lines = text.split("\n")
+    marked = [
+        i for i, line in enumerate(lines) if LIST_LINE_RE.match(line) and clean(LIST_LINE_RE.sub("", line, 1))
+    ]
+    if len(marked) < 2:
+        return None, [], text
+    first = marked[0]
+    items: list[str] = []
+    last = first
+    for i in range(first, len(lines)):
+        line = lines[i]
+        if LIST_LINE_RE.match(line):
+            items.append(LIST_LINE_RE.sub("", line, count=1).strip())
+            last = i
+        elif items and i == last + 1 and _continues(items[-1], line):
+            items[-1] += line.strip()  # a wrapped item goes on with the line after it
+            last = i
+        elif line.strip():
+            break
+    lead = "\n".join(lines[:first]).strip() or None
+    rest = "\n".join(lines[last + 1 :]).strip()
+    return lead, [clean(item) for item in items if clean(item)], rest
+
+
+def _continues(item: str, line: str) -> bool:
+    """A line that wraps the list item before it: the item has no closing mark, the line no lead-in."""
+    line = line.strip()
+    return bool(line) and item.rstrip()[-1:] not in "。.!?！？；;：:" and not re.search(r"[：:【\[]", line)
+
+
+def layout(note: str, vocab: NoteVocabulary | None = None) -> list[Section]:
+    """The note as sections in order; a note without labels or list lines is one prose section."""
+    vocab = vocab or vocabulary()
+    labels = sorted(_bracket_labels(note, vocab) + _colon_labels(note, vocab), key=lambda lab: lab.start)
+    kept: list[_Label] = []
+    for lab in labels:
+        if kept and lab.start < kept[-1].end:
+            continue
+        kept.append(lab)
+    sections: list[Section] = []
+    bounds = [(0, None, None, False), *((lab.end, lab.label, lab.kind, lab.colon) for lab in kept)]
+    for index, (end, label, kind, colon) in enumerate(bounds):
+        stop = kept[index].start if index < len(kept) else len(note)
+        body = note[end:stop].strip()
+        if index == 0 and not body:
+            continue
+        first, _, rest = body.partition("\n")
+        if colon and first.strip() and rest.strip() and not LIST_LINE_RE.match(rest):
+            # `Risks: …` ends with its line; the next line is prose again.
+            sections.extend(_with_lists(Section(kind, first.strip(), label)))
+            sections.extend(_with_lists(Section(None, rest.strip())))
+            continue
+        sections.extend(_with_lists(Section(kind, body, label)))
+    return sections
+
+
+def _with_lists(section: Section) -> list[Section]:
+    """A section whose text holds list lines gets them as items; prose after the list stays apart."""
+    lead, items, rest = _list_parts(section.text)
+    if not items:
+        return [section]
+    section.items, section.lead = items, lead
+    section.text = section.text[: len(section.text) - len(rest)].strip() if rest else section.text
+    return [section, *_with_lists(Section(None, rest))] if rest else [section]
