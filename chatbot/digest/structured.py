@@ -87,7 +87,7 @@ def parse_structured(text: str, path: str = "<yaml>") -> ParseResult:
     try:
         root, data = _compose_and_construct(text)
     except (yaml.YAMLError, ValueError, RecursionError) as exc:
-        raise DigestParseError(path, *yaml_error_line(exc)) from None
+        raise DigestParseError(path, *yaml_error_line(exc, text)) from None
     if not isinstance(data, dict):
         raise DigestParseError(path, 1, "expected a mapping with `repo` and `entries`")
     try:

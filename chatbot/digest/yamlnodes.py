@@ -26,12 +26,16 @@ def yaml_line(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int:
     return node.start_mark.line + 1
 
 
-def yaml_error_line(exc: Exception) -> tuple[int, str]:
+def yaml_error_line(exc: Exception, text: str = "") -> tuple[int, str]:
     """Line and message of a YAML file that does not parse (a `yaml.YAMLError`, or the
-    `ValueError`/`RecursionError` PyYAML lets through): the problem's mark, else line 1."""
+    `ValueError`/`RecursionError` PyYAML lets through): the problem's mark; for a control
+    character (no mark) the line of its position in `text`; else line 1."""
     if isinstance(exc, yaml.MarkedYAMLError):
         mark = exc.problem_mark or exc.context_mark
         return (mark.line + 1 if mark else 1), f"invalid YAML: {exc.problem or exc.context}"
+    if isinstance(exc, yaml.reader.ReaderError):
+        line = text[: exc.position].count("\n") + 1
+        return line, f"invalid YAML: character #x{exc.character:04x}: {exc.reason}"
     return 1, f"invalid YAML: {exc}"
 
 

@@ -124,14 +124,6 @@ class Glossary:
         glossary._compile()
         return glossary
 
-    @classmethod
-    def from_concepts(cls, concepts: Iterable[Concept]) -> Glossary:
-        glossary = cls()
-        for concept in concepts:
-            glossary._merge(concept)
-        glossary._compile()
-        return glossary
-
     def _add_file(self, path: Path) -> None:
         try:
             text = path.read_text(encoding="utf-8")
@@ -141,7 +133,7 @@ class Glossary:
         try:
             data: Any = yaml.load(text, Loader=_LOADER)
         except (yaml.YAMLError, ValueError, RecursionError) as exc:
-            line, message = yaml_error_line(exc)
+            line, message = yaml_error_line(exc, text)
             self.problems.append(Problem(str(path), line, "error", message))
             return
         try:
