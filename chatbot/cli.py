@@ -190,13 +190,14 @@ def cmd_console(args: argparse.Namespace, settings: Settings) -> int:
 
 def _search_index(settings: Settings):  # type: ignore[no-untyped-def]
     """Library + glossary (bundled and DIGEST_DIR extensions) → index; problems go to stderr."""
+    from chatbot.heap import build_long_lived
     from chatbot.search import SearchIndex, load_glossary
 
     library = _library(settings)
     glossary = load_glossary(settings.digest_dir)
     for problem in [*library.problems, *glossary.problems]:
         print(problem, file=sys.stderr)
-    return SearchIndex.build(library.entries, glossary)
+    return build_long_lived(lambda: SearchIndex.build(library.entries, glossary))
 
 
 def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
@@ -466,7 +467,13 @@ def _subscription_line(s: Subscription) -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vllm-digest", description="Slack bot for a digest of vLLM PRs.")
     sub = parser.add_subparsers(dest="command", required=True)
+    _add_library_commands(sub)
+    _add_bot_commands(sub)
+    return parser
 
+
+def _add_library_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Commands that read the digests: validate, list, schema, query, topics, ask."""
     p = sub.add_parser("validate", help="check digest files; exit 1 on errors")
     p.add_argument("path", nargs="?", help="file or folder (default DIGEST_DIR)")
     p.add_argument("--explain", action="store_true", help="per entry, the parts understood and hints")
@@ -500,6 +507,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_ask)
 
+
+def _add_bot_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Commands that run or feed the bot: today, post-today, serve, console, stats, db."""
     p = sub.add_parser("today", help="which entry would be the PR of the day (does not post)")
     p.add_argument("--channel")
     p.add_argument("--date", type=_iso_date, help="YYYY-MM-DD (default today in TIMEZONE)")
@@ -538,7 +548,6 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("db", help="database maintenance")
     p.add_argument("action", choices=["upgrade"])
     p.set_defaults(func=cmd_db)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

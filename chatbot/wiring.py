@@ -41,6 +41,7 @@ from chatbot.daily.subscription import (
 )
 from chatbot.daily.topics import Resolved, entries_on, resolve_topics
 from chatbot.digest import Entry, Library
+from chatbot.heap import build_long_lived
 from chatbot.observability import LibraryState, Metrics, count_slack_calls, request_id_middleware
 from chatbot.observability.metrics import CountedBreaker
 from chatbot.search import SearchIndex, SearchResult, load_glossary
@@ -179,7 +180,7 @@ class LiveIndex:
         glossary = load_glossary(self.library.folder)
         for problem in glossary.problems:
             log.warning("%s", problem)
-        return SearchIndex.build(self.library.entries, glossary)
+        return build_long_lived(lambda: SearchIndex.build(self.library.entries, glossary))
 
     @property
     def generation(self) -> int:
@@ -306,17 +307,7 @@ def build(
     With a `store` (serve), threads are registered in it and the daily post and its scheduler
     are built (`Bot.scheduler.start()` runs it); `today` then answers the daily pick.
     """
-    token = settings.slack_bot_token or (LOCAL_BOT_TOKEN if local else None)
-    if token is None:
-        raise SettingsError("setting SLACK_BOT_TOKEN: required to talk to Slack (xoxb-…)")
-    secret = settings.slack_signing_secret
-    if secret is None:
-        if not (local or settings.slack_app_token):
-            raise SettingsError(
-                "setting SLACK_SIGNING_SECRET: required for HTTP mode (or set SLACK_APP_TOKEN)"
-            )
-        secret = secrets.token_hex(16)
-
+    token, secret = slack_credentials(settings, local)
     library = Library.load(settings.digest_dir)
     live = LiveIndex(library)
     searchable: Searchable = index(live) if index else live
@@ -324,13 +315,7 @@ def build(
     metrics = Metrics()
     metrics.watch_library(lambda: library_state(library))
     usage_writer = TrackedExecutor(max_workers=1, thread_name_prefix="usage")
-    usage = UsageRecorder(
-        metrics,
-        UsageStore(store.engine) if store is not None else None,
-        writer=usage_writer,
-        voter_key=salt_key(settings.usage_salt, token),
-        retention=settings.usage_retention,
-    )
+    usage = build_usage(settings, metrics, store, usage_writer, token)
     client = count_slack_calls(web_client(settings, token), metrics)
     languages = UserLanguages(settings.language, slack_locale(client), default=settings.channel_language)
     lang = languages.default
@@ -352,14 +337,11 @@ def build(
         subscriptions.poster = daily
     if daily is not None:
         count_slack_calls(daily.client, metrics)
-    if today is None and daily is not None:
-        today = daily_today(settings, daily)
+        today = today or daily_today(settings, daily)
     replays: ReplayLedger = store or InMemoryReplayLedger()
     answer_pool = TrackedExecutor(max_workers=16, thread_name_prefix="answer")
     listener_pool = TrackedExecutor(max_workers=16, thread_name_prefix="listener")
-    curator = None
-    if store is not None and settings.curator_channel:
-        curator = build_weekly_report(settings, library, store, client, metrics)
+    curator = build_weekly_report(settings, library, store, client, metrics) if store is not None else None
     searches = ObservedSearch(searchable, usage, "command", lambda: live.generation)
     answers = ObservedAnswers(
         index=searches,
@@ -428,11 +410,42 @@ def build(
     )
 
 
+def slack_credentials(settings: Settings, local: bool) -> tuple[str, str]:
+    """The bot token and signing secret; the console (`local`) and Socket Mode do without a
+    secret (one is generated), only the console without a token."""
+    token = settings.slack_bot_token or (LOCAL_BOT_TOKEN if local else None)
+    if token is None:
+        raise SettingsError("setting SLACK_BOT_TOKEN: required to talk to Slack (xoxb-…)")
+    secret = settings.slack_signing_secret
+    if secret is None:
+        if not (local or settings.slack_app_token):
+            raise SettingsError(
+                "setting SLACK_SIGNING_SECRET: required for HTTP mode (or set SLACK_APP_TOKEN)"
+            )
+        secret = secrets.token_hex(16)
+    return token, secret
+
+
+def build_usage(
+    settings: Settings, metrics: Metrics, store: SqlStore | None, writer: TrackedExecutor, token: str
+) -> UsageRecorder:
+    """Usage rows go to the store's tables (none without a store), voters keyed by a salted hash."""
+    return UsageRecorder(
+        metrics,
+        UsageStore(store.engine) if store is not None else None,
+        writer=writer,
+        voter_key=salt_key(settings.usage_salt, token),
+        retention=settings.usage_retention,
+    )
+
+
 def build_weekly_report(
     settings: Settings, library: Library, store: SqlStore, client: WebClient, metrics: Metrics
-) -> WeeklyReport:
-    """The curator's weekly report to CURATOR_CHANNEL, once per week across replicas."""
-    assert settings.curator_channel is not None
+) -> WeeklyReport | None:
+    """The curator's weekly report to CURATOR_CHANNEL (None without one), once per week across
+    replicas."""
+    if not settings.curator_channel:
+        return None
 
     def describe(entry_id: str) -> tuple[str, int | None]:
         entry = library.get(entry_id)

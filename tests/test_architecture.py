@@ -19,6 +19,7 @@ CORE_MODULES = sorted(
         *(ROOT / "chatbot" / "digest").glob("*.py"),
         *(ROOT / "chatbot" / "search").glob("*.py"),
         *(ROOT / "chatbot" / "answers").glob("*.py"),
+        *(ROOT / "chatbot" / "text").glob("*.py"),
         ROOT / "chatbot" / "daily" / "picker.py",
         ROOT / "chatbot" / "daily" / "subscription.py",
         ROOT / "chatbot" / "daily" / "topics.py",
@@ -80,7 +81,7 @@ def test_rule_catches_an_adapter_import(tmp_path: Path) -> None:
 def test_importing_the_core_loads_no_adapter() -> None:
     code = (
         "import sys\n"
-        "import chatbot.digest, chatbot.search, chatbot.answers, chatbot.daily\n"
+        "import chatbot.digest, chatbot.search, chatbot.answers, chatbot.daily, chatbot.text\n"
         "import chatbot.daily.subscription, chatbot.daily.topics\n"
         "from chatbot.daily import pick_entry\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "

@@ -24,9 +24,10 @@ from chatbot.answers.clause_ranker import (
     rank_pieces_detailed,
     warm_up,
 )
-from chatbot.answers.intents import Intent, classify, has_cjk, normalize_question
+from chatbot.answers.intents import Intent, classify, normalize_question
 from chatbot.digest import Entry, Library, Ref, clauses, clean, sentences, split_top_level
 from chatbot.search import Glossary, load_glossary
+from chatbot.text import has_han, strip_slack_markup
 
 Lang = Literal["zh", "en"]
 BUDGET_SHARE = 0.75
@@ -231,13 +232,12 @@ BENCH_WORDS = [
     ),
 ]
 MAX_QUESTION_CHARS = 300
-SLACK_TOKEN_RE = re.compile(r"<[@#!][^>\s]*>")
 AUDIENCE_HINT_RE = re.compile(r"工程师|维护者|reviewer|读者|团队")
 PEOPLE_SKIP_RE = re.compile(r"^对\s*reviewer\s*而言")
 
 
 def _lang(question: str) -> Lang:
-    return "zh" if has_cjk(question) else "en"
+    return "zh" if has_han(question) else "en"
 
 
 def entry_pieces(entry: Entry) -> list[Piece]:
@@ -445,7 +445,7 @@ class Answerer:
 
     def answer(self, entry: Entry, question: str) -> Answer:
         # "<@U123> 重点看什么？" asks 重点看什么; a question is a line or two, not a pasted log.
-        question = SLACK_TOKEN_RE.sub(" ", question)[:MAX_QUESTION_CHARS]
+        question = strip_slack_markup(question)[:MAX_QUESTION_CHARS]
         intent = _classify(question)
         if intent == "summary" and _names_code_of(entry, question):
             intent = "other"  # "asyncio.all_tasks 是干嘛的" asks about that name, not the whole PR

@@ -18,10 +18,10 @@ from rapidfuzz import fuzz
 
 from chatbot.answers.intents import intent_rules, normalize_question
 from chatbot.search import Glossary
+from chatbot.text import HAN_RUN
 
 IDENT_RE = re.compile(r"`([^`]+)`|([A-Za-z_][A-Za-z0-9_]*(?:[._][A-Za-z0-9_]+)+(?:\(\))?)")
 WORD_RE = re.compile(r"[a-z0-9][a-z0-9+\-]*")
-CJK_RUN_RE = re.compile(r"[\u3400-\u9fff]+")
 
 _EN_STOP_WORDS = (
     "a an the is are was were be been do does did what which who whom whose why how when where this that "
@@ -50,7 +50,7 @@ def chinese_to_english() -> dict[str, tuple[str, ...]]:
     out: dict[str, list[str]] = {}
     for en, zhs in english_to_chinese().items():
         for zh in zhs:
-            if CJK_RUN_RE.fullmatch(zh) and len(zh) >= 2:
+            if HAN_RUN.fullmatch(zh) and len(zh) >= 2:
                 out.setdefault(zh, []).append(en)
     return {zh: tuple(ens) for zh, ens in out.items()}
 
@@ -78,7 +78,7 @@ def piece_terms(text: str) -> set[str]:
         if ident:
             terms.add(ident)
     terms.update(WORD_RE.findall(norm))
-    for run in CJK_RUN_RE.findall(norm):
+    for run in HAN_RUN.findall(norm):
         terms.update(_bigrams(run))
     return terms
 
@@ -97,7 +97,7 @@ def question_terms(question: str) -> TermWeights:
             continue
         weights.setdefault(word, 2.0)
         for zh in glossary.get(word, ()) or glossary.get(_stem(word), ()):
-            if not CJK_RUN_RE.fullmatch(zh):
+            if not HAN_RUN.fullmatch(zh):
                 weights.setdefault(normalize_question(zh), 1.5)
                 continue
             for gram in _bigrams(zh):
@@ -107,7 +107,7 @@ def question_terms(question: str) -> TermWeights:
             for en in ens:
                 if " " not in en:
                     weights.setdefault(en, 1.5)
-    for run in CJK_RUN_RE.findall(norm):
+    for run in HAN_RUN.findall(norm):
         for gram in _bigrams(run):
             if len(gram) == 2 and all(ch in ZH_STOP_CHARS for ch in gram):
                 continue

@@ -40,13 +40,6 @@ Intent = Literal[
 ]
 INTENTS: tuple[Intent, ...] = get_args(Intent)
 
-_CJK_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-
-
-def has_cjk(text: str) -> bool:
-    """Chinese characters anywhere make the answer's interface words Chinese."""
-    return bool(_CJK_RE.search(text))
-
 
 def normalize_question(text: str) -> str:
     """NFKC (full-width ？ and letters), casefold, one space between words."""

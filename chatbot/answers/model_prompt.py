@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from typing import Literal
 
 from chatbot.digest import Entry
+from chatbot.text import has_han
 
 Lang = Literal["zh", "en"]
 Message = dict[str, str]
 
-_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]{2,}")
 LANGUAGE_NAMES: dict[Lang, str] = {"zh": "Simplified Chinese", "en": "English"}
 NOTE_CHARS = 4000  # a note is a few hundred characters; a pasted novel is cut
@@ -24,7 +24,7 @@ NOTE_CHARS = 4000  # a note is a few hundred characters; a pasted novel is cut
 
 def answer_language(question: str, default: Lang) -> Lang:
     """The asker's language: Chinese characters → zh, Latin words → en, neither → the default."""
-    if _HAN.search(question):
+    if has_han(question):
         return "zh"
     if _LATIN.search(question):
         return "en"

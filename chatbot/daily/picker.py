@@ -25,7 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from chatbot.digest import Entry
 
@@ -101,21 +101,9 @@ def _pick(entries: Sequence[Entry], history: Iterable[PastPost], channel: str, d
     if not entries:
         return None
     by_id = {e.id: e for e in entries}
-    times: dict[str, int] = dict.fromkeys(by_id, 0)
-    last: dict[str, dt.date] = {}
-    previous: PastPost | None = None
-    for post in history:
-        if post.day >= day:
-            continue
-        if previous is None or post.day > previous.day:
-            previous = post
-        if post.entry_id in by_id:
-            times[post.entry_id] += 1
-            if post.entry_id not in last or post.day > last[post.entry_id]:
-                last[post.entry_id] = post.day
-
-    fewest = min(times.values())
-    due = [by_id[i] for i in by_id if times[i] == fewest]
+    tally = _tally(history, by_id, day)
+    fewest = min(tally.times.values())
+    due = [by_id[i] for i in by_id if tally.times[i] == fewest]
     if fewest == 0:
         # Newest digest first: digest names carry their date (vllm-digest-2026-08).
         due.sort(key=lambda e: tie_break(day, channel, e.id))
@@ -123,24 +111,49 @@ def _pick(entries: Sequence[Entry], history: Iterable[PastPost], channel: str, d
         rule = "never posted here"
         detail = f"newest digest {due[0].digest}, then by hash of (day, channel, id)"
     else:
-        due.sort(key=lambda e: (last[e.id], tie_break(day, channel, e.id)))
+        due.sort(key=lambda e: (tally.last[e.id], tie_break(day, channel, e.id)))
         rule = f"round {fewest + 1}: every entry was posted {fewest}x"
-        detail = f"least recently posted (last {last[due[0].id].isoformat()})"
-
-    chosen = due[0]
-    topic_note = ""
-    previous_entry = by_id.get(previous.entry_id) if previous else None
-    avoid = main_topic(previous_entry) if previous_entry else None
-    if previous is not None and avoid is not None and main_topic(chosen) == avoid:
-        other = next((e for e in due if main_topic(e) != avoid), None)
-        if other is not None:
-            chosen = other
-            topic_note = f"; skipped topic '{avoid}' (previous post {previous.day.isoformat()})"
-            if fewest == 0:
-                detail = f"digest {chosen.digest}"
-            else:
-                detail = f"next least recently posted (last {last[chosen.id].isoformat()})"
+        detail = f"least recently posted (last {tally.last[due[0].id].isoformat()})"
+    chosen, topic_note = _other_topic(due, tally.previous, by_id)
+    if chosen is not due[0]:
+        if fewest == 0:
+            detail = f"digest {chosen.digest}"
         else:
-            topic_note = f"; same topic '{avoid}' as the previous post, no other due entry"
+            detail = f"next least recently posted (last {tally.last[chosen.id].isoformat()})"
     reason = f"{rule}; {len(due)} of {len(entries)} due; {detail}{topic_note}"
     return Pick(chosen, reason)
+
+
+@dataclass
+class _Tally:
+    """What the history before the day says: posts per entry, each one's last day, the latest post."""
+
+    times: dict[str, int]
+    last: dict[str, dt.date] = field(default_factory=dict)
+    previous: PastPost | None = None
+
+
+def _tally(history: Iterable[PastPost], by_id: dict[str, Entry], day: dt.date) -> _Tally:
+    tally = _Tally(dict.fromkeys(by_id, 0))
+    for post in history:
+        if post.day >= day:
+            continue
+        if tally.previous is None or post.day > tally.previous.day:
+            tally.previous = post
+        if post.entry_id in by_id:
+            tally.times[post.entry_id] += 1
+            if post.entry_id not in tally.last or post.day > tally.last[post.entry_id]:
+                tally.last[post.entry_id] = post.day
+    return tally
+
+
+def _other_topic(due: list[Entry], previous: PastPost | None, by_id: dict[str, Entry]) -> tuple[Entry, str]:
+    """The first due entry, or the first on another topic than the previous post's (and why)."""
+    previous_entry = by_id.get(previous.entry_id) if previous else None
+    avoid = main_topic(previous_entry) if previous_entry else None
+    if previous is None or avoid is None or main_topic(due[0]) != avoid:
+        return due[0], ""
+    other = next((e for e in due if main_topic(e) != avoid), None)
+    if other is None:
+        return due[0], f"; same topic '{avoid}' as the previous post, no other due entry"
+    return other, f"; skipped topic '{avoid}' (previous post {previous.day.isoformat()})"

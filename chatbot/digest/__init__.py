@@ -10,7 +10,7 @@ from chatbot.digest.model import DigestParseError, Entry, Problem, Ref, entry_id
 from chatbot.digest.note import NoteParts, analyse_note
 from chatbot.digest.rawtext import ParseResult, parse_raw_text
 from chatbot.digest.structured import is_glossary_file, json_schema, parse_structured
-from chatbot.digest.yamlnodes import yaml_line
+from chatbot.digest.yamlnodes import validation_error_line, yaml_error_line, yaml_line
 
 __all__ = [
     "DigestParseError",
@@ -33,5 +33,7 @@ __all__ = [
     "pull_url",
     "sentences",
     "split_top_level",
+    "validation_error_line",
+    "yaml_error_line",
     "yaml_line",
 ]

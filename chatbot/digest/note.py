@@ -7,17 +7,17 @@ Notes follow the curator's habits (一是…二是…, (1)(2)(3), 重点关注�
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from chatbot.digest.clauses import clauses, clean, sentences, split_top_level
 from chatbot.digest.model import Ref, pull_url
 from chatbot.digest.note_labels import vocabulary
 from chatbot.digest.note_layout import Section, layout
+from chatbot.text import has_han
 
 INLINE_NUMBER_RE = re.compile(r"(?:^|(?<=[\s：:。；;，,】]))(\d{1,2})[.、)）](?![\d.])\s*")
 VERDICT_FOR_RE = re.compile(r"\s*(?:for|to|if you)\s+\S", re.IGNORECASE)
-CJK_RE = re.compile(r"[\u3400-\u9fff]")
 # After a verdict word: punctuation, not more words (`推荐给…` is an audience, not a verdict).
 VERDICT_END_RE = re.compile(r"\s*(?:[，,。.!！;；:：—)）\n]|-\s|$)")
 # Ratings by shape: `★★★★☆`, `4/5`, `8/10`, `9 分`.
@@ -267,7 +267,7 @@ def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
     elif reading.body:
         parts.why = reading.body[0]
     elif parts.highlights:
-        if CJK_RE.search(text):
+        if has_han(text):
             lead = reading.enum_intro or "重点"
             parts.why = f"{lead}：" + "；".join(_head(h) for h in parts.highlights)
         else:
@@ -287,20 +287,43 @@ def _read_labelled(section: Section, parts: NoteParts, reading: _Reading) -> Non
             _read_prose(Section(None, rest), parts, reading, opening=False)
             return
     items = section.items or _section_items(section.text, lists=section.kind == "focus")
-    if section.kind == "verdict":
-        _read_verdict(section, parts, reading)
-    elif section.kind == "why":
-        if section.text and reading.why_label is None:
-            reading.why_label = _tidy(section.text)
-    elif section.kind == "focus":
-        parts.highlights.extend(t for t in (_tidy(i) for i in items) if t)
-        if section.lead and reading.enum_intro is None and not section.items:
-            reading.enum_intro = section.lead
-    elif section.kind == "audience":
-        if parts.audience is None and items:
-            parts.audience = "；".join(items) if section.items else _tidy(section.text)
-    elif section.kind == "caveats":
-        parts.caveats.extend(t for t in (_tidy(i) for i in items) if t)
+    read = _LABELLED.get(section.kind or "")
+    if read is not None:
+        read(section, items, parts, reading)
+
+
+def _labelled_verdict(section: Section, items: list[str], parts: NoteParts, reading: _Reading) -> None:
+    _read_verdict(section, parts, reading)
+
+
+def _labelled_why(section: Section, items: list[str], parts: NoteParts, reading: _Reading) -> None:
+    if section.text and reading.why_label is None:
+        reading.why_label = _tidy(section.text)
+
+
+def _labelled_focus(section: Section, items: list[str], parts: NoteParts, reading: _Reading) -> None:
+    parts.highlights.extend(t for t in (_tidy(i) for i in items) if t)
+    if section.lead and reading.enum_intro is None and not section.items:
+        reading.enum_intro = section.lead
+
+
+def _labelled_audience(section: Section, items: list[str], parts: NoteParts, reading: _Reading) -> None:
+    if parts.audience is None and items:
+        parts.audience = "；".join(items) if section.items else _tidy(section.text)
+
+
+def _labelled_caveats(section: Section, items: list[str], parts: NoteParts, reading: _Reading) -> None:
+    parts.caveats.extend(t for t in (_tidy(i) for i in items) if t)
+
+
+# What each kind of labelled section adds to the parts.
+_LABELLED: dict[str, Callable[[Section, list[str], NoteParts, _Reading], None]] = {
+    "verdict": _labelled_verdict,
+    "why": _labelled_why,
+    "focus": _labelled_focus,
+    "audience": _labelled_audience,
+    "caveats": _labelled_caveats,
+}
 
 
 def _only_refs(sentence: str) -> bool:
@@ -379,41 +402,12 @@ def _read_prose(section: Section, parts: NoteParts, reading: _Reading, opening: 
     all_sentences = sentences(text or "")
     for index, sentence in enumerate(all_sentences):
         if index == 0 and opening and parts.verdict is None:
-            verdict, rest = _opening_verdict(sentence, alone=len(all_sentences) == 1 and not section.items)
-            if verdict:
-                parts.verdict = verdict
-                sentence = rest
-                if not sentence:
-                    continue
-        if _only_refs(sentence):
-            continue  # `See PR #1 and issue 2`: the refs hold it
-        said_for = vocabulary().verdict_re.match(sentence)
-        if said_for and VERDICT_FOR_RE.match(sentence, said_for.end()):
-            # `Must read for backend maintainers`: a verdict and its readers in one sentence.
-            parts.verdict = parts.verdict or said_for.group(0)
-            parts.audience = parts.audience or _tidy(sentence)
-            continue
-        said = _verdict_sentence(sentence, closing=False)
-        if said:
-            parts.verdict = parts.verdict or said  # a verdict said again is not a why-line either
-            continue
-        if _is_caveat(sentence) and not MARKER_RE.search(sentence):
-            parts.caveats.append(_caveat_text(sentence))
-            continue
-        if _is_audience(sentence):
-            parts.audience = parts.audience or _tidy(sentence)
-            continue
-        # A trailing `，对…有直接参考价值` clause is the audience of a longer sentence.
-        tail = split_top_level(sentence, ["，", ","])
-        if len(tail) > 1 and _is_audience(clean(tail[-1])):
-            parts.audience = parts.audience or clean(tail[-1])
-            sentence = clean("".join(tail[:-1]))
-        items, intro = _enumeration(sentence, parts.people)
-        if items:
-            _take_items(items, intro, parts, reading)
-            continue
-        body_sentence = _tidy(sentence)
-        if not body_sentence:
+            alone = len(all_sentences) == 1 and not section.items
+            sentence = _take_opening_verdict(sentence, parts, alone)
+            if not sentence:
+                continue
+        body_sentence = _read_sentence(sentence, parts, reading)
+        if body_sentence is None:
             continue
         if (
             section.items
@@ -425,6 +419,58 @@ def _read_prose(section: Section, parts: NoteParts, reading: _Reading, opening: 
     if section.items:
         lead = clean(all_sentences[-1]) if all_sentences else None
         _take_items(section.items, lead, parts, reading, listed=True)
+
+
+def _take_opening_verdict(sentence: str, parts: NoteParts, alone: bool) -> str:
+    """The note's opening verdict goes to the parts; what follows it in the sentence is left."""
+    verdict, rest = _opening_verdict(sentence, alone=alone)
+    if not verdict:
+        return sentence
+    parts.verdict = verdict
+    return rest
+
+
+def _read_sentence(sentence: str, parts: NoteParts, reading: _Reading) -> str | None:
+    """One prose sentence into the part it plainly is; the body sentence it leaves, if any."""
+    if _only_refs(sentence):
+        return None  # `See PR #1 and issue 2`: the refs hold it
+    if _take_verdict(sentence, parts):
+        return None
+    if _is_caveat(sentence) and not MARKER_RE.search(sentence):
+        parts.caveats.append(_caveat_text(sentence))
+        return None
+    if _is_audience(sentence):
+        parts.audience = parts.audience or _tidy(sentence)
+        return None
+    sentence = _take_audience_tail(sentence, parts)
+    items, intro = _enumeration(sentence, parts.people)
+    if items:
+        _take_items(items, intro, parts, reading)
+        return None
+    return _tidy(sentence) or None
+
+
+def _take_verdict(sentence: str, parts: NoteParts) -> bool:
+    """A verdict sentence (with its readers: `Must read for backend maintainers`) is taken."""
+    said_for = vocabulary().verdict_re.match(sentence)
+    if said_for and VERDICT_FOR_RE.match(sentence, said_for.end()):
+        parts.verdict = parts.verdict or said_for.group(0)
+        parts.audience = parts.audience or _tidy(sentence)
+        return True
+    said = _verdict_sentence(sentence, closing=False)
+    if said:
+        parts.verdict = parts.verdict or said  # a verdict said again is not a why-line either
+        return True
+    return False
+
+
+def _take_audience_tail(sentence: str, parts: NoteParts) -> str:
+    """A trailing `，对…有直接参考价值` clause is the audience of a longer sentence."""
+    tail = split_top_level(sentence, ["，", ","])
+    if len(tail) > 1 and _is_audience(clean(tail[-1])):
+        parts.audience = parts.audience or clean(tail[-1])
+        return clean("".join(tail[:-1]))
+    return sentence
 
 
 def _take_items(
@@ -515,7 +561,7 @@ def _verdict_sentence(sentence: str, closing: bool) -> str | None:
 
 
 def _is_short(text: str, cjk: int, words: int) -> bool:
-    if CJK_RE.search(text):
+    if has_han(text):
         return len(re.sub(r"\s+", "", text)) <= cjk
     return len(text.split()) <= words
 

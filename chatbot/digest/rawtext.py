@@ -65,7 +65,45 @@ def parse_raw_text(text: str, path: str = "<text>") -> ParseResult:
     if "\x00" in text:
         line = text[: text.index("\x00")].count("\n") + 1
         raise DigestParseError(path, line, "NUL byte: this is not a text file")
-    blocks = paragraphs(text)
+    repo, rest = _slug_and_pairs(paragraphs(text), path)
+    name = digest_name(path)
+    entries: list[Entry] = []
+    warnings: list[Problem] = []
+    seen: dict[str, int] = {}
+    for position, index in enumerate(range(0, len(rest), 2), start=1):
+        title_line, title = _title(rest[index], path)
+        note_line, note_block = rest[index + 1]
+        note = "\n".join(line.strip() for line in note_block)
+        ident = entry_id(repo, title)
+        if ident in seen:
+            warnings.append(
+                Problem(path, title_line, "warning", f"same title as the entry at line {seen[ident]}; merged")
+            )
+        seen.setdefault(ident, title_line)
+        parts = analyse_note(note, repo, title)
+        if parts.verdict is None:
+            warnings.append(
+                Problem(path, note_line, "warning", "note does not open with a verdict (e.g. 值得精读)")
+            )
+        entries.append(
+            Entry(
+                id=ident,
+                repo=repo,
+                digest=name,
+                position=position,
+                title=title,
+                note=note,
+                **parts.entry_fields(),
+                source=f"{path}:{title_line}",
+            )
+        )
+    return ParseResult(entries, warnings)
+
+
+def _slug_and_pairs(
+    blocks: list[tuple[int, list[str]]], path: str
+) -> tuple[str, list[tuple[int, list[str]]]]:
+    """The repository slug of the first paragraph and the (title, note) paragraphs after it."""
     if not blocks:
         raise DigestParseError(
             path, 1, "empty file: expected a repository slug (owner/name) on the first line"
@@ -92,46 +130,19 @@ def parse_raw_text(text: str, path: str = "<text>") -> ParseResult:
             line,
             f"title {block[0].strip()[:60]!r} has no note paragraph after it (a blank line missing?)",
         )
-    name = digest_name(path)
-    entries: list[Entry] = []
-    warnings: list[Problem] = []
-    seen: dict[str, int] = {}
-    for position, index in enumerate(range(0, len(rest), 2), start=1):
-        title_line, title_block = rest[index]
-        note_line, note_block = rest[index + 1]
-        if len(title_block) > 1:
-            raise DigestParseError(
-                path,
-                title_line + 1,
-                "a title is one line; separate the title from its note with a blank line",
-            )
-        title = title_block[0].strip()
-        if len(title) > MAX_TITLE:
-            raise DigestParseError(
-                path, title_line, f"title longer than {MAX_TITLE} characters: is it a note?"
-            )
-        note = "\n".join(line.strip() for line in note_block)
-        ident = entry_id(repo, title)
-        if ident in seen:
-            warnings.append(
-                Problem(path, title_line, "warning", f"same title as the entry at line {seen[ident]}; merged")
-            )
-        seen.setdefault(ident, title_line)
-        parts = analyse_note(note, repo, title)
-        if parts.verdict is None:
-            warnings.append(
-                Problem(path, note_line, "warning", "note does not open with a verdict (e.g. 值得精读)")
-            )
-        entries.append(
-            Entry(
-                id=ident,
-                repo=repo,
-                digest=name,
-                position=position,
-                title=title,
-                note=note,
-                **parts.entry_fields(),
-                source=f"{path}:{title_line}",
-            )
+    return repo, rest
+
+
+def _title(paragraph: tuple[int, list[str]], path: str) -> tuple[int, str]:
+    """A title paragraph: one line, not as long as a note."""
+    title_line, title_block = paragraph
+    if len(title_block) > 1:
+        raise DigestParseError(
+            path,
+            title_line + 1,
+            "a title is one line; separate the title from its note with a blank line",
         )
-    return ParseResult(entries, warnings)
+    title = title_block[0].strip()
+    if len(title) > MAX_TITLE:
+        raise DigestParseError(path, title_line, f"title longer than {MAX_TITLE} characters: is it a note?")
+    return title_line, title

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from chatbot.digest.model import DigestParseError, Entry, Problem, Ref, entry_id, pull_url
 from chatbot.digest.note import analyse_note
 from chatbot.digest.rawtext import SLUG_RE, ParseResult, digest_name
-from chatbot.digest.yamlnodes import yaml_line
+from chatbot.digest.yamlnodes import validation_error_line, yaml_error_line, yaml_line
 
 
 class StructuredEntry(BaseModel):
@@ -86,27 +86,14 @@ def parse_structured(text: str, path: str = "<yaml>") -> ParseResult:
     """Parse and validate a YAML digest; raises DigestParseError with the line of the problem."""
     try:
         root, data = _compose_and_construct(text)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else 1
-        raise DigestParseError(path, line, f"invalid YAML: {exc.problem or exc.context}") from None
-    except yaml.reader.ReaderError as exc:  # a control character: no mark, but its position
-        line = text[: exc.position].count("\n") + 1
-        raise DigestParseError(
-            path, line, f"invalid YAML: character #x{exc.character:04x}: {exc.reason}"
-        ) from None
     except (yaml.YAMLError, ValueError, RecursionError) as exc:
-        raise DigestParseError(path, 1, f"invalid YAML: {exc}") from None
+        raise DigestParseError(path, *yaml_error_line(exc, text)) from None
     if not isinstance(data, dict):
         raise DigestParseError(path, 1, "expected a mapping with `repo` and `entries`")
     try:
         digest = StructuredDigest.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise DigestParseError(
-            path, yaml_line(root, tuple(first["loc"])), f"{where}: {first['msg']}"
-        ) from None
+        raise DigestParseError(path, *validation_error_line(exc, root)) from None
     name = digest.digest or digest_name(path)
     entries: list[Entry] = []
     metadata_only: set[str] = set()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import yaml
+from pydantic import ValidationError
 
 
 def yaml_line(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int:
@@ -23,3 +24,27 @@ def yaml_line(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int:
             break
         node = child
     return node.start_mark.line + 1
+
+
+def yaml_error_line(exc: Exception, text: str = "") -> tuple[int, str]:
+    """Line and message of a YAML file that does not parse (a `yaml.YAMLError`, or the
+    `ValueError`/`RecursionError` PyYAML lets through): the problem's mark; for a control
+    character (no mark) the line of its position in `text`; else line 1."""
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        return (mark.line + 1 if mark else 1), f"invalid YAML: {exc.problem or exc.context}"
+    if isinstance(exc, yaml.reader.ReaderError):
+        line = text[: exc.position].count("\n") + 1
+        return line, f"invalid YAML: character #x{exc.character:04x}: {exc.reason}"
+    return 1, f"invalid YAML: {exc}"
+
+
+def validation_error_line(
+    exc: ValidationError, root: yaml.Node | None, prefix: tuple[int | str, ...] = ()
+) -> tuple[int, str]:
+    """Line and message of the first schema error of parsed YAML: `entries.2.pr: …` at the
+    line of that node (`prefix` places a sub-document validated on its own)."""
+    first = exc.errors()[0]
+    loc = (*prefix, *first["loc"])
+    where = ".".join(str(p) for p in loc) or "file"
+    return yaml_line(root, loc), f"{where}: {first['msg']}"

@@ -11,17 +11,17 @@ adds a concept. A bad concept is reported with file:line and skipped; the rest l
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import repeat
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from chatbot.digest import Problem, is_glossary_file, yaml_line
+from chatbot.digest import Problem, is_glossary_file, validation_error_line, yaml_error_line, yaml_line
 from chatbot.search.tokens import SplitText, Token, atomic, segment_tokens, surface_of, tokenize
 
 _ATOMIC = frozenset({"word", "part", "ref", "cjk"})
@@ -132,31 +132,22 @@ class Glossary:
             return
         try:
             data: Any = yaml.load(text, Loader=_LOADER)
-        except yaml.MarkedYAMLError as exc:
-            mark = exc.problem_mark or exc.context_mark
-            line = mark.line + 1 if mark else 1
-            self.problems.append(Problem(str(path), line, "error", f"invalid YAML: {exc.problem}"))
-            return
         except (yaml.YAMLError, ValueError, RecursionError) as exc:
-            self.problems.append(Problem(str(path), 1, "error", f"invalid YAML: {exc}"))
+            line, message = yaml_error_line(exc, text)
+            self.problems.append(Problem(str(path), line, "error", message))
             return
         try:
             parsed = GlossaryFile.model_validate(data)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "file"
-            line = yaml_line(_compose(text), tuple(first["loc"]))
-            self.problems.append(Problem(str(path), line, "error", f"{where}: {first['msg']}"))
+            line, message = validation_error_line(exc, _compose(text))
+            self.problems.append(Problem(str(path), line, "error", message))
             return
         for index, item in enumerate(parsed.concepts):
             try:
                 concept = Concept.model_validate(item)
             except ValidationError as exc:
-                first = exc.errors()[0]
-                loc = ("concepts", index, *first["loc"])
-                where = ".".join(str(p) for p in loc)
-                line = yaml_line(_compose(text), loc)
-                self.problems.append(Problem(str(path), line, "error", f"{where}: {first['msg']}"))
+                line, message = validation_error_line(exc, _compose(text), ("concepts", index))
+                self.problems.append(Problem(str(path), line, "error", message))
                 continue
             if not concept.terms:
                 line = yaml_line(_compose(text), ("concepts", index))
@@ -203,34 +194,30 @@ class Glossary:
         self._segment_matches = {}
         for concept in self.concepts.values():
             for surface in concept.terms:
-                tokens = tokenize(surface)
-                stream = atomic(tokens)
-                sequence = tuple(t.key for t in stream)
-                if len({t.group for t in tokens}) == 1:
-                    wholes = frozenset(t.key for t in tokens if t.kind in {"ident", "joined"})
-                elif all(t.kind == "word" for t in stream):
-                    # A multi-word term written as one word (`specdecode`, `kvoffload`).
-                    wholes = frozenset({"".join(t.surface.casefold() for t in stream)})
-                else:
-                    wholes = frozenset()
-                term = Term(concept.id, surface, sequence, wholes)
-                kinds = {t.kind == "cjk" for t in stream}
-                if kinds == {True} and len({t.group for t in stream}) == 1:
-                    chinese = surface_of(stream)
-                    self._han_first.setdefault(chinese[:2], []).append((concept.id, surface, chinese))
-                elif kinds == {True}:  # Chinese cut by a particle (`多头潜在注意力`)
-                    chinese_pieces = tuple(t.surface for t in stream)
-                    self._split_han.append((term, chinese_pieces))
-                    self._mixed_width = max(self._mixed_width, len(chinese_pieces))
-                elif kinds == {True, False}:
-                    first_latin = next(t.key for t in stream if t.kind != "cjk")
-                    chinese_pieces = tuple(t.surface for t in stream if t.kind == "cjk")
-                    self._mixed_first.setdefault(first_latin, []).append((term, chinese_pieces))
-                    self._mixed_width = max(self._mixed_width, len(chinese_pieces))
-                if sequence:
-                    self._by_first.setdefault(sequence[0], []).append(term)
-                for key in wholes:
-                    self._by_whole.setdefault(key, []).append(term)
+                self._compile_term(concept.id, surface)
+
+    def _compile_term(self, concept: str, surface: str) -> None:
+        """File one term under its first key, its whole-word keys and, for Chinese, its script."""
+        tokens = tokenize(surface)
+        stream = atomic(tokens)
+        term = Term(concept, surface, tuple(t.key for t in stream), _whole_keys(tokens, stream))
+        kinds = {t.kind == "cjk" for t in stream}
+        if kinds == {True} and len({t.group for t in stream}) == 1:
+            chinese = surface_of(stream)
+            self._han_first.setdefault(chinese[:2], []).append((concept, surface, chinese))
+        elif kinds == {True}:  # Chinese cut by a particle (`多头潜在注意力`)
+            chinese_pieces = tuple(t.surface for t in stream)
+            self._split_han.append((term, chinese_pieces))
+            self._mixed_width = max(self._mixed_width, len(chinese_pieces))
+        elif kinds == {True, False}:
+            first_latin = next(t.key for t in stream if t.kind != "cjk")
+            chinese_pieces = tuple(t.surface for t in stream if t.kind == "cjk")
+            self._mixed_first.setdefault(first_latin, []).append((term, chinese_pieces))
+            self._mixed_width = max(self._mixed_width, len(chinese_pieces))
+        if term.sequence:
+            self._by_first.setdefault(term.sequence[0], []).append(term)
+        for key in term.wholes:
+            self._by_whole.setdefault(key, []).append(term)
 
     def find_in(self, text: SplitText, keys: set[str] | None = None) -> list[tuple[str, str, str]]:
         """(concept, glossary term, text as written) for every term in a text cut for indexing.
@@ -243,73 +230,101 @@ class Glossary:
         Each distinct match is listed once, in text order per kind. `keys` (every token key
         of the text, `text.keys()`) can be passed when the caller has them already.
         """
-        found: list[tuple[str, str, str]] = []
         han = text.han
         if keys is None:
             keys = text.keys()
+        found = self._han_matches(han, keys) if han else []
+        found.extend(self._latin_matches(text.segments))
         if han:
-            found.extend(
-                (concept, surface, chinese)
-                for first in keys & self._han_first.keys()
-                for concept, surface, chinese in self._han_first[first]
-                if chinese in han
-            )
-            if len(found) > 1:  # in text order, the longer term first (not in set order)
-                found.sort(key=lambda m: (han.index(m[2]), -len(m[2]), m[0], m[1]))
+            found.extend(self._mixed_matches(text, keys))
+        return found
+
+    def _han_matches(self, han: str, keys: set[str]) -> list[tuple[str, str, str]]:
+        """Chinese-only terms within the Chinese runs: in text order, the longer term first."""
+        found = [
+            (concept, surface, chinese)
+            for first in keys & self._han_first.keys()
+            for concept, surface, chinese in self._han_first[first]
+            if chinese in han
+        ]
+        if len(found) > 1:  # not in set order
+            found.sort(key=lambda m: (han.index(m[2]), -len(m[2]), m[0], m[1]))
+        return found
+
+    def _latin_matches(self, segments: list[str]) -> list[tuple[str, str, str]]:
+        """Latin terms per distinct Latin stretch, cached on the glossary."""
+        found: list[tuple[str, str, str]] = []
         cache = self._segment_matches
-        for segment in dict.fromkeys(text.segments):
+        for segment in dict.fromkeys(segments):
             matches = cache.get(segment)
             if matches is None:
                 if len(cache) >= _SEGMENT_CACHE:
                     cache.clear()
                 matches = cache[segment] = self._match_latin(segment_tokens(segment))
             found.extend(matches)
-        if han:
-            wanted = [
-                (term, pieces)
-                for first_key in keys & self._mixed_first.keys()
-                for term, pieces in self._mixed_first[first_key]
-                if keys.issuperset(term.sequence) and all(piece in han for piece in pieces)
-            ]
-            wanted.extend(
-                (term, pieces)
-                for term, pieces in self._split_han
-                if keys.issuperset(term.sequence) and all(piece in han for piece in pieces)
-            )
-            if wanted:  # match these few on the atomic stream, exactly as `find` does
-                stream, origins = _edge_stream(text, self._mixed_width)
-                for term, _ in wanted:
-                    n = len(term.sequence)
-                    for i in _starts(stream, term.sequence):
-                        span = [
-                            o if isinstance(o, Token) else Token(k, k, "cjk", o)
-                            for k, o in zip(stream[i : i + n], origins[i : i + n], strict=True)
-                        ]
-                        found.append((term.concept, term.surface, surface_of(span)))
+        return found
+
+    def _mixed_matches(self, text: SplitText, keys: set[str]) -> list[tuple[str, str, str]]:
+        """Terms mixing scripts or cut by a particle, matched on the atomic stream exactly as
+        `find` does, but only when all their keys and Chinese pieces occur."""
+        han = text.han
+        candidates = chain(
+            (
+                term_pieces
+                for first in keys & self._mixed_first.keys()
+                for term_pieces in self._mixed_first[first]
+            ),
+            self._split_han,
+        )
+        wanted = [
+            term
+            for term, pieces in candidates
+            if keys.issuperset(term.sequence) and all(piece in han for piece in pieces)
+        ]
+        if not wanted:
+            return []
+        found: list[tuple[str, str, str]] = []
+        stream, origins = _edge_stream(text, self._mixed_width)
+        for term in wanted:
+            n = len(term.sequence)
+            for i in _starts(stream, term.sequence):
+                span = [
+                    o if isinstance(o, Token) else Token(k, k, "cjk", o)
+                    for k, o in zip(stream[i : i + n], origins[i : i + n], strict=True)
+                ]
+                found.append((term.concept, term.surface, surface_of(span)))
         return found
 
     def _match_latin(self, tokens: Sequence[Token]) -> tuple[tuple[str, str, str], ...]:
         """The matches `find` makes on Latin tokens, without positions, each once."""
-        by_first, by_whole = self._by_first, self._by_whole
-        found: dict[tuple[str, str, str], None] = {}
-        stream = [t for t in tokens if t.kind in _ATOMIC]
+        return tuple(
+            dict.fromkeys((t.concept, t.surface, text) for t, _, _, text in self._term_matches(tokens))
+        )
+
+    def _term_matches(self, tokens: Sequence[Token]) -> Iterator[tuple[Term, int, int, str]]:
+        """Every term in tokenized text: (term, start, end in the atomic stream, text as written).
+        Whole-word keys first (a match spans its token's group), then key sequences in order."""
+        stream: list[Token] = []
+        group_span: dict[int, tuple[int, int]] = {}
+        wholes: list[Token] = []
         for token in tokens:
-            if token.kind != "cjk" and token.key in by_whole:
-                found.update(
-                    dict.fromkeys((term.concept, term.surface, token.surface) for term in by_whole[token.key])
-                )
+            if token.kind in _ATOMIC:
+                i = len(stream)
+                stream.append(token)
+                span = group_span.get(token.group)
+                group_span[token.group] = (span[0], i + 1) if span else (i, i + 1)
+            if token.kind != "cjk" and token.key in self._by_whole:
+                wholes.append(token)
+        for token in wholes:
+            lo, hi = group_span.get(token.group, (0, 0))
+            for term in self._by_whole[token.key]:
+                yield term, lo, hi, token.surface
         keys = [t.key for t in stream]
         for i, key in enumerate(keys):
-            terms = by_first.get(key)
-            if not terms:
-                continue
-            for term in terms:
+            for term in self._by_first.get(key, ()):
                 n = len(term.sequence)
-                if n == 1:
-                    found[(term.concept, term.surface, stream[i].surface)] = None
-                elif tuple(keys[i : i + n]) == term.sequence:
-                    found[(term.concept, term.surface, surface_of(stream[i : i + n]))] = None
-        return tuple(found)
+                if n == 1 or tuple(keys[i : i + n]) == term.sequence:
+                    yield term, i, i + n, surface_of(stream[i : i + n])
 
     def __len__(self) -> int:
         return len(self.concepts)
@@ -325,36 +340,10 @@ class Glossary:
 
     def find(self, tokens: Sequence[Token]) -> list[ConceptMatch]:
         """Concepts named in tokenized text, longest term first at each position."""
-        found: list[ConceptMatch] = []
-        by_whole = self._by_whole
-        by_first = self._by_first
-        stream: list[Token] = []
-        group_span: dict[int, tuple[int, int]] = {}
-        wholes: list[Token] = []
-        for token in tokens:
-            if token.kind in _ATOMIC:
-                i = len(stream)
-                stream.append(token)
-                span = group_span.get(token.group)
-                group_span[token.group] = (span[0], i + 1) if span else (i, i + 1)
-            if token.kind != "cjk" and token.key in by_whole:
-                wholes.append(token)
-        for token in wholes:
-            lo, hi = group_span.get(token.group, (0, 0))
-            for term in by_whole[token.key]:
-                found.append(ConceptMatch(term.concept, term.surface, lo, hi, token.surface))
-        if by_first:
-            keys = [t.key for t in stream]
-            for i, key in enumerate(keys):
-                terms = by_first.get(key)
-                if not terms:
-                    continue
-                for term in terms:
-                    n = len(term.sequence)
-                    if n == 1 or tuple(keys[i : i + n]) == term.sequence:
-                        found.append(
-                            ConceptMatch(term.concept, term.surface, i, i + n, surface_of(stream[i : i + n]))
-                        )
+        found = [
+            ConceptMatch(term.concept, term.surface, start, end, text)
+            for term, start, end, text in self._term_matches(tokens)
+        ]
         found.sort(key=lambda m: (m.start, -(m.end - m.start)))
         return found
 
@@ -369,6 +358,16 @@ class Glossary:
 
 
 _SEGMENT_CACHE = 1 << 16  # distinct Latin stretches whose matches are kept
+
+
+def _whole_keys(tokens: list[Token], stream: list[Token]) -> frozenset[str]:
+    """Keys that match a term as one word: an identifier's whole and joined forms, or a
+    multi-word term written as one word (`specdecode`, `kvoffload`)."""
+    if len({t.group for t in tokens}) == 1:
+        return frozenset(t.key for t in tokens if t.kind in {"ident", "joined"})
+    if all(t.kind == "word" for t in stream):
+        return frozenset({"".join(t.surface.casefold() for t in stream)})
+    return frozenset()
 
 
 def _edge_stream(text: SplitText, width: int) -> tuple[list[str], list[Token | int]]:

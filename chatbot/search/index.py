@@ -6,24 +6,24 @@ Public contract used by the Slack adapter, the CLI and the answerer:
 
 A query becomes *units*: glossary concepts it names (`spec decode`), and what is left —
 single words, code identifiers, Chinese runs. Each unit scores an entry by the heaviest field
-it occurs in (title > tags > identifiers > focus points > note) times its strength (the literal
-term 1.0, another term of the same concept 0.85, a narrower concept 0.6, a typo correction
-×0.7) times its rarity (BM25 idf). Generic words (fix, PR, 修复…) add only a little and never
-match alone; an entry needs one real unit, and hits far below the best one are dropped, so a
-query that matches nothing real returns nothing, with topics to suggest instead.
+it occurs in (`W_*`: PR number 5 > title, author 3 > GitHub title, tags 2.5 > identifiers,
+people 2 > highlights, refs 1.5 > note 1) times its strength (`SYNONYM` 0.6 for any term of the
+concept, plus the asked term's own field weight (`LITERAL` 1.0) where the entry uses it; a
+narrower concept `NARROWER` 0.45; a typo correction ×`FUZZY` 0.7) times its rarity (BM25 idf).
+Generic words (fix, PR, 修复…) add only a little and never match alone; an entry needs one
+real unit, and hits far below the best one are dropped, so a query that matches nothing real
+returns nothing, with topics to suggest instead.
 """
 
 from __future__ import annotations
 
-import gc
 import math
-from bisect import bisect_left
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import chain, repeat
+from itertools import repeat
 from typing import Generic, NamedTuple, TypeVar
 
 import numpy as np
@@ -159,15 +159,6 @@ class _Postings(Generic[K]):
         self.levels = [(w, dict(lists)) for w, lists in self.levels]
         self._by_weight = dict(self.levels)
 
-    def levels_of(self, key: K, factor: float = 1.0) -> _LevelScores:
-        """The same scores as `table`, without building a dict: (score, entry indices) per field
-        weight. A query adds them to its totals directly."""
-        levels = [(weight, found) for weight, lists in self.levels if (found := lists.get(key))]
-        return _LevelScores(
-            [(weight * factor, found) for weight, found in levels],
-            [self._array(weight, key, found) for weight, found in levels],
-        )
-
     def arrays(self, key: K) -> list[tuple[float, NDArray[np.intp]]]:
         """(field weight, entry indices as an array) for `key`, lightest first."""
         return [
@@ -192,59 +183,31 @@ class _Postings(Generic[K]):
         return any(key in lists for _, lists in self.levels)
 
 
-class _LevelScores(Mapping[int, float]):
-    """Entry index → score as disjoint ascending lists of indices sharing one score each."""
+@dataclass
+class _Seen:
+    """What an entry's heavier fields posted already."""
 
-    def __init__(self, levels: list[tuple[float, list[int]]], arrays: list[NDArray[np.intp]]) -> None:
-        self.levels = levels
-        self.arrays = arrays  # the same indices, for adding to a query's score vector
-        self._size = sum(len(found) for _, found in levels)
-
-    def __len__(self) -> int:
-        return self._size
-
-    def __iter__(self) -> Iterator[int]:
-        return chain.from_iterable(found for _, found in self.levels)
-
-    def __getitem__(self, index: int) -> float:
-        for score, found in self.levels:
-            at = bisect_left(found, index)
-            if at < len(found) and found[at] == index:
-                return score
-        raise KeyError(index)
-
-
-class _DenseScores(Mapping[int, float]):
-    """Entry index → score as a float64 vector over all entries; 0.0 where the unit did not
-    match (every score a unit gives is positive)."""
-
-    def __init__(self, vector: NDArray[np.float64]) -> None:
-        self.vector = vector
-        self._size = int(np.count_nonzero(vector))
-
-    def __len__(self) -> int:
-        return self._size
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(np.flatnonzero(self.vector).tolist())
-
-    def __contains__(self, index: object) -> bool:
-        return isinstance(index, int) and 0 <= index < len(self.vector) and bool(self.vector[index] > 0.0)
-
-    def __getitem__(self, index: int) -> float:
-        if index not in self:
-            raise KeyError(index)
-        return float(self.vector[index])
+    keys: set[str] = field(default_factory=set)
+    concepts: set[str] = field(default_factory=set)
+    terms: set[tuple[str, str]] = field(default_factory=set)
 
 
 @dataclass
 class _Unit:
-    """One thing the query asks for: entry index → score, and how to show what matched."""
+    """One thing the query asks for: its score per entry, and how to show what matched.
+
+    `scores` is a float64 vector over all entries, 0.0 where the unit did not match (every
+    score a unit gives is positive); `matched` counts the entries it matched (for the idf).
+    """
 
     generic: bool
-    scores: Mapping[int, float]  # a dict, `_DenseScores`, or `_LevelScores` from the postings
+    scores: NDArray[np.float64]
     display: Callable[[int], list[str]]
     qualifies: bool = True  # False: adds to an entry's score but cannot make it a hit alone
+
+    @property
+    def matched(self) -> int:
+        return int(np.count_nonzero(self.scores))
 
 
 def _fields(entry: Entry) -> list[tuple[float, str]]:
@@ -323,18 +286,9 @@ class SearchIndex:
         self.vocabulary: dict[str, str] = {}
         self._analysed: dict[str, _Analysed] = {}
         self._ref_terms = any(key.startswith("#") for key in glossary.terms_by_first_key())
-        # Building allocates hundreds of thousands of small containers and frees none: cyclic GC
-        # passes over the growing heap would only slow it down (~3x at 10k entries).
-        # The index lives as long as the library generation: freezing it (and the entries) keeps
-        # later full collections from walking it (~200 ms at 10k entries, a p99 query otherwise).
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            self._topics = self._index_all()
-        finally:
-            if collecting:
-                gc.enable()
-        gc.freeze()
+        # A build allocates much and frees nothing: callers that own the process pause and
+        # freeze the collector around it (`chatbot.heap.build_long_lived`).
+        self._topics = self._index_all()
 
     @classmethod
     def build(cls, entries: Sequence[Entry], glossary: Glossary | None = None) -> SearchIndex:
@@ -367,62 +321,77 @@ class SearchIndex:
         return analysed, True
 
     def _index_all(self) -> list[tuple[str, int]]:
-        """Fill the postings; return the topic counts (title, tags, identifiers)."""
-        postings, concepts, concept_terms = self.postings, self.concepts, self.concept_terms
+        """Fill the postings and the vocabulary; return the topic counts (title, tags, identifiers)."""
         segment_order: dict[str, None] = {}  # Latin stretches in first-seen order, for the vocabulary
         topic_counts: dict[str, int] = {}
         plain_tags: dict[str, bool] = {}
         concept_labels = {c: self.glossary.label(c) for c in self.glossary.concepts}
         for index, entry in enumerate(self.entries):
-            fields: list[tuple[float, tuple[tuple[str, str, str], ...]]] = []
-            han: list[tuple[float, str]] = []
-            seen_keys: set[str] = set()
-            seen_concepts: set[str] = set()
-            seen_terms: set[tuple[str, str]] = set()
-            strong: set[str] = set()
-            fresh: list[_Analysed] = []
-            # Heaviest field first: an entry is posted under a key with the first field holding it.
-            for weight, text in sorted(_fields(entry), key=_heaviest_first):
-                field_index, new = self._analyse(text)
-                if new:
-                    fresh.append(field_index)
-                added = field_index.keys - seen_keys
-                if added:
-                    seen_keys |= added
-                    postings.add(weight, added, index)
-                if field_index.han:
-                    han.append((weight, field_index.han))
-                if field_index.concepts:
-                    added_concepts = field_index.concepts - seen_concepts
-                    if added_concepts:
-                        seen_concepts |= added_concepts
-                        concepts.add(weight, added_concepts, index)
-                    added_terms = field_index.concept_terms - seen_terms
-                    if added_terms:
-                        seen_terms |= added_terms
-                        concept_terms.add(weight, added_terms, index)
-                    fields.append((weight, field_index.matches))
-                    if weight >= STRONG_FIELD:
-                        strong |= field_index.concepts
-            for field_index in reversed(fresh):  # lightest first, as words were always collected
-                segment_order.update(dict.fromkeys(field_index.segments))
-            self.concept_fields.append(fields)
-            self.han.append(han)
+            strong = self._index_entry(index, entry, segment_order)
             labels = {concept_labels[c] for c in strong}
-            for tag in entry.tags:
-                plain = plain_tags.get(tag)
-                if plain is None:
-                    tokens = tokenize(tag)
-                    plain = plain_tags[tag] = any(
-                        t.key not in GENERIC_WORDS for t in tokens
-                    ) and not self.glossary.find(tokens)
-                if plain:
-                    labels.add(tag)
+            labels.update(tag for tag in entry.tags if self._plain_tag(tag, plain_tags))
             for label in labels:
                 topic_counts[label] = topic_counts.get(label, 0) + 1
         self._analysed.clear()
-        for table in (postings, concepts, concept_terms):
+        for table in (self.postings, self.concepts, self.concept_terms):
             table.finish()
+        self._build_vocabulary(segment_order)
+        return sorted(topic_counts.items(), key=lambda kv: (-kv[1], kv[0].casefold()))
+
+    def _index_entry(self, index: int, entry: Entry, segment_order: dict[str, None]) -> set[str]:
+        """Post one entry's fields, heaviest first (an entry is posted under a key with the
+        first field holding it); return the concepts its strong fields name."""
+        fields: list[tuple[float, tuple[tuple[str, str, str], ...]]] = []
+        han: list[tuple[float, str]] = []
+        seen = _Seen()
+        strong: set[str] = set()
+        fresh: list[_Analysed] = []
+        for weight, text in sorted(_fields(entry), key=_heaviest_first):
+            analysed, new = self._analyse(text)
+            if new:
+                fresh.append(analysed)
+            self._post(weight, analysed, index, seen)
+            if analysed.han:
+                han.append((weight, analysed.han))
+            if analysed.concepts:
+                fields.append((weight, analysed.matches))
+                if weight >= STRONG_FIELD:
+                    strong |= analysed.concepts
+        for analysed in reversed(fresh):  # lightest first, as words were always collected
+            segment_order.update(dict.fromkeys(analysed.segments))
+        self.concept_fields.append(fields)
+        self.han.append(han)
+        return strong
+
+    def _post(self, weight: float, analysed: _Analysed, index: int, seen: _Seen) -> None:
+        """Add the keys, concepts and concept terms of one field not posted from a heavier one."""
+        added = analysed.keys - seen.keys
+        if added:
+            seen.keys |= added
+            self.postings.add(weight, added, index)
+        if not analysed.concepts:
+            return
+        added_concepts = analysed.concepts - seen.concepts
+        if added_concepts:
+            seen.concepts |= added_concepts
+            self.concepts.add(weight, added_concepts, index)
+        added_terms = analysed.concept_terms - seen.terms
+        if added_terms:
+            seen.terms |= added_terms
+            self.concept_terms.add(weight, added_terms, index)
+
+    def _plain_tag(self, tag: str, cache: dict[str, bool]) -> bool:
+        """A tag that is a topic of its own: not generic and naming no glossary concept."""
+        plain = cache.get(tag)
+        if plain is None:
+            tokens = tokenize(tag)
+            plain = cache[tag] = any(t.key not in GENERIC_WORDS for t in tokens) and not self.glossary.find(
+                tokens
+            )
+        return plain
+
+    def _build_vocabulary(self, segment_order: Iterable[str]) -> None:
+        """Words of the library and the glossary (surface → key), the typo corrector's choices."""
         vocabulary: dict[str, str] = {}
         for segment in segment_order:
             for token in segment_tokens(segment):
@@ -435,7 +404,6 @@ class SearchIndex:
                         vocabulary.setdefault(token.surface, token.key)
         self.vocabulary = {s.casefold(): k for s, k in vocabulary.items() if s[0].isalpha()}
         self._fuzzy_choices = [w for w in self.vocabulary if len(w) >= 4 and w.isalpha()]
-        return sorted(topic_counts.items(), key=lambda kv: (-kv[1], kv[0].casefold()))
 
     def _surfaces(self, index: int, concept: str) -> list[str]:
         """How an entry writes a concept, heaviest field first (`torch.compile`, `编译`)."""
@@ -496,8 +464,22 @@ class SearchIndex:
         return corrected, fuzzy_keys
 
     def _units(self, tokens: list[Token], fuzzy_keys: set[str]) -> list[_Unit]:
+        """The query's units: glossary concepts first, then what the concepts left, by group."""
         stream = atomic(tokens)
-        units: list[_Unit] = []
+        units, covered = self._concept_units(tokens, stream, fuzzy_keys)
+        wholes: dict[int, list[Token]] = {}
+        for token in tokens:
+            if token.kind in {"ident", "joined"}:
+                wholes.setdefault(token.group, []).append(token)
+        for group, positions in _uncovered_groups(stream, covered).items():
+            units.extend(self._group_units(group, positions, stream, wholes.get(group, []), fuzzy_keys))
+        return units
+
+    def _concept_units(
+        self, tokens: list[Token], stream: list[Token], fuzzy_keys: set[str]
+    ) -> tuple[list[_Unit], set[int]]:
+        """A unit per concept the query names (and one for its literal terms), and the
+        positions of the atomic stream the concepts cover."""
         covered: set[int] = set()
         matches = self.glossary.find(tokens)
         spans = [(m.start, m.end) for m in matches]
@@ -508,45 +490,31 @@ class SearchIndex:
             covered.update(range(m.start, m.end))
             is_fuzzy = any(stream[i].key in fuzzy_keys for i in range(m.start, m.end))
             by_concept.setdefault(m.concept, []).append((m.term, is_fuzzy))
+        units: list[_Unit] = []
         for concept, terms in by_concept.items():
             units.append(self._concept_unit(concept, terms))
             literal = self._literal_unit(concept, [t for t, fuzzy in terms if not fuzzy])
             if literal:
                 units.append(literal)
-        groups: dict[int, list[int]] = {}
-        for i, token in enumerate(stream):
-            if i in covered:
-                continue
-            if token.kind == "cjk" and any(
-                j in covered and 0 <= j < len(stream) and stream[j].group == token.group
-                for j in (i - 1, i + 1)
-            ):
-                continue  # a bigram straddling a concept's characters (`发解` after `并发`)
-            groups.setdefault(token.group, []).append(i)
-        wholes: dict[int, list[Token]] = {}
-        for token in tokens:
-            if token.kind in {"ident", "joined"}:
-                wholes.setdefault(token.group, []).append(token)
-        for group, positions in groups.items():
-            first = stream[positions[0]]
-            if first.kind == "cjk":
-                # What is left of a Chinese run around a concept (`处理` in `异常处理`) only refines.
-                remnant = len(positions) < sum(1 for t in stream if t.group == group)
-                for run in _contiguous(positions):
-                    han_unit = self._han_unit([stream[i] for i in run])
-                    han_unit.qualifies = not remnant
-                    units.append(han_unit)
-            elif first.kind == "part":
-                whole = wholes.get(group, [])
-                ident_unit = self._ident_unit(whole, [stream[i] for i in positions])
-                if ident_unit:
-                    units.append(ident_unit)
-            else:
-                for i in positions:
-                    word_unit = self._word_unit(stream[i], wholes.get(group, []), fuzzy_keys)
-                    if word_unit:
-                        units.append(word_unit)
-        return units
+        return units, covered
+
+    def _group_units(
+        self, group: int, positions: list[int], stream: list[Token], wholes: list[Token], fuzzy_keys: set[str]
+    ) -> list[_Unit]:
+        """Units of what is left of one identifier, word or Chinese run."""
+        first = stream[positions[0]]
+        if first.kind == "cjk":
+            # What is left of a Chinese run around a concept (`处理` in `异常处理`) only refines.
+            remnant = len(positions) < sum(1 for t in stream if t.group == group)
+            units = [self._han_unit([stream[i] for i in run]) for run in _contiguous(positions)]
+            for han_unit in units:
+                han_unit.qualifies = not remnant
+            return units
+        if first.kind == "part":
+            ident_unit = self._ident_unit(wholes, [stream[i] for i in positions])
+            return [ident_unit] if ident_unit else []
+        word_units = (self._word_unit(stream[i], wholes, fuzzy_keys) for i in positions)
+        return [unit for unit in word_units if unit]
 
     def _concept_unit(self, concept: str, terms: list[tuple[str, bool]]) -> _Unit:
         asked = [t for t, _ in terms]
@@ -557,10 +525,11 @@ class SearchIndex:
         includes = self.glossary.concepts[concept].includes
         if factor == 1.0 and not any(narrower in self.concepts for narrower in includes):
             return _Unit(
-                False, self.concepts.levels_of(concept, synonym), lambda i: self._show(i, concept, asked)
+                False,
+                self._key_scores(self.concepts, concept, synonym),
+                lambda i: self._show(i, concept, asked),
             )
-        scores = self._vector()
-        self.concepts.raise_to(scores, concept, synonym)
+        scores = self._key_scores(self.concepts, concept, synonym)
         if factor != 1.0:  # a typo-corrected term has no literal unit: keep its literal level here
             literal = LITERAL * factor
             for term in asked:
@@ -578,11 +547,17 @@ class SearchIndex:
         def display(index: int) -> list[str]:
             return self._show(index, shown[int(shown_concept[index])], asked)
 
-        return _Unit(False, _DenseScores(scores), display)
+        return _Unit(False, scores, display)
 
     def _vector(self) -> NDArray[np.float64]:
         """A unit's scores over all entries, 0.0 meaning not matched."""
         return np.zeros(len(self.entries), dtype=np.float64)
+
+    def _key_scores(self, table: _Postings[K], key: K, factor: float = 1.0) -> NDArray[np.float64]:
+        """Each entry's field weight for `key` times `factor`, as a unit's scores."""
+        scores = self._vector()
+        table.raise_to(scores, key, factor)
+        return scores
 
     def _show(self, index: int, concept: str, asked: list[str]) -> list[str]:
         return _display(self._surfaces(index, concept), asked)
@@ -590,14 +565,12 @@ class SearchIndex:
     def _literal_unit(self, concept: str, terms: list[str]) -> _Unit | None:
         """Entries that use the very term asked for rank above those using a synonym."""
         present = [t for t in dict.fromkeys(terms) if (concept, t) in self.concept_terms]
-        if len(present) == 1:
-            return _Unit(False, self.concept_terms.levels_of((concept, present[0])), _nothing)
         if not present:
             return None
         scores = self._vector()
         for term in present:  # LITERAL is 1.0: the field weight is the score
             self.concept_terms.raise_to(scores, (concept, term))
-        return _Unit(False, _DenseScores(scores), _nothing)
+        return _Unit(False, scores, _nothing)
 
     def _word_unit(self, token: Token, wholes: list[Token], fuzzy_keys: set[str]) -> _Unit | None:
         if token.key in STOPWORDS:
@@ -606,12 +579,10 @@ class SearchIndex:
         factor = FUZZY if fuzzy else 1.0
         shown = [_surface_for(self.vocabulary, token.key) if fuzzy else token.surface]
         generic = token.key in GENERIC_WORDS
-        if not any(w.key in self.postings for w in wholes):
-            return _Unit(generic, self.postings.levels_of(token.key, factor), lambda _index: shown)
         scores = self._vector()
         for key in [token.key, *(w.key for w in wholes)]:
             self.postings.raise_to(scores, key, factor)
-        return _Unit(generic, _DenseScores(scores), lambda _index: shown)
+        return _Unit(generic, scores, lambda _index: shown)
 
     def _ident_unit(self, wholes: list[Token], parts: list[Token]) -> _Unit | None:
         shown = [wholes[0].surface if wholes else " ".join(p.surface for p in parts)]
@@ -620,32 +591,31 @@ class SearchIndex:
             self.postings.raise_to(scores, whole.key)
         meaningful = [p for p in parts if p.key not in STOPWORDS and p.key not in GENERIC_WORDS]
         if not meaningful:
-            dense = _DenseScores(scores)
-            return _Unit(True, dense, lambda _index: shown) if dense else None
-        counts = np.zeros(len(self.entries), dtype=np.intp)
-        heaviest = self._vector()
-        for part in meaningful:
-            for weight, found in self.postings.arrays(part.key):
-                counts[found] += 1
-                heaviest[found] = np.maximum(heaviest[found], weight)
+            return _Unit(True, scores, lambda _index: shown) if scores.any() else None
+        counts, heaviest = self._coverage(meaningful)
         enough = np.flatnonzero(counts >= len(meaningful) / 2)
         values = heaviest[enough] * PARTIAL * counts[enough] / len(meaningful)
         raised = values > scores[enough]
         scores[enough[raised]] = values[raised]
-        return _Unit(False, _DenseScores(scores), lambda _index: shown)
+        return _Unit(False, scores, lambda _index: shown)
+
+    def _coverage(self, tokens: list[Token]) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+        """Per entry, how many of the tokens' keys it holds and the heaviest field among them."""
+        counts = np.zeros(len(self.entries), dtype=np.intp)
+        heaviest = self._vector()
+        for token in tokens:
+            for weight, found in self.postings.arrays(token.key):
+                counts[found] += 1
+                heaviest[found] = np.maximum(heaviest[found], weight)
+        return counts, heaviest
 
     def _han_unit(self, run: list[Token]) -> _Unit:
         phrase = surface_of(run)
         shown = [phrase]
         generic = all(t.key in GENERIC_HAN for t in run)
         if len(run) == 1:
-            return _Unit(generic, self.postings.levels_of(run[0].key), lambda _index: shown)
-        counts = np.zeros(len(self.entries), dtype=np.intp)
-        heaviest = self._vector()
-        for token in run:
-            for weight, found in self.postings.arrays(token.key):
-                counts[found] += 1
-                heaviest[found] = np.maximum(heaviest[found], weight)
+            return _Unit(generic, self._key_scores(self.postings, run[0].key), lambda _index: shown)
+        counts, heaviest = self._coverage(run)
         coverage = counts / len(run)
         scores = self._vector()
         enough = np.flatnonzero(coverage >= 0.5)
@@ -654,7 +624,7 @@ class SearchIndex:
             in_field = [w for w, text in self.han[index] if phrase in text]
             if in_field:
                 scores[index] = max(in_field)
-        return _Unit(generic, _DenseScores(scores), lambda _index: shown)
+        return _Unit(generic, scores, lambda _index: shown)
 
     def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:
         found, scores, units = self._rank(query)
@@ -680,32 +650,16 @@ class SearchIndex:
         """
         tokens, fuzzy_keys = self._corrected_query(query[:500])
         units = [
-            (self._idf(len(u.scores)) * (GENERIC if u.generic else 1.0), u)
+            (self._idf(matched) * (GENERIC if u.generic else 1.0), u)
             for u in self._units(tokens, fuzzy_keys)
-            if u.scores
+            if (matched := u.matched)
         ]
-        size = len(self.entries)
-        totals = np.zeros(size, dtype=np.float64)
-        real = np.zeros(size, dtype=np.bool_)
-        for factor, unit in units:
-            scores = unit.scores
-            qualifies = not unit.generic and unit.qualifies
-            if isinstance(scores, _DenseScores):  # 0.0 * factor adds nothing to unmatched entries
-                totals += scores.vector * factor
-                if qualifies:
-                    real |= scores.vector > 0.0
-                continue
-            if isinstance(scores, _LevelScores):  # one product per field weight, not per entry
-                for (value, _), found in zip(scores.levels, scores.arrays, strict=True):
-                    totals[found] += value * factor
-                    if qualifies:
-                        real[found] = True
-                continue
-            indices = np.fromiter(scores.keys(), dtype=np.intp, count=len(scores))
-            values = np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
-            totals[indices] += values * factor
-            if qualifies:
-                real[indices] = True
+        totals = self._vector()
+        real = np.zeros(len(self.entries), dtype=np.bool_)
+        for factor, unit in units:  # 0.0 * factor adds nothing to unmatched entries
+            totals += unit.scores * factor
+            if not unit.generic and unit.qualifies:
+                real |= unit.scores > 0.0
         if not real.any():
             return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float64), units
         floor = max(float(totals[real].max()) * RELATIVE_FLOOR, 1e-12)
@@ -715,7 +669,11 @@ class SearchIndex:
     def _matched(self, index: int, units: list[tuple[float, _Unit]]) -> list[str]:
         """Display terms for one hit, the units that weighed most first."""
         gains = sorted(
-            ((factor * unit.scores[index], unit) for factor, unit in units if index in unit.scores),
+            (
+                (factor * float(unit.scores[index]), unit)
+                for factor, unit in units
+                if unit.scores[index] > 0.0
+            ),
             key=lambda g: -g[0],
         )
         return _dedupe_surfaces(term for _, unit in gains for term in unit.display(index))
@@ -757,6 +715,20 @@ def _heaviest_first(field: tuple[float, str]) -> float:
 
 def _nothing(_index: int) -> list[str]:
     return []
+
+
+def _uncovered_groups(stream: list[Token], covered: set[int]) -> dict[int, list[int]]:
+    """Positions of the atomic stream no concept covers, by token group."""
+    groups: dict[int, list[int]] = {}
+    for i, token in enumerate(stream):
+        if i in covered:
+            continue
+        if token.kind == "cjk" and any(
+            j in covered and 0 <= j < len(stream) and stream[j].group == token.group for j in (i - 1, i + 1)
+        ):
+            continue  # a bigram straddling a concept's characters (`发解` after `并发`)
+        groups.setdefault(token.group, []).append(i)
+    return groups
 
 
 def _contiguous(positions: list[int]) -> list[list[int]]:

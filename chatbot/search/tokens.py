@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
+from chatbot.text import HAN_RUN, han_class
+
 Kind = Literal["word", "ident", "joined", "part", "ref", "cjk"]
 
 ATOMIC_KINDS = frozenset({"word", "part", "ref", "cjk"})
@@ -32,12 +34,12 @@ _URL = re.compile(r"https?://\S+", re.IGNORECASE)
 # A Latin run: letters/digits joined by identifier punctuation (., _, /, -, ::) but never
 # ending in it; a leading `_` or `#` is kept so `_take_removed_event` and `#123` stay whole.
 _LATIN = re.compile(r"[#@]?_*[0-9A-Za-z]+(?:(?:::|[._/\-])+[0-9A-Za-z]+)*_*")
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_HAN = HAN_RUN
 _SCAN = re.compile(f"{_LATIN.pattern}|{_HAN.pattern}")
 _SEPARATORS = re.compile(r"(?:::|[._/\-])+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 # Particles cut a Chinese run: a bigram across 的 (`存的`) means nothing.
-_CJK_BREAKS = re.compile(r"[的了吗呢吧啊呀和与及或把被是在]+")
+_CJK_BREAKS = re.compile("[的了吗呢吧啊呀和与及或把被是在]+")
 
 _SUFFIXES = (
     "ations",
@@ -110,31 +112,43 @@ def _latin_tokens_uncached(raw: str, group: int) -> list[Token]:
     surface = raw.strip("_")
     if not surface:
         return []
-    shown = raw if raw != surface and any(c.isalpha() for c in surface) else surface
     if surface.isdigit():
-        key = str(int(surface)) if len(surface) < 20 else surface
-        return [
-            Token(
-                f"#{key}" if len(surface) >= 4 else key,
-                surface,
-                "ref" if len(surface) >= 4 else "word",
-                group,
-            )
-        ]
-    pieces = [p for p in _SEPARATORS.split(surface) if p]
-    parts: list[str] = []
-    for piece in pieces:
-        camel = _CAMEL.split(piece) if len(piece) >= 5 else [piece]
-        if len(camel) > 1 and all(len(c) >= 2 for c in camel):
-            parts.extend(camel)
-        else:
-            parts.append(piece)
+        return [_number_token(surface, group)]
+    parts = _identifier_parts(surface)
     lowered = surface.casefold()
     if len(parts) == 1:
         key = stem(lowered)
         word = Token(key, surface, "word", group)
         # The unstemmed form is a whole-word key too: `flashinfer` meets the identifier FlashInfer.
         return [word] if key == lowered else [word, Token(lowered, surface, "joined", group)]
+    shown = raw if raw != surface and any(c.isalpha() for c in surface) else surface
+    return _identifier_tokens(lowered, shown, parts, group)
+
+
+def _number_token(digits: str, group: int) -> Token:
+    """A bare number: 4+ digits is a PR or issue (`#12345`), a shorter one a plain word."""
+    key = str(int(digits)) if len(digits) < 20 else digits
+    if len(digits) >= 4:
+        return Token(f"#{key}", digits, "ref", group)
+    return Token(key, digits, "word", group)
+
+
+def _identifier_parts(surface: str) -> list[str]:
+    """Pieces of an identifier: cut at separators, and long camel-case pieces at their humps."""
+    parts: list[str] = []
+    for piece in _SEPARATORS.split(surface):
+        if not piece:
+            continue
+        camel = _CAMEL.split(piece) if len(piece) >= 5 else [piece]
+        if len(camel) > 1 and all(len(c) >= 2 for c in camel):
+            parts.extend(camel)
+        else:
+            parts.append(piece)
+    return parts
+
+
+def _identifier_tokens(lowered: str, shown: str, parts: list[str], group: int) -> list[Token]:
+    """The whole identifier, its joined form and its stemmed parts."""
     out = [Token(lowered, shown, "ident", group)]
     joined = "".join(p.casefold() for p in parts)
     if joined != lowered:
@@ -175,24 +189,12 @@ def tokenize(text: str) -> list[Token]:
     return out
 
 
-def _han_run_class() -> str:
-    """Han characters other than the particles, as one character class (no set subtraction in `re`)."""
-    ranges = [(0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF)]
-    cuts = sorted(ord(c) for c in "的了吗呢吧啊呀和与及或把被是在")
-    out: list[str] = []
-    for lo, hi in ranges:
-        for cut in [c for c in cuts if lo <= c <= hi]:
-            if lo < cut:
-                out.append(f"\\u{lo:04x}-\\u{cut - 1:04x}")
-            lo = cut + 1
-        if lo <= hi:
-            out.append(f"\\u{lo:04x}-\\u{hi:04x}")
-    return "[" + "".join(out) + "]"
+_PARTICLES = "的了吗呢吧啊呀和与及或把被是在"
 
 
 # A Chinese run as `tokenize` cuts it: Han characters up to a particle. Splitting a text on it
 # leaves the stretches of Latin text between runs (`segments`), which repeat across a library.
-_HAN_RUN = re.compile(f"({_han_run_class()}+)")
+_HAN_RUN = re.compile(f"({han_class(excluding=_PARTICLES)}+)")
 _BIGRAMS = re.compile(r"(?=([^\n]{2}))")
 _LONE = re.compile(r"^[^\n]$", re.MULTILINE)
 

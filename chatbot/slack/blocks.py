@@ -274,35 +274,9 @@ def render_entry_card(
     notify them every time).
     """
     texts = Texts(lang)
-    blocks: list[Block] = []
-    if header:
-        blocks.append(header_block(header))
+    blocks: list[Block] = [header_block(header)] if header else []
     blocks.append(section(title_line(entry)))
-    facts = [clip(entry.github_title, TITLE_LIMIT) if entry.github_title else ""]
-    if entry.author:
-        facts.append(f"@{clip(entry.author, 60)}")
-    if entry.date:
-        facts.append(entry.date.isoformat())
-    if any(facts):
-        blocks.append(context(" · ".join(f for f in facts if f)))
-    verdict = verdict_line(entry)
-    if verdict:
-        blocks.append(section(f"*{escape(texts('card.why'))}*\n{verdict}"))
-    focus = [h for h in entry.highlights if one_line(h) != one_line(entry.why or "")]
-    if focus:
-        items = "\n".join(f"• {clip(one_line(h), ITEM_LIMIT)}" for h in focus[:5])
-        blocks.append(section(f"*{escape(texts('card.focus'))}*\n{items}"))
-    if entry.audience:
-        blocks.append(
-            section(f"*{escape(texts('card.audience'))}*\n{clip(one_line(entry.audience), LINE_LIMIT)}")
-        )
-    if entry.caveats:
-        items = "\n".join(f"• {clip(one_line(c), ITEM_LIMIT)}" for c in entry.caveats[:5])
-        blocks.append(section(f"*{escape(texts('card.caveats'))}*\n{items}"))
-    refs = entry.all_refs
-    if refs:
-        shown = " ".join(link(r.url, f"#{r.number}") for r in refs[:15])
-        blocks.append(context(f"{escape(texts('card.related'))}: {shown}"))
+    blocks.extend(_card_body(entry, texts))
     pr = pr_button(entry, texts)
     if pr:
         blocks.append(actions(pr))
@@ -314,6 +288,41 @@ def render_entry_card(
     if entry.url:
         fallback += f" {entry.url}"
     return message(fallback, blocks)
+
+
+def _card_body(entry: Entry, texts: Texts) -> list[Block]:
+    """The card between title and buttons: facts line, why, focus, audience, caveats, related."""
+    blocks: list[Block] = []
+    facts = [
+        clip(entry.github_title, TITLE_LIMIT) if entry.github_title else "",
+        f"@{clip(entry.author, 60)}" if entry.author else "",
+        entry.date.isoformat() if entry.date else "",
+    ]
+    if any(facts):
+        blocks.append(context(" · ".join(f for f in facts if f)))
+    verdict = verdict_line(entry)
+    if verdict:
+        blocks.append(section(f"*{escape(texts('card.why'))}*\n{verdict}"))
+    focus = [h for h in entry.highlights if one_line(h) != one_line(entry.why or "")]
+    if focus:
+        blocks.append(_bullets(texts("card.focus"), focus))
+    if entry.audience:
+        blocks.append(
+            section(f"*{escape(texts('card.audience'))}*\n{clip(one_line(entry.audience), LINE_LIMIT)}")
+        )
+    if entry.caveats:
+        blocks.append(_bullets(texts("card.caveats"), entry.caveats))
+    refs = entry.all_refs
+    if refs:
+        shown = " ".join(link(r.url, f"#{r.number}") for r in refs[:15])
+        blocks.append(context(f"{escape(texts('card.related'))}: {shown}"))
+    return blocks
+
+
+def _bullets(heading: str, lines: list[str]) -> Block:
+    """A headed list of at most five one-line items."""
+    items = "\n".join(f"• {clip(one_line(line), ITEM_LIMIT)}" for line in lines[:5])
+    return section(f"*{escape(heading)}*\n{items}")
 
 
 def render_text(text: str) -> Message:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -63,6 +63,9 @@ class CuratorReport:
         return asdict(self)
 
 
+Rows = Sequence[Any]  # SQLAlchemy rows, unpacked by position
+
+
 def _utc(value: dt.datetime) -> dt.datetime:
     return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
 
@@ -75,6 +78,14 @@ def build_report(
 ) -> CuratorReport:
     """The report over [since, until]; `describe(entry_id)` gives an entry's title and PR."""
     report = CuratorReport(since.isoformat(timespec="seconds"), until.isoformat(timespec="seconds"))
+    searches, events, answers, votes = _rows(engine, since, until)
+    _add_searches(report, searches)
+    _add_entries(report, events, answers, votes, describe)
+    return report
+
+
+def _rows(engine: Engine, since: dt.datetime, until: dt.datetime) -> tuple[Rows, Rows, Rows, Rows]:
+    """Searches, entry events, answers and votes of the period, one read."""
     with engine.connect() as conn:
         searches = conn.execute(
             select(usage_searches.c.at, usage_searches.c.query, usage_searches.c.results).where(
@@ -103,7 +114,11 @@ def build_report(
                 usage_feedback.c.missing,
             ).where(usage_feedback.c.at >= since, usage_feedback.c.at <= until)
         ).all()
+    return searches, events, answers, votes
 
+
+def _add_searches(report: CuratorReport, searches: Rows) -> None:
+    """Searches per day, the top queries and the ones that matched nothing."""
     report.searches = len(searches)
     per_day: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     matched: Counter[str] = Counter()
@@ -128,6 +143,15 @@ def build_report(
         for q, n in _ranked(gaps)
     ]
 
+
+def _add_entries(
+    report: CuratorReport,
+    events: Rows,
+    answers: Rows,
+    votes: Rows,
+    describe: Callable[[str], tuple[str, int | None]],
+) -> None:
+    """Per entry: views, shares, questions, votes; what the notes did not answer; 👎 notes."""
     usage: dict[str, EntryUsage] = {}
 
     def entry(entry_id: str) -> EntryUsage:
@@ -168,7 +192,6 @@ def build_report(
         {"entry": e, "title": entry(e).title, "intent": intent, "question": q, "count": n}
         for (e, intent, q), n in sorted(unanswered.items(), key=lambda item: (-item[1], item[0]))
     ]
-    return report
 
 
 def _ranked(counts: Counter[str]) -> list[tuple[str, int]]:

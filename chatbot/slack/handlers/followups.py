@@ -50,6 +50,7 @@ from chatbot.slack.handlers.model_answers import ModelAnswers, entry_link
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.mrkdwn import MAX_SECTION_TEXT, escape, link, truncate
 from chatbot.store import ThreadRegistry
+from chatbot.text import has_han, strip_slack_markup
 from chatbot.usage import FeedbackTarget
 
 log = logging.getLogger(__name__)
@@ -58,8 +59,6 @@ log = logging.getLogger(__name__)
 # bot messages, …) is not a question.
 ANSWERED_SUBTYPES = frozenset({"file_share", "thread_broadcast"})
 
-# <@U123>, <@U123|name>, <#C123|general>, <!here>: Slack's markup in what people type.
-_SLACK_TOKEN = re.compile(r"<[@#!][^<>]*>")
 # Markup that calls people: a user, a user group, @here/@channel/@everyone (not a channel link).
 _USER_MENTION = re.compile(r"<@([A-Z0-9]+)(?:\|[^<>]*)?>")
 _PEOPLE_CALL = re.compile(r"<!(?:subteam\^[^<>]*|here|channel|everyone)(?:\|[^<>]*)?>")
@@ -68,7 +67,6 @@ _PEOPLE_CALL = re.compile(r"<!(?:subteam\^[^<>]*|here|channel|everyone)(?:\|[^<>
 _PR_URL = re.compile(
     r"(?:#(?P<label>\d+)\s+)?(?P<url>https://github\.com/[\w.\-]+/[\w.\-]+/(?:pull|issues)/(?P<n>\d+))(?![\w/])"
 )
-_HAN = re.compile(r"[\u3400-\u9fff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 TOP_RESULTS = 3
@@ -202,13 +200,13 @@ def is_question(text: str) -> bool:
 
 def strip_mentions(text: str) -> str:
     """The words of a mention: `<@BOT> speculative decoding` → `speculative decoding`."""
-    return " ".join(_SLACK_TOKEN.sub(" ", text).split())
+    return " ".join(strip_slack_markup(text).split())
 
 
 def query_language(query: str, default: Language) -> Language:
     """Interface words follow the asker: Chinese characters → zh, an English sentence (3+
     words) → en, a bare topic word (`compile`) → the configured language."""
-    if _HAN.search(query):
+    if has_han(query):
         return "zh"
     if len(_LATIN_WORD.findall(query)) >= 3:
         return "en"

@@ -1,0 +1,53 @@
+"""The text toolkit: one Han range and one reading of Slack's mention markup for every part."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from chatbot.answers.model_prompt import answer_language
+from chatbot.search.tokens import tokenize
+from chatbot.slack.handlers.followups import query_language, strip_mentions
+from chatbot.text import HAN_CHAR, han_class, has_han, strip_slack_markup
+
+
+def _is_ideograph(ch: str) -> bool:
+    name = unicodedata.name(ch, "")
+    return name.startswith(("CJK UNIFIED IDEOGRAPH", "CJK COMPATIBILITY IDEOGRAPH"))
+
+
+@given(st.characters(min_codepoint=0x2E80, max_codepoint=0xFFFF))
+def test_han_is_exactly_the_bmp_ideographs(ch: str) -> None:
+    assert bool(HAN_CHAR.fullmatch(ch)) == _is_ideograph(ch)
+
+
+def test_edges_of_the_range() -> None:
+    assert [has_han(c) for c in "\u3400\u4dbf\u4dc0\u4dff\u4e00\u9fff\uf900\ufaff\u3000"] == [
+        True, True, False, False, True, True, True, True, False,
+    ]  # fmt: skip
+
+
+def test_han_class_excluding_cuts_around_the_characters() -> None:
+    import re
+
+    without = re.compile(han_class(excluding="的了"))
+    assert [bool(without.fullmatch(c)) for c in "的了编译"] == [False, False, True, True]
+
+
+def test_every_part_agrees_on_what_is_chinese() -> None:
+    """A Compatibility Ideograph (U+F900) or an Extension A character (U+3400) is Chinese to
+    search, intents, the model prompt and the Slack follow-ups alike; a hexagram (U+4DC0) to none."""
+    for text, chinese in (("\uf900", True), ("\u3400", True), ("\u4dc0", False)):
+        assert (query_language(text, "en") == "zh") is chinese
+        assert (answer_language(text, "en") == "zh") is chinese
+        assert any(t.kind == "cjk" for t in tokenize(text)) is chinese
+    # Search reads NFKC text: the compatibility ideograph U+F900 is the unified U+8C48 to it.
+    assert [t.key for t in tokenize("\uf900")] == ["\u8c48"]
+
+
+def test_mention_labels_may_hold_spaces() -> None:
+    text = "<@U0AB12|Ann Lee> what about <#C0123|vllm digest> and <!here>, <@U9>?"
+    assert " ".join(strip_slack_markup(text).split()) == "what about and , ?"
+    assert strip_mentions(text) == "what about and , ?"
