@@ -258,6 +258,21 @@ def _daily_day(args: argparse.Namespace, settings: Settings) -> tuple[str, dt.da
     return channel, day
 
 
+def _channel_topics(store: Any, library: Any, channel: str) -> Any:
+    """The channel's subscription topics as the picker's filter (None: every topic)."""
+    from chatbot.daily import TopicFilter
+    from chatbot.daily.topics import entries_on
+    from chatbot.search import SearchIndex, load_glossary
+    from chatbot.store import SubscriptionStore
+
+    subscription = SubscriptionStore(store.engine).get(channel)
+    if subscription is None or not subscription.topics:
+        return None
+    index = SearchIndex.build(library.entries, load_glossary(library.folder))
+    matching = entries_on(subscription.topics, index)
+    return TopicFilter(matching, tuple(subscription.topic_labels()), subscription.strict)
+
+
 def cmd_today(args: argparse.Namespace, settings: Settings) -> int:
     """Which entry the channel gets on the day, and why; posts nothing."""
     from chatbot.store import DailyPost
@@ -265,12 +280,12 @@ def cmd_today(args: argparse.Namespace, settings: Settings) -> int:
 
     channel, day = _daily_day(args, settings)
     library = _library(settings)
-    poster = build_daily_poster(settings, library, build_store(settings))
+    store = build_store(settings)
     try:
-        pick = poster.plan(channel, day)
-        topics = poster.topics(channel)
+        topics = _channel_topics(store, library, channel)
+        pick = build_daily_poster(settings, library, store, None, lambda _channel: topics).plan(channel, day)
     finally:
-        poster.store.close()
+        store.close()
     if isinstance(pick, DailyPost):
         entry = library.get(pick.entry_id)
         title = entry.title if entry else "(no longer in the library)"
