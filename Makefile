@@ -3,13 +3,25 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install run test lint bench clean
+.PHONY: install run test lint bench clean lock
 
-$(BIN)/vllm-digest: pyproject.toml
+# Pinned by constraints.txt (the Dockerfile uses it too): a fresh clone gets the versions the
+# suite was green with.
+$(BIN)/vllm-digest: pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,postgres]'
 	touch $@
+
+# Re-pin after changing dependencies in pyproject.toml: a fresh resolve, then freeze.
+lock:
+	rm -rf .lock-venv && $(PY) -m venv .lock-venv
+	.lock-venv/bin/python -m pip install -q --upgrade pip
+	.lock-venv/bin/python -m pip install -q '.[dev,postgres]'
+	{ echo "# Pinned versions for reproducible installs: \`make install\` and deploy/Dockerfile install with"; \
+	  echo "# \`-c constraints.txt\`. Refresh: make lock (after changing pyproject.toml)."; \
+	  .lock-venv/bin/python -m pip freeze --exclude-editable | grep -v '^vllm-digest'; } > constraints.txt
+	rm -rf .lock-venv
 
 install: $(BIN)/vllm-digest
 

@@ -21,6 +21,7 @@ sys.path.insert(0, str(ROOT))
 
 import argparse  # noqa: E402
 import http.client  # noqa: E402
+import itertools  # noqa: E402
 import json  # noqa: E402
 import multiprocessing as mp  # noqa: E402
 import statistics  # noqa: E402
@@ -33,6 +34,7 @@ from urllib.parse import urlencode  # noqa: E402
 from slack_sdk.signature import SignatureVerifier  # noqa: E402
 
 SECRET = "bench-signing-secret"
+TRIGGERS = itertools.count()
 
 
 def serve(kind: str, api_url: str, ports: mp.Queue) -> None:  # type: ignore[type-arg]
@@ -78,7 +80,7 @@ def signed_request(text: str, response_url: str) -> tuple[bytes, dict[str, str]]
             "channel_id": "C1",
             "user_id": "U1",
             "response_url": response_url,
-            "trigger_id": "t",
+            "trigger_id": f"t.{next(TRIGGERS)}",  # each command its own, as Slack does (replays are dropped)
         }
     )
     ts = str(int(time.time()))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -89,7 +90,7 @@ def _model_answer(settings: Settings, answerer: Any, entry: Any, question: str) 
     client = build_model_client(settings)
     if client is None:
         return {"status": "off", "reason": "LLM_BASE_URL is not set"}
-    lang = answer_language(question, settings.language)
+    lang = answer_language(question, settings.channel_language)
     related = answerer.same_topic_entries(entry, limit=3)
     try:
         text = probe(client, entry_messages(entry, question, lang, related)).strip()
@@ -126,8 +127,16 @@ def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Socket Mode when SLACK_APP_TOKEN is set, else HTTP (uvicorn) on --port / PORT."""
     from chatbot.observability import configure_logging
+    from chatbot.slack.server import HttpServer, asgi_app, listening_socket
     from chatbot.wiring import build, build_store
 
+    port = args.port if args.port is not None else settings.port  # 0: any free port
+    try:  # bound before anything else starts, so a taken port fails at once
+        sock = listening_socket("0.0.0.0", port)
+    except OSError as exc:
+        what = f"--port {port}" if args.port is not None else f"setting PORT: {port}"
+        print(f"vllm-digest: {what}: cannot listen ({exc.strerror or exc})", file=sys.stderr)
+        return 2
     configure_logging(settings.log_format)
     from slack_bolt.error import BoltError
     from slack_sdk.errors import SlackApiError, SlackClientError
@@ -141,11 +150,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         print(f"vllm-digest: cannot reach Slack at {settings.slack_api_url}: {first_line}", file=sys.stderr)
         return 1
-    from chatbot.slack.server import HttpServer, asgi_app
-
-    server = HttpServer(
-        asgi_app(bot.app, bot.health, bot.metrics.exposition), port=args.port or settings.port
-    )
+    server = HttpServer(asgi_app(bot.app, bot.health, bot.metrics.exposition, ready=bot.readiness), sock=sock)
     if settings.metrics_port:
         from prometheus_client import start_http_server
 
@@ -154,11 +159,16 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     if settings.slack_app_token:
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
-        # Events arrive over the socket; the HTTP server stays up for /healthz probes.
-        SocketModeHandler(bot.app, settings.slack_app_token).connect()  # type: ignore[no-untyped-call]
-        print(f"vllm-digest: Socket Mode; GET /healthz on port {server.port}", file=sys.stderr)
+        # Events arrive over the socket; the HTTP server stays up for the probes.
+        socket_mode = SocketModeHandler(bot.app, settings.slack_app_token)
+        socket_mode.connect()  # type: ignore[no-untyped-call]
+        bot.socket_connected = socket_mode.client.is_connected
+        print(f"vllm-digest: Socket Mode; GET /livez, /readyz on port {server.port}", file=sys.stderr)
     else:
-        print(f"vllm-digest: HTTP on port {server.port}, POST /slack/events, GET /healthz", file=sys.stderr)
+        print(
+            f"vllm-digest: HTTP on port {server.port}, POST /slack/events, GET /livez, /readyz",
+            file=sys.stderr,
+        )
     if bot.scheduler is not None:
         bot.scheduler.start()
     if bot.curator_jobs is not None:
@@ -246,23 +256,21 @@ def _daily_day(args: argparse.Namespace, settings: Settings) -> tuple[str, dt.da
 
 def cmd_today(args: argparse.Namespace, settings: Settings) -> int:
     """Which entry the channel gets on the day, and why; posts nothing."""
-    from chatbot.daily import pick_entry
-    from chatbot.store import SqlStore
+    from chatbot.store import DailyPost
+    from chatbot.wiring import build_daily_poster, build_store
 
     channel, day = _daily_day(args, settings)
     library = _library(settings)
-    store = SqlStore.open(settings.database_url)
+    poster = build_daily_poster(settings, library, build_store(settings))
     try:
-        done = store.daily_post(channel, day)
-        history = store.history(channel)
+        pick = poster.plan(channel, day)
     finally:
-        store.close()
-    if done is not None and done.posted:
-        entry = library.get(done.entry_id)
+        poster.store.close()
+    if isinstance(pick, DailyPost):
+        entry = library.get(pick.entry_id)
         title = entry.title if entry else "(no longer in the library)"
-        print(f"{channel} {day}: already posted {done.entry_id} {title} (ts {done.message_ts})")
+        print(f"{channel} {day}: already posted {pick.entry_id} {title} (ts {pick.message_ts})")
         return 0
-    pick = pick_entry(library.entries, history, channel, day)
     if pick is None:
         print(f"{channel} {day}: no entries in {settings.digest_dir}", file=sys.stderr)
         return 1
@@ -280,7 +288,10 @@ def cmd_post_today(args: argparse.Namespace, settings: Settings) -> int:
     if not settings.slack_bot_token:
         print("vllm-digest: setting SLACK_BOT_TOKEN: required to post", file=sys.stderr)
         return 2
-    poster = build_daily_poster(settings, _library(settings), build_store(settings))
+    library = _library(settings)
+    for problem in library.problems:
+        print(problem, file=sys.stderr)
+    poster = build_daily_poster(settings, library, build_store(settings))
     try:
         result = poster.run(channel, day)
     finally:
@@ -406,8 +417,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SettingsError as exc:
         print(f"vllm-digest: {exc}", file=sys.stderr)
         return 2
-    result: int = args.func(args, settings)
+    try:
+        result: int = args.func(args, settings)
+    except BrokenPipeError:
+        # The reader went away (`vllm-digest schema | head`): stop quietly, like any Unix tool.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except SettingsError as exc:
+        print(f"vllm-digest: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        line = database_error(exc, settings)
+        if line is None:
+            raise
+        print(f"vllm-digest: {line}", file=sys.stderr)
+        return 1
     return result
+
+
+def database_error(exc: Exception, settings: Settings) -> str | None:
+    """One line for any database failure (any SQLAlchemy or driver error class), else None."""
+    if "chatbot.store.engine" not in sys.modules:
+        return None
+    from chatbot.store.engine import StoreUnavailable, store_errors, unavailable
+
+    if isinstance(exc, StoreUnavailable):
+        return str(exc)
+    module = type(exc).__module__.split(".")[0]
+    if isinstance(exc, store_errors()) and module in ("sqlalchemy", "sqlite3", "psycopg"):
+        return str(unavailable(settings.database_url, exc))
+    return None
 
 
 if __name__ == "__main__":

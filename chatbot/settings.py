@@ -1,11 +1,16 @@
 """Settings from the environment or `.env` (pydantic-settings), read once at start.
 
 Only the wiring (`chatbot.cli`) reads settings; everything else gets what it needs passed in.
-A bad value fails at start with one line naming the setting.
+A bad value fails at start with one line naming the setting, and never shows a secret: tokens
+and the signing secret are not echoed at all, DATABASE_URL only with its password masked.
 """
 
 from __future__ import annotations
 
+import calendar
+import datetime as dt
+import importlib.util
+import os
 import re
 from datetime import timedelta
 from pathlib import Path
@@ -15,7 +20,16 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-BUNDLED_DIGESTS = Path(__file__).resolve().parent.parent / "digests"
+_PACKAGE = Path(__file__).resolve().parent
+# Installed: the digest ships inside the package (chatbot/digests, from the repo's digests/);
+# in a checkout (editable install) it is the curator-facing digests/ at the top of the repo.
+BUNDLED_DIGESTS = next(
+    (p for p in (_PACKAGE / "digests", _PACKAGE.parent / "digests") if p.is_dir()), _PACKAGE / "digests"
+)
+# Settings whose values are never shown in an error.
+SECRETS = {"SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "LLM_API_KEY"}
+# DATABASE_URL schemes the store supports, and the module each needs.
+DATABASE_DRIVERS = {"sqlite": "sqlite3", "sqlite+pysqlite": "sqlite3", "postgresql+psycopg": "psycopg"}
 _CRON_FIELD = r"[\d*/,\-A-Za-z?]+"
 CRON_RE = re.compile(rf"^{_CRON_FIELD}(\s+{_CRON_FIELD}){{4}}$")
 SPAN_RE = re.compile(r"^\s*(\d+)\s*([hdw])\s*$", re.IGNORECASE)
@@ -41,8 +55,9 @@ class Settings(BaseSettings):
     daily_cron: str = "30 9 * * 1-5"
     daily_grace: timedelta = timedelta(hours=4)
     timezone: str = "Asia/Shanghai"
-    language: Literal["zh", "en"] = "zh"
-    port: int = Field(default=3000, ge=1, le=65535)
+    language: Literal["auto", "zh", "en"] = "auto"  # auto: each person's Slack locale
+    port: int = Field(default=3000, ge=0, le=65535)
+    slack_timeout: float = Field(default=15.0, gt=0, le=300)
     log_format: Literal["text", "json"] = "text"
     metrics_port: int | None = Field(default=None, ge=1, le=65535)
     usage_retention: timedelta = Field(default=timedelta(days=90), gt=timedelta(0))
@@ -68,6 +83,44 @@ class Settings(BaseSettings):
         value = value.strip()
         if not CRON_RE.match(value):
             raise ValueError("expected five cron fields, e.g. '30 9 * * 1-5'")
+        if not cron_can_fire(value):
+            raise ValueError("this schedule never fires (no day matches its day, month and weekday)")
+        return value
+
+    @field_validator("slack_signing_secret", "slack_bot_token", "slack_app_token")
+    @classmethod
+    def _not_blank(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("is empty; set it or leave it out")
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str) -> str:
+        scheme = value.partition("://")[0].lower() if "://" in value else ""
+        if not scheme:
+            raise ValueError("expected sqlite:///path.db or postgresql+psycopg://user:password@host/db")
+        module = DATABASE_DRIVERS.get(scheme)
+        if module is None:
+            hint = " (use postgresql+psycopg://)" if scheme.startswith(("postgres", "psql")) else ""
+            raise ValueError(
+                f"unsupported scheme {scheme!r}{hint}; expected sqlite:/// or postgresql+psycopg://"
+            )
+        if importlib.util.find_spec(module) is None:
+            raise ValueError("PostgreSQL needs the postgres extra: pip install 'vllm-digest[postgres]'")
+        return value
+
+    @field_validator("digest_dir")
+    @classmethod
+    def _digest_dir(cls, value: Path) -> Path:
+        if value.is_symlink() and not value.exists():
+            raise ValueError(f"{value} is a broken symlink or a symlink loop")
+        if not value.exists():
+            raise ValueError(f"folder {value} does not exist")
+        if not value.is_dir():
+            raise ValueError(f"{value} is a file; DIGEST_DIR is the folder of digest files")
+        if not os.access(value, os.R_OK | os.X_OK):
+            raise ValueError(f"folder {value} is not readable")
         return value
 
     @field_validator("usage_retention", mode="before")
@@ -98,6 +151,12 @@ class Settings(BaseSettings):
     def zone(self) -> ZoneInfo:
         return ZoneInfo(self.timezone)
 
+    @property
+    def channel_language(self) -> Literal["zh", "en"]:
+        """The language of what a whole channel reads (the PR of the day) and of anyone whose
+        locale is unknown: LANGUAGE when forced, under `auto` the digest's own (zh)."""
+        return "zh" if self.language == "auto" else self.language
+
 
 def load_settings(**overrides: object) -> Settings:
     """Settings from the environment, or SettingsError naming the first bad one."""
@@ -106,6 +165,84 @@ def load_settings(**overrides: object) -> Settings:
     except ValidationError as exc:
         first = exc.errors()[0]
         name = str(first["loc"][0]).upper() if first["loc"] else "settings"
-        value = first.get("input")
-        shown = "" if isinstance(value, dict) else f" (got {str(value)[:60]!r})"
-        raise SettingsError(f"setting {name}: {first['msg']}{shown}") from None
+        raise SettingsError(
+            f"setting {name}: {first['msg']}{shown_value(name, first.get('input'))}"
+        ) from None
+    except UnicodeDecodeError as exc:
+        line = bytes(exc.object[: exc.start]).count(b"\n") + 1
+        raise SettingsError(
+            f"settings file .env:{line}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x}); save it as UTF-8"
+        ) from None
+    except OSError as exc:
+        raise SettingsError(f"settings file .env: cannot read it ({exc.strerror})") from None
+
+
+def shown_value(name: str, value: object) -> str:
+    """What an error may show of a bad value: nothing of a secret, DATABASE_URL masked."""
+    if isinstance(value, dict) or name in SECRETS:
+        return ""
+    text = str(value)
+    if name in ("DATABASE_URL", "LLM_BASE_URL"):
+        text = mask_password(text)
+    return f" (got {text[:60]!r})"
+
+
+def mask_password(url: str) -> str:
+    """A URL with the password of its user part replaced by ***."""
+    scheme, sep, rest = url.partition("://")
+    userinfo, at, host = rest.rpartition("@")
+    if not sep or not at or ":" not in userinfo:
+        return url
+    return f"{scheme}://{userinfo.split(':', 1)[0]}:***@{host}"
+
+
+# -- cron ------------------------------------------------------------------------------------
+
+_MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_abbr) if m}
+_DAYS = {d: i for i, d in enumerate(("sun", "mon", "tue", "wed", "thu", "fri", "sat"))}
+
+
+def _cron_values(field: str, low: int, high: int, names: dict[str, int]) -> set[int] | None:
+    """The numbers a crontab field matches; None for syntax beyond numbers, names, ranges and
+    steps (the scheduler judges those)."""
+    values: set[int] = set()
+    for part in field.lower().split(","):
+        span, _, step_text = part.partition("/")
+        if step_text and not step_text.isdigit():
+            return None
+        step = int(step_text) if step_text else 1
+        if span in ("*", "?"):
+            first, last = low, high
+        else:
+            found = [names.get(end, int(end) if end.isdigit() else None) for end in span.split("-", 1)]
+            ends = [end for end in found if end is not None]
+            if len(ends) != len(found):
+                return None
+            first = ends[0]
+            last = ends[-1] if len(ends) == 2 else (high if step_text else first)
+        if step < 1:
+            return None
+        values.update(range(first, last + 1, step))
+    return values
+
+
+def cron_can_fire(expression: str) -> bool:
+    """Whether a five-field crontab matches any real date (`30 9 31 2 *` never does). Day of
+    month and day of week must both match, as in the scheduler (APScheduler)."""
+    minute, hour, dom, month, dow = expression.split()
+    if _cron_values(minute, 0, 59, {}) == set() or _cron_values(hour, 0, 23, {}) == set():
+        return False
+    days, months, weekdays = (
+        _cron_values(dom, 1, 31, {}),
+        _cron_values(month, 1, 12, _MONTHS),
+        _cron_values(dow, 0, 7, _DAYS),
+    )
+    if days is None or months is None or weekdays is None:
+        return True
+    python_weekdays = {(d - 1) % 7 for d in weekdays}  # cron: 0 and 7 are Sunday; Python: Monday = 0
+    day = dt.date(2024, 1, 1)
+    for _ in range(28 * 366):  # the Gregorian weekday/leap-year pattern repeats within 28 years
+        if day.month in months and day.day in days and day.weekday() in python_weekdays:
+            return True
+        day += dt.timedelta(days=1)
+    return False

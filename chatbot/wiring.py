@@ -2,7 +2,8 @@
 
 `build(settings)` returns a `Bot` holding every piece; nothing else reads settings. Tests and the
 console pass replacements (an index wrapper, a `today` picker, a thread registry, a follow-up
-handler) as keyword arguments. The store, scheduler and answerer join here as they land.
+handler) as keyword arguments; with a store (serve) the daily poster and its scheduler are
+built too.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import contextvars
 import datetime as dt
 import logging
+import os
 import secrets
 import threading
 import time
@@ -39,11 +41,17 @@ from chatbot.slack.blocks import render_entry_card
 from chatbot.slack.curator import render_curator_report
 from chatbot.slack.handlers.actions import ActionHandlers
 from chatbot.slack.handlers.command import CommandHandler, Request, Searchable
+from chatbot.slack.handlers.dm import DirectMessages
 from chatbot.slack.handlers.feedback import FeedbackHandlers
 from chatbot.slack.handlers.followups import FollowUps, HandledEvents, InMemoryHandledEvents
+from chatbot.slack.handlers.home import HomeTab
+from chatbot.slack.handlers.links import LinkPreviews
 from chatbot.slack.handlers.messages import FollowUpHandler
 from chatbot.slack.handlers.model_answers import ModelAnswers
+from chatbot.slack.handlers.shortcut import MessageShortcut
 from chatbot.slack.i18n import Language, Texts
+from chatbot.slack.locale import UserLanguages, slack_locale
+from chatbot.slack.replays import InMemoryReplayLedger, ReplayLedger
 from chatbot.store import InMemoryThreadRegistry, SqlStore, ThreadRegistry
 from chatbot.usage import UsageStore, salt_key
 from chatbot.usage.observed import (
@@ -103,29 +111,60 @@ class TrackedExecutor(ThreadPoolExecutor):
 
 
 class LiveIndex:
-    """The search index of a library, rebuilt when a digest file changes (checked at most
-    every `refresh_every` seconds, so a burst of commands costs one stat pass). The glossary
-    (bundled + the digest folder's glossary files) is reloaded with it."""
+    """The search index of a library, rebuilt when a digest file changes. The glossary (bundled +
+    the digest folder's glossary files) is reloaded with it.
+
+    Off the request path: a request at most starts a check (every `refresh_every` seconds) on a
+    background thread and answers from the index it has; the reload (only changed files are
+    parsed again) and the new index are built there and swapped in when ready. `generation` is
+    the generation of the index being served, so answers cached under it match what was searched.
+    """
 
     def __init__(self, library: Library, refresh_every: float = 2.0) -> None:
         self.library = library
         self.refresh_every = refresh_every
-        self._index = self._build()
-        self._checked = time.monotonic()
         self._newest_first: tuple[int, list[Entry]] = (-1, [])
         self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._reloading = False
+        self._index = self._build()
+        self._generation = library.generation
+        self._checked = time.monotonic()
 
     def current(self) -> SearchIndex:
-        now = time.monotonic()
-        if now - self._checked >= self.refresh_every:
+        """The index to answer from now; starts a background check when one is due."""
+        if time.monotonic() - self._checked >= self.refresh_every:
             with self._lock:
-                if now - self._checked >= self.refresh_every:
-                    self._checked = now
-                    if self.library.refresh():
-                        self._index = self._build()
+                if not self._reloading and time.monotonic() - self._checked >= self.refresh_every:
+                    self._reloading = True
+                    threading.Thread(target=self._reload, name="digest-reload", daemon=True).start()
         return self._index
 
+    def _reload(self) -> None:
+        try:
+            if self.library.refresh():
+                generation = self.library.generation
+                index = self._build()
+                self._index, self._generation = index, generation
+        except Exception:  # a reload must never take the bot down; the previous index stays
+            log.exception("reloading the digest folder %s failed", self.library.folder)
+        finally:
+            with self._idle:
+                self._reloading = False
+                self._checked = time.monotonic()
+                self._idle.notify_all()
+
+    def wait_reloaded(self, timeout: float = 30.0) -> bool:
+        """Check the folder now and wait until any reload has been swapped in (CLI, tests)."""
+        with self._idle:
+            self._checked = -float("inf")
+        self.current()
+        with self._idle:
+            return self._idle.wait_for(lambda: not self._reloading, timeout)
+
     def _build(self) -> SearchIndex:
+        for problem in self.library.problems:
+            log.warning("%s", problem)
         glossary = load_glossary(self.library.folder)
         for problem in glossary.problems:
             log.warning("%s", problem)
@@ -133,9 +172,10 @@ class LiveIndex:
 
     @property
     def generation(self) -> int:
-        """Changes whenever the library reloads (answers cached under it go stale)."""
+        """The library generation of the index being served (answers cached under it go stale
+        once a newer index is swapped in)."""
         self.current()
-        return self.library.generation
+        return self._generation
 
     def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:
         return self.current().search(query, limit=limit, offset=offset)
@@ -156,8 +196,13 @@ class LiveIndex:
             self._newest_first = (generation, ordered)
         return self._newest_first[1][:count]
 
+    def entries(self) -> Sequence[Entry]:
+        """Every entry of the library as it is now (reloaded when a file changed)."""
+        self.current()
+        return self.library.entries
+
     def newest(self) -> Entry | None:
-        """Stand-in for the PR of the day until the daily picker is wired."""
+        """The PR of the day where there is no store (console, `build` without one): the newest entry."""
         newest = self.latest(1)
         return newest[0] if newest else None
 
@@ -174,7 +219,7 @@ class Bot:
     client: WebClient
     app: App
     signing_secret: str
-    follow_up: FollowUpHandler | None = None
+    follow_up: FollowUpHandler
     executors: list[TrackedExecutor] = field(default_factory=list)
     store: SqlStore | None = None
     daily: DailyPoster | None = None
@@ -183,10 +228,21 @@ class Bot:
     usage: UsageRecorder | None = None
     curator: WeeklyReport | None = None
     curator_jobs: BackgroundScheduler | None = None  # started by serve
+    socket_connected: Callable[[], bool] | None = None  # Socket Mode: set once connected
 
     def health(self) -> dict[str, object]:
-        """What /healthz reports besides ok: the library is loaded."""
+        """What /healthz reports besides readiness: the library is loaded."""
         return {"entries": len(self.library), "errors": len(self.library.errors)}
+
+    def readiness(self) -> dict[str, str]:
+        """Checks that must be "ok" for Slack traffic to be worth sending here: the store
+        answers (threads, dedup and the daily post live there) and the socket is up."""
+        checks: dict[str, str] = {}
+        if self.store is not None:
+            checks["store"] = self.store.ping()
+        if self.socket_connected is not None:
+            checks["socket_mode"] = "ok" if self.socket_connected() else "not connected"
+        return checks
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
         """True once no answer or lazy listener is running (for the console's script mode)."""
@@ -264,14 +320,20 @@ def build(
         retention=settings.usage_retention,
     )
     client = count_slack_calls(web_client(settings, token), metrics)
+    languages = UserLanguages(settings.language, slack_locale(client), default=settings.channel_language)
+    lang = languages.default
+    handled_events = ObservedHandledEvents(handled or store or InMemoryHandledEvents(), usage)
     if follow_up is None:
         mentions = ObservedSearch(searchable, usage, "mention", lambda: live.generation)
-        follow_up = build_follow_ups(settings, library, mentions, registry, handled or store, usage)
+        follow_up = build_follow_ups(
+            settings, library, mentions, registry, handled or store, usage, languages
+        )
     daily = build_daily_poster(settings, library, store, registry) if store is not None else None
     if daily is not None:
         count_slack_calls(daily.client, metrics)
     if today is None and daily is not None:
         today = daily_today(settings, daily)
+    replays: ReplayLedger = store or InMemoryReplayLedger()
     answer_pool = TrackedExecutor(max_workers=16, thread_name_prefix="answer")
     listener_pool = TrackedExecutor(max_workers=16, thread_name_prefix="listener")
     curator = None
@@ -282,20 +344,44 @@ def build(
         index=searches,
         latest=live.latest,
         today=today or live.newest,
-        language=settings.language,
+        language=lang,
         page_size=page_size,
         generation=lambda: live.generation,
         cache_size=answer_cache,
         on_cached_search=searches.replay,
     )
+
+    def observed(source: str) -> ObservedSearch:
+        return ObservedSearch(searchable, usage, source, lambda: live.generation)
+
+    shared = SharedThreads(registry, usage)
+    dms = DirectMessages(observed("dm"), library.get, shared, handled_events, languages, answers)
     app = build_slack_app(
         client=client,
         signing_secret=secret,
-        command=CommandHandler(answers, answer_pool, ack_budget=ack_budget, on_command=count_command(usage)),
-        buttons=ActionHandlers(answers, library.get, SharedThreads(registry, usage), settings.language),
+        command=CommandHandler(
+            answers, answer_pool, ack_budget=ack_budget, on_command=count_command(usage), languages=languages
+        ),
+        buttons=ActionHandlers(
+            answers, library.get, shared, lang, languages, dms.pick_channel, shares=replays
+        ),
         follow_up=follow_up,
         listener_executor=listener_pool,
-        votes=FeedbackHandlers(usage, settings.language),
+        replays=replays,
+        votes=FeedbackHandlers(usage, lang),
+        links=LinkPreviews(live.entries, library.get, shared, handled_events, lang),
+        home=HomeTab(
+            observed("home"),
+            answers.today,
+            live.latest,
+            library.get,
+            lambda: settings.daily_channels,
+            lambda: live.generation,
+            lambda: _local_day(settings),
+            languages,
+        ),
+        dms=dms,
+        shortcut=MessageShortcut(live.entries, observed("shortcut"), languages),
     )
     app.use(request_id_middleware(logging.getLogger("chatbot.slack.requests")))
     return Bot(
@@ -330,7 +416,7 @@ def build_weekly_report(
         return (entry.title, entry.pr) if entry else ("", None)
 
     def render(report: CuratorReport) -> SlackMessage:
-        shown = render_curator_report(report, settings.language)
+        shown = render_curator_report(report, settings.channel_language)
         return SlackMessage(shown["text"], shown["blocks"])
 
     return WeeklyReport(
@@ -362,6 +448,7 @@ def build_follow_ups(
     threads: ThreadRegistry,
     handled: HandledEvents | None,
     usage: UsageRecorder | None = None,
+    languages: Callable[[str | None], Language] | None = None,
 ) -> FollowUps:
     """Answers in the bot's threads and to mentions; `handled` (the SQL store in serve) makes
     each message answered once across retries, restarts and replicas. With `usage`, answers
@@ -377,8 +464,9 @@ def build_follow_ups(
         index,
         threads,
         dedup,
-        settings.language,
+        settings.channel_language,
         model=build_model_answers(settings, usage.metrics if usage is not None else None),
+        languages=languages,
     )
 
 
@@ -427,10 +515,24 @@ def build_daily_poster(
     return DailyPoster(
         store,
         entries,
-        daily_web_client(settings.slack_bot_token, settings.slack_api_url),
-        lambda entry: daily_message(entry, settings.language),
+        daily_web_client(settings.slack_bot_token, settings.slack_api_url, timeout=settings.slack_timeout),
+        lambda entry: daily_message(entry, settings.channel_language),
         threads=threads or store,
+        after_post=crash_after_post(),
     )
+
+
+# Test hook (tests/daily): exit right after Slack accepted the daily post, before the store
+# records it, as a process killed at the worst moment would.
+CRASH_AFTER_POST_ENV = "VLLM_DIGEST_CRASH_AFTER_POST"
+CRASH_EXIT_CODE = 75
+
+
+def crash_after_post() -> Callable[[], None] | None:
+    """The crash hook when VLLM_DIGEST_CRASH_AFTER_POST is set, else None."""
+    if not os.environ.get(CRASH_AFTER_POST_ENV):
+        return None
+    return lambda: os._exit(CRASH_EXIT_CODE)
 
 
 def build_daily_scheduler(

@@ -10,14 +10,18 @@ every call, can be told to fail, and lets a test wait for a call without sleepin
     client = WebClient(token="xoxb-test", base_url=fake.api_url)
     fake.fail("chat.postMessage", status=429, retry_after=0)
     fake.fail("chat.postMessage", error="channel_not_found")
+    fake.fail("chat.postMessage", status=502, bare=True)   # a proxy's HTML page, no Slack error code
+    fake.answer_late("chat.postMessage", 3.0)         # acts on the call, answers 3 s later
     call = fake.wait_for("chat.postMessage")          # the first call, or AssertionError after 5 s
     fake.messages("C1")                               # what the channel holds, oldest first
     url = fake.response_url("abc")                    # a slash command's response_url
     fake.wait_for("response")                         # a POST to any response URL
 
-Methods: auth.test, chat.postMessage, chat.postEphemeral, chat.update, conversations.history,
-conversations.replies, views.open (answers the view with an id), response URLs (`/response/<id>`); any other method answers
-`{"ok": false, "error": "unknown_method"}` (and is recorded).
+Methods: auth.test, chat.postMessage, chat.postEphemeral, chat.update, chat.unfurl,
+conversations.history, conversations.replies, views.publish, views.open, views.push, users.info
+(`fake.set_locale("U1", "zh-CN")`; everyone else is `en-US`, Slack's default), response URLs
+(`/response/<id>`); any other method answers `{"ok": false, "error": "unknown_method"}` (and is
+recorded).
 """
 
 from __future__ import annotations
@@ -35,8 +39,10 @@ BOT_USER_ID = "UBOT0001"
 BOT_ID = "BBOT0001"
 TEAM_ID = "T0000001"
 
+# What a proxy in front of Slack answers for a bare 5xx: HTML, no JSON envelope, no error code.
+_BARE_BODY = b"<html><body><h1>%d</h1>upstream trouble</body></html>"
 # Form fields that Slack clients send as JSON strings.
-_JSON_FIELDS = ("blocks", "attachments", "metadata", "view")
+_JSON_FIELDS = ("blocks", "attachments", "metadata", "unfurls", "view")
 
 
 @dataclass(frozen=True)
@@ -58,11 +64,13 @@ class Call:
 
 @dataclass(frozen=True)
 class Failure:
-    """A queued failure: an HTTP status (500, 429 with Retry-After) or a Slack error code."""
+    """A queued failure: an HTTP status (500, 429 with Retry-After) or a Slack error code;
+    `bare`: a non-JSON body, as a proxy or load balancer in front of Slack answers."""
 
     status: int = 200
     error: str | None = None
     retry_after: int | None = None
+    bare: bool = False
 
 
 class FakeSlack:
@@ -74,8 +82,12 @@ class FakeSlack:
         self._lock = threading.Condition()
         self._calls: list[Call] = []
         self._failures: dict[str, list[Failure]] = {}
+        self._delays: dict[str, list[float]] = {}
+        self._closing = threading.Event()
         self._channels: dict[str, list[dict[str, Any]]] = {}
         self._last_ts = 0.0
+        self._locales: dict[str, str] = {}
+        self._views = 0
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -114,6 +126,7 @@ class FakeSlack:
         return f"{self.url}/response/{key}"
 
     def close(self) -> None:
+        self._closing.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -132,19 +145,29 @@ class FakeSlack:
         status: int = 200,
         error: str | None = None,
         retry_after: int | None = None,
+        bare: bool = False,
         times: int = 1,
     ) -> None:
         """Queue `times` failures for the next calls of `method` ("response" for response URLs).
 
-        `status=500` answers HTTP 500; `status=429` answers 429 with `Retry-After: retry_after`
-        (default 1); `error="channel_not_found"` answers 200 `{"ok": false, "error": ...}`.
+        `status=500` answers HTTP 500 `{"ok": false, "error": "internal_error"}`; `status=429`
+        answers 429 with `Retry-After: retry_after` (default 1); `error="channel_not_found"`
+        answers 200 `{"ok": false, "error": ...}` (any status with `status=`); `bare=True`
+        answers the status with an HTML page instead of JSON, so no Slack error code at all.
         """
-        if status == 200 and error is None:
+        if status == 200 and (error is None or bare):
             raise ValueError("give an HTTP status other than 200 or a Slack error code")
         if status == 429 and retry_after is None:
             retry_after = 1
         with self._lock:
-            self._failures.setdefault(method, []).extend([Failure(status, error, retry_after)] * times)
+            failure = Failure(status, error, retry_after, bare)
+            self._failures.setdefault(method, []).extend([failure] * times)
+
+    def answer_late(self, method: str, seconds: float, *, times: int = 1) -> None:
+        """The next `times` calls of `method` are carried out (a post is stored) but answered only
+        after `seconds`: what a client that gave up earlier cannot tell from a lost request."""
+        with self._lock:
+            self._delays.setdefault(method, []).extend([seconds] * times)
 
     def calls(self, method: str | None = None) -> list[Call]:
         """Every recorded call (of one method), oldest first, failed ones included."""
@@ -195,6 +218,11 @@ class FakeSlack:
             self._channels.setdefault(channel, []).append(message)
             return dict(message)
 
+    def set_locale(self, user: str, locale: str) -> None:
+        """What users.info (include_locale) answers as `user`'s Slack locale."""
+        with self._lock:
+            self._locales[user] = locale
+
     # -- serving ---------------------------------------------------------------------------
 
     def _next_ts(self) -> str:
@@ -217,7 +245,10 @@ class FakeSlack:
         with self._lock:
             failures = self._failures.get(method)
             failure = failures.pop(0) if failures else None
-            if failure is not None:
+            out: bytes | None = None
+            if failure is not None and failure.bare:
+                status, payload, out = failure.status, {}, _BARE_BODY % failure.status
+            elif failure is not None:
                 status, payload = self._failure_payload(failure)
             elif method == "response":
                 status, payload = 200, {"ok": True}
@@ -225,14 +256,23 @@ class FakeSlack:
                 status, payload = 200, self._answer(method, params)
             self._calls.append(Call(method, params, headers, request.path, status, payload))
             self._lock.notify_all()
-        out = b"ok" if method == "response" and status == 200 else json.dumps(payload).encode()
-        request.send_response(status)
-        request.send_header("Content-Type", "text/plain" if out == b"ok" else "application/json")
-        request.send_header("Content-Length", str(len(out)))
-        if failure is not None and failure.retry_after is not None:
-            request.send_header("Retry-After", str(failure.retry_after))
-        request.end_headers()
-        request.wfile.write(out)
+            delays = self._delays.get(method)
+            delay = delays.pop(0) if delays else 0.0
+        if delay:
+            self._closing.wait(delay)  # answer late (or at close)
+        if out is None:
+            out = b"ok" if method == "response" and status == 200 else json.dumps(payload).encode()
+        try:
+            request.send_response(status)
+            kind = "application/json" if out[:1] == b"{" else "text/html" if out[:1] == b"<" else "text/plain"
+            request.send_header("Content-Type", kind)
+            request.send_header("Content-Length", str(len(out)))
+            if failure is not None and failure.retry_after is not None:
+                request.send_header("Retry-After", str(failure.retry_after))
+            request.end_headers()
+            request.wfile.write(out)
+        except (BrokenPipeError, ConnectionResetError):  # a client that gave up on a late answer
+            request.close_connection = True
 
     @staticmethod
     def _failure_payload(failure: Failure) -> tuple[int, dict[str, Any]]:
@@ -266,15 +306,18 @@ class FakeSlack:
             if method == "chat.update":
                 return self._update(channel, params)
             return self._post(channel, params)
+        if method == "chat.unfurl":
+            if not params.get("unfurls") or not (params.get("unfurl_id") or params.get("ts")):
+                return {"ok": False, "error": "invalid_arguments"}
+            return {"ok": True}
+        if method in ("views.publish", "views.open", "views.push"):
+            return self._view(method, params)
+        if method == "users.info":
+            return self._user(params)
         if method == "conversations.history":
             return self._history(params)
         if method == "conversations.replies":
             return self._replies(params)
-        if method == "views.open":
-            view = params.get("view")
-            if not params.get("trigger_id") or not isinstance(view, dict):
-                return {"ok": False, "error": "invalid_arguments"}
-            return {"ok": True, "view": {**view, "id": f"V{self._next_ts().replace('.', '')}"}}
         return {"ok": False, "error": "unknown_method"}
 
     def _post(self, channel: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -299,6 +342,26 @@ class FakeSlack:
                         message[name] = params[name]
                 return {"ok": True, "channel": channel, "ts": message["ts"], "text": message["text"]}
         return {"ok": False, "error": "message_not_found"}
+
+    def _view(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        view = params.get("view")
+        if not isinstance(view, dict) or "blocks" not in view:
+            return {"ok": False, "error": "invalid_arguments"}
+        if method == "views.publish" and not params.get("user_id"):
+            return {"ok": False, "error": "invalid_arguments"}
+        if method != "views.publish" and not params.get("trigger_id"):
+            return {"ok": False, "error": "invalid_trigger_id"}
+        self._views += 1
+        return {"ok": True, "view": {**view, "id": f"V{self._views:08d}"}}
+
+    def _user(self, params: dict[str, Any]) -> dict[str, Any]:
+        user_id = str(params.get("user") or "")
+        if not user_id:
+            return {"ok": False, "error": "user_not_found"}
+        user: dict[str, Any] = {"id": user_id, "name": user_id.lower(), "is_bot": False}
+        if _truthy(params.get("include_locale")):
+            user["locale"] = self._locales.get(user_id, "en-US")
+        return {"ok": True, "user": user}
 
     def _history(self, params: dict[str, Any]) -> dict[str, Any]:
         channel = params.get("channel", "")

@@ -25,6 +25,14 @@ def signed_headers(body: str, secret: str = SIGNING_SECRET, timestamp: int | Non
     }
 
 
+_trigger_numbers = itertools.count()
+
+
+def next_trigger_id() -> str:
+    """A trigger id no other request of this test run has: Slack gives each invocation its own."""
+    return f"{time.time_ns()}.{next(_trigger_numbers)}"
+
+
 def command_body(text: str, response_url: str, channel: str = "C0CHAN", user: str = "U0ASKER") -> str:
     return urlencode(
         {
@@ -37,7 +45,7 @@ def command_body(text: str, response_url: str, channel: str = "C0CHAN", user: st
             "command": "/vllm-digest",
             "text": text,
             "response_url": response_url,
-            "trigger_id": "1.2.3",
+            "trigger_id": next_trigger_id(),
             "api_app_id": "A0APP",
         }
     )
@@ -55,7 +63,7 @@ def button_body(
         "container": {"type": "message", "is_ephemeral": True, "channel_id": channel},
         "channel": {"id": channel, "name": "vllm"},
         "response_url": response_url,
-        "trigger_id": "1.2.3",
+        "trigger_id": next_trigger_id(),
         "actions": [
             {
                 "type": "button",
@@ -65,6 +73,25 @@ def button_body(
                 "action_ts": str(time.time()),
             }
         ],
+    }
+    return urlencode({"payload": json.dumps(payload)})
+
+
+def shortcut_body(
+    callback_id: str, text: str, response_url: str, channel: str = "C0CHAN", user: str = "U0ASKER"
+) -> str:
+    """A message_action payload: the message shortcut used on a message saying `text`."""
+    payload = {
+        "type": "message_action",
+        "callback_id": callback_id,
+        "team": {"id": "T0000001"},
+        "user": {"id": user, "username": "asker", "name": "asker"},
+        "api_app_id": "A0APP",
+        "channel": {"id": channel, "name": "vllm"},
+        "message": {"type": "message", "user": "U0AUTHOR", "text": text, "ts": "1700000000.000100"},
+        "message_ts": "1700000000.000100",
+        "response_url": response_url,
+        "trigger_id": "1.2.3",
     }
     return urlencode({"payload": json.dumps(payload)})
 

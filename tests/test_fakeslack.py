@@ -55,6 +55,21 @@ def test_queued_errors_are_answered_in_order(fake_slack: FakeSlack) -> None:
     assert client(fake_slack).chat_postMessage(channel="C1", text="x")["ok"]
 
 
+def test_a_bare_5xx_has_no_slack_error_code(fake_slack: FakeSlack) -> None:
+    fake_slack.fail("chat.postMessage", status=502, bare=True)
+    fake_slack.fail("chat.postMessage", status=500, error="something_new")
+    with pytest.raises(SlackApiError) as bare:
+        client(fake_slack).chat_postMessage(channel="C1", text="x")
+    assert bare.value.response.status_code == 502
+    assert bare.value.response["error"] == (
+        "Received a response in a non-JSON format: <html><body><h1>502</h1>upstream trouble</body></html>"
+    )
+    with pytest.raises(SlackApiError) as unknown:
+        client(fake_slack).chat_postMessage(channel="C1", text="x")
+    assert (unknown.value.response.status_code, unknown.value.response["error"]) == (500, "something_new")
+    assert fake_slack.messages("C1") == []
+
+
 def test_server_errors_and_rate_limits_are_retried_by_slack_handlers(fake_slack: FakeSlack) -> None:
     fake_slack.fail("chat.postMessage", status=500)
     fake_slack.fail("chat.postMessage", status=429, retry_after=0)
@@ -81,3 +96,24 @@ def test_wait_for_returns_when_the_call_arrives_from_another_thread(fake_slack: 
     thread.join()
     with pytest.raises(AssertionError, match="no 2× response"):
         fake_slack.wait_for("response", count=2, timeout=0.05)
+
+
+def test_surface_methods_record_their_payloads_and_refuse_what_slack_refuses(fake_slack: FakeSlack) -> None:
+    web = client(fake_slack)
+    fake_slack.set_locale("U1", "zh-CN")
+    assert web.users_info(user="U1", include_locale=True)["user"]["locale"] == "zh-CN"
+    assert web.users_info(user="U2", include_locale=True)["user"]["locale"] == "en-US"
+    assert "locale" not in web.users_info(user="U1")["user"]
+    unfurls = {"https://github.com/o/r/pull/1": {"blocks": [{"type": "divider"}]}}
+    assert web.chat_unfurl(channel="C1", ts="1.1", unfurls=unfurls)["ok"]
+    assert fake_slack.calls("chat.unfurl")[0].params["unfurls"] == unfurls
+    view = {"type": "home", "blocks": [{"type": "divider"}]}
+    assert web.views_publish(user_id="U1", view=view)["view"]["id"].startswith("V")
+    assert fake_slack.calls("views.publish")[0].params["view"] == view
+    modal = {"type": "modal", "title": {"type": "plain_text", "text": "t"}, "blocks": []}
+    assert web.views_open(trigger_id="1.2", view=modal)["ok"]
+    assert web.views_push(trigger_id="1.3", view=modal)["ok"]
+    with pytest.raises(SlackApiError, match="invalid_trigger_id"):
+        web.views_open(trigger_id="", view=modal)
+    with pytest.raises(SlackApiError, match="invalid_arguments"):
+        web.chat_unfurl(channel="C1", ts="1.1", unfurls={})

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
+import logging
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -203,6 +205,70 @@ def test_bots_edits_foreign_threads_and_plain_channel_messages_are_ignored(app: 
     assert len(app.replies()) == 1
 
 
+def test_skips_are_logged_at_debug_with_their_reason(app: App, caplog: pytest.LogCaptureFixture) -> None:
+    parent = post_pr_of_the_day(app)
+    bot = app.fake.bot_user_id
+    # Bolt's own ignore-self filter is off: the bot's message in its thread reaches our rule.
+    skipped = {
+        event(
+            "card", ts="1800000000.000551", thread_ts=parent, user=bot, bot_id="BBOT0001"
+        ): "a bot's message",
+        event("", ts="1800000000.000552", subtype="message_deleted"): "subtype message_deleted",
+        event("重点看什么？", ts="1800000000.000553", thread_ts="1700000000.000001"): (
+            "a reply in a thread the bot does not own"
+        ),
+        event("重点看什么？", ts="1800000000.000554"): "a channel message without a mention",
+    }
+    with caplog.at_level(logging.DEBUG, logger="chatbot.slack.handlers.followups"):
+        for body in skipped:
+            app.send(body)
+        app.settle()
+        retried = event("有什么风险？", ts="1800000000.000555", thread_ts=parent)
+        app.send(retried)
+        app.settle()
+        app.send(retried, retry=1)
+        app.settle()
+    assert len(app.replies()) == 1
+    logged = [r.getMessage() for r in caplog.records if "skipped" in r.getMessage()]
+    expected = [f"event {json.loads(body)['event_id']} skipped: {why}" for body, why in skipped.items()]
+    assert sorted(logged[:-1]) == sorted(expected)
+    assert {r.levelno for r in caplog.records if r.getMessage() in expected} == {logging.DEBUG}
+    retried_id = json.loads(retried)["event_id"]
+    assert logged[-1] == (
+        f"event {retried_id} (retry 1) skipped: message {CHANNEL} 1800000000.000555 already answered"
+    )
+
+
+@pytest.mark.parametrize(
+    ("failure", "question", "apology"),
+    [
+        ({"error": "invalid_blocks"}, "有什么风险？", "抱歉，这个问题没能回答出来，请稍后再问一次。"),
+        (
+            {"status": 500, "times": 3},
+            "what are the risks here?",
+            "Sorry, I could not answer that; please ask again in a moment.",
+        ),
+    ],
+)
+def test_an_answer_that_fails_after_the_claim_apologises_in_the_thread(
+    app: App, failure: dict[str, Any], question: str, apology: str
+) -> None:
+    parent = post_pr_of_the_day(app)
+    app.fake.fail("chat.postMessage", **failure)  # the answer's post, and the client's retries
+    app.send(event(question, ts="1800000000.000560", thread_ts=parent))
+    app.settle()
+    in_thread = app.replies()
+    assert [c.status for c in in_thread][-1] == 200
+    assert in_thread[-1].params["text"] == apology
+    assert in_thread[-1].params["thread_ts"] == parent and in_thread[-1].params["channel"] == CHANNEL
+    assert [m["text"] for m in app.fake.messages(CHANNEL) if m.get("thread_ts") == parent] == [apology]
+    # Asking again (a new message) is answered.
+    app.send(event(question, ts="1800000000.000561", thread_ts=parent))
+    app.settle()
+    answered = [m for m in app.fake.messages(CHANNEL) if m.get("thread_ts") == parent]
+    assert len(answered) == 2 and answered[1]["text"] != apology
+
+
 def test_a_broadcast_reply_is_answered(app: App) -> None:
     parent = post_pr_of_the_day(app)
     app.send(event("重点看什么？", ts="1800000000.000600", thread_ts=parent, subtype="thread_broadcast"))
@@ -305,15 +371,15 @@ def test_old_dedup_marks_are_pruned_at_most_once_an_hour(fake_slack: FakeSlack, 
         return Delivery(inner, f"EvP{n}", "UB")
 
     try:
-        assert store.mark_event_handled("EvOld")
+        assert store.mark_message_handled("C0", "1.0")
         follow_ups(mention(1), client)
-        assert store.mark_event_handled("EvOld")  # pruned: the mark was gone
+        assert store.mark_message_handled("C0", "1.0")  # pruned: the mark was gone
         now[0] += 60
         follow_ups(mention(2), client)
-        assert not store.mark_event_handled("EvOld")  # a minute later: not pruned again
+        assert not store.mark_message_handled("C0", "1.0")  # a minute later: not pruned again
         now[0] += 3600
         follow_ups(mention(3), client)
-        assert store.mark_event_handled("EvOld")
+        assert store.mark_message_handled("C0", "1.0")
         assert len(fake_slack.calls("chat.postMessage")) == 3
     finally:
         store.close()

@@ -61,7 +61,6 @@ def test_what_is_never_answered() -> None:
 
 def test_in_memory_dedup_marks_once() -> None:
     handled = InMemoryHandledEvents()
-    assert handled.mark_event_handled("Ev1") and not handled.mark_event_handled("Ev1")
     assert handled.mark_message_handled("C1", "1.0") and not handled.mark_message_handled("C1", "1.0")
     assert handled.mark_message_handled("C2", "1.0")
 

@@ -33,7 +33,12 @@ def test_broken_yaml_is_reported_and_the_good_file_still_loads(tmp_path: Path) -
     (tmp_path / "a-broken.yaml").write_text(BROKEN_YAML, encoding="utf-8")
     (tmp_path / "good.txt").write_text(SEED, encoding="utf-8")
     library = Library.load(tmp_path)
-    assert len(library) == 8
+    assert [e.title for e in library][:3] == [
+        "混合模态媒体并发解析提速 8%-22%",
+        "新增 Qwen3-VL DeepStack 编译契约回归测试",
+        "修复 KV offload 事件元数据被过早丢弃",
+    ]
+    assert len(library) == 8 and all(e.pr is None for e in library)  # the broken metadata is not merged
     assert [str(p) for p in library.errors] == [
         f"{tmp_path / 'a-broken.yaml'}:4: error: entries.0.pr: Input should be a valid integer, "
         "unable to parse string as an integer"

@@ -195,7 +195,7 @@ def test_a_known_mix_shows_in_metrics_stats_and_nowhere_a_token_or_user_id(
         ("vllm_digest_searches_total", (("source", "command"), ("outcome", "no_results"))): 2,
         ("vllm_digest_followup_answers_total", (("intent", "risks"), ("outcome", "not_in_note"))): 1,
         ("vllm_digest_followup_answers_total", (("intent", "focus"), ("outcome", "found"))): 1,
-        ("vllm_digest_events_deduplicated_total", (("by", "event_id"),)): 1,
+        ("vllm_digest_events_deduplicated_total", (("by", "message"),)): 1,
         ("vllm_digest_feedback_total", (("kind", "answer"), ("vote", "up"), ("outcome", "new"))): 1,
         ("vllm_digest_feedback_total", (("kind", "answer"), ("vote", "down"), ("outcome", "changed"))): 1,
         ("vllm_digest_feedback_total", (("kind", "search"), ("vote", "down"), ("outcome", "new"))): 1,

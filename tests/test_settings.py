@@ -36,7 +36,7 @@ def test_defaults(clean_env: pytest.MonkeyPatch) -> None:
     assert (s.daily_cron, s.timezone, s.language, s.daily_channels) == (
         "30 9 * * 1-5",
         "Asia/Shanghai",
-        "zh",
+        "auto",
         [],
     )
     assert s.digest_dir == BUNDLED_DIGESTS and s.database_url.startswith("sqlite:///")
@@ -54,7 +54,7 @@ def test_comma_list_and_env_file(clean_env: pytest.MonkeyPatch, tmp_path: Path) 
     [
         ("TIMEZONE", "Mars/Olympus", "setting TIMEZONE: Value error, unknown time zone"),
         ("DAILY_CRON", "every day", "setting DAILY_CRON: Value error, expected five cron fields"),
-        ("LANGUAGE", "fr", "setting LANGUAGE: Input should be 'zh' or 'en'"),
+        ("LANGUAGE", "fr", "setting LANGUAGE: Input should be 'auto', 'zh' or 'en'"),
         ("SLACK_BOT_TOKEN", "hello", "setting SLACK_BOT_TOKEN: String should match pattern"),
         ("LOG_FORMAT", "xml", "setting LOG_FORMAT: Input should be 'text' or 'json'"),
         ("METRICS_PORT", "70000", "setting METRICS_PORT: Input should be less than or equal to 65535"),
@@ -81,3 +81,117 @@ def test_cli_fails_at_start_with_one_line(tmp_path: Path) -> None:
         "vllm-digest: setting TIMEZONE: Value error, unknown time zone 'Nowhere/Land', e.g. Asia/Shanghai "
         "(got 'Nowhere/Land')"
     ]
+
+
+def cli(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if k not in ENV_NAMES and not k.startswith("SLACK_")}
+    return subprocess.run(
+        [sys.executable, "-m", "chatbot.cli", *args],
+        capture_output=True,
+        text=True,
+        env={**clean, "PYTHONPATH": str(Path(__file__).resolve().parent.parent), **env},
+        cwd=cwd,
+        timeout=60,
+    )
+
+
+TOKEN = "xoxa-111-222-abcdefHidden42"
+
+
+@pytest.mark.parametrize(
+    ("env", "words"),
+    [
+        (
+            {"DATABASE_URL": "mysql://bot:pw-Hidden42@db/x"},
+            "setting DATABASE_URL: Value error, unsupported scheme",
+        ),
+        ({"DATABASE_URL": "garbage"}, "setting DATABASE_URL: Value error, expected sqlite:///"),
+        (
+            {"DATABASE_URL": "postgresql://bot:pw-Hidden42@db/x"},
+            "setting DATABASE_URL: Value error, unsupported scheme 'postgresql' (use postgresql+psycopg://)",
+        ),
+        (
+            {"DIGEST_DIR": "/no/such/folder"},
+            "setting DIGEST_DIR: Value error, folder /no/such/folder does not exist",
+        ),
+        ({"DIGEST_DIR": "/etc/hostname"}, "setting DIGEST_DIR: Value error, /etc/hostname is a file"),
+        ({"SLACK_SIGNING_SECRET": ""}, "setting SLACK_SIGNING_SECRET: Value error, is empty"),
+        ({"SLACK_SIGNING_SECRET": "   "}, "setting SLACK_SIGNING_SECRET: Value error, is empty"),
+        ({"DAILY_CRON": "30 9 31 2 *"}, "setting DAILY_CRON: Value error, this schedule never fires"),
+        ({"DAILY_CRON": "0 0 30 2 1-5"}, "setting DAILY_CRON: Value error, this schedule never fires"),
+        ({"SLACK_BOT_TOKEN": TOKEN}, "setting SLACK_BOT_TOKEN: String should match pattern"),
+        ({"SLACK_APP_TOKEN": TOKEN}, "setting SLACK_APP_TOKEN: String should match pattern"),
+    ],
+)
+def test_bad_settings_are_one_line_exit_2_and_never_show_a_secret(
+    tmp_path: Path, env: dict[str, str], words: str
+) -> None:
+    for command in (["list"], ["serve", "--port", "0"]):
+        result = cli(command, tmp_path, **env)
+        assert result.returncode == 2, result
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"vllm-digest: {words}"), lines
+        assert "Hidden42" not in result.stderr and "111-222" not in result.stderr
+
+
+def test_a_dot_env_that_is_not_utf8_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_bytes(b"LANGUAGE=en\nSLACK_BOT_TOKEN=xoxb-\xff\xfeSECRET\n")
+    result = cli(["list"], tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "vllm-digest: settings file .env:2: not UTF-8 text (byte 0xff); save it as UTF-8"
+    ]
+
+
+def test_a_valid_cron_with_a_leap_day_is_accepted(clean_env: pytest.MonkeyPatch) -> None:
+    clean_env.setenv("DAILY_CRON", "30 9 29 2 *")
+    assert load_settings().daily_cron == "30 9 29 2 *"
+
+
+def test_serve_on_a_port_in_use_is_one_line_and_port_0_binds_a_free_one(tmp_path: Path) -> None:
+    import socket
+
+    from tests.fakeslack import FakeSlack
+
+    with FakeSlack() as fake, socket.socket() as taken:
+        taken.bind(("0.0.0.0", 0))
+        taken.listen(1)
+        port = str(taken.getsockname()[1])
+        env = {
+            "SLACK_BOT_TOKEN": "xoxb-test",
+            "SLACK_SIGNING_SECRET": "s3cr3t",
+            "SLACK_API_URL": fake.api_url,
+            "DATABASE_URL": f"sqlite:///{tmp_path / 'bot.db'}",
+        }
+        for args, extra, words in (
+            (["serve"], {"PORT": port}, f"vllm-digest: setting PORT: {port}: cannot listen"),
+            (["serve", "--port", port], {}, f"vllm-digest: --port {port}: cannot listen"),
+        ):
+            result = cli(args, tmp_path, **env, **extra)
+            assert result.returncode == 2
+            lines = result.stderr.strip().splitlines()
+            assert len(lines) == 1 and lines[0].startswith(words), result.stderr
+        served = subprocess.Popen(
+            [sys.executable, "-m", "chatbot.cli", "serve", "--port", "0"],
+            env={
+                **os.environ,
+                **env,
+                "PORT": port,
+                "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+            },
+            cwd=tmp_path,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert served.stderr is not None
+            line = next(line for line in served.stderr if "HTTP on port" in line)
+            bound = int(line.split("HTTP on port ")[1].split(",")[0])
+            assert bound not in (0, int(port))
+            import httpx
+
+            assert httpx.get(f"http://127.0.0.1:{bound}/livez").json() == {"ok": True}
+            assert httpx.get(f"http://127.0.0.1:{bound}/readyz").json() == {"ok": True, "store": "ok"}
+        finally:
+            served.terminate()
+            served.wait(timeout=15)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Any
 
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 from chatbot.digest.library import Library
 from chatbot.digest.model import Entry
 from chatbot.search.index import Hit, SearchResult
-from chatbot.slack import blocks
+from chatbot.slack import blocks, views
 from chatbot.slack.handlers.command import Request, parse
 from chatbot.slack.mrkdwn import clip, escape, truncate
 from tests.conftest import DIGESTS
@@ -21,6 +22,7 @@ OUR_LINK = re.compile(r"<https://[^<>|\s]+\|[^<>]*>")
 ENTITY = re.compile(r"&(amp|lt|gt);")
 
 BASE = Library.load(DIGESTS)
+DAY = dt.date(2026, 11, 30)
 
 
 def assert_safe(message: dict[str, Any]) -> None:
@@ -86,8 +88,18 @@ def test_user_text_is_escaped_and_inside_limits(text: str) -> None:
         blocks.render_latest([entry] * 20, "zh"),
         blocks.render_topics([(text, 3)] * 150, "en"),
         blocks.render_text(text),
+        views.render_link_preview(entry, "zh"),
+        views.render_home(
+            today=entry, newest=[entry] * 5, topics=[(text, 2)], channels=[], day=DAY, lang="en"
+        ),
+        views.render_entry_modal(entry, "zh"),
+        views.render_search_modal(result, "en"),
+        views.render_share_picker(entry, "zh"),
+        views.render_dm_answer(result, "zh"),
+        views.render_shortcut_answer([entry] * 3, "en"),
     ]
     for message in messages:
+        message.setdefault("text", "view")
         assert_safe(message)
         assert_within_limits(message)
 
@@ -150,5 +162,26 @@ def test_the_daily_post_is_the_entry_card_under_its_header(seed_library: Library
     entry = seed_library.get("53529")
     assert entry is not None
     posted = daily_message(entry, "zh")
-    assert posted.blocks == blocks.render_entry_card(entry, "zh", header="今日 PR")["blocks"]
-    assert posted.text.startswith("今日 PR: 新增 Qwen3-VL DeepStack")
+    assert posted.text == (
+        "今日 PR: 新增 Qwen3-VL DeepStack 编译契约回归测试 https://github.com/vllm-project/vllm/pull/53529"
+    )
+    assert posted.blocks[:2] == [
+        {"type": "header", "text": {"type": "plain_text", "text": "今日 PR", "emoji": True}},
+        {
+            "type": "section",
+            "text": {
+                "type": "mrkdwn",
+                "text": "*<https://github.com/vllm-project/vllm/pull/53529|新增 Qwen3-VL DeepStack 编译契约回归测试>*"
+                "  `#53529`",
+            },
+        },
+    ]
+    assert posted.blocks[-1] == {
+        "type": "context",
+        "elements": [
+            {"type": "mrkdwn", "text": "有问题？直接在本帖的讨论串里追问，例如“重点看什么？”“有什么风险？”"}
+        ],
+    }
+    assert {"type": "mrkdwn", "text": "*注意*\n• 由于 #53516 尚未调查清楚，该契约未来仍可能被重新审视"} in [
+        b.get("text") for b in posted.blocks
+    ]

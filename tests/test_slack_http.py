@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import logging
 import os
-import queue
 import socket
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlencode
 
 import httpx
 import pytest
@@ -29,7 +31,6 @@ from tests.slackrequests import (
     button_body,
     buttons,
     command_body,
-    event_body,
     post,
     signed_headers,
 )
@@ -236,12 +237,14 @@ def test_subcommands_answer_in_the_configured_language(fake_slack: FakeSlack) ->
         assert "searches the digest by topic" in help_text
         latest = post(url, command_body("latest", fake_slack.response_url())).json()
         assert "Newest entries" in all_text(latest)
-        assert len([b for b in buttons(latest) if b["action_id"].startswith("share_entry")]) == 5
+        shares = [b["value"] for b in buttons(latest) if b["action_id"].startswith("share_entry")]
+        assert shares == ["bf9c0b4186", "5d680c482d", "588db5c1c7", "0e7c6e404a", "3f337515ce"]  # newest PRs
+        assert "修复 MiniCPM-o 图像处理器复用串扰" in all_text(latest)
         today = all_text(post(url, command_body("today", fake_slack.response_url())).json())
         assert "PR of the day" in today and "Ask in this thread" in today
         topics = all_text(post(url, command_body("topics", fake_slack.response_url())).json())
         assert "Topics you can search for" in topics
-        for topic, _count in bot.index.topics()[:3]:
+        for topic in ("`frontend`", "`multimodal`", "`testing`", "`KV offload`"):  # the bundled digest's
             assert topic in topics
         nothing = all_text(post(url, command_body("xyzzy", fake_slack.response_url())).json())
         assert "No entry matches “xyzzy”" in nothing
@@ -261,25 +264,21 @@ def test_share_survives_a_rate_limit_and_a_server_error(served: Served) -> None:
     assert len(served.fake.messages("C0CHAN")) == 1
 
 
-def test_thread_replies_reach_the_follow_up_slot_but_the_bots_own_do_not(fake_slack: FakeSlack) -> None:
-    received: queue.Queue[dict[str, object]] = queue.Queue()
-    bot = build(settings_for(fake_slack), follow_up=lambda delivery, client: received.put(delivery.event))
-    server = HttpServer(asgi_app(bot.app), host="127.0.0.1", port=0).start()
-    url = f"http://127.0.0.1:{server.port}/slack/events"
-    try:
-        own = {"type": "message", "channel": "C1", "channel_type": "channel", "user": fake_slack.bot_user_id}
-        own |= {"bot_id": "BBOT0001", "text": "card", "ts": "5.0"}
-        body = event_body(own)
-        json_headers = {**signed_headers(body), "Content-Type": "application/json"}
-        assert post(url, body, json_headers).status_code == 200
-        reply = {"type": "message", "channel": "C1", "channel_type": "channel", "user": "U0ASKER"}
-        reply |= {"text": "有什么风险？", "ts": "5.1", "thread_ts": "5.0"}
-        body = event_body(reply)
-        json_headers = {**signed_headers(body), "Content-Type": "application/json"}
-        assert post(url, body, json_headers).status_code == 200
-        event = received.get(timeout=5)
-        assert event["text"] == "有什么风险？" and event["thread_ts"] == "5.0"
-        assert received.empty()
-    finally:
-        server.stop()
-        bot.close()
+def test_a_listener_that_raises_is_logged_in_one_line_by_our_error_handler(
+    served: Served, caplog: pytest.LogCaptureFixture
+) -> None:
+    def explode() -> None:
+        raise RuntimeError("listener exploded")
+
+    served.bot.app.shortcut("explode")(explode)  # any listener of the app, failing
+    payload = {"type": "shortcut", "callback_id": "explode", "trigger_id": "1.2", "team": {"id": "T1"}}
+    payload |= {"user": {"id": "U0ASKER"}, "token": "legacy"}
+    body = urlencode({"payload": json.dumps(payload)})
+    with caplog.at_level(logging.DEBUG, logger="chatbot.slack.app"):
+        response = post(served.url, body)
+    assert response.status_code == 500
+    errors = [r for r in caplog.records if r.name == "chatbot.slack.app" and r.levelno == logging.ERROR]
+    assert [r.getMessage() for r in errors] == ["slack shortcut failed: RuntimeError: listener exploded"]
+    assert errors[0].exc_info is None  # one line; the traceback is at DEBUG
+    traced = [r for r in caplog.records if r.name == "chatbot.slack.app" and r.levelno == logging.DEBUG]
+    assert traced and traced[0].exc_info is not None

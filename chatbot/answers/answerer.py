@@ -87,6 +87,7 @@ WORDS: dict[str, dict[Lang, str]] = {
     "no_design": {"zh": "笔记没谈设计取舍。", "en": "The note does not discuss design choices."},
     "author": {"zh": "作者 ", "en": "Author: "},
     "people": {"zh": "笔记提到：", "en": "In the note: "},
+    "no_people": {"zh": "笔记没写作者，也没提到人。", "en": "The note names no author and no people."},
     "related": {"zh": "相关 PR：", "en": "Related PRs: "},
     "also": {"zh": "另见 ", "en": "Also "},
     "same_topic": {"zh": "同主题条目：", "en": "Same topics: "},
@@ -499,7 +500,7 @@ class Answerer:
             prefix = "\n".join([*lines, c.word("people")]) if lines else c.word("people")
             return c.quote(prefix, named[:1])
         if not lines:
-            return self._none(entry, c, "no_related", question)
+            return self._none(entry, c, "no_people", question)
         return c.lines(lines)
 
     def _related(self, entry: Entry, question: str, c: Composer) -> str:

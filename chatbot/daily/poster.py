@@ -10,6 +10,12 @@ The protocol (docs/daily.md has the failure cases):
 A process that died between 3 and 4 leaves a claim without a ts. Whoever takes that stale claim
 over first looks in the channel's history for the marked message and records it instead of
 posting again.
+
+A post that got no answer (timed out, connection dropped after sending) is *unknown*, not
+failed: Slack may have stored it. The run looks for it in the history at once and records it
+when it is there; otherwise the claim is kept and marked unknown, so the next run (the
+scheduler's retry, a rerun of `post-today`) looks again before posting. Only a request that
+certainly never left (connection refused, host not found) is retried or released as failed.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import uuid
 from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from typing import Any
+from urllib.error import URLError
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
@@ -32,6 +39,9 @@ from slack_sdk.http_retry.builtin_handlers import (
     ServerErrorRetryHandler,
 )
 from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
+from slack_sdk.http_retry.request import HttpRequest
+from slack_sdk.http_retry.response import HttpResponse
+from slack_sdk.http_retry.state import RetryState
 
 from chatbot.daily.picker import Pick, pick_entry
 from chatbot.digest import Entry
@@ -40,11 +50,10 @@ from chatbot.store import ClaimOutcome, DailyPost, SqlStore, ThreadRegistry, utc
 log = logging.getLogger(__name__)
 
 DAILY_EVENT_TYPE = "vllm_digest_daily"
-# Test hook: exit right after Slack accepted the post, before the store records it.
-CRASH_AFTER_POST_ENV = "VLLM_DIGEST_CRASH_AFTER_POST"
-CRASH_EXIT_CODE = 75
 # A claim older than this is presumed dead even when its owner runs on another host.
 CLAIM_LEASE = dt.timedelta(minutes=10)
+# A claim whose post got no answer: stale for the next run, which looks in the history first.
+UNKNOWN_OWNER = "unknown:"
 # Slack errors worth another run later; every other error code is permanent (a setup problem).
 TRANSIENT_ERRORS = {"ratelimited", "internal_error", "fatal_error", "service_unavailable", "request_timeout"}
 
@@ -63,6 +72,7 @@ class Status(enum.Enum):
     RECOVERED = "recovered"  # a crashed run's message was found in Slack and recorded
     BUSY = "busy"  # another live process is posting right now
     FAILED = "failed"  # transient Slack trouble after retries; claim released, retry later
+    UNKNOWN = "unknown"  # no answer to the post and not (yet) in the history; the next run looks again
     REFUSED = "refused"  # Slack said no for good (channel_not_found, invalid_auth, ...)
     NO_ENTRIES = "no entries"
 
@@ -78,11 +88,11 @@ class DailyResult:
 
     @property
     def ok(self) -> bool:
-        return self.status not in (Status.FAILED, Status.REFUSED, Status.NO_ENTRIES)
+        return self.status not in (Status.FAILED, Status.UNKNOWN, Status.REFUSED, Status.NO_ENTRIES)
 
     @property
     def retry_later(self) -> bool:
-        return self.status is Status.FAILED
+        return self.status in (Status.FAILED, Status.UNKNOWN)
 
     def line(self) -> str:
         """One line for logs and the CLI."""
@@ -94,17 +104,39 @@ class DailyResult:
         return f"{what} ({self.detail})" if self.detail else what
 
 
+def never_sent(error: BaseException) -> bool:
+    """True only when a request certainly did not reach Slack: the connection was refused or the
+    host was not found. A timeout or a dropped connection may come after Slack acted on it."""
+    reason = error.reason if isinstance(error, URLError) else error
+    return isinstance(reason, ConnectionRefusedError | socket.gaierror)
+
+
+class NeverSentRetryHandler(ConnectionErrorRetryHandler):
+    """Retries a connection error only when the request never left, so a retry cannot post twice."""
+
+    def _can_retry(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> bool:
+        return error is not None and response is None and never_sent(error)
+
+
 def daily_web_client(
-    token: str | None, base_url: str, *, backoff: float = 0.5, retries: int = 2
+    token: str | None, base_url: str, *, backoff: float = 0.5, retries: int = 2, timeout: float = 15
 ) -> WebClient:
-    """A WebClient that retries 429 (after Retry-After), 500/503 and connection errors with backoff."""
+    """A WebClient that retries 429 (after Retry-After), 500/503 and connections that never
+    opened, with backoff."""
     interval = BackoffRetryIntervalCalculator(backoff_factor=backoff)
     return WebClient(
         token=token,
         base_url=base_url,
-        timeout=15,
+        timeout=timeout,  # type: ignore[arg-type]  # urllib takes fractions of a second too
         retry_handlers=[
-            ConnectionErrorRetryHandler(max_retry_count=retries, interval_calculator=interval),
+            NeverSentRetryHandler(max_retry_count=retries, interval_calculator=interval),
             RateLimitErrorRetryHandler(max_retry_count=retries),
             ServerErrorRetryHandler(max_retry_count=retries, interval_calculator=interval),
         ],
@@ -123,8 +155,6 @@ def post_message(
         unfurl_links=False,
         unfurl_media=False,
     )
-    if os.environ.get(CRASH_AFTER_POST_ENV):
-        os._exit(CRASH_EXIT_CODE)
     return str(response.get("channel") or channel), str(response["ts"])
 
 
@@ -202,6 +232,7 @@ class DailyPoster:
         threads: ThreadRegistry | None = None,
         clock: Callable[[], dt.datetime] = utc_now,
         lease: dt.timedelta = CLAIM_LEASE,
+        after_post: Callable[[], None] | None = None,
     ) -> None:
         self.store = store
         self.entries = entries
@@ -210,23 +241,35 @@ class DailyPoster:
         self.threads: ThreadRegistry = threads or store
         self.clock = clock
         self.lease = lease
+        self.after_post = after_post  # runs once Slack accepted, before the record (crash tests)
         self._live_owners: set[str] = set()  # claims this process is working on right now
 
     def pick(self, channel: str, day: dt.date) -> Pick | None:
         return pick_entry(list(self.entries()), self.store.history(channel), channel, day)
 
-    def entry_for_day(self, channel: str, day: dt.date) -> Entry | None:
-        """The entry posted on the day, else the one that would be."""
+    def plan(self, channel: str, day: dt.date) -> DailyPost | Pick | None:
+        """The day's row when it was posted, else the pick it gets (None: no entries)."""
         done = self.store.daily_post(channel, day)
         if done is not None and done.posted:
-            posted = next((e for e in self.entries() if e.id == done.entry_id), None)
+            return done
+        return self.pick(channel, day)
+
+    def entry_for_day(self, channel: str, day: dt.date) -> Entry | None:
+        """The entry posted on the day, else the one that would be."""
+        plan = self.plan(channel, day)
+        if isinstance(plan, DailyPost):
+            posted = next((e for e in self.entries() if e.id == plan.entry_id), None)
             if posted is not None:
                 return posted
-        pick = self.pick(channel, day)
-        return pick.entry if pick else None
+            plan = self.pick(channel, day)  # the posted entry left the library
+        return plan.entry if plan else None
 
     def _is_stale(self, post: DailyPost) -> bool:
-        return post.claimed_at < self.clock() - self.lease or owner_is_dead(post.owner, self._live_owners)
+        return (
+            post.owner.startswith(UNKNOWN_OWNER)
+            or post.claimed_at < self.clock() - self.lease
+            or owner_is_dead(post.owner, self._live_owners)
+        )
 
     def run(self, channel: str, day: dt.date) -> DailyResult:
         """Post the day's entry unless the day is done or being done; never raises for Slack errors."""
@@ -275,9 +318,9 @@ class DailyPoster:
     def _find_posted(self, channel: str, day: dt.date, since: dt.datetime) -> tuple[str, str] | None:
         try:
             return find_daily_message(self.client, channel, day, since - dt.timedelta(minutes=5))
-        except SlackClientError as exc:
-            # Cannot tell whether the dead run posted: post (a rare duplicate beats a missing day).
-            log.warning("daily %s %s: could not read the channel history (%s); posting", channel, day, exc)
+        except (SlackClientError, OSError) as exc:
+            # Cannot tell whether the run posted: post (a rare duplicate beats a missing day).
+            log.warning("daily %s %s: could not read the channel history (%s)", channel, day, exc)
             return None
 
     def _post(self, channel: str, day: dt.date, entry: Entry, owner: str, reason: str) -> DailyResult:
@@ -298,17 +341,40 @@ class DailyPoster:
                 detail=f"Slack answered {error} (HTTP {status_code})"
                 + ("; will retry" if transient else "; fix the setup, not retrying"),
             )
-            log.error("daily post %s", result.line())
             return result
         except (SlackClientError, OSError) as exc:
+            if not never_sent(exc):
+                return self._unanswered(channel, day, entry, owner, exc)
             self.store.release(channel, day, owner)
-            result = DailyResult(Status.FAILED, channel, day, entry.id, detail=f"cannot reach Slack: {exc}")
-            log.error("daily post %s", result.line())
-            return result
+            return DailyResult(Status.FAILED, channel, day, entry.id, detail=f"cannot reach Slack: {exc}")
+        if self.after_post is not None:
+            self.after_post()
         if not self.store.record_posted(channel, day, owner, ts, now=self.clock(), entry_id=entry.id):
             log.warning("daily post %s %s: claim was taken over while posting (ts %s)", channel, day, ts)
         self._register(channel_id, ts, entry.id)
         return DailyResult(Status.POSTED, channel, day, entry.id, ts, reason)
+
+    def _unanswered(
+        self, channel: str, day: dt.date, entry: Entry, owner: str, error: BaseException
+    ) -> DailyResult:
+        """The post got no answer: Slack may have stored it. Look for it; keep the claim if absent."""
+        why = str(error) or type(error).__name__
+        found = self._find_posted(channel, day, since=self.clock() - self.lease)
+        if found is not None:
+            ts, entry_id = found
+            self.store.record_posted(channel, day, owner, ts, now=self.clock(), entry_id=entry_id or entry.id)
+            self._register(channel, ts, entry_id or entry.id)
+            detail = f"no answer from Slack ({why}), found the post in the channel"
+            return DailyResult(Status.POSTED, channel, day, entry_id or entry.id, ts, detail)
+        self.store.mark_unknown(channel, day, owner, UNKNOWN_OWNER)
+        return DailyResult(
+            Status.UNKNOWN,
+            channel,
+            day,
+            entry.id,
+            detail=f"no answer from Slack ({why}) and not in the channel yet; "
+            "the next run looks for it before posting",
+        )
 
     def _register(self, channel_id: str, ts: str, entry_id: str) -> None:
         try:

@@ -161,7 +161,7 @@ class DailyScheduler:
         except Exception:  # a bug or the database is down: log, the next run tries again
             log.exception("daily post %s %s failed", run.channel, run.day)
             return None
-        log.info("daily post %s", result.line())
+        log.log(logging.INFO if result.ok else logging.ERROR, "daily post %s", result.line())
         if (
             result.retry_later
             and self.clock() + self.retry_delay <= run.fire_time + self.grace

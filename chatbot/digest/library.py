@@ -1,12 +1,16 @@
 """The digest library: every digest file of a folder, loaded, merged and kept fresh.
 
 A broken file is reported (file:line) and skipped; the rest still loads. Files added or
-changed while the bot runs are picked up by `refresh()`, a cheap mtime check.
+changed while the bot runs are picked up by `refresh()`, a cheap mtime check that re-parses only
+the files whose mtime or size changed (the parsed entries of the others are reused). A symlink
+that loops or points nowhere is reported with its path. Problems are collected, not logged:
+whoever loaded the library reports them once (the CLI prints them, the server logs them).
 """
 
 from __future__ import annotations
 
-import logging
+import os
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,8 +18,6 @@ from pathlib import Path
 from chatbot.digest.model import DigestParseError, Entry, Problem
 from chatbot.digest.rawtext import parse_raw_text
 from chatbot.digest.structured import is_glossary_file, parse_structured
-
-log = logging.getLogger(__name__)
 
 RAW_SUFFIXES = {".txt", ".md"}
 STRUCTURED_SUFFIXES = {".yaml", ".yml"}
@@ -31,19 +33,48 @@ class LoadedFile:
     problems: list[Problem]
 
 
+def scan_folder(folder: Path) -> tuple[list[Path], list[Problem]]:
+    """Digest files of a folder in a stable order, and the symlinks that lead nowhere (a loop, a
+    missing target). Glossaries and hidden files are not digests."""
+    if folder.is_file():
+        return [folder], []
+    try:
+        children = sorted(folder.iterdir(), key=lambda p: p.name)
+    except OSError as exc:
+        return [], [Problem(str(folder), 0, "error", f"cannot list the digest folder: {exc.strerror}")]
+    files: list[Path] = []
+    problems: list[Problem] = []
+    for p in children:
+        if p.name.startswith("."):
+            continue
+        if p.is_symlink():
+            problem = _dangling(p)
+            if problem is not None:
+                problems.append(problem)
+                continue
+        if p.is_file() and p.suffix.lower() in RAW_SUFFIXES | STRUCTURED_SUFFIXES and not is_glossary_file(p):
+            files.append(p)
+    return files, problems
+
+
+def _dangling(link: Path) -> Problem | None:
+    """A Problem for a symlink that loops or whose target is missing; None when it resolves."""
+    try:
+        link.resolve(strict=True)
+    except (RuntimeError, OSError) as exc:  # RuntimeError: a loop (Python 3.11), OSError: ELOOP/ENOENT
+        try:
+            target = os.readlink(link)
+        except OSError:
+            target = "?"
+        looped = isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == 40
+        what = "symlink loop" if looped else "symlink to a missing file"
+        return Problem(str(link), 0, "error", f"{what} ({link.name} -> {target}); skipped")
+    return None
+
+
 def digest_files(folder: Path) -> list[Path]:
     """Digest files of a folder in a stable order; glossaries and hidden files are not digests."""
-    if folder.is_file():
-        return [folder]
-    files = [
-        p
-        for p in folder.iterdir()
-        if p.is_file()
-        and not p.name.startswith(".")
-        and p.suffix.lower() in RAW_SUFFIXES | STRUCTURED_SUFFIXES
-        and not is_glossary_file(p)
-    ]
-    return sorted(files, key=lambda p: p.name)
+    return scan_folder(folder)[0]
 
 
 def glossary_files(folder: Path) -> list[Path]:
@@ -58,7 +89,9 @@ def load_file(path: Path) -> LoadedFile:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        return LoadedFile(path, [], set(), [Problem(str(path), 1, "error", f"not UTF-8 text: {exc.reason}")])
+        line = exc.object[: exc.start].count(b"\n") + 1
+        problem = Problem(str(path), line, "error", f"not UTF-8 text: {exc.reason} at byte {exc.start}")
+        return LoadedFile(path, [], set(), [problem])
     except OSError as exc:
         return LoadedFile(path, [], set(), [Problem(str(path), 1, "error", f"cannot read: {exc.strerror}")])
     try:
@@ -133,6 +166,9 @@ class Library:
     generation: int = 0
     _stamp: tuple[tuple[str, int, int], ...] = ()
     _by_id: dict[str, Entry] = field(default_factory=dict)
+    # What each file gave at its (mtime, size): unchanged files are not parsed again.
+    _parsed: dict[Path, tuple[tuple[int, int], LoadedFile]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
     def load(cls, folder: Path) -> Library:
@@ -157,29 +193,47 @@ class Library:
         return tuple(stamp)
 
     def refresh(self) -> bool:
-        """Reload when any file was added, removed or changed; True when the entries were reloaded."""
-        stamp = self._current_stamp()
-        if stamp == self._stamp and self.generation:
-            return False
-        problems: list[Problem] = []
-        if not self.folder.exists():
-            problems.append(
-                Problem(str(self.folder), 0, "error", "digest folder does not exist (DIGEST_DIR)")
-            )
-        loaded = [load_file(p) for p in digest_files(self.folder)] if self.folder.exists() else []
-        for item in loaded:
-            problems.extend(item.problems)
-        entries, merge_problems = merge_entries(loaded)
-        problems.extend(merge_problems)
-        entries.sort(key=_sort_key)
-        self.entries = entries
-        self.problems = problems
-        self._by_id = {e.id: e for e in entries}
-        self._stamp = stamp
-        self.generation += 1
-        for problem in problems:
-            log.warning("%s", problem)
-        return True
+        """Reload when any file was added, removed or changed; True when the entries were reloaded.
+        Only changed files are parsed again. Safe to call from several threads."""
+        with self._lock:
+            stamp = self._current_stamp()
+            if stamp == self._stamp and self.generation:
+                return False
+            problems: list[Problem] = []
+            if not self.folder.exists():
+                problems.append(
+                    Problem(str(self.folder), 0, "error", "digest folder does not exist (DIGEST_DIR)")
+                )
+            files, scan_problems = scan_folder(self.folder) if self.folder.exists() else ([], [])
+            problems.extend(scan_problems)
+            parsed: dict[Path, tuple[tuple[int, int], LoadedFile]] = {}
+            for path in files:
+                parsed[path] = self._load(path)
+            loaded = [item for _, item in parsed.values()]
+            for item in loaded:
+                problems.extend(item.problems)
+            entries, merge_problems = merge_entries(loaded)
+            problems.extend(merge_problems)
+            entries.sort(key=_sort_key)
+            self._parsed = parsed
+            self._by_id = {e.id: e for e in entries}
+            self.entries = entries
+            self.problems = problems
+            self._stamp = stamp
+            self.generation += 1
+            return True
+
+    def _load(self, path: Path) -> tuple[tuple[int, int], LoadedFile]:
+        """The file's parse, reused while its mtime and size stay the same."""
+        try:
+            st = path.stat()
+            key = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            return (0, -1), load_file(path)
+        cached = self._parsed.get(path)
+        if cached is not None and cached[0] == key:
+            return cached
+        return key, load_file(path)
 
     def __iter__(self) -> Iterator[Entry]:
         return iter(self.entries)

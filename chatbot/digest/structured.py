@@ -90,6 +90,11 @@ def parse_structured(text: str, path: str = "<yaml>") -> ParseResult:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
         raise DigestParseError(path, line, f"invalid YAML: {exc.problem or exc.context}") from None
+    except yaml.reader.ReaderError as exc:  # a control character: no mark, but its position
+        line = text[: exc.position].count("\n") + 1
+        raise DigestParseError(
+            path, line, f"invalid YAML: character #x{exc.character:04x}: {exc.reason}"
+        ) from None
     except (yaml.YAMLError, ValueError, RecursionError) as exc:
         raise DigestParseError(path, 1, f"invalid YAML: {exc}") from None
     if not isinstance(data, dict):

@@ -124,14 +124,6 @@ class Glossary:
         glossary._compile()
         return glossary
 
-    @classmethod
-    def from_concepts(cls, concepts: Iterable[Concept]) -> Glossary:
-        glossary = cls()
-        for concept in concepts:
-            glossary._merge(concept)
-        glossary._compile()
-        return glossary
-
     def _add_file(self, path: Path) -> None:
         try:
             text = path.read_text(encoding="utf-8")

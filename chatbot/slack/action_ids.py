@@ -11,6 +11,12 @@ import re
 SHARE_ENTRY = "share_entry"
 MORE_RESULTS = "more_results"
 OPEN_PR = "open_pr"
+OPEN_ENTRY = "open_entry"  # Home / modals: the entry's full card in a modal
+ASK_IN_THREAD = "ask_in_thread"  # link previews: post the card in the link's thread
+HOME_SEARCH = "home_search"  # the Home tab's search box (block and action id)
+SHARE_PICKER = "share_picker"  # modal callback: pick a channel to share to (from a DM)
+SHARE_CHANNEL = "share_channel"  # the picker's conversations select (block and action id)
+SHORTCUT = "ask_vllm_digest"  # the message shortcut's callback id
 FEEDBACK_UP = "feedback_up"
 FEEDBACK_DOWN = "feedback_down"
 # The 👎 modal ("what was missing?") and its one input.

@@ -6,23 +6,36 @@ must ask Slack for exactly these (a test checks it).
 
 from __future__ import annotations
 
+import logging
 from concurrent.futures import Executor
+from typing import Any
 
 from slack_bolt import App
 from slack_sdk import WebClient
 
 from chatbot.slack import action_ids as ids
-from chatbot.slack.handlers import actions, feedback, messages
+from chatbot.slack.handlers import actions, messages
 from chatbot.slack.handlers.actions import ActionHandlers
 from chatbot.slack.handlers.command import CommandHandler
+from chatbot.slack.handlers.dm import DirectMessages, is_dm_query
 from chatbot.slack.handlers.feedback import FeedbackHandlers
+from chatbot.slack.handlers.home import HomeTab
+from chatbot.slack.handlers.links import LinkPreviews
 from chatbot.slack.handlers.messages import FollowUpHandler
+from chatbot.slack.handlers.shortcut import MessageShortcut
+from chatbot.slack.replays import ReplayLedger, replay_middleware
+
+log = logging.getLogger(__name__)
 
 # Slack event type → manifest bot events that deliver it.
 SUBSCRIBED_EVENTS: dict[str, tuple[str, ...]] = {
     "app_mention": ("app_mention",),
-    "message": ("message.channels", "message.groups"),
+    "message": ("message.channels", "message.groups", "message.im"),
+    "link_shared": ("link_shared",),
+    "app_home_opened": ("app_home_opened",),
 }
+# Events answered by the follow-up handler (thread replies, mentions); DM queries go first.
+FOLLOW_UP_EVENTS = ("app_mention", "message")
 
 # Bot scopes the listeners and handlers need, and why.
 BOT_SCOPES: dict[str, str] = {
@@ -31,7 +44,31 @@ BOT_SCOPES: dict[str, str] = {
     "app_mentions:read": "app_mention events",
     "channels:history": "message.channels events and conversations.history/replies in public channels",
     "groups:history": "message.groups events and conversations.history/replies in private channels",
+    "im:history": "message.im events: topics and follow-ups in direct messages",
+    "links:read": "link_shared events for github.com links",
+    "links:write": "chat.unfurl: previews of PRs in the digest",
+    "users:read": "users.info with include_locale: each person's language (LANGUAGE=auto)",
 }
+
+
+class QuietBoltLog(logging.Filter):
+    """Drops Bolt's log records that carry a request body (a rejected signature, an unhandled
+    request's listener suggestion: both hold `response_url` and the legacy `token`), and the
+    warning that `token` is unused: Bolt reads SLACK_BOT_TOKEN from the environment even when it
+    is given a client, and the client (SLACK_API_URL, retry handlers) is what it must use."""
+
+    DROPPED = ("Invalid request signature detected", "Unhandled request", "will be unused")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not any(marker in message for marker in self.DROPPED)
+
+
+def bolt_logger() -> logging.Logger:
+    logger = logging.getLogger("chatbot.slack.bolt")
+    if not any(isinstance(f, QuietBoltLog) for f in logger.filters):
+        logger.addFilter(QuietBoltLog())
+    return logger
 
 
 def build_slack_app(
@@ -40,26 +77,59 @@ def build_slack_app(
     signing_secret: str,
     command: CommandHandler,
     buttons: ActionHandlers,
-    follow_up: FollowUpHandler | None,
+    follow_up: FollowUpHandler,
     listener_executor: Executor,
+    replays: ReplayLedger,
     votes: FeedbackHandlers | None = None,
+    links: LinkPreviews | None = None,
+    home: HomeTab | None = None,
+    dms: DirectMessages | None = None,
+    shortcut: MessageShortcut | None = None,
 ) -> App:
-    """A Bolt app whose listeners acknowledge first; answers never hold the HTTP response long."""
+    """A Bolt app whose listeners acknowledge first; answers never hold the HTTP response long.
+    A replayed command or button press is acknowledged and dropped (`replays`)."""
     app = App(
         client=client,
         signing_secret=signing_secret,
         process_before_response=True,
         listener_executor=listener_executor,
+        # One filter for whose messages are answered: handlers/followups.py `triage`, which
+        # also knows other bots and subtypes and logs why it skips.
+        ignoring_self_events_enabled=False,
+        logger=bolt_logger(),
     )
+    app.error(log_error)
+    app.use(replay_middleware(replays))
     app.command(ids.COMMAND)(command)
     app.action(ids.pattern(ids.SHARE_ENTRY))(ack=actions.just_ack, lazy=[buttons.share])
     app.action(ids.pattern(ids.MORE_RESULTS))(ack=actions.just_ack, lazy=[buttons.more])
     app.action(ids.pattern(ids.OPEN_PR))(actions.just_ack)
     if votes is not None:
         for prefix in (ids.FEEDBACK_UP, ids.FEEDBACK_DOWN):
-            app.action(ids.pattern(prefix))(ack=feedback.just_ack, lazy=[votes.vote])
-        app.view(ids.FEEDBACK_MODAL)(ack=feedback.just_ack, lazy=[votes.missing])
+            app.action(ids.pattern(prefix))(ack=actions.just_ack, lazy=[votes.vote])
+        app.view(ids.FEEDBACK_MODAL)(ack=actions.just_ack, lazy=[votes.missing])
+    if dms is not None:
+        app.event("message", matchers=[is_dm_query])(ack=actions.just_ack, lazy=[dms])
+        app.view(ids.SHARE_PICKER)(dms.share_picked)
     on_message = messages.follow_up_listener(follow_up)
-    for event_type in SUBSCRIBED_EVENTS:
-        app.event(event_type)(ack=messages.just_ack, lazy=[on_message])
+    for event_type in FOLLOW_UP_EVENTS:
+        app.event(event_type)(ack=actions.just_ack, lazy=[on_message])
+    if links is not None:
+        app.event("link_shared")(ack=actions.just_ack, lazy=[links])
+        app.action(ids.pattern(ids.ASK_IN_THREAD))(ack=actions.just_ack, lazy=[links.ask_in_thread])
+    if home is not None:
+        app.event("app_home_opened")(ack=actions.just_ack, lazy=[home.opened])
+        app.action(ids.pattern(ids.OPEN_ENTRY))(ack=actions.just_ack, lazy=[home.open_entry])
+        app.action(ids.HOME_SEARCH)(ack=actions.just_ack, lazy=[home.search])
+    if shortcut is not None:
+        app.shortcut(ids.SHORTCUT)(ack=actions.just_ack, lazy=[shortcut])
     return app
+
+
+def log_error(error: Exception, body: dict[str, Any]) -> None:
+    """Bolt's error handler: a listener or middleware raised; one line saying what and which
+    request (the traceback at DEBUG). Slack gets Bolt's 500 and retries events."""
+    event = body.get("event") or {}
+    what = body.get("command") or event.get("type") or body.get("type") or "request"
+    log.error("slack %s failed: %s: %s", what, type(error).__name__, error)
+    log.debug("slack %s failed", what, exc_info=error)

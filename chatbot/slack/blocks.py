@@ -246,14 +246,18 @@ def render_today(entry: Entry | None, lang: Language) -> Message:
     if entry is None:
         return message(texts("today.empty"), [section(escape(texts("today.empty")))])
     card = render_entry_card(entry, lang, header=texts("today.header"))
+    return message(card["text"], with_share(card["blocks"], entry, texts))
+
+
+def with_share(card_blocks: list[Block], entry: Entry, texts: Texts) -> list[Block]:
+    """A card's blocks with Share to channel first in its button row (for answers to one person)."""
     share = share_button(entry, texts)
-    card_blocks: list[Block] = card["blocks"]
     row = next((b for b in card_blocks if b["type"] == "actions"), None)
     if row is not None:
         row["elements"].insert(0, share)
     else:
         card_blocks.insert(len(card_blocks) - 1, actions(share))
-    return message(card["text"], card_blocks)
+    return card_blocks
 
 
 def render_entry_card(

@@ -210,6 +210,8 @@ class LocalSlack:
             parent = params.get("ts")
             thread = [m for m in stored if parent in (m["ts"], m.get("thread_ts"))]
             return {"ok": True, "messages": thread, "has_more": False}
+        if method == "users.info":  # no locale: LANGUAGE=auto answers in the default language
+            return {"ok": True, "user": {"id": params.get("user"), "name": "you"}}
         return {"ok": False, "error": "unknown_method"}
 
     def keep(self, channel: str, message: dict[str, Any]) -> None:
@@ -245,7 +247,7 @@ class Console:
             "user_id": USER,
             "team_id": "T0CONSOLE",
             "response_url": self.local.response_url(),
-            "trigger_id": "console",
+            "trigger_id": f"console.{secrets.token_hex(6)}",
         }
         status, body = self.dispatch(urlencode(form), "application/x-www-form-urlencoded")
         if status != 200:
@@ -272,13 +274,14 @@ class Console:
                 "message_ts": pressable.message_ts,
             },
             "response_url": self.local.response_url(),
-            "trigger_id": "console",
+            "trigger_id": f"console.{secrets.token_hex(6)}",
             "actions": [
                 {
                     "type": "button",
                     "action_id": button["action_id"],
                     "block_id": "b",
                     "value": button.get("value"),
+                    "action_ts": f"{time.time():.6f}",
                 }
             ],
         }
@@ -289,8 +292,6 @@ class Console:
         if thread is None:
             self.screen.write("(no thread yet: share an entry to the channel first)")
             return
-        if self.bot.follow_up is None:
-            self.screen.write("(follow-up answers are not wired into this build yet)")
         event = {
             "type": "message",
             "channel": CHANNEL,

@@ -64,6 +64,10 @@ CATALOGUE: dict[str, dict[Language, str]] = {
     },
     "card.shared_by": {"zh": "由 {user} 分享", "en": "Shared by {user}"},
     "share.done": {"zh": "已分享到频道。", "en": "Shared to the channel."},
+    "share.duplicate": {
+        "zh": "这个条目刚刚已分享到这里了。",
+        "en": "This entry was just shared here.",
+    },
     "share.not_in_channel": {
         "zh": "无法在这个频道发帖：请先把 bot 邀请进频道（/invite @vllm-digest）。",
         "en": "I can't post in this channel: invite the bot first (/invite @vllm-digest).",
@@ -100,6 +104,36 @@ CATALOGUE: dict[str, dict[Language, str]] = {
     "report.unanswered": {"zh": "笔记里没有答案的追问", "en": 'Follow-ups answered "not in the note"'},
     "report.none": {"zh": "（无）", "en": "(none)"},
     "error": {"zh": "出错了，请稍后再试。", "en": "Something went wrong; please try again."},
+    # Surfaces: link previews, App Home, modals, direct messages, the message shortcut.
+    "button.open": {"zh": "查看", "en": "Open"},
+    "button.ask_thread": {"zh": "在讨论串里提问", "en": "Ask in a thread"},
+    "home.title": {"zh": "vllm-digest：vLLM PR 精读", "en": "vllm-digest: vLLM PRs worth reading"},
+    "home.search": {"zh": "按主题搜索", "en": "Search by topic"},
+    "home.search_hint": {"zh": "例如 compile、投机解码、prefix cache", "en": "e.g. compile, spec decode"},
+    "home.channels": {"zh": "频道订阅", "en": "Channel subscriptions"},
+    "home.channels_list": {"zh": "每日 PR 发到：{channels}", "en": "The PR of the day goes to: {channels}"},
+    "home.channels_none": {"zh": "还没有频道订阅每日 PR。", "en": "No channel gets the PR of the day yet."},
+    "home.updated": {"zh": "更新于 {day}", "en": "Updated {day}"},
+    "home.usage": {
+        "zh": "在频道里用 `{command} <主题>` 搜索，或直接私信我一个主题。",
+        "en": "Use `{command} <topic>` in a channel, or send me a topic in a direct message.",
+    },
+    "modal.title": {"zh": "vllm-digest", "en": "vllm-digest"},
+    "modal.close": {"zh": "关闭", "en": "Close"},
+    "dm.more": {"zh": "其他相关条目：{links}", "en": "Also matching: {links}"},
+    "share.pick_title": {"zh": "分享到频道", "en": "Share to a channel"},
+    "share.pick_label": {"zh": "频道", "en": "Channel"},
+    "share.pick_submit": {"zh": "分享", "en": "Share"},
+    "share.pick_entry": {"zh": "分享：{title}", "en": "Sharing: {title}"},
+    "shortcut.found": {"zh": "这条消息里提到的 PR：", "en": "PRs in this message:"},
+    "shortcut.nothing": {
+        "zh": "这条消息里没有 digest 里的 PR，也没有能搜索的主题。",
+        "en": "This message names no PR in the digest and no topic to search for.",
+    },
+    "followup.failed": {
+        "zh": "抱歉，这个问题没能回答出来，请稍后再问一次。",
+        "en": "Sorry, I could not answer that; please ask again in a moment.",
+    },
     "model.thinking": {"zh": "正在根据精读笔记作答…", "en": "Answering from the curator's note…"},
     "model.source": {
         "zh": "🤖 由模型根据精读笔记作答 · {link}",

@@ -1,13 +1,21 @@
 """HTTP mode: uvicorn serving a small Starlette app around the Bolt app.
 
-`POST /slack/events` takes slash commands, events and interactivity (Bolt checks the v0
-signature and the timestamp); `GET /healthz` answers probes. Bolt's own Starlette adapter runs
-the synchronous `App.dispatch` on the event loop, which would stall every other request while
-one listener works; here dispatch runs in Starlette's thread pool instead.
+`POST /slack/events` takes slash commands, events and interactivity. Before Bolt sees a request,
+`inbound` caps its size (413), checks the v0 signature and timestamp on the raw bytes (401) and
+parses it (400): nothing unsigned is decoded, nothing is ever logged with its body. A request
+no listener handles (an unknown action, a view submission, an event type we do not use) gets
+200 and one log line: Slack retries anything else. Bolt's own Starlette adapter runs the
+synchronous `App.dispatch` on the event loop, which would stall every other request while one
+listener works; here dispatch runs in Starlette's thread pool instead.
+
+Probes: `GET /livez` (liveness: the process serves HTTP), `GET /readyz` (readiness: the store
+answers and, in Socket Mode, the socket is connected; 503 otherwise) and `GET /healthz` (the
+readiness answer plus library figures).
 """
 
 from __future__ import annotations
 
+import logging
 import socket
 import threading
 from collections.abc import Callable
@@ -22,29 +30,62 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from chatbot.slack import inbound
+
 EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
+LIVE_PATH = "/livez"
+READY_PATH = "/readyz"
 METRICS_PATH = "/metrics"
+
+log = logging.getLogger(__name__)
+
+Readiness = Callable[[], dict[str, str]]
+"""Named checks that are each "ok" or a one-line problem; any problem makes the process unready."""
 
 
 def asgi_app(
     app: App,
     health: Callable[[], dict[str, object]] | None = None,
     metrics: Callable[[], tuple[bytes, str]] | None = None,
+    *,
+    signing_secret: str | None = None,
+    ready: Readiness | None = None,
 ) -> Starlette:
-    """The ASGI app: Slack's request URL, a health check, and Prometheus metrics when given."""
+    """The ASGI app: Slack's request URL, the probes, and Prometheus metrics when given. The
+    signing secret defaults to the one the Bolt app was built with."""
+    secret: str = signing_secret or app._signing_secret
 
     async def slack_events(request: Request) -> Response:
-        body = await request.body()
+        try:
+            body = await _read_capped(request)
+            inbound.verify_signature(secret, request.headers, body)
+            payload = inbound.parse_payload(body, request.headers.get("content-type", ""))
+        except inbound.Rejected as exc:
+            client = request.client.host if request.client else "?"
+            log.warning("refused a request from %s: %s (HTTP %d)", client, exc.reason, exc.status)
+            return JSONResponse({"error": exc.reason}, status_code=exc.status)
         bolt_response = await run_in_threadpool(app.dispatch, to_bolt_request(request, body))
+        if bolt_response.status == 404:
+            # Nothing listens for it; Slack would retry a 404, so acknowledge it.
+            log.info("ignored %s: no listener for it", inbound.describe(payload))
+            return Response(status_code=200)
         return to_starlette_response(bolt_response)
 
-    async def healthz(request: Request) -> Response:
-        return JSONResponse({"ok": True, **(health() if health else {})})
+    async def livez(request: Request) -> Response:
+        return JSONResponse({"ok": True})
+
+    async def readyz(request: Request) -> Response:
+        checks = await run_in_threadpool(ready) if ready else {}
+        ok = all(value == "ok" for value in checks.values())
+        extra = health() if health and request.url.path == HEALTH_PATH else {}
+        return JSONResponse({"ok": ok, **checks, **extra}, status_code=200 if ok else 503)
 
     routes = [
         Route(EVENTS_PATH, slack_events, methods=["POST"]),
-        Route(HEALTH_PATH, healthz, methods=["GET"]),
+        Route(HEALTH_PATH, readyz, methods=["GET"]),
+        Route(LIVE_PATH, livez, methods=["GET"]),
+        Route(READY_PATH, readyz, methods=["GET"]),
     ]
     if metrics is not None:
         routes.append(Route(METRICS_PATH, metrics_endpoint(metrics), methods=["GET"]))
@@ -59,6 +100,15 @@ def metrics_endpoint(exposition: Callable[[], tuple[bytes, str]]) -> Callable[[R
         return Response(body, media_type=content_type)
 
     return endpoint
+
+
+async def _read_capped(request: Request) -> bytes:
+    """The body, refused (413) by its Content-Length or as soon as the stream passes the cap."""
+    inbound.declared_length(request.headers)
+    body = inbound.CappedBody()
+    async for chunk in request.stream():
+        body.add(chunk)
+    return body.bytes()
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -85,8 +135,10 @@ class HttpServer:
     """uvicorn on a socket bound at construction, so `port` is known (port 0 picks a free one)
     and connections queue in the backlog until serving starts: no waiting for start-up."""
 
-    def __init__(self, asgi: Starlette, host: str = "0.0.0.0", port: int = 3000) -> None:
-        self.socket = listening_socket(host, port)
+    def __init__(
+        self, asgi: Starlette, host: str = "0.0.0.0", port: int = 3000, *, sock: socket.socket | None = None
+    ) -> None:
+        self.socket = sock or listening_socket(host, port)
         config = uvicorn.Config(
             asgi, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=5
         )

@@ -3,6 +3,7 @@
 Holds what was posted where, thread ownership (`ThreadRegistry`), handled events. May import the core.
 """
 
+from chatbot.store.engine import StoreUnavailable, masked
 from chatbot.store.sql import Claim, ClaimOutcome, DailyPost, SqlStore, utc_now
 from chatbot.store.threads import InMemoryThreadRegistry, ThreadRegistry
 
@@ -12,6 +13,8 @@ __all__ = [
     "DailyPost",
     "InMemoryThreadRegistry",
     "SqlStore",
+    "StoreUnavailable",
     "ThreadRegistry",
+    "masked",
     "utc_now",
 ]

@@ -3,7 +3,11 @@
 SQLite: WAL (readers never block the writer), a busy timeout (writers wait instead of failing),
 and `BEGIN IMMEDIATE` for every transaction, so a transaction that reads and then writes never
 hits SQLITE_BUSY half way (a deferred transaction cannot upgrade its snapshot once another
-process wrote). PostgreSQL needs nothing special: the unique constraints do the work.
+process wrote). PostgreSQL needs nothing special: the unique constraints do the work, and a connect timeout
+keeps a server that accepts and never answers from hanging the start.
+
+Any failure to open or use the database at start becomes `StoreUnavailable`: one line naming
+DATABASE_URL with the password masked, never a traceback.
 """
 
 from __future__ import annotations
@@ -15,12 +19,46 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+# Seconds to wait for PostgreSQL to accept and answer a connection (unless the URL sets one).
+CONNECT_TIMEOUT = 5
 
 
-def is_sqlite(url: str) -> bool:
-    return make_url(url).get_backend_name() == "sqlite"
+class StoreUnavailable(RuntimeError):
+    """The database at DATABASE_URL cannot be opened or used; the message is one line."""
+
+
+def masked(url: str) -> str:
+    """DATABASE_URL as it can be shown: the password replaced by ***."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "(not a database URL)"
+
+
+def unavailable(url: str, error: BaseException) -> StoreUnavailable:
+    """One line for a database error: which URL (masked) and the driver's first line, no traceback."""
+    cause: BaseException = getattr(error, "orig", None) or error
+    text = " ".join(str(cause).split()) or type(cause).__name__
+    password = make_url(url).password if _parses(url) else None
+    if password:
+        text = text.replace(str(password), "***")
+    return StoreUnavailable(f"setting DATABASE_URL {masked(url)}: cannot open the database: {text[:300]}")
+
+
+def _parses(url: str) -> bool:
+    try:
+        make_url(url)
+    except ArgumentError:
+        return False
+    return True
+
+
+def store_errors() -> tuple[type[BaseException], ...]:
+    """Everything opening or using a store can raise for a bad or unreachable database."""
+    return (SQLAlchemyError, OSError, ImportError, sqlite3.Error)
 
 
 def _ensure_wal(cursor: Any) -> None:
@@ -45,8 +83,9 @@ def make_engine(url: str) -> Engine:
     """An engine for DATABASE_URL; a SQLite file's folder is created when missing."""
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True)
-    if parsed.database and parsed.database != ":memory:":
+        connect_args = {} if "connect_timeout" in parsed.query else {"connect_timeout": CONNECT_TIMEOUT}
+        return create_engine(url, pool_pre_ping=True, pool_timeout=CONNECT_TIMEOUT, connect_args=connect_args)
+    if parsed.database and parsed.database != ":memory:" and not parsed.database.startswith("file:"):
         Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
 

@@ -37,7 +37,7 @@ bot_threads = Table(
 handled_events = Table(
     "handled_events",
     metadata,
-    # 'event:<event_id>' or 'message:<channel>:<ts>'.
+    # 'message:<channel>:<ts>' (rows 'event:<event_id>' of older versions are pruned like any).
     Column("key", String(200), primary_key=True),
     Column("handled_at", DateTime(timezone=True), nullable=False, index=True),
 )

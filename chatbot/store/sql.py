@@ -19,7 +19,7 @@ from sqlalchemy.engine import Connection
 
 from chatbot.daily import PastPost
 from chatbot.store import migrate
-from chatbot.store.engine import make_engine
+from chatbot.store.engine import make_engine, store_errors, unavailable
 from chatbot.store.schema import bot_threads, daily_posts, handled_events
 
 CLAIMED = "claimed"
@@ -76,14 +76,33 @@ class SqlStore:
 
     @classmethod
     def open(cls, url: str, *, upgrade: bool = True) -> SqlStore:
-        """A store for DATABASE_URL, its schema brought up to date unless told not to."""
-        store = cls(make_engine(url))
+        """A store for DATABASE_URL, its schema brought up to date unless told not to; a
+        database that cannot be opened raises StoreUnavailable (one line, password masked)."""
+        try:
+            store = cls(make_engine(url))
+            store.ping(raises=True)
+        except store_errors() as exc:
+            raise unavailable(url, exc) from None
         if upgrade:
             store.upgrade()
         return store
 
     def upgrade(self) -> tuple[str | None, str | None]:
-        return migrate.upgrade(self.engine)
+        try:
+            return migrate.upgrade(self.engine)
+        except store_errors() as exc:
+            raise unavailable(self.engine.url.render_as_string(hide_password=False), exc) from None
+
+    def ping(self, *, raises: bool = False) -> str:
+        """ "ok" when the database answers a query, else its one-line error (readiness)."""
+        try:
+            with self.engine.connect() as conn:
+                conn.exec_driver_sql("SELECT 1").scalar()
+        except store_errors() as exc:
+            if raises:
+                raise
+            return str(unavailable(self.engine.url.render_as_string(hide_password=False), exc))
+        return "ok"
 
     def close(self) -> None:
         self.engine.dispose()
@@ -179,6 +198,24 @@ class SqlStore:
                 == 1
             )
 
+    def mark_unknown(self, channel: str, day: dt.date, owner: str, prefix: str) -> bool:
+        """Keep this owner's claim but mark it (`prefix` + owner): its post got no answer, so
+        whoever runs next takes it over and looks in Slack before posting."""
+        with self.engine.begin() as conn:
+            return (
+                conn.execute(
+                    update(daily_posts)
+                    .where(
+                        daily_posts.c.channel == channel,
+                        daily_posts.c.day == day,
+                        daily_posts.c.owner == owner,
+                        daily_posts.c.state == CLAIMED,
+                    )
+                    .values(owner=(prefix + owner)[:200])
+                ).rowcount
+                == 1
+            )
+
     def release(self, channel: str, day: dt.date, owner: str) -> bool:
         """Drop this owner's unposted claim (Slack refused the post), so a later run retries."""
         with self.engine.begin() as conn:
@@ -216,13 +253,33 @@ class SqlStore:
 
     # -- handled events ----------------------------------------------------------------------
 
-    def mark_event_handled(self, event_id: str) -> bool:
-        """True the first time an event id is seen (by any process), False on Slack's retries."""
-        return self._mark(f"event:{event_id}")
-
     def mark_message_handled(self, channel: str, message_ts: str) -> bool:
-        """True the first time a message is handled; catches one message arriving as two events."""
+        """True the first time a message is handled (by any process); False for Slack's retries
+        and for the second event of one message (`message` + `app_mention`)."""
         return self._mark(f"message:{channel}:{message_ts}")
+
+    def mark_handled(self, key: str, *, within: dt.timedelta | None = None) -> bool:
+        """True for the first caller of `key` in any process (replayed commands and presses, as
+        `cmd:`/`action:` keys). With `within`: also True when the key was last marked longer ago
+        than that (one share per place and minute); a compare-and-set, so one of two racing
+        callers wins."""
+        if self._mark(key):
+            return True
+        if within is None:
+            return False
+        now = utc_now()
+        with self.engine.begin() as conn:
+            refreshed = conn.execute(
+                update(handled_events)
+                .where(handled_events.c.key == key, handled_events.c.handled_at < now - within)
+                .values(handled_at=now)
+            ).rowcount
+        return bool(refreshed == 1)
+
+    def forget_handled(self, key: str) -> None:
+        """Drop a mark, so the next attempt is acted on (the work it stood for failed)."""
+        with self.engine.begin() as conn:
+            conn.execute(delete(handled_events).where(handled_events.c.key == key))
 
     def prune_handled_events(self, older_than: dt.datetime) -> int:
         """Forget handled events before a time (Slack stops retrying after minutes)."""

@@ -13,7 +13,6 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from chatbot.answers import Answer, Answerer
 from chatbot.daily import DailyResult, Status
@@ -22,6 +21,7 @@ from chatbot.search import SearchResult
 from chatbot.slack import blocks
 from chatbot.slack.handlers.command import Answers, Request, Searchable
 from chatbot.slack.handlers.followups import HandledEvents
+from chatbot.slack.i18n import Language
 from chatbot.store import ThreadRegistry
 from chatbot.usage.recorder import UsageRecorder
 
@@ -79,8 +79,10 @@ class ObservedAnswers(Answers):
 
     on_cached_search: Callable[[str], None] | None = None
 
-    def cached(self, request: Request, offset: int = 0) -> blocks.Message | None:
-        answer = super().cached(request, offset)
+    def cached(
+        self, request: Request, offset: int = 0, lang: Language | None = None
+    ) -> blocks.Message | None:
+        answer = super().cached(request, offset, lang)
         if answer is not None and request.kind == "search" and offset == 0 and self.on_cached_search:
             self.on_cached_search(request.query)
         return answer
@@ -108,12 +110,6 @@ class ObservedHandledEvents:
         self.inner = inner
         self.recorder = recorder
 
-    def mark_event_handled(self, event_id: str) -> bool:
-        first = self.inner.mark_event_handled(event_id)
-        if not first:
-            self.recorder.deduplicated("event_id")
-        return first
-
     def mark_message_handled(self, channel: str, message_ts: str) -> bool:
         first = self.inner.mark_message_handled(channel, message_ts)
         if not first:
@@ -121,8 +117,7 @@ class ObservedHandledEvents:
         return first
 
     def prune_handled_events(self, older_than: dt.datetime) -> int:
-        prune: Any = getattr(self.inner, "prune_handled_events", None)
-        return int(prune(older_than)) if prune is not None else 0
+        return self.inner.prune_handled_events(older_than)
 
 
 class SharedThreads:

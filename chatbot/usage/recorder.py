@@ -100,7 +100,7 @@ class UsageRecorder:
     def daily(self, status: str) -> None:
         self.metrics.daily_posts.labels(status).inc()
 
-    def deduplicated(self, by: Literal["event_id", "message"]) -> None:
+    def deduplicated(self, by: Literal["message"]) -> None:
         self.metrics.events_deduplicated.labels(by).inc()
 
     def vote(self, target: FeedbackTarget, user_id: str, vote: Vote) -> VoteOutcome | None:

@@ -16,8 +16,6 @@ from pathlib import Path
 import pytest
 
 from chatbot.daily.poster import (
-    CRASH_AFTER_POST_ENV,
-    CRASH_EXIT_CODE,
     DAILY_EVENT_TYPE,
     DailyPoster,
     Status,
@@ -26,7 +24,7 @@ from chatbot.daily.poster import (
 )
 from chatbot.digest.library import Library
 from chatbot.store import SqlStore
-from chatbot.wiring import daily_message
+from chatbot.wiring import CRASH_AFTER_POST_ENV, CRASH_EXIT_CODE, daily_message
 from tests.fakeslack import FakeSlack
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -163,6 +161,38 @@ def test_permanent_slack_errors_are_one_line_and_not_retried(
     store.close()
 
 
+@pytest.mark.parametrize(
+    ("status", "error", "bare", "answered"),
+    [
+        (500, None, True, "Received a response in a non-JSON format"),
+        (502, None, True, "Received a response in a non-JSON format"),
+        (500, "an_error_code_slack_adds_later", False, "an_error_code_slack_adds_later"),
+    ],
+)
+def test_a_5xx_without_a_known_error_code_is_transient(
+    status: int,
+    error: str | None,
+    bare: bool,
+    answered: str,
+    fake_slack: FakeSlack,
+    tmp_path: Path,
+    seed_library: Library,
+) -> None:
+    tries = 3 if status in (500, 503) else 1  # the client retries 500 and 503 twice itself
+    fake_slack.fail("chat.postMessage", status=status, error=error, bare=bare, times=tries)
+    store, poster = sqlite_poster(tmp_path, fake_slack, seed_library)
+    result = poster.run(CHANNEL, dt.date(2026, 9, 1))
+    assert result.status is Status.FAILED and result.retry_later
+    assert [c.status for c in fake_slack.calls("chat.postMessage")] == [status] * tries
+    assert answered in result.detail and f"(HTTP {status}); will retry" in result.detail
+    assert "\n" not in result.line()
+    assert daily_messages(fake_slack) == []
+    assert store.daily_post(CHANNEL, dt.date(2026, 9, 1)) is None  # released for the next run
+    again = poster.run(CHANNEL, dt.date(2026, 9, 1))
+    assert again.status is Status.POSTED and len(daily_messages(fake_slack)) == 1
+    store.close()
+
+
 def test_rate_limit_is_retried_inside_the_run(
     fake_slack: FakeSlack, tmp_path: Path, seed_library: Library
 ) -> None:
@@ -213,3 +243,64 @@ def test_claim_owners_are_dead_only_when_provably_gone() -> None:
     assert not owner_is_dead(f"other-host:{gone.stdout.strip()}:bbbb")  # cannot tell: the lease decides
     assert owner_is_dead(mine)  # this pid, but not a claim this process holds: a restarted container
     assert not owner_is_dead(mine, {mine})
+
+
+def test_slack_answering_after_the_timeout_is_not_posted_twice(
+    db_url: str, fake_slack: FakeSlack, tmp_path: Path
+) -> None:
+    """Slack stores the post but answers after the client gave up: the run finds the post."""
+    fake_slack.answer_late("chat.postMessage", 4.0)
+    env = cli_env(db_url, fake_slack, SLACK_TIMEOUT="1")
+    first = post_today(env, tmp_path)
+    assert first.returncode == 0, first.stderr
+    lines = [line for line in (first.stdout + first.stderr).splitlines() if line.strip()]
+    assert len(lines) == 1 and ": posted entry" in lines[0] and "found the post" in lines[0]
+    assert len(fake_slack.calls("chat.postMessage")) == 1
+    again = post_today(env, tmp_path)
+    assert again.returncode == 0 and "already posted" in again.stdout
+    assert len(daily_messages(fake_slack)) == 1
+    store = SqlStore.open(db_url)
+    row = store.daily_post(CHANNEL, dt.date.fromisoformat(DAY))
+    assert row is not None and row.posted and row.message_ts == daily_messages(fake_slack)[0]["ts"]
+    store.close()
+
+
+def test_an_unanswered_post_is_unknown_until_the_next_run_looks(
+    db_url: str, fake_slack: FakeSlack, seed_library: Library
+) -> None:
+    """No answer and the history unreadable at that moment: the claim is kept, not released,
+    and the next run finds the post instead of posting again."""
+    fake_slack.answer_late("chat.postMessage", 4.0)
+    fake_slack.fail("conversations.history", status=500, times=3)
+    store = SqlStore.open(db_url)
+    client = daily_web_client("xoxb-test", fake_slack.api_url, backoff=0.01, timeout=1)
+    poster = DailyPoster(store, lambda: seed_library.entries, client, lambda e: daily_message(e, "en"))
+    day = dt.date.fromisoformat(DAY)
+    first = poster.run(CHANNEL, day)
+    assert first.status is Status.UNKNOWN and first.retry_later and not first.ok
+    assert "\n" not in first.line() and "next run looks for it" in first.line()
+    row = store.daily_post(CHANNEL, day)
+    assert row is not None and not row.posted  # kept: a release would let the retry post again
+    retry = poster.run(CHANNEL, day)
+    assert retry.status is Status.RECOVERED, retry.line()
+    assert len(fake_slack.calls("chat.postMessage")) == 1
+    assert len(daily_messages(fake_slack)) == 1
+    row = store.daily_post(CHANNEL, day)
+    assert row is not None and row.posted and row.message_ts == daily_messages(fake_slack)[0]["ts"]
+    store.close()
+
+
+def test_a_refused_connection_is_retried_and_released(
+    fake_slack: FakeSlack, tmp_path: Path, seed_library: Library
+) -> None:
+    """A request that never left (nothing listens) is safe to retry and to release."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}/api/"
+    store = SqlStore.open(f"sqlite:///{tmp_path / 'bot.db'}")
+    client = daily_web_client("xoxb-test", closed, backoff=0.01)
+    poster = DailyPoster(store, lambda: seed_library.entries, client, lambda e: daily_message(e, "en"))
+    result = poster.run(CHANNEL, dt.date.fromisoformat(DAY))
+    assert result.status is Status.FAILED and "cannot reach Slack" in result.line()
+    assert store.daily_post(CHANNEL, dt.date.fromisoformat(DAY)) is None
+    store.close()

@@ -65,6 +65,22 @@ def test_after_a_full_round_least_recently_posted_first() -> None:
     assert "round 2" in pick.reason and "2026-08-01" in pick.reason
 
 
+def test_an_entry_posted_twice_counts_from_its_latest_post() -> None:
+    # a went out first and last; b in between, twice. Round 3: b's latest post is older than a's.
+    entries = [entry("a"), entry("b")]
+    history = [
+        PastPost(dt.date(2026, 8, 4), "a"),
+        PastPost(dt.date(2026, 8, 1), "a"),
+        PastPost(dt.date(2026, 8, 3), "b"),
+        PastPost(dt.date(2026, 8, 2), "b"),
+    ]
+    pick = pick_entry(entries, history, "C1", DAY)
+    assert pick is not None and pick.entry.id == "b"
+    assert pick.reason == (
+        "round 3: every entry was posted 2x; 2 of 2 due; least recently posted (last 2026-08-03)"
+    )
+
+
 def test_an_entry_added_later_comes_before_reposts() -> None:
     entries = [entry("a"), entry("b"), entry("late", "vllm-digest-2026-07")]
     history = [PastPost(dt.date(2026, 8, 1), "a"), PastPost(dt.date(2026, 8, 2), "b")]

@@ -124,6 +124,45 @@ def test_stale_claim_is_taken_over_once_keeping_its_entry(db_url: str) -> None:
     store.close()
 
 
+def test_two_takers_of_one_stale_claim_one_wins(db_url: str) -> None:
+    """Both takers read the stale row before either writes (they meet in `is_stale`); the
+    compare-and-set on the old owner lets exactly one take it over."""
+    setup = SqlStore.open(db_url)
+    setup.claim("C1", DAY, "e1", "host:1:dead", now=NOW, is_stale=never_stale)
+    later = NOW + dt.timedelta(minutes=20)
+    takers = ["host:2:b", "host:3:c"]
+    stores = [SqlStore.open(db_url) for _ in takers]
+    both_read = threading.Barrier(len(takers), timeout=10)
+    outcomes: dict[str, ClaimOutcome] = {}
+
+    def stale_once_both_read(_post: object) -> bool:
+        both_read.wait()
+        return True
+
+    def take(store: SqlStore, owner: str) -> None:
+        outcomes[owner] = store.claim(
+            "C1", DAY, "e9", owner, now=later, is_stale=stale_once_both_read
+        ).outcome
+
+    threads = [threading.Thread(target=take, args=pair) for pair in zip(stores, takers, strict=True)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    row = setup.daily_post("C1", DAY)
+    assert row is not None
+    winner = row.owner
+    assert winner in takers
+    assert outcomes == {
+        owner: ClaimOutcome.TAKEN_OVER if owner == winner else ClaimOutcome.BUSY for owner in takers
+    }
+    loser = next(owner for owner in takers if owner != winner)
+    assert not setup.record_posted("C1", DAY, loser, "2.0", now=later)
+    assert setup.record_posted("C1", DAY, winner, "1.0", now=later)
+    for store in [setup, *stores]:
+        store.close()
+
+
 def test_thread_registry(db_url: str) -> None:
     store = SqlStore.open(db_url)
     assert store.entry_for("C1", "1.0") is None
@@ -138,13 +177,12 @@ def test_thread_registry(db_url: str) -> None:
 
 def test_events_are_handled_once_across_store_instances(db_url: str) -> None:
     one, two = SqlStore.open(db_url), SqlStore.open(db_url)
-    assert one.mark_event_handled("Ev01")
-    assert not two.mark_event_handled("Ev01")
     assert two.mark_message_handled("C1", "1.5")
     assert not one.mark_message_handled("C1", "1.5")
     assert one.mark_message_handled("C2", "1.5")
+    assert one.mark_message_handled("C1", "1.6")
     assert one.prune_handled_events(dt.datetime.now(dt.UTC) + dt.timedelta(seconds=1)) == 3
-    assert one.mark_event_handled("Ev01")
+    assert one.mark_message_handled("C1", "1.5")
     one.close()
     two.close()
 
@@ -156,7 +194,7 @@ def test_racing_event_marks_one_winner(db_url: str) -> None:
 
     def mark(store: SqlStore) -> None:
         barrier.wait()
-        wins.append(store.mark_event_handled("EvRace"))
+        wins.append(store.mark_message_handled("C1", "9.9"))
 
     threads = [threading.Thread(target=mark, args=(s,)) for s in stores]
     for t in threads:

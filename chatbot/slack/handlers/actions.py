@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from slack_sdk.errors import SlackApiError
@@ -17,16 +17,18 @@ from chatbot.digest import Entry
 from chatbot.slack import blocks
 from chatbot.slack.handlers.command import Answers
 from chatbot.slack.i18n import Language, Texts
+from chatbot.slack.replays import SHARE_WINDOW, InMemoryReplayLedger, ReplayLedger, share_key
 from chatbot.store import ThreadRegistry
 
 log = logging.getLogger(__name__)
 
 ENTRY_EVENT_TYPE = "vllm_digest_entry"
-_NOT_IN_CHANNEL = {"not_in_channel", "channel_not_found", "is_archived"}
+NOT_IN_CHANNEL = {"not_in_channel", "channel_not_found", "is_archived"}
 
 
 def just_ack(ack: Any) -> None:
-    """Acknowledge a press; the work, if any, happens in a lazy listener."""
+    """Acknowledge a press, an event or a modal submission (closing it); the work, if any,
+    happens in a lazy listener."""
     ack()
 
 
@@ -43,46 +45,102 @@ class ActionHandlers:
     lookup: Callable[[str], Entry | None]
     threads: ThreadRegistry
     language: Language
+    languages: Callable[[str | None], Language] | None = None
+    pick_channel: Callable[[Entry, dict[str, Any], Any], None] | None = None
+
+    def language_of(self, body: dict[str, Any]) -> Language:
+        """The presser's language (their Slack locale under LANGUAGE=auto)."""
+        if self.languages is None:
+            return self.language
+        return self.languages((body.get("user") or {}).get("id"))
+
+    # One entry is shared into one place at most once a SHARE_WINDOW (double clicks, two people).
+    shares: ReplayLedger = field(default_factory=InMemoryReplayLedger)
 
     def share(self, body: dict[str, Any], client: Any, respond: Any) -> None:
-        """Post the entry's card to the channel as the bot, and register its thread."""
-        texts = Texts(self.language)
+        """Post the entry's card to the channel as the bot, and register its thread; from a DM,
+        ask which channel first (`pick_channel`)."""
+        language = self.language_of(body)
+        texts = Texts(language)
         entry = self.lookup(_action_value(body))
         if entry is None:
             respond(
                 **blocks.render_text(texts("entry.gone")), response_type="ephemeral", replace_original=False
             )
             return
-        channel = body["channel"]["id"]
-        user = body.get("user", {})
-        sharer = user.get("name") or user.get("username")
-        card = blocks.render_entry_card(entry, self.language, shared_by=sharer)
+        if self.pick_channel is not None and in_direct_message(body):
+            self.pick_channel(entry, body, client)
+            return
+        channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id")
+        if not channel:
+            log.warning("share of %s: the press names no channel", entry.id)
+            return
+        where = share_key(channel, (body.get("container") or {}).get("thread_ts"), entry.id)
+        if not self.shares.mark_handled(where, within=SHARE_WINDOW):
+            log.info("not sharing %s to %s again within %s", entry.id, channel, SHARE_WINDOW)
+            respond(
+                **blocks.render_text(texts("share.duplicate")),
+                response_type="ephemeral",
+                replace_original=False,
+            )
+            return
         try:
-            posted = client.chat_postMessage(
-                channel=channel,
-                text=card["text"],
-                blocks=card["blocks"],
-                metadata=entry_metadata(entry),
-                unfurl_links=False,
-                unfurl_media=False,
-            )
+            share_card(client, self.threads, channel, entry, language, sharer_name(body))
         except SlackApiError as exc:
-            error = str(exc.response.get("error", "unknown"))
-            log.warning("sharing %s to %s failed: %s", entry.id, channel, error)
-            notice = (
-                texts("share.not_in_channel")
-                if error in _NOT_IN_CHANNEL
-                else texts("share.failed", error=error)
-            )
+            self.shares.forget_handled(where)
+            notice = share_failure(exc, texts, entry, channel)
             respond(**blocks.render_text(notice), response_type="ephemeral", replace_original=False)
             return
-        self.threads.register(channel, str(posted["ts"]), entry.id)
         respond(**blocks.render_text(texts("share.done")), response_type="ephemeral", replace_original=False)
 
     def more(self, body: dict[str, Any], respond: Any) -> None:
         """Replace the results message with the next page."""
         query, offset = blocks.parse_more_value(_action_value(body))
-        respond(**self.answers.page(query, offset), response_type="ephemeral", replace_original=True)
+        page = self.answers.page(query, offset, self.language_of(body))
+        respond(**page, response_type="ephemeral", replace_original=True)
+
+
+def in_direct_message(body: dict[str, Any]) -> bool:
+    """A press in a DM with the bot (IM channel ids start with D; Slack names it directmessage)."""
+    channel = body.get("channel") or {}
+    return str(channel.get("id", "")).startswith("D") or channel.get("name") == "directmessage"
+
+
+def sharer_name(body: dict[str, Any]) -> str | None:
+    user = body.get("user") or {}
+    name = user.get("name") or user.get("username")
+    return str(name) if name else None
+
+
+def share_failure(exc: SlackApiError, texts: Texts, entry: Entry, channel: str) -> str:
+    """What to tell the sharer when Slack refused the post (logged here)."""
+    error = str(exc.response.get("error", "unknown"))
+    log.warning("sharing %s to %s failed: %s", entry.id, channel, error)
+    return texts("share.not_in_channel") if error in NOT_IN_CHANNEL else texts("share.failed", error=error)
+
+
+def share_card(
+    client: Any,
+    threads: ThreadRegistry,
+    channel: str,
+    entry: Entry,
+    language: Language,
+    sharer: str | None,
+) -> str:
+    """Post the entry's card as the bot and register its thread; the message ts. Raises
+    SlackApiError (e.g. not_in_channel) when Slack refuses."""
+    card = blocks.render_entry_card(entry, language, shared_by=sharer)
+    posted = client.chat_postMessage(
+        channel=channel,
+        text=card["text"],
+        blocks=card["blocks"],
+        metadata=entry_metadata(entry),
+        unfurl_links=False,
+        unfurl_media=False,
+    )
+    ts = str(posted["ts"])
+    threads.register(channel, ts, entry.id)
+    return ts
 
 
 def _action_value(body: dict[str, Any]) -> str:

@@ -24,6 +24,7 @@ from chatbot.digest import Entry
 from chatbot.search import SearchResult
 from chatbot.slack import blocks
 from chatbot.slack.i18n import Language, Texts
+from chatbot.slack.locale import UserLanguages
 
 log = logging.getLogger(__name__)
 
@@ -71,50 +72,58 @@ class Answers:
     page_size: int = 5
     generation: Callable[[], int] = lambda: 0
     cache_size: int = 512
-    _cache: OrderedDict[tuple[int, str, str, int], blocks.Message] = field(default_factory=OrderedDict)
+    _cache: OrderedDict[tuple[int, str, str, int, str], blocks.Message] = field(default_factory=OrderedDict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def cached(self, request: Request, offset: int = 0) -> blocks.Message | None:
+    def cached(
+        self, request: Request, offset: int = 0, lang: Language | None = None
+    ) -> blocks.Message | None:
         """The answer if it is at hand (never for `today`, which changes by the day)."""
         if request.kind == "today" or not self.cache_size:
             return None
-        key = (self.generation(), request.kind, request.query, offset)
+        key = (self.generation(), request.kind, request.query, offset, lang or self.language)
         with self._lock:
             answer = self._cache.get(key)
             if answer is not None:
                 self._cache.move_to_end(key)
             return answer
 
-    def _keep(self, request: Request, offset: int, answer: blocks.Message) -> blocks.Message:
+    def _keep(
+        self, request: Request, offset: int, answer: blocks.Message, lang: Language | None = None
+    ) -> blocks.Message:
         if request.kind != "today" and self.cache_size:
+            key = (self.generation(), request.kind, request.query, offset, lang or self.language)
             with self._lock:
-                self._cache[(self.generation(), request.kind, request.query, offset)] = answer
+                self._cache[key] = answer
                 while len(self._cache) > self.cache_size:
                     self._cache.popitem(last=False)
         return answer
 
-    def answer(self, request: Request) -> blocks.Message:
+    def answer(self, request: Request, lang: Language | None = None) -> blocks.Message:
+        """The answer in `lang` (default: the configured language)."""
+        lang = lang or self.language
         if request.kind == "search":
-            return self.page(request.query, 0)
-        return self._keep(request, 0, self._answer(request))
+            return self.page(request.query, 0, lang)
+        return self._keep(request, 0, self._answer(request, lang), lang)
 
-    def _answer(self, request: Request) -> blocks.Message:
+    def _answer(self, request: Request, lang: Language) -> blocks.Message:
         if request.kind == "help":
-            return blocks.render_help(self.language)
+            return blocks.render_help(lang)
         if request.kind == "topics":
-            return blocks.render_topics(self.index.topics(), self.language)
+            return blocks.render_topics(self.index.topics(), lang)
         if request.kind == "latest":
-            return blocks.render_latest(self.latest(self.page_size), self.language)
+            return blocks.render_latest(self.latest(self.page_size), lang)
         if request.kind == "today":
-            return blocks.render_today(self.today(), self.language)
+            return blocks.render_today(self.today(), lang)
         raise ValueError(f"not a subcommand: {request.kind}")
 
-    def page(self, query: str, offset: int) -> blocks.Message:
+    def page(self, query: str, offset: int, lang: Language | None = None) -> blocks.Message:
+        lang = lang or self.language
         request = Request("search", query)
-        answer = self.cached(request, offset)
+        answer = self.cached(request, offset, lang)
         if answer is None:
             result = self.index.search(query, limit=self.page_size, offset=offset)
-            answer = self._keep(request, offset, blocks.render_results(result, self.language, offset))
+            answer = self._keep(request, offset, blocks.render_results(result, lang, offset), lang)
         return answer
 
 
@@ -126,26 +135,35 @@ class CommandHandler:
     executor: Executor
     ack_budget: float = 1.5
     on_command: Callable[[Request], None] | None = None  # counts commands by kind (metrics)
+    languages: UserLanguages | None = None
 
     def __call__(self, command: dict[str, Any], respond: Any) -> BoltResponse:
         """The acknowledgement, returned as the HTTP response (Bolt sends a returned
-        BoltResponse as the ack; see `ephemeral_ack`)."""
+        BoltResponse as the ack; see `ephemeral_ack`). The asker's language, when it takes a
+        `users.info` call, is looked up on the worker, inside the ack budget."""
         request = parse(command.get("text") or "")
         if self.on_command is not None:
             self.on_command(request)
-        at_hand = self.answers.cached(request)
+        user = command.get("user_id")
+        lang = self.languages.cached(user) if self.languages else self.answers.language
+        at_hand = self.answers.cached(request, 0, lang) if lang else None
         if at_hand is not None:
             return ephemeral_ack(at_hand)
-        future: Future[blocks.Message] = self.executor.submit(self.answers.answer, request)
+
+        def answer() -> blocks.Message:
+            return self.answers.answer(request, lang or (self.languages(user) if self.languages else None))
+
+        future: Future[blocks.Message] = self.executor.submit(answer)
+        shown: Language = lang or self.answers.language
         try:
             return ephemeral_ack(future.result(timeout=self.ack_budget))
         except FutureTimeout:
-            texts = Texts(self.answers.language)
-            future.add_done_callback(lambda done: _respond_later(done, respond, self.answers.language))
+            texts = Texts(shown)
+            future.add_done_callback(lambda done: _respond_later(done, respond, shown))
             return ephemeral_ack(blocks.render_text(texts("searching", query=request.query or request.kind)))
         except Exception:
             log.exception("answering %r failed", request)
-            return ephemeral_ack(blocks.render_text(Texts(self.answers.language)("error")))
+            return ephemeral_ack(blocks.render_text(Texts(shown)("error")))
 
 
 def ephemeral_ack(message: blocks.Message) -> BoltResponse:

@@ -60,8 +60,3 @@ class FeedbackHandlers:
             return
         if not self.recorder.missing(target, user, text):
             log.info("feedback text for %s %s without a stored vote", target.kind, target.entry_id)
-
-
-def just_ack(ack: Any) -> None:
-    """Acknowledge a press or close the modal; the work happens in a lazy listener."""
-    ack()

@@ -12,12 +12,14 @@ Which events are answered (`route`):
   the bot does not own, and top-level messages without a mention (their mention, if any, comes
   as its own `app_mention`).
 
-Once per message: Slack retries an event it did not see acknowledged (same event id), and a
-reply in an owned thread that mentions the bot arrives twice (`message` and `app_mention`, two
-event ids, one message ts). Before answering, the handler marks the event id and then
-(channel, ts) in the `HandledEvents` store; either one already there means another delivery
-(in this process, another replica, or before a restart) took it. The mark comes before the post:
-a crash in between loses that answer rather than risking two.
+Once per message: Slack retries an event it did not see acknowledged (same event id, same
+message), and a reply in an owned thread that mentions the bot arrives twice (`message` and
+`app_mention`, two event ids, one message ts). Every such delivery carries the message's
+(channel, ts), so that is the one mark: before answering, the handler marks it in the
+`HandledEvents` store; already there means another delivery (in this process, another replica,
+or before a restart) took it. An event-id mark would add a write per answer and catch nothing
+more. The mark comes before the post: a crash in between loses that answer rather than risking
+two.
 """
 
 from __future__ import annotations
@@ -72,30 +74,32 @@ BARE_MENTION_QUESTION: dict[Language, str] = {"zh": "一句话总结", "en": "tl
 class HandledEvents(Protocol):
     """Dedup of deliveries; the SQL store implements it across processes."""
 
-    def mark_event_handled(self, event_id: str) -> bool: ...
-
     def mark_message_handled(self, channel: str, message_ts: str) -> bool: ...
+
+    def prune_handled_events(self, older_than: dt.datetime) -> int: ...
 
 
 class InMemoryHandledEvents:
     """HandledEvents for one process (console, tests without a database)."""
 
     def __init__(self) -> None:
-        self._seen: set[str] = set()
+        self._seen: dict[str, dt.datetime] = {}
         self._lock = threading.Lock()
 
-    def _mark(self, key: str) -> bool:
+    def mark_message_handled(self, channel: str, message_ts: str) -> bool:
+        key = f"{channel}:{message_ts}"
         with self._lock:
             if key in self._seen:
                 return False
-            self._seen.add(key)
+            self._seen[key] = dt.datetime.now(dt.UTC)
             return True
 
-    def mark_event_handled(self, event_id: str) -> bool:
-        return self._mark(f"event:{event_id}")
-
-    def mark_message_handled(self, channel: str, message_ts: str) -> bool:
-        return self._mark(f"message:{channel}:{message_ts}")
+    def prune_handled_events(self, older_than: dt.datetime) -> int:
+        with self._lock:
+            old = [key for key, at in self._seen.items() if at < older_than]
+            for key in old:
+                del self._seen[key]
+            return len(old)
 
 
 @dataclass(frozen=True)
@@ -120,20 +124,25 @@ class Route:
     entry_id: str | None = None
 
 
-def route(delivery: Delivery, owner_of: Callable[[str, str], str | None]) -> Route | None:
-    """The rules of the module docstring; `owner_of(channel, thread_ts)` is the registry lookup."""
+def triage(delivery: Delivery, owner_of: Callable[[str, str], str | None]) -> Route | str:
+    """The rules of the module docstring: a Route, or why the event is skipped (for the log).
+    `owner_of(channel, thread_ts)` is the registry lookup."""
     event = delivery.event
     kind = event.get("type")
     subtype = event.get("subtype")
     if kind not in ("message", "app_mention"):
-        return None
-    if event.get("bot_id") or subtype == "bot_message" or event.get("hidden"):
-        return None
+        return f"event type {kind}"
+    if event.get("bot_id") or subtype == "bot_message":
+        return "a bot's message"
+    if event.get("hidden"):
+        return "a hidden message"
     if subtype is not None and subtype not in ANSWERED_SUBTYPES:
-        return None
+        return f"subtype {subtype}"
     user, channel, ts = event.get("user"), event.get("channel"), event.get("ts")
-    if not user or not channel or not ts or user == delivery.bot_user_id:
-        return None
+    if not user or not channel or not ts:
+        return "no user, channel or ts"
+    if user == delivery.bot_user_id:
+        return "the bot's own message"
     text = str(event.get("text") or "")
     thread_ts = event.get("thread_ts")
     if thread_ts and thread_ts != ts:
@@ -142,7 +151,15 @@ def route(delivery: Delivery, owner_of: Callable[[str, str], str | None]) -> Rou
             return Route("entry", str(channel), str(ts), str(thread_ts), text, entry_id)
     if kind == "app_mention":
         return Route("search", str(channel), str(ts), str(thread_ts or ts), text)
-    return None
+    if thread_ts and thread_ts != ts:
+        return "a reply in a thread the bot does not own"
+    return "a channel message without a mention"
+
+
+def route(delivery: Delivery, owner_of: Callable[[str, str], str | None]) -> Route | None:
+    """The Route of an event, None when it is skipped (`triage` says why)."""
+    where = triage(delivery, owner_of)
+    return where if isinstance(where, Route) else None
 
 
 _QUESTION_WORDS = re.compile(
@@ -232,6 +249,7 @@ class FollowUps:
         keep_handled: dt.timedelta = KEEP_HANDLED,
         clock: Callable[[], float] = time.monotonic,
         model: ModelAnswers | None = None,
+        languages: Callable[[str | None], Language] | None = None,
     ) -> None:
         self.answerer = answerer
         self.lookup = lookup
@@ -242,65 +260,81 @@ class FollowUps:
         self.keep_handled = keep_handled
         self.clock = clock
         self.model = model
+        self.languages = languages  # the asker's language (LANGUAGE=auto); else `language`
         self._pruned_at = -math.inf
         self._prune_lock = threading.Lock()
 
     def __call__(self, delivery: Delivery, client: WebClient) -> None:
-        where = route(delivery, self.threads.entry_for)
-        if where is None:
-            return
-        if delivery.event_id and not self.handled.mark_event_handled(delivery.event_id):
-            log.info("event %s (retry %d) already handled", delivery.event_id, delivery.retry)
+        where = triage(delivery, self.threads.entry_for)
+        if isinstance(where, str):
+            log.debug("event %s skipped: %s", delivery.event_id, where)
             return
         if not self.handled.mark_message_handled(where.channel, where.message_ts):
-            log.info("message %s %s already answered", where.channel, where.message_ts)
-            return
-        if self.model is not None and self.answer_with_model(where, client, self.model):
-            self.prune()
-            return
-        reply = self.reply(where)
-        try:
-            client.chat_postMessage(
-                channel=where.channel,
-                thread_ts=where.reply_ts,
-                text=reply["text"],
-                blocks=reply["blocks"],
-                unfurl_links=False,
-                unfurl_media=False,
+            log.info(  # a retry or a second delivery: worth seeing at the default level
+                "event %s (retry %d) skipped: message %s %s already answered",
+                delivery.event_id,
+                delivery.retry,
+                where.channel,
+                where.message_ts,
             )
-        except (SlackApiError, SlackClientError) as exc:
-            log.warning("follow-up answer in %s %s failed: %s", where.channel, where.reply_ts, exc)
+            return
+        user = delivery.event.get("user")
+        asker = self.languages(str(user)) if self.languages else self.language
+        try:
+            if self.model is None or not self.answer_with_model(where, client, self.model, asker):
+                reply = self.reply(where, asker)
+                client.chat_postMessage(
+                    channel=where.channel,
+                    thread_ts=where.reply_ts,
+                    text=reply["text"],
+                    blocks=reply["blocks"],
+                    unfurl_links=False,
+                    unfurl_media=False,
+                )
+        except Exception as exc:  # the mark is taken: without a word the asker waits for nothing
+            log.warning("follow-up answer in %s %s failed: %r", where.channel, where.reply_ts, exc)
+            self.apologise(where, client)
         self.prune()
 
+    def apologise(self, where: Route, client: WebClient) -> None:
+        """Say in the thread that answering failed: Slack's retries of this message are
+        deduplicated away, so asking again is the asker's only way to an answer."""
+        language = query_language(strip_mentions(where.text), self.language)
+        try:
+            client.chat_postMessage(
+                channel=where.channel, thread_ts=where.reply_ts, text=Texts(language)("followup.failed")
+            )
+        except (SlackApiError, SlackClientError) as exc:
+            log.warning("apology in %s %s failed too: %s", where.channel, where.reply_ts, exc)
+
     def prune(self) -> None:
-        """Drop dedup marks older than `keep_handled`, at most every PRUNE_EVERY seconds, when
-        the store can (the SQL store; the in-memory one lives as long as the process)."""
-        prune = getattr(self.handled, "prune_handled_events", None)
-        if prune is None:
-            return
+        """Drop dedup marks older than `keep_handled`, at most every PRUNE_EVERY seconds."""
         now = self.clock()
         with self._prune_lock:
             if now - self._pruned_at < PRUNE_EVERY:
                 return
             self._pruned_at = now
         try:
-            removed = prune(dt.datetime.now(dt.UTC) - self.keep_handled)
+            removed = self.handled.prune_handled_events(dt.datetime.now(dt.UTC) - self.keep_handled)
         except Exception:
             log.exception("pruning handled events failed")
             return
         if removed:
             log.info("pruned %d handled-event marks", removed)
 
-    def answer_with_model(self, where: Route, client: WebClient, model: ModelAnswers) -> bool:
+    def answer_with_model(
+        self, where: Route, client: WebClient, model: ModelAnswers, default: Language | None = None
+    ) -> bool:
         """Stream the model's answer into the thread (True), or leave the event to `reply` (False):
         a mention that is a topic rather than a question, or a question nothing in the digest is
-        about, gets today's answer."""
+        about, gets today's answer. `default`: the asker's language, when known."""
+        default = default or self.language
         if where.kind == "entry":
             entry = self.lookup(where.entry_id or "")
             if entry is None:
                 return False
-            question = strip_mentions(where.text) or BARE_MENTION_QUESTION[self.language]
-            lang = answer_language(question, self.language)
+            question = strip_mentions(where.text) or BARE_MENTION_QUESTION[default]
+            lang = answer_language(question, default)
             answer = self.answerer.answer(entry, question)
             source = Texts(lang).mrkdwn("extractive.source", markup={"link": entry_link(entry)})
             rating = answer_rating(where, entry, answer)
@@ -318,20 +352,21 @@ class FollowUps:
         hits = self.index.search(question, limit=TOP_RESULTS).hits
         if not hits:
             return False
-        lang = answer_language(question, self.language)
-        fallback = render_top_results(self.index, question, query_language(question, self.language))
+        lang = answer_language(question, default)
+        fallback = render_top_results(self.index, question, query_language(question, default))
         entries = [hit.entry for hit in hits]
         model.answer_digest(client, where.channel, where.reply_ts, entries, question, lang, fallback)
         return True
 
-    def reply(self, where: Route) -> blocks.Message:
-        """The message answering a routed event."""
+    def reply(self, where: Route, lang: Language | None = None) -> blocks.Message:
+        """The message answering a routed event; `lang`: the asker's, when known."""
+        lang = lang or self.language
         if where.kind == "search":
             query = strip_mentions(where.text)
-            return render_top_results(self.index, query, query_language(query, self.language))
-        question = strip_mentions(where.text) or BARE_MENTION_QUESTION[self.language]
+            return render_top_results(self.index, query, query_language(query, lang))
+        question = strip_mentions(where.text) or BARE_MENTION_QUESTION[lang]
         entry = self.lookup(where.entry_id or "")
         if entry is None:
-            return blocks.render_text(Texts(query_language(question, self.language))("entry.gone"))
+            return blocks.render_text(Texts(query_language(question, lang))("entry.gone"))
         answer = self.answerer.answer(entry, question)
         return render_answer(answer, answer_rating(where, entry, answer))

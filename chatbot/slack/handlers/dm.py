@@ -1,0 +1,128 @@
+"""Direct messages to the bot, and sharing to a channel from one.
+
+A top-level message in the bot's DM (`message.im`) reads like the slash command's text: `help`,
+`today`, `topics`, `latest` answer as the command does; anything else is a topic query whose
+answer is the best
+entry's full card (with Share to channel) and the other matches as links, posted in the DM; its
+thread is registered to that entry, so a reply there is a follow-up like in a channel (the
+follow-up handler takes thread replies, DMs included). Each message is answered once across
+retries and replicas (the handled-events store, as for follow-ups).
+
+*Share to channel* pressed in a DM has no channel to post to: it opens a modal with a
+conversations select; on submit the card goes to the picked channel. A channel the bot is not
+in keeps the modal open with the reason under the select, instead of a failed share.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from slack_bolt import BoltContext
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError, SlackClientError
+
+from chatbot.digest import Entry
+from chatbot.slack import action_ids as ids
+from chatbot.slack.handlers.actions import share_card, share_failure, sharer_name
+from chatbot.slack.handlers.command import Answers, Searchable, parse
+from chatbot.slack.handlers.followups import ANSWERED_SUBTYPES, HandledEvents, query_language, strip_mentions
+from chatbot.slack.i18n import Language, Texts
+from chatbot.slack.views import render_dm_answer, render_share_picker
+from chatbot.store import ThreadRegistry
+
+log = logging.getLogger(__name__)
+
+TOP_RESULTS = 3
+
+
+def is_dm_query(event: dict[str, Any]) -> bool:
+    """A person's own top-level message in a DM with the bot (not an edit, a bot, a reply)."""
+    subtype = event.get("subtype")
+    thread_ts = event.get("thread_ts")
+    return (
+        event.get("type") == "message"
+        and event.get("channel_type") == "im"
+        and not event.get("bot_id")
+        and (subtype is None or subtype in ANSWERED_SUBTYPES)
+        and bool(event.get("user"))
+        and (not thread_ts or thread_ts == event.get("ts"))
+    )
+
+
+@dataclass
+class DirectMessages:
+    """Lazy listener for DM queries, and the channel picker for Share to channel in a DM."""
+
+    index: Searchable
+    lookup: Callable[[str], Entry | None]
+    threads: ThreadRegistry
+    handled: HandledEvents
+    languages: Callable[[str | None], Language]
+    answers: Answers | None = None
+
+    def __call__(
+        self, event: dict[str, Any], body: dict[str, Any], context: BoltContext, client: WebClient
+    ) -> None:
+        user, channel, ts = event.get("user"), str(event.get("channel") or ""), str(event.get("ts") or "")
+        if not is_dm_query(event) or user == context.bot_user_id or not channel or not ts:
+            return
+        if not self.handled.mark_message_handled(channel, ts):  # retries carry the same (channel, ts)
+            return
+        query = strip_mentions(str(event.get("text") or ""))
+        lang = query_language(query, self.languages(str(user)))
+        request = parse(query)
+        owner: Entry | None = None  # the entry whose card the answer is: its thread takes follow-ups
+        if request.kind != "search" and self.answers is not None:
+            answer = self.answers.answer(request, lang)
+            owner = self.answers.today() if request.kind == "today" else None
+        else:
+            result = self.index.search(query, limit=TOP_RESULTS)
+            answer = render_dm_answer(result, lang)
+            owner = result.hits[0].entry if result.hits else None
+        try:
+            posted = client.chat_postMessage(
+                channel=channel,
+                text=answer["text"],
+                blocks=answer["blocks"],
+                unfurl_links=False,
+                unfurl_media=False,
+            )
+        except (SlackApiError, SlackClientError) as exc:
+            log.warning("DM answer in %s failed: %s", channel, exc)
+            return
+        if owner is not None:
+            self.threads.register(channel, str(posted["ts"]), owner.id)
+
+    def pick_channel(self, entry: Entry, body: dict[str, Any], client: Any) -> None:
+        """Share to channel from a DM: open the channel picker."""
+        lang = self.languages((body.get("user") or {}).get("id"))
+        try:
+            client.views_open(trigger_id=body.get("trigger_id"), view=render_share_picker(entry, lang))
+        except (SlackApiError, SlackClientError) as exc:
+            log.warning("opening the channel picker failed: %s", exc)
+
+    def share_picked(self, ack: Any, body: dict[str, Any], view: dict[str, Any], client: WebClient) -> None:
+        """The picker's submission: post the card to the picked channel, or say why not."""
+        lang = self.languages((body.get("user") or {}).get("id"))
+        texts = Texts(lang)
+        picked = view["state"]["values"][ids.SHARE_CHANNEL][ids.SHARE_CHANNEL].get("selected_conversation")
+        entry = self.lookup(str(view.get("private_metadata") or ""))
+        if entry is None or not picked:
+            ack(response_action="errors", errors={ids.SHARE_CHANNEL: texts("entry.gone")})
+            return
+        try:
+            share_card(client, self.threads, str(picked), entry, lang, sharer_name(body))
+        except SlackApiError as exc:
+            reason = share_failure(exc, texts, entry, str(picked))
+            ack(response_action="errors", errors={ids.SHARE_CHANNEL: reason})
+            return
+        except SlackClientError as exc:
+            ack(
+                response_action="errors",
+                errors={ids.SHARE_CHANNEL: texts("share.failed", error=str(exc)[:80])},
+            )
+            return
+        ack()

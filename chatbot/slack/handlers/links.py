@@ -1,0 +1,124 @@
+"""PR link previews: `link_shared` → `chat.unfurl` with the curator's card, for PRs in the digest.
+
+Slack sends `link_shared` for every link to an unfurl domain (github.com) in a message. Only
+links to a pull request of a digest's repository that has an entry are answered — in any URL
+form people paste (`/pull/N`, `/pull/N/`, `/pull/N/files`, `/pull/N/commits/…`, `?w=1`,
+`#issuecomment-…`, `www.`, `http:`); every other link is left to other apps (the GitHub app).
+A retried delivery carries the same event id; the handled-events store (shared by replicas)
+lets one delivery unfurl. The preview's *Ask in a thread* button posts the full card in the
+message's thread and registers that thread, so replies there are answered like follow-ups.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError, SlackClientError
+
+from chatbot.digest import Entry
+from chatbot.slack.blocks import render_entry_card
+from chatbot.slack.handlers.followups import HandledEvents
+from chatbot.slack.i18n import Language
+from chatbot.slack.views import render_link_preview
+from chatbot.store import ThreadRegistry
+
+log = logging.getLogger(__name__)
+
+# A GitHub pull request URL: the repository slug and the number, then anything or nothing.
+PR_URL = re.compile(
+    r"https?://(?:www\.)?github\.com/(?P<repo>[\w.\-]+/[\w.\-]+)/pull/(?P<number>\d+)(?=$|[/?#>|\s)\]])",
+    re.IGNORECASE,
+)
+
+
+def pr_of_url(url: str) -> tuple[str, int] | None:
+    """(owner/name in lower case, number) when `url` is a pull request link, whole."""
+    match = PR_URL.match(url.strip())
+    if match is None:
+        return None
+    return match["repo"].casefold(), int(match["number"])
+
+
+def entry_for_pr(entries: Sequence[Entry], repo: str | None, number: int) -> Entry | None:
+    """The digest entry of PR `number` in `repo` (any digest repository when None)."""
+    for entry in entries:
+        if entry.pr == number and (repo is None or entry.repo.casefold() == repo):
+            return entry
+    return None
+
+
+def entry_for_url(entries: Sequence[Entry], url: str) -> Entry | None:
+    pr = pr_of_url(url)
+    return entry_for_pr(entries, *pr) if pr else None
+
+
+@dataclass
+class LinkPreviews:
+    """Lazy listener for `link_shared`, and the preview's *Ask in a thread* button."""
+
+    entries: Callable[[], Sequence[Entry]]
+    lookup: Callable[[str], Entry | None]
+    threads: ThreadRegistry
+    handled: HandledEvents
+    language: Language
+
+    def unfurls(self, event: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        """URL → preview for the event's links that are PRs in the digest."""
+        entries = self.entries()
+        out: dict[str, dict[str, Any]] = {}
+        for shared in event.get("links") or []:
+            url = str(shared.get("url") or "")
+            entry = entry_for_url(entries, url)
+            if entry is not None and url not in out:
+                out[url] = render_link_preview(entry, self.language)
+        return out
+
+    def __call__(self, event: dict[str, Any], body: dict[str, Any], client: WebClient) -> None:
+        unfurls = self.unfurls(event)
+        if not unfurls:
+            return
+        # Once per message (or composer unfurl), across retries and replicas; the key is apart from
+        # the follow-up mark of the same message, which may also be a question in a thread.
+        where_key = str(event.get("message_ts") or event.get("unfurl_id") or body.get("event_id") or "")
+        channel_key = str(event.get("channel") or "composer")
+        if where_key and not self.handled.mark_message_handled(channel_key, f"unfurl:{where_key}"):
+            log.info("link_shared %s %s already unfurled", channel_key, where_key)
+            return
+        where: dict[str, Any] = {"channel": event.get("channel"), "ts": event.get("message_ts")}
+        if event.get("unfurl_id") and event.get("source"):
+            # Links still in the composer have no message yet: Slack names them this way.
+            where = {"unfurl_id": event["unfurl_id"], "source": event["source"]}
+        try:
+            client.chat_unfurl(unfurls=unfurls, **where)
+        except (SlackApiError, SlackClientError) as exc:
+            log.warning("unfurling %s failed: %s", ", ".join(unfurls), exc)
+
+    def ask_in_thread(self, body: dict[str, Any], client: WebClient) -> None:
+        """Post the entry's card under the message that holds the preview; its thread is ours."""
+        entry = self.lookup(str(body["actions"][0].get("value") or ""))
+        container = body.get("container") or {}
+        channel = str((body.get("channel") or {}).get("id") or container.get("channel_id") or "")
+        parent = str(container.get("thread_ts") or container.get("message_ts") or "")
+        if entry is None or not channel or not parent:
+            return
+        if self.threads.entry_for(channel, parent) == entry.id:
+            return  # pressed again: the card is already in the thread
+        card = render_entry_card(entry, self.language)
+        try:
+            client.chat_postMessage(
+                channel=channel,
+                thread_ts=parent,
+                text=card["text"],
+                blocks=card["blocks"],
+                unfurl_links=False,
+                unfurl_media=False,
+            )
+        except (SlackApiError, SlackClientError) as exc:
+            log.warning("card for %s in %s %s failed: %s", entry.id, channel, parent, exc)
+            return
+        self.threads.register(channel, parent, entry.id)

@@ -1,0 +1,198 @@
+"""Admitting a request to `/slack/events`: size, signature, then parsing, in that order.
+
+Nothing from an unsigned request is decoded or parsed: a body that does not fit the cap is
+refused (413) before it is read whole, the v0 signature and the timestamp are checked on the raw
+bytes (401), and only then is the body decoded and parsed the way Slack sends it (JSON events,
+form-encoded commands, form-encoded `payload=` JSON for interactivity); what does not parse, or
+parses into a shape Slack never sends, is refused with 400. Bodies are never logged: a rejected
+request's body can carry a `response_url` and the legacy verification `token`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl
+
+# Slack's payloads are far below this (a command is ~1 KB, an event with blocks a few KB).
+MAX_BODY_BYTES = 1 << 20
+# Slack's replay window: a request whose timestamp is further from now than this is refused.
+TIMESTAMP_WINDOW = 5 * 60
+
+
+class Rejected(Exception):
+    """A request refused before dispatch: the HTTP status and one line saying why (no body)."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+def declared_length(headers: Mapping[str, str]) -> int | None:
+    """Content-Length, refused when it is not a number or over the cap (before any byte is read)."""
+    value = headers.get("content-length")
+    if value is None:
+        return None
+    if not value.strip().isdigit():
+        raise Rejected(400, "Content-Length is not a number")
+    length = int(value)
+    if length > MAX_BODY_BYTES:
+        raise Rejected(413, f"body of {length} bytes is over the {MAX_BODY_BYTES}-byte cap")
+    return length
+
+
+class CappedBody:
+    """Collects body chunks, refusing (413) the moment the total passes the cap."""
+
+    def __init__(self, limit: int = MAX_BODY_BYTES) -> None:
+        self.limit = limit
+        self._chunks: list[bytes] = []
+        self._size = 0
+
+    def add(self, chunk: bytes) -> None:
+        self._size += len(chunk)
+        if self._size > self.limit:
+            raise Rejected(413, f"body over the {self.limit}-byte cap")
+        self._chunks.append(chunk)
+
+    def bytes(self) -> bytes:
+        return b"".join(self._chunks)
+
+
+def verify_signature(
+    secret: str, headers: Mapping[str, str], body: bytes, now: Callable[[], float] = time.time
+) -> None:
+    """Slack's v0 signature over the raw body and a timestamp inside the replay window."""
+    timestamp = headers.get("x-slack-request-timestamp", "")
+    signature = headers.get("x-slack-signature", "")
+    if not timestamp or not signature:
+        raise Rejected(401, "missing X-Slack-Signature or X-Slack-Request-Timestamp")
+    if not timestamp.isascii() or not timestamp.isdigit():
+        raise Rejected(401, "X-Slack-Request-Timestamp is not a number")
+    if abs(now() - int(timestamp)) > TIMESTAMP_WINDOW:
+        raise Rejected(401, "X-Slack-Request-Timestamp outside the 5-minute window")
+    digest = hmac.new(secret.encode(), b"v0:" + timestamp.encode() + b":" + body, hashlib.sha256)
+    if not hmac.compare_digest("v0=" + digest.hexdigest(), signature):
+        raise Rejected(401, "signature does not match")
+
+
+def parse_payload(body: bytes, content_type: str) -> dict[str, Any]:
+    """The request as Slack sends it: a JSON object, a form, or a form whose `payload` is JSON."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Rejected(400, "body is not UTF-8") from None
+    kind = content_type.split(";", 1)[0].strip().lower()
+    if kind == "application/json" or (kind in _FORM and text.startswith("{")):
+        # Bolt reads a body that starts with "{" as JSON whatever its Content-Type: agree with it.
+        data = _json_object(text, "JSON body")
+    elif kind in _FORM:
+        try:
+            form = dict(parse_qsl(text, keep_blank_values=True, strict_parsing=bool(text)))
+        except ValueError:
+            raise Rejected(400, "form body does not parse") from None
+        data = _json_object(form["payload"], "payload field") if "payload" in form else form
+    else:
+        raise Rejected(400, f"unsupported Content-Type {kind!r}")
+    check_shape(data)
+    return data
+
+
+_FORM = ("application/x-www-form-urlencoded", "")
+
+
+def _json_object(text: str, what: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise Rejected(400, f"{what} is not JSON") from None
+    if not isinstance(data, dict):
+        raise Rejected(400, f"{what} is not a JSON object")
+    return data
+
+
+@dataclass(frozen=True)
+class _Field:
+    """A top-level field of a Slack payload and the types Slack sends it as."""
+
+    types: tuple[type, ...]
+    items: type | None = None  # for lists: the type of every item
+    nonempty: bool = False
+
+
+# Fields Bolt and the handlers read before any listener runs; Slack never sends other types.
+_FIELDS: dict[str, _Field] = {
+    "type": _Field((str,)),
+    "command": _Field((str,)),
+    "text": _Field((str,)),
+    "trigger_id": _Field((str,)),
+    "event": _Field((dict,)),
+    "view": _Field((dict,)),
+    "message": _Field((dict,)),
+    "container": _Field((dict,)),
+    "state": _Field((dict,)),
+    "team": _Field((dict, str, type(None))),
+    "user": _Field((dict, str)),
+    "channel": _Field((dict, str)),
+    "enterprise": _Field((dict, str, type(None))),
+    "authorizations": _Field((list,), items=dict),
+    "actions": _Field((list,), items=dict),
+}
+# What each payload type must carry (and how) beyond the general field types.
+_REQUIRED: dict[str, dict[str, _Field]] = {
+    "event_callback": {"event": _Field((dict,))},
+    "block_actions": {"actions": _Field((list,), items=dict, nonempty=True)},
+    "interactive_message": {"actions": _Field((list,), items=dict, nonempty=True)},
+    "view_submission": {"view": _Field((dict,))},
+    "view_closed": {"view": _Field((dict,))},
+}
+
+
+def check_shape(data: dict[str, Any]) -> None:
+    """Refuse (400) a payload whose fields have types Slack never sends, so no listener,
+    matcher or context extractor meets a string where it expects an object."""
+    kind = data.get("type")
+    for name, spec in _FIELDS.items():
+        if name in data:
+            _check(name, data[name], spec)
+    for name, spec in _REQUIRED.get(kind if isinstance(kind, str) else "", {}).items():
+        if name not in data:
+            raise Rejected(400, f"{kind} payload without {name!r}")
+        _check(name, data[name], spec)
+    event = data.get("event")
+    if isinstance(event, dict) and not isinstance(event.get("type"), str):
+        raise Rejected(400, "event without a string 'type'")
+    for action in data.get("actions") or []:
+        if not isinstance(action.get("action_id", ""), str):
+            raise Rejected(400, "action with a non-string 'action_id'")
+
+
+def _check(name: str, value: object, spec: _Field) -> None:
+    if not isinstance(value, spec.types):
+        raise Rejected(400, f"field {name!r} is a {type(value).__name__}")
+    if isinstance(value, list):
+        if spec.nonempty and not value:
+            raise Rejected(400, f"field {name!r} is empty")
+        if spec.items is not None and not all(isinstance(item, spec.items) for item in value):
+            raise Rejected(400, f"field {name!r} holds something other than objects")
+
+
+def describe(data: dict[str, Any]) -> str:
+    """A short name for a payload in a log line (type, command, action ids, event type) — no text."""
+    if "command" in data:
+        return f"command {data['command']}"
+    kind = str(data.get("type") or "request")
+    if isinstance(data.get("event"), dict):
+        return f"{kind} {data['event'].get('type')}"
+    actions = data.get("actions")
+    if isinstance(actions, list) and actions:
+        return f"{kind} " + ",".join(str(a.get("action_id")) for a in actions if isinstance(a, dict))
+    if isinstance(data.get("view"), dict):
+        return f"{kind} {data['view'].get('callback_id', '')}".rstrip()
+    return kind

@@ -1,0 +1,112 @@
+"""Each person's interface language: `LANGUAGE=auto` follows their Slack locale.
+
+Slack tells a user's locale (`en-US`, `zh-CN`, `zh-TW`, `ja-JP`, …) through `users.info` with
+`include_locale`. A locale whose language is one the catalogue has (`zh`, `en`) gets it; any other
+gets English, the interface's lingua franca. Lookups are cached per user (a locale rarely changes,
+and every answer would otherwise cost a Web API round trip); a failed lookup falls back to the
+channel language and is retried after a short while, so a Slack hiccup never blocks an answer.
+`LANGUAGE=zh` or `en` forces one language for everybody and never calls Slack; the default
+(unknown locale, failed lookup) is `Settings.channel_language`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Literal, get_args
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError, SlackClientError
+
+from chatbot.slack.i18n import Language
+
+log = logging.getLogger(__name__)
+
+LanguageSetting = Literal["auto", "zh", "en"]
+# A locale in none of the catalogue's languages reads English.
+OTHER_LOCALES: Language = "en"
+LANGUAGES: tuple[Language, ...] = get_args(Language)
+
+KEEP_LOCALE = 6 * 3600.0
+RETRY_FAILED = 60.0
+MAX_USERS = 10_000
+
+
+def language_of_locale(locale: str | None, default: Language) -> Language:
+    """`en-US` → en, `zh-CN` / `zh_TW` / `zh-Hant` → zh, `ja-JP` → en; no locale → `default`."""
+    if not locale or not locale.strip():
+        return default
+    primary = locale.strip().replace("_", "-").split("-", 1)[0].casefold()
+    for language in LANGUAGES:
+        if primary == language:
+            return language
+    return OTHER_LOCALES
+
+
+def slack_locale(client: WebClient) -> Callable[[str], str | None]:
+    """A user's locale from `users.info` (scope users:read); raises on Slack errors."""
+
+    def lookup(user_id: str) -> str | None:
+        response = client.users_info(user=user_id, include_locale=True)
+        user = response.get("user") or {}
+        locale = user.get("locale")
+        return str(locale) if locale else None
+
+    return lookup
+
+
+class UserLanguages:
+    """`languages(user_id)` → the language to answer that person in (see the module docstring)."""
+
+    def __init__(
+        self,
+        setting: LanguageSetting,
+        locale_of: Callable[[str], str | None] | None = None,
+        *,
+        default: Language = "zh",
+        keep: float = KEEP_LOCALE,
+        retry_failed: float = RETRY_FAILED,
+        max_users: int = MAX_USERS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.setting: LanguageSetting = setting
+        self.default: Language = default if setting == "auto" else setting
+        self.locale_of = locale_of
+        self.keep = keep
+        self.retry_failed = retry_failed
+        self.max_users = max_users
+        self.clock = clock
+        self._cache: OrderedDict[str, tuple[float, Language]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def cached(self, user_id: str | None) -> Language | None:
+        """The language if it is known without asking Slack (forced, or cached and fresh)."""
+        if self.setting != "auto" or self.locale_of is None or not user_id:
+            return self.default
+        with self._lock:
+            hit = self._cache.get(user_id)
+            if hit is None or hit[0] <= self.clock():
+                return None
+            self._cache.move_to_end(user_id)
+            return hit[1]
+
+    def __call__(self, user_id: str | None) -> Language:
+        known = self.cached(user_id)
+        if known is not None:
+            return known
+        assert user_id is not None and self.locale_of is not None
+        try:
+            language = language_of_locale(self.locale_of(user_id), self.default)
+            expires = self.clock() + self.keep
+        except (SlackApiError, SlackClientError, OSError) as exc:
+            log.warning("locale of %s unknown (%s); answering in %s", user_id, exc, self.default)
+            language, expires = self.default, self.clock() + self.retry_failed
+        with self._lock:
+            self._cache[user_id] = (expires, language)
+            self._cache.move_to_end(user_id)
+            while len(self._cache) > self.max_users:
+                self._cache.popitem(last=False)
+        return language

@@ -1,0 +1,100 @@
+"""Acting once per Slack request: replayed commands and button presses, double-clicked shares.
+
+A signed request can be replayed within Slack's 5-minute window, and a person can press a
+button twice. Events are deduplicated by the follow-up handler (`event:`/`message:` keys); this
+module does the same for the rest, in the same ledger (the store's `handled_events` table when
+there is a store, so it holds across replicas):
+
+- `cmd:<team>:<trigger_id>`: a slash command (Slack gives each invocation its own trigger id);
+- `action:<team>:<trigger_id>:<action_ts>`: a button press;
+- `share:<channel>:<thread>:<entry>`: one entry shared into one place, at most once a minute.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import threading
+from typing import Any, Protocol
+
+from slack_bolt import BoltRequest, BoltResponse
+
+log = logging.getLogger(__name__)
+
+SHARE_WINDOW = dt.timedelta(minutes=1)
+# Replays are refused by the signature check after 5 minutes; keys older than this are noise.
+KEEP = dt.timedelta(minutes=10)
+
+
+class ReplayLedger(Protocol):
+    """Keys that were handled; the SQL store implements it across processes."""
+
+    def mark_handled(self, key: str, *, within: dt.timedelta | None = None) -> bool:
+        """True for the first caller of `key` (with `within`: the first since `within` ago)."""
+        ...
+
+    def forget_handled(self, key: str) -> None:
+        """Drop a key, so a later attempt is acted on (the work failed)."""
+        ...
+
+
+class InMemoryReplayLedger:
+    """ReplayLedger for one process (console, tests without a database); forgets after KEEP."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, dt.datetime] = {}
+        self._lock = threading.Lock()
+
+    def mark_handled(self, key: str, *, within: dt.timedelta | None = None) -> bool:
+        now = dt.datetime.now(dt.UTC)
+        with self._lock:
+            if len(self._seen) > 10_000:
+                self._seen = {k: t for k, t in self._seen.items() if now - t < KEEP}
+            seen = self._seen.get(key)
+            if seen is not None and (within is None or now - seen < within):
+                return False
+            self._seen[key] = now
+            return True
+
+    def forget_handled(self, key: str) -> None:
+        with self._lock:
+            self._seen.pop(key, None)
+
+
+def request_key(body: dict[str, Any]) -> str | None:
+    """The ledger key of a command or button press; None for what this module does not dedupe."""
+    team = body.get("team_id") or (body.get("team") or {}).get("id") or "-"
+    trigger = body.get("trigger_id")
+    if "command" in body and trigger:
+        return f"cmd:{team}:{trigger}"
+    actions = body.get("actions")
+    if body.get("type") == "block_actions" and isinstance(actions, list) and actions:
+        first = actions[0]
+        return f"action:{team}:{trigger or '-'}:{first.get('action_ts') or first.get('action_id')}"
+    return None
+
+
+def share_key(channel: str, thread_ts: str | None, entry_id: str) -> str:
+    return f"share:{channel}:{thread_ts or '-'}:{entry_id}"
+
+
+def replay_middleware(ledger: ReplayLedger) -> Any:
+    """A Bolt global middleware: a command or press seen before is acknowledged and dropped."""
+
+    def drop_replays(req: BoltRequest, resp: BoltResponse, next: Any) -> BoltResponse | None:
+        key = request_key(req.body)
+        try:
+            first = key is None or ledger.mark_handled(key)
+        except Exception as exc:  # the store is down: answer anyway (a replay beats a dead command)
+            log.warning(
+                "could not check for a replay (%s): %s", type(exc).__name__, " ".join(str(exc).split())[:200]
+            )
+            first = True
+        if not first:
+            assert key is not None
+            log.info("ignored a replayed request (%s)", key.split(":", 1)[0])
+            return BoltResponse(status=200, body="")
+        next()
+        return None
+
+    return drop_replays

@@ -1,0 +1,310 @@
+"""Hostile and malformed requests against the real HTTP server: size and signature come before
+parsing, nothing is logged with its body, nothing unhandled gets a non-2xx, nothing replayed is
+acted on twice."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import time
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+import pytest
+
+from chatbot.slack.inbound import MAX_BODY_BYTES
+from chatbot.slack.server import HttpServer, asgi_app
+from chatbot.store import SqlStore
+from chatbot.wiring import build
+from tests.fakeslack import FakeSlack
+from tests.slackrequests import (
+    SIGNING_SECRET,
+    button_body,
+    buttons,
+    command_body,
+    event_body,
+    post,
+    signed_headers,
+)
+from tests.test_slack_http import Served, settings_for
+
+SECRET_MARK = "https://hooks.slack.com/commands/SECRET-RESPONSE-URL"
+
+
+@pytest.fixture
+def served(fake_slack: FakeSlack, caplog: pytest.LogCaptureFixture) -> Iterator[Served]:
+    caplog.set_level(logging.INFO)
+    bot = build(settings_for(fake_slack))
+    server = HttpServer(asgi_app(bot.app, bot.health), host="127.0.0.1", port=0).start()
+    yield Served(fake_slack, bot, f"http://127.0.0.1:{server.port}/slack/events")
+    server.stop()
+    bot.close()
+
+
+def effects(fake: FakeSlack) -> list[str]:
+    """What the bot did in Slack (its start-up auth.test aside)."""
+    return [c.method for c in fake.calls() if c.method != "auth.test"]
+
+
+def logged(caplog: pytest.LogCaptureFixture) -> str:
+    return "\n".join(r.getMessage() for r in caplog.records)
+
+
+def unsigned(content_type: str, timestamp: str = str(int(time.time()))) -> dict[str, str]:
+    return {
+        "Content-Type": content_type,
+        "X-Slack-Request-Timestamp": timestamp,
+        "X-Slack-Signature": "v0=00",
+    }
+
+
+@pytest.mark.parametrize(
+    ("body", "headers"),
+    [
+        (b'{x "response_url": "' + SECRET_MARK.encode() + b'"', unsigned("application/json")),
+        (
+            b"payload=notjson&response_url=" + SECRET_MARK.encode(),
+            unsigned("application/x-www-form-urlencoded"),
+        ),
+        (b"\xff\xfe\xfa" + SECRET_MARK.encode(), unsigned("application/x-www-form-urlencoded")),
+        (json.dumps([{"response_url": SECRET_MARK}]).encode(), unsigned("application/json")),
+        (
+            b"token=t&response_url=" + SECRET_MARK.encode(),
+            unsigned("application/x-www-form-urlencoded", "soon"),
+        ),
+        (b"token=t&response_url=" + SECRET_MARK.encode(), {"Content-Type": "application/json"}),
+    ],
+    ids=[
+        "json-garbage",
+        "payload-notjson",
+        "not-utf8",
+        "json-array",
+        "timestamp-not-a-number",
+        "no-signature",
+    ],
+)
+def test_unsigned_junk_is_401_with_one_log_line_and_no_body(
+    served: Served, caplog: pytest.LogCaptureFixture, body: bytes, headers: dict[str, str]
+) -> None:
+    response = httpx.post(served.url, content=body, headers=headers, timeout=5)
+    assert response.status_code == 401
+    refusals = [r for r in caplog.records if "refused a request" in r.getMessage()]
+    assert len(refusals) == 1
+    assert SECRET_MARK not in logged(caplog)
+    assert "Traceback" not in caplog.text
+    assert effects(served.fake) == []
+
+
+def test_an_oversized_body_is_413_before_it_is_read(served: Served, caplog: pytest.LogCaptureFixture) -> None:
+    declared = httpx.post(
+        served.url,
+        content=b"x" * (MAX_BODY_BYTES + 1),
+        headers=unsigned("application/x-www-form-urlencoded"),
+        timeout=10,
+    )
+    assert declared.status_code == 413
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: the stream is cut at the cap
+        for _ in range(64):
+            yield b"response_url=" + SECRET_MARK.encode() + b"&" + b"y" * 65536
+
+    streamed = httpx.post(
+        served.url, content=chunks(), headers=unsigned("application/x-www-form-urlencoded"), timeout=10
+    )
+    assert streamed.status_code == 413
+    assert SECRET_MARK not in logged(caplog) and "yyyy" not in logged(caplog)
+    # A signed body over the cap is refused the same way: the cap comes before anything else.
+    big = "text=" + "z" * MAX_BODY_BYTES
+    assert post(served.url, big).status_code == 413
+    assert effects(served.fake) == []
+
+
+def signed_raw(url: str, body: bytes, content_type: str) -> httpx.Response:
+    """POST exact bytes with Slack's v0 signature over them (works for non-UTF-8 bodies too)."""
+    ts = str(int(time.time()))
+    digest = hmac.new(SIGNING_SECRET.encode(), f"v0:{ts}:".encode() + body, hashlib.sha256).hexdigest()
+    headers = {
+        "X-Slack-Request-Timestamp": ts,
+        "X-Slack-Signature": f"v0={digest}",
+        "Content-Type": content_type,
+    }
+    return httpx.post(url, content=body, headers=headers, timeout=5)
+
+
+def actions_payload(actions: object) -> bytes:
+    payload = {"type": "block_actions", "team": {"id": "T1"}, "user": {"id": "U1"}, "actions": actions}
+    return urlencode({"payload": json.dumps(payload)}).encode()
+
+
+def event_payload(event: object) -> bytes:
+    return json.dumps({"type": "event_callback", "team_id": "T1", "event_id": "Ev1", "event": event}).encode()
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        (command_body("compile", "http://x/").encode(), "application/json"),
+        (b"command=%2Fvllm-digest&text=\xff\xfe", "application/x-www-form-urlencoded"),
+        (actions_payload([]), "application/x-www-form-urlencoded"),
+        (actions_payload("share_entry:1"), "application/x-www-form-urlencoded"),
+        (actions_payload(["share_entry:1"]), "application/x-www-form-urlencoded"),
+        (event_payload("message"), "application/json"),
+        (event_payload([{"type": "message"}]), "application/json"),
+        (event_payload({"text": "no type"}), "application/json"),
+        (b'{"type": "event_callback", "event": {"type": "message"}', "application/json"),
+        (b"<xml/>", "text/xml"),
+    ],
+    ids=[
+        "form-as-json",
+        "not-utf8",
+        "empty-actions",
+        "string-actions",
+        "actions-of-strings",
+        "event-string",
+        "event-list",
+        "event-without-type",
+        "truncated-json",
+        "xml",
+    ],
+)
+def test_signed_but_malformed_is_400_never_500(
+    served: Served, caplog: pytest.LogCaptureFixture, body: bytes, content_type: str
+) -> None:
+    response = signed_raw(served.url, body, content_type)
+    assert response.status_code == 400
+    assert response.json()["error"]
+    assert len([r for r in caplog.records if "refused a request" in r.getMessage()]) == 1
+    assert "Traceback" not in caplog.text
+    assert effects(served.fake) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "line"),
+    [
+        (
+            actions_payload([{"action_id": "someone_elses_button", "value": "1"}]),
+            "form",
+            "someone_elses_button",
+        ),
+        (
+            urlencode(
+                {
+                    "payload": json.dumps(
+                        {"type": "view_submission", "team": {"id": "T1"}, "view": {"id": "V1"}}
+                    )
+                }
+            ).encode(),
+            "form",
+            "view_submission",
+        ),
+        (
+            event_body({"type": "reaction_added", "user": "U1", "reaction": "eyes"}).encode(),
+            "json",
+            "reaction_added",
+        ),
+        (urlencode({"command": "/other", "text": "x", "trigger_id": "9.9"}).encode(), "form", "/other"),
+    ],
+    ids=["unknown-action", "view-submission", "unknown-event", "unknown-command"],
+)
+def test_unhandled_requests_get_200_and_one_line(
+    served: Served, caplog: pytest.LogCaptureFixture, body: bytes, content_type: str, line: str
+) -> None:
+    kind = "application/json" if content_type == "json" else "application/x-www-form-urlencoded"
+    response = signed_raw(served.url, body, kind)
+    assert response.status_code == 200
+    ignored = [r.getMessage() for r in caplog.records if r.getMessage().startswith("ignored")]
+    assert len(ignored) == 1 and line in ignored[0]
+    assert "Unhandled request" not in caplog.text and "response_url" not in caplog.text
+    assert served.fake.calls("chat.postMessage") == []
+
+
+def share_press(served: Served, channel: str = "C0SHARE") -> tuple[str, dict[str, Any]]:
+    answer = post(served.url, command_body("compile", served.fake.response_url("cmd"))).json()
+    share = next(b for b in buttons(answer) if b["action_id"].startswith("share_entry"))
+    return button_body(share, served.fake.response_url("press"), channel=channel), share
+
+
+def test_a_replayed_share_press_posts_one_card(served: Served, caplog: pytest.LogCaptureFixture) -> None:
+    body, _ = share_press(served)
+    headers = signed_headers(body)
+    for _ in range(3):  # the same signed request, captured and sent again inside the window
+        assert post(served.url, body, headers).status_code == 200
+    served.fake.wait_for("response", where=lambda c: c.path.endswith("/press"))
+    assert served.bot.wait_idle(5)
+    assert len(served.fake.calls("chat.postMessage")) == 1
+    assert len(served.fake.messages("C0SHARE")) == 1
+    assert len([r for r in caplog.records if "replayed request" in r.getMessage()]) == 2
+
+
+def test_a_replayed_command_is_answered_once(served: Served) -> None:
+    body = command_body("compile", served.fake.response_url("cmd"))
+    headers = signed_headers(body)
+    first = post(served.url, body, headers)
+    replay = post(served.url, body, headers)
+    assert first.status_code == replay.status_code == 200
+    assert "compile" in first.text or first.json()["blocks"]
+    assert replay.content == b""
+
+
+def test_a_double_click_shares_once_and_says_so(served: Served) -> None:
+    _, share = share_press(served)
+    for _ in range(2):  # two distinct presses (own trigger ids) of one button
+        post(served.url, button_body(share, served.fake.response_url("press"), channel="C0SHARE"))
+    served.fake.wait_for("response", count=2, where=lambda c: c.path.endswith("/press"))
+    assert served.bot.wait_idle(5)
+    assert len(served.fake.messages("C0SHARE")) == 1
+    notes = [c.params["text"] for c in served.fake.calls("response") if c.path.endswith("/press")]
+    assert sorted(notes) == sorted(["已分享到频道。", "这个条目刚刚已分享到这里了。"])
+
+
+def test_a_failed_share_can_be_tried_again(served: Served) -> None:
+    served.fake.fail("chat.postMessage", error="not_in_channel")
+    _, share = share_press(served)
+    post(served.url, button_body(share, served.fake.response_url("press"), channel="C0SHARE"))
+    served.fake.wait_for("response", where=lambda c: c.path.endswith("/press"))
+    assert served.bot.wait_idle(5)
+    post(served.url, button_body(share, served.fake.response_url("press"), channel="C0SHARE"))
+    served.fake.wait_for("response", count=2, where=lambda c: c.path.endswith("/press"))
+    assert len(served.fake.messages("C0SHARE")) == 1
+
+
+def test_two_replicas_on_one_store_share_once(fake_slack: FakeSlack, db_url: str) -> None:
+    """A double click whose presses reach two replicas: the store's mark decides."""
+    bots, servers = [], []
+    for _ in range(2):
+        bot = build(settings_for(fake_slack), store=SqlStore.open(db_url))
+        bots.append(bot)
+        servers.append(HttpServer(asgi_app(bot.app), host="127.0.0.1", port=0).start())
+    try:
+        urls = [f"http://127.0.0.1:{s.port}/slack/events" for s in servers]
+        answer = post(urls[0], command_body("compile", fake_slack.response_url("cmd"))).json()
+        share = next(b for b in buttons(answer) if b["action_id"].startswith("share_entry"))
+        body = button_body(share, fake_slack.response_url("press"), channel="C0TWO")
+        headers = signed_headers(body)
+        for url in urls:  # a replay of one press to both replicas
+            assert post(url, body, headers).status_code == 200
+        for url in urls:  # and a second press to each
+            post(url, button_body(share, fake_slack.response_url("press"), channel="C0TWO"))
+        fake_slack.wait_for("response", count=3, where=lambda c: c.path.endswith("/press"))
+        assert all(bot.wait_idle(5) for bot in bots)
+        assert len(fake_slack.messages("C0TWO")) == 1
+    finally:
+        for server in servers:
+            server.stop()
+        for bot in bots:
+            bot.close()
+
+
+def test_start_does_not_warn_that_the_token_is_unused(
+    fake_slack: FakeSlack, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bolt reads SLACK_BOT_TOKEN from the environment even when handed a client; serve has it set."""
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-test")
+    caplog.set_level(logging.DEBUG)
+    bot = build(settings_for(fake_slack))
+    bot.close()
+    assert "will be unused" not in caplog.text
