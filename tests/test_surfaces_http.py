@@ -270,6 +270,7 @@ def test_app_home_is_published_again_only_when_the_digest_changed(
             "    note: 值得精读。测试 Home 的刷新。\n",
             encoding="utf-8",
         )
+        assert app.bot.live.wait_reloaded()  # the reload runs in the background (issue 10)
         app.event(home_opened(view=first))
         second = fake_slack.wait_for("views.publish", count=2).params["view"]
         assert second["private_metadata"] != first["private_metadata"]

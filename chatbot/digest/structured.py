@@ -91,7 +91,11 @@ def parse_structured(text: str, path: str = "<yaml>") -> ParseResult:
         line = mark.line + 1 if mark else 1
         raise DigestParseError(path, line, f"invalid YAML: {exc.problem or exc.context}") from None
     except yaml.reader.ReaderError as exc:  # a control character: no mark, but its position
-        line = text[: exc.position].count("\n") + 1
+        # libyaml counts the position in UTF-8 bytes, the pure-Python reader in characters.
+        if _LOADER is yaml.SafeLoader:
+            line = text[: exc.position].count("\n") + 1
+        else:
+            line = text.encode("utf-8")[: exc.position].count(b"\n") + 1
         raise DigestParseError(
             path, line, f"invalid YAML: character #x{exc.character:04x}: {exc.reason}"
         ) from None
