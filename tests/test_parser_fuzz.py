@@ -10,6 +10,7 @@ gives entries whose source line holds their title, or one `DigestParseError` / `
 from __future__ import annotations
 
 import datetime as dt
+import re
 import tempfile
 from collections import Counter
 from dataclasses import dataclass
@@ -274,7 +275,8 @@ def test_bad_bytes_in_a_file_are_one_problem_at_their_line(
     while at < len(raw) and (raw[at] & 0xC0) == 0x80:  # between characters, not inside one
         at += 1
     broken_bytes = raw[:at] + bad + raw[at:]
-    line = broken_bytes[:at].count(b"\n") + 1
+    # Lines as a text reader counts them: \r\n, \r and \n each end one.
+    line = len(re.split(rb"\r\n|\r|\n", broken_bytes[:at]))
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"digest{suffix}"
         path.write_bytes(broken_bytes)

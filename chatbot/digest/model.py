@@ -16,11 +16,12 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 GITHUB = "https://github.com"
+_SPACES_RE = re.compile(r"\s+")
 
 
 def normalize_title(title: str) -> str:
     """Title as identity: NFKC, collapsed whitespace, so re-saving a file keeps ids."""
-    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", title)).strip().casefold()
+    return _SPACES_RE.sub(" ", unicodedata.normalize("NFKC", title)).strip().casefold()
 
 
 def entry_id(repo: str, title: str) -> str:

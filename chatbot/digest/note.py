@@ -86,6 +86,15 @@ SPEAKER_RE = re.compile(
     r"(?:^|(?<=[\n。！？!?；;])|(?<=[.!?] ))\s*([a-z][a-z0-9-]{1,38})\s*:\s+(?!//)", re.MULTILINE
 )
 HEAD_SEPARATORS = ("——", "：", ":", "，", ",", "；")
+# Patterns the helpers below apply to every note, compiled once here rather than looked up in
+# `re`'s cache on each call (tens of thousands of calls for a 10k-entry library).
+_LIST_TAIL_RE = re.compile(r"(?:，?以及|, and )$")
+_LIST_HEAD_RE = re.compile(r"^(?:以及|及|和)\s*")
+_CAVEAT_LABEL_RE = re.compile(r"^(?:注意|需要注意|风险|提醒|待确认|遗留问题)\s*[：:，,]\s*")
+_REF_FILLER_RE = re.compile(r"[\s、，,;；:：.。()（）]+")
+_AS_FOLLOWS_RE = re.compile(r"(?:如下|as follows|below)$", re.IGNORECASE)
+_SPACES_RE = re.compile(r"\s+")
+_VERSION_RE = re.compile(r"v?\d[\d.]*")
 
 
 @dataclass
@@ -150,7 +159,7 @@ def find_identifiers(text: str) -> list[str]:
     found = [m.strip() for m in BACKTICK_RE.findall(text)]
     without_code = BACKTICK_RE.sub(" ", text)
     for m in CODE_RE.findall(without_code):
-        if not re.fullmatch(r"v?\d[\d.]*", m):
+        if not _VERSION_RE.fullmatch(m):
             found.append(m)
     return _dedupe([f for f in found if f])
 
@@ -193,8 +202,8 @@ def _split_markers(body: str) -> list[str]:
 def _split_list(body: str) -> list[str]:
     """Items of an unmarked list: `A、B，以及 C`."""
     pieces = split_top_level(body, ["、", "；", ";", "，以及", "以及", ", and "])
-    items = [clean(re.sub(r"(?:，?以及|, and )$", "", clean(p))) for p in pieces]
-    return [re.sub(r"^(?:以及|及|和)\s*", "", item) for item in items if item]
+    items = [clean(_LIST_TAIL_RE.sub("", clean(p))) for p in pieces]
+    return [_LIST_HEAD_RE.sub("", item) for item in items if item]
 
 
 def _head(item: str) -> str:
@@ -222,7 +231,7 @@ def _tidy(text: str) -> str:
 
 def _caveat_text(text: str) -> str:
     """A caveat without its `注意：` label; other lead-ins carry meaning and stay."""
-    return _tidy(re.sub(r"^(?:注意|需要注意|风险|提醒|待确认|遗留问题)\s*[：:，,]\s*", "", text))
+    return _tidy(_CAVEAT_LABEL_RE.sub("", text))
 
 
 @dataclass
@@ -240,6 +249,11 @@ def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
     vocab = vocabulary()
     parts = NoteParts()
     text = note.strip()
+    if not text:
+        # Metadata-only entries (a `.meta.yaml` beside the raw text) have no note: only the
+        # title's code names, without running every reader over nothing.
+        parts.identifiers = find_identifiers(f"{title}\n")
+        return parts
     parts.refs = find_refs(text, repo)
     parts.people = find_people(text)
     parts.identifiers = find_identifiers(f"{title}\n{text}")
@@ -332,7 +346,7 @@ def _only_refs(sentence: str) -> bool:
     if rest == sentence:
         return False
     rest = REFS_WORDS_RE.sub(" ", rest)
-    return not re.sub(r"[\s、，,;；:：.。()（）]+", "", rest)
+    return not _REF_FILLER_RE.sub("", rest)
 
 
 def _read_verdict(section: Section, parts: NoteParts, reading: _Reading) -> None:
@@ -496,7 +510,7 @@ def _take_items(
 def _lead_kind(intro: str) -> str | None:
     """What a lead-in announces: `有两个坑` / `Two gotchas` → caveats, `谁该看` → audience, else None."""
     vocab = vocabulary()
-    key = re.sub(r"(?:如下|as follows|below)$", "", clean(intro), flags=re.IGNORECASE).strip()
+    key = _AS_FOLLOWS_RE.sub("", clean(intro)).strip()
     kind = vocab.label_kind(key) or vocab.label_kind(COUNT_PREFIX_RE.sub("", key))
     return kind if kind in ("caveats", "audience") else None
 
@@ -562,7 +576,7 @@ def _verdict_sentence(sentence: str, closing: bool) -> str | None:
 
 def _is_short(text: str, cjk: int, words: int) -> bool:
     if has_han(text):
-        return len(re.sub(r"\s+", "", text)) <= cjk
+        return len(_SPACES_RE.sub("", text)) <= cjk
     return len(text.split()) <= words
 
 

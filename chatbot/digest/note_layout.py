@@ -22,6 +22,7 @@ _BOUNDARY_RE = re.compile(r"[\n。！？!?；;】]|[.!?] ")
 _COLON_RE = re.compile(r"[：:](?!//)(?!\d)")
 _MAX_LABEL = 24
 # A list line: `1.`, `1)`, `1、`, `(1)`, `-`, `*`, `•`, `①`.
+_LEAD_MARK_RE = re.compile(r"[：:【\[]")  # a line with one of these starts something new
 LIST_LINE_RE = re.compile(r"^\s*(?:\d{1,2}[.)、）](?!\d)|[（(]\d{1,2}[)）]|[-*•·]|[①-⑳])\s*")
 
 
@@ -125,7 +126,7 @@ def _list_parts(text: str) -> tuple[str | None, list[str], str]:
 def _continues(item: str, line: str) -> bool:
     """A line that wraps the list item before it: the item has no closing mark, the line no lead-in."""
     line = line.strip()
-    return bool(line) and item.rstrip()[-1:] not in "。.!?！？；;：:" and not re.search(r"[：:【\[]", line)
+    return bool(line) and item.rstrip()[-1:] not in "。.!?！？；;：:" and not _LEAD_MARK_RE.search(line)
 
 
 def layout(note: str, vocab: NoteVocabulary | None = None) -> list[Section]:

@@ -34,7 +34,12 @@ def yaml_error_line(exc: Exception, text: str = "") -> tuple[int, str]:
         mark = exc.problem_mark or exc.context_mark
         return (mark.line + 1 if mark else 1), f"invalid YAML: {exc.problem or exc.context}"
     if isinstance(exc, yaml.reader.ReaderError):
-        line = text[: exc.position].count("\n") + 1
+        # libyaml (the C loaders) counts the position in UTF-8 bytes, the pure-Python reader in
+        # characters: with Chinese text before the bad character the two differ.
+        if getattr(yaml, "__with_libyaml__", False):
+            line = text.encode("utf-8")[: exc.position].count(b"\n") + 1
+        else:
+            line = text[: exc.position].count("\n") + 1
         return line, f"invalid YAML: character #x{exc.character:04x}: {exc.reason}"
     return 1, f"invalid YAML: {exc}"
 
