@@ -84,13 +84,29 @@ def piece_terms(text: str) -> set[str]:
 
 
 def question_terms(question: str) -> TermWeights:
-    """Terms of a question with weights: identifiers 3, words 2, Chinese bigrams 1."""
+    """Terms of a question with weights: identifiers 3, words 2, Chinese bigrams 1 (in that order:
+    the first weight a term gets stays)."""
     norm = normalize_question(question)
     weights: TermWeights = {}
+    _add_identifiers(norm, weights)
+    _add_english_words(norm, weights)
+    _add_english_of_chinese(norm, weights)
+    _add_chinese_bigrams(norm, weights)
+    return weights
+
+
+_QUESTION_BIGRAMS = frozenset({"这个", "那个", "什么", "怎么", "为什", "哪些", "是否", "一下", "有没"})
+
+
+def _add_identifiers(norm: str, weights: TermWeights) -> None:
     for quoted, bare in IDENT_RE.findall(norm):
         ident = (quoted or bare).strip()
         if ident:
             weights[ident] = 3.0
+
+
+def _add_english_words(norm: str, weights: TermWeights) -> None:
+    """English words (2) and the Chinese the word list gives for them (1.5)."""
     glossary = english_to_chinese()
     for word in WORD_RE.findall(norm):
         if word in EN_STOP or len(word) < 2:
@@ -102,21 +118,28 @@ def question_terms(question: str) -> TermWeights:
                 continue
             for gram in _bigrams(zh):
                 weights.setdefault(gram, 1.5)
+
+
+def _add_english_of_chinese(norm: str, weights: TermWeights) -> None:
     for zh, ens in chinese_to_english().items():
         if zh in norm:
             for en in ens:
                 if " " not in en:
                     weights.setdefault(en, 1.5)
+
+
+def _is_filler_bigram(gram: str) -> bool:
+    """Two stop characters, or a question word's bigram: no topic in it."""
+    if len(gram) == 2 and all(ch in ZH_STOP_CHARS for ch in gram):
+        return True
+    return gram in _QUESTION_BIGRAMS
+
+
+def _add_chinese_bigrams(norm: str, weights: TermWeights) -> None:
     for run in HAN_RUN.findall(norm):
         for gram in _bigrams(run):
-            if len(gram) == 2 and all(ch in ZH_STOP_CHARS for ch in gram):
-                continue
-            if len(gram) == 2 and gram[0] in ZH_STOP_CHARS and gram[1] in ZH_STOP_CHARS:
-                continue
-            if gram in {"这个", "那个", "什么", "怎么", "为什", "哪些", "是否", "一下", "有没"}:
-                continue
-            weights.setdefault(gram, 1.0)
-    return weights
+            if not _is_filler_bigram(gram):
+                weights.setdefault(gram, 1.0)
 
 
 # Related-entry probes rank the same question against many notes, and a note's pieces again on

@@ -105,10 +105,16 @@ class SubscriptionCommands:
                 return blocks.render_text(texts("sub.settings_only" if setting else "sub.none"))
             notice = subscription_blocks.render_unsubscribed(user, self.language, setting)
             return self._confirm_then(channel, notice, lambda: self.store.remove(channel))
+        return self._drop_topics(words, stored or setting, channel, user)
+
+    def _drop_topics(
+        self, words: str, current: Subscription | None, channel: str, user: str
+    ) -> blocks.Message:
+        """`unsubscribe TOPIC …`: the subscription without those topics (each must be on it)."""
+        texts = Texts(self.language)
         resolved = self.resolve(words.split())
         if resolved.unknown:
             return blocks.render_text(texts("sub.unknown", words=", ".join(resolved.unknown)))
-        current = stored or setting
         keys = {t.key for t in resolved.topics}
         have = {t.key for t in current.topics} if current else set()
         missing = [t.label for t in resolved.topics if t.key not in have]
