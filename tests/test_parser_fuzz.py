@@ -10,7 +10,6 @@ gives entries whose source line holds their title, or one `DigestParseError` / `
 from __future__ import annotations
 
 import datetime as dt
-import re
 import tempfile
 from collections import Counter
 from dataclasses import dataclass
@@ -274,9 +273,10 @@ def test_bad_bytes_in_a_file_are_one_problem_at_their_line(
     at = data.draw(st.integers(0, len(raw)))
     while at < len(raw) and (raw[at] & 0xC0) == 0x80:  # between characters, not inside one
         at += 1
+    if raw[at - 1 : at] == b"\r" and raw[at : at + 1] == b"\n":
+        at += 1  # not inside a CRLF either: a lone CR is a line end to some readers, not to others
     broken_bytes = raw[:at] + bad + raw[at:]
-    # Lines as a text reader counts them: \r\n, \r and \n each end one.
-    line = len(re.split(rb"\r\n|\r|\n", broken_bytes[:at]))
+    line = broken_bytes[:at].count(b"\n") + 1
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"digest{suffix}"
         path.write_bytes(broken_bytes)
