@@ -19,6 +19,7 @@ from sqlalchemy.engine import Connection
 
 from chatbot.daily import PastPost
 from chatbot.store import migrate
+from chatbot.store.claims import take_over
 from chatbot.store.engine import make_engine, store_errors, unavailable
 from chatbot.store.schema import bot_threads, daily_posts, handled_events
 
@@ -154,19 +155,10 @@ class SqlStore:
         if not is_stale(current):
             return Claim(ClaimOutcome.BUSY, current)
         with self.engine.begin() as conn:
-            taken = conn.execute(
-                update(daily_posts)
-                .where(
-                    daily_posts.c.channel == channel,
-                    daily_posts.c.day == day,
-                    daily_posts.c.state == CLAIMED,
-                    daily_posts.c.owner == current.owner,
-                )
-                .values(owner=owner, claimed_at=now)
-            ).rowcount
+            taken = take_over(conn, daily_posts, {"channel": channel, "day": day}, current.owner, owner, now)
             after = self._daily_post(conn, channel, day)
         assert after is not None
-        if taken == 1:
+        if taken:
             return Claim(ClaimOutcome.TAKEN_OVER, after)
         return Claim(ClaimOutcome.POSTED if after.posted else ClaimOutcome.BUSY, after)
 

@@ -20,6 +20,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from chatbot.daily.subscription import Schedule, Subscription, Topic
+from chatbot.store.claims import take_over
 from chatbot.store.schema import announcements, digest_entries, subscriptions
 
 BASELINE = "baseline"
@@ -168,16 +169,9 @@ class SubscriptionStore:
         if current is None or current.posted or not is_stale(current):
             return None
         with self.engine.begin() as conn:
-            taken = conn.execute(
-                update(announcements)
-                .where(
-                    announcements.c.channel == channel,
-                    announcements.c.batch == batch,
-                    announcements.c.state == CLAIMED,
-                    announcements.c.owner == current.owner,
-                )
-                .values(owner=owner, claimed_at=now)
-            ).rowcount
+            taken = take_over(
+                conn, announcements, {"channel": channel, "batch": batch}, current.owner, owner, now
+            )
         return "taken over" if taken else None
 
     def finish_announcement(self, channel: str, batch: str, owner: str, message_ts: str | None) -> None:
