@@ -40,6 +40,7 @@ def test_a_plain_install_serves_the_bundled_digest_and_digest_dir_overrides_it(t
     zipfile.ZipFile(wheel).extractall(site)  # a pure-Python wheel: unpacking it is installing it
     shipped = sorted(p.name for p in (site / "chatbot" / "digests").iterdir())
     assert shipped == sorted(p.name for p in (ROOT / "digests").iterdir())
+    assert (site / "chatbot" / "slack" / "data" / "strings.yaml").is_file()  # the interface words
 
     env = {k: v for k, v in os.environ.items() if k not in ("DIGEST_DIR", "PYTHONPATH")}
     env["PYTHONPATH"] = str(site)
