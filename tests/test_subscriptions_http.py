@@ -131,6 +131,13 @@ def test_bad_input_gets_one_line_and_changes_nothing(served: Served, text: str, 
     assert len(served.fake.calls("chat.postMessage")) == posts
 
 
+def test_unsubscribing_a_topic_without_a_subscription_names_the_topic(served: Served) -> None:
+    answer = served.command("unsubscribe kv cache")
+    assert "Nothing changed: this channel is not subscribed to KV cache" in all_text(answer)
+    assert served.subscriptions.get(CHANNEL) is None
+    assert served.fake.calls("chat.postMessage") == []
+
+
 def test_not_in_the_channel_says_how_to_invite_and_stores_nothing(served: Served) -> None:
     served.fake.fail("chat.postMessage", error="not_in_channel")
     answer = served.command("subscribe compile", channel="C0OUTSIDE")

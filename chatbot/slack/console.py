@@ -172,47 +172,66 @@ class LocalSlack:
             return f"{self._last_ts:.6f}"
 
     def handle(self, path: str, params: dict[str, Any]) -> dict[str, Any]:
+        """One call from the app: a response-URL post, or a Web API method (a table of them)."""
         if path.startswith("/response/"):
             self.screen.show(params, "only visible to you")
             return {"ok": True}
-        method = path.removeprefix("/api/")
-        if method == "auth.test":
-            return {
-                "ok": True,
-                "user_id": BOT_USER,
-                "bot_id": "B0BOT",
-                "team_id": "T0CONSOLE",
-                "user": "vllm-digest",
-            }
-        if method == "chat.postMessage":
-            ts = self._ts()
-            thread = params.get("thread_ts")
-            kept = {k: params[k] for k in ("text", "blocks", "metadata", "thread_ts") if params.get(k)}
-            self.keep(str(params.get("channel")), {"user": BOT_USER, "bot_id": "B0BOT", "ts": ts, **kept})
-            label = (
-                f"vllm-digest in thread {thread}" if thread else f"vllm-digest in #{params.get('channel')}"
-            )
-            self.screen.show(params, label, str(params.get("channel")), ts)
-            if not thread:
-                self.screen.last_thread = ts
-            return {"ok": True, "channel": params.get("channel"), "ts": ts}
-        if method in ("chat.postEphemeral", "chat.update"):
-            self.screen.show(params, "only visible to you" if method == "chat.postEphemeral" else "updated")
-            return {"ok": True, "ts": params.get("ts") or self._ts(), "message_ts": self._ts()}
-        if method == "conversations.history":
-            with self._lock:
-                stored = list(self._messages.get(str(params.get("channel")), []))
-            top = [m for m in stored if m.get("thread_ts", m["ts"]) == m["ts"]]
-            return {"ok": True, "messages": list(reversed(top)), "has_more": False}
-        if method == "conversations.replies":
-            with self._lock:
-                stored = list(self._messages.get(str(params.get("channel")), []))
-            parent = params.get("ts")
-            thread = [m for m in stored if parent in (m["ts"], m.get("thread_ts"))]
-            return {"ok": True, "messages": thread, "has_more": False}
-        if method == "users.info":  # no locale: LANGUAGE=auto answers in the default language
-            return {"ok": True, "user": {"id": params.get("user"), "name": "you"}}
-        return {"ok": False, "error": "unknown_method"}
+        methods = {
+            "auth.test": self._auth_test,
+            "chat.postMessage": self._post_message,
+            "chat.postEphemeral": self._ephemeral,
+            "chat.update": self._update,
+            "conversations.history": self._history,
+            "conversations.replies": self._replies,
+            "users.info": self._user_info,
+        }
+        method = methods.get(path.removeprefix("/api/"))
+        return method(params) if method else {"ok": False, "error": "unknown_method"}
+
+    def _auth_test(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "ok": True,
+            "user_id": BOT_USER,
+            "bot_id": "B0BOT",
+            "team_id": "T0CONSOLE",
+            "user": "vllm-digest",
+        }
+
+    def _post_message(self, params: dict[str, Any]) -> dict[str, Any]:
+        ts = self._ts()
+        thread = params.get("thread_ts")
+        kept = {k: params[k] for k in ("text", "blocks", "metadata", "thread_ts") if params.get(k)}
+        self.keep(str(params.get("channel")), {"user": BOT_USER, "bot_id": "B0BOT", "ts": ts, **kept})
+        label = f"vllm-digest in thread {thread}" if thread else f"vllm-digest in #{params.get('channel')}"
+        self.screen.show(params, label, str(params.get("channel")), ts)
+        if not thread:
+            self.screen.last_thread = ts
+        return {"ok": True, "channel": params.get("channel"), "ts": ts}
+
+    def _ephemeral(self, params: dict[str, Any]) -> dict[str, Any]:
+        self.screen.show(params, "only visible to you")
+        return {"ok": True, "ts": params.get("ts") or self._ts(), "message_ts": self._ts()}
+
+    def _update(self, params: dict[str, Any]) -> dict[str, Any]:
+        self.screen.show(params, "updated")
+        return {"ok": True, "ts": params.get("ts") or self._ts(), "message_ts": self._ts()}
+
+    def _stored(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self._messages.get(str(params.get("channel")), []))
+
+    def _history(self, params: dict[str, Any]) -> dict[str, Any]:
+        top = [m for m in self._stored(params) if m.get("thread_ts", m["ts"]) == m["ts"]]
+        return {"ok": True, "messages": list(reversed(top)), "has_more": False}
+
+    def _replies(self, params: dict[str, Any]) -> dict[str, Any]:
+        parent = params.get("ts")
+        thread = [m for m in self._stored(params) if parent in (m["ts"], m.get("thread_ts"))]
+        return {"ok": True, "messages": thread, "has_more": False}
+
+    def _user_info(self, params: dict[str, Any]) -> dict[str, Any]:
+        # No locale: LANGUAGE=auto answers in the default language.
+        return {"ok": True, "user": {"id": params.get("user"), "name": "you"}}
 
     def keep(self, channel: str, message: dict[str, Any]) -> None:
         """Remember a message so history and replies can return it (with its metadata)."""

@@ -16,6 +16,7 @@ from slack_sdk.errors import SlackApiError
 from chatbot.digest import Entry
 from chatbot.slack import blocks
 from chatbot.slack.handlers.command import Answers
+from chatbot.slack.handlers.posting import send
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.replays import SHARE_WINDOW, InMemoryReplayLedger, ReplayLedger, share_key
 from chatbot.store import ThreadRegistry
@@ -64,34 +65,27 @@ class ActionHandlers:
         texts = Texts(language)
         entry = self.lookup(_action_value(body))
         if entry is None:
-            respond(
-                **blocks.render_text(texts("entry.gone")), response_type="ephemeral", replace_original=False
-            )
+            _tell(respond, texts("entry.gone"))
             return
         if self.pick_channel is not None and in_direct_message(body):
             self.pick_channel(entry, body, client)
             return
-        channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id")
+        channel, thread_ts = pressed_in(body)
         if not channel:
             log.warning("share of %s: the press names no channel", entry.id)
             return
-        where = share_key(channel, (body.get("container") or {}).get("thread_ts"), entry.id)
+        where = share_key(channel, thread_ts, entry.id)
         if not self.shares.mark_handled(where, within=SHARE_WINDOW):
             log.info("not sharing %s to %s again within %s", entry.id, channel, SHARE_WINDOW)
-            respond(
-                **blocks.render_text(texts("share.duplicate")),
-                response_type="ephemeral",
-                replace_original=False,
-            )
+            _tell(respond, texts("share.duplicate"))
             return
         try:
             share_card(client, self.threads, channel, entry, language, sharer_name(body))
         except SlackApiError as exc:
             self.shares.forget_handled(where)
-            notice = share_failure(exc, texts, entry, channel)
-            respond(**blocks.render_text(notice), response_type="ephemeral", replace_original=False)
+            _tell(respond, share_failure(exc, texts, entry, channel))
             return
-        respond(**blocks.render_text(texts("share.done")), response_type="ephemeral", replace_original=False)
+        _tell(respond, texts("share.done"))
 
     def more(self, body: dict[str, Any], respond: Any) -> None:
         """Replace the results message with the next page."""
@@ -104,6 +98,12 @@ def in_direct_message(body: dict[str, Any]) -> bool:
     """A press in a DM with the bot (IM channel ids start with D; Slack names it directmessage)."""
     channel = body.get("channel") or {}
     return str(channel.get("id", "")).startswith("D") or channel.get("name") == "directmessage"
+
+
+def pressed_in(body: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(channel, thread ts) of the message whose button was pressed."""
+    container = body.get("container") or {}
+    return (body.get("channel") or {}).get("id") or container.get("channel_id"), container.get("thread_ts")
 
 
 def sharer_name(body: dict[str, Any]) -> str | None:
@@ -130,17 +130,14 @@ def share_card(
     """Post the entry's card as the bot and register its thread; the message ts. Raises
     SlackApiError (e.g. not_in_channel) when Slack refuses."""
     card = blocks.render_entry_card(entry, language, shared_by=sharer)
-    posted = client.chat_postMessage(
-        channel=channel,
-        text=card["text"],
-        blocks=card["blocks"],
-        metadata=entry_metadata(entry),
-        unfurl_links=False,
-        unfurl_media=False,
-    )
-    ts = str(posted["ts"])
+    ts = send(client, channel, card, metadata=entry_metadata(entry))
     threads.register(channel, ts, entry.id)
     return ts
+
+
+def _tell(respond: Any, text: str) -> None:
+    """An ephemeral note to the presser, under the message they pressed in."""
+    respond(**blocks.render_text(text), response_type="ephemeral", replace_original=False)
 
 
 def _action_value(body: dict[str, Any]) -> str:

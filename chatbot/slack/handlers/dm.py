@@ -26,9 +26,11 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from chatbot.digest import Entry
 from chatbot.slack import action_ids as ids
+from chatbot.slack import blocks
 from chatbot.slack.handlers.actions import share_card, share_failure, sharer_name
 from chatbot.slack.handlers.command import Answers, Searchable, parse
 from chatbot.slack.handlers.followups import ANSWERED_SUBTYPES, HandledEvents, query_language, strip_mentions
+from chatbot.slack.handlers.posting import post
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.views import render_dm_answer, render_share_picker
 from chatbot.store import ThreadRegistry
@@ -52,6 +54,14 @@ def is_dm_query(event: dict[str, Any]) -> bool:
     )
 
 
+def dm_query_place(event: dict[str, Any], bot_user_id: str | None) -> tuple[str, str] | None:
+    """(channel, ts) of a DM query to answer; None for anything else (the bot's own messages too)."""
+    channel, ts = str(event.get("channel") or ""), str(event.get("ts") or "")
+    if not is_dm_query(event) or event.get("user") == bot_user_id or not channel or not ts:
+        return None
+    return channel, ts
+
+
 @dataclass
 class DirectMessages:
     """Lazy listener for DM queries, and the channel picker for Share to channel in a DM."""
@@ -66,35 +76,25 @@ class DirectMessages:
     def __call__(
         self, event: dict[str, Any], body: dict[str, Any], context: BoltContext, client: WebClient
     ) -> None:
-        user, channel, ts = event.get("user"), str(event.get("channel") or ""), str(event.get("ts") or "")
-        if not is_dm_query(event) or user == context.bot_user_id or not channel or not ts:
+        place = dm_query_place(event, context.bot_user_id)
+        if place is None or not self.handled.mark_message_handled(*place):  # retries: the same place
             return
-        if not self.handled.mark_message_handled(channel, ts):  # retries carry the same (channel, ts)
-            return
+        channel = place[0]
         query = strip_mentions(str(event.get("text") or ""))
-        lang = query_language(query, self.languages(str(user)))
+        answer, owner = self.answer(query, query_language(query, self.languages(str(event.get("user")))))
+        posted = post(client, channel, answer, what="DM answer")
+        if posted is not None and owner is not None:
+            self.threads.register(channel, posted, owner.id)
+
+    def answer(self, query: str, lang: Language) -> tuple[blocks.Message, Entry | None]:
+        """The answer to a DM, and the entry whose card it is (its thread takes follow-ups):
+        the command's answer for `help`, `today`, …, else the best matches of a topic query."""
         request = parse(query)
-        owner: Entry | None = None  # the entry whose card the answer is: its thread takes follow-ups
         if request.kind != "search" and self.answers is not None:
             answer = self.answers.answer(request, lang)
-            owner = self.answers.today() if request.kind == "today" else None
-        else:
-            result = self.index.search(query, limit=TOP_RESULTS)
-            answer = render_dm_answer(result, lang)
-            owner = result.hits[0].entry if result.hits else None
-        try:
-            posted = client.chat_postMessage(
-                channel=channel,
-                text=answer["text"],
-                blocks=answer["blocks"],
-                unfurl_links=False,
-                unfurl_media=False,
-            )
-        except (SlackApiError, SlackClientError) as exc:
-            log.warning("DM answer in %s failed: %s", channel, exc)
-            return
-        if owner is not None:
-            self.threads.register(channel, str(posted["ts"]), owner.id)
+            return answer, self.answers.today() if request.kind == "today" else None
+        result = self.index.search(query, limit=TOP_RESULTS)
+        return render_dm_answer(result, lang), result.hits[0].entry if result.hits else None
 
     def pick_channel(self, entry: Entry, body: dict[str, Any], client: Any) -> None:
         """Share to channel from a DM: open the channel picker."""

@@ -47,6 +47,7 @@ from chatbot.slack import blocks
 from chatbot.slack.feedback import feedback_row
 from chatbot.slack.handlers.command import Searchable
 from chatbot.slack.handlers.model_answers import ModelAnswers, entry_link
+from chatbot.slack.handlers.posting import send
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.mrkdwn import MAX_SECTION_TEXT, escape, link, truncate
 from chatbot.store import ThreadRegistry
@@ -136,35 +137,43 @@ def triage(
     """The rules of the module docstring: a Route, or why the event is skipped (for the log).
     `owner_of(channel, thread_ts)` is the registry lookup, `mode` the `FOLLOWUPS` setting (which
     replies in an owned thread are for the bot)."""
+    skipped = not_a_person(delivery)
+    if skipped is not None:
+        return skipped
     event = delivery.event
-    kind = event.get("type")
-    subtype = event.get("subtype")
-    if kind not in ("message", "app_mention"):
-        return f"event type {kind}"
-    if event.get("bot_id") or subtype == "bot_message":
-        return "a bot's message"
-    if event.get("hidden"):
-        return "a hidden message"
-    if subtype is not None and subtype not in ANSWERED_SUBTYPES:
-        return f"subtype {subtype}"
-    user, channel, ts = event.get("user"), event.get("channel"), event.get("ts")
-    if not user or not channel or not ts:
-        return "no user, channel or ts"
-    if user == delivery.bot_user_id:
-        return "the bot's own message"
-    text = str(event.get("text") or "")
+    mentioned = event.get("type") == "app_mention"
+    channel, ts, text = str(event["channel"]), str(event["ts"]), str(event.get("text") or "")
+    thread = reply_thread(event)
+    entry_id = owner_of(channel, thread) if thread else None
+    if thread and entry_id is not None:
+        if not is_for_bot(text, delivery.bot_user_id, mode, mentioned=mentioned):
+            return f"not addressed to the bot (FOLLOWUPS={mode})"
+        return Route("entry", channel, ts, thread, text, entry_id)
+    if mentioned:
+        return Route("search", channel, ts, str(event.get("thread_ts") or ts), text)
+    return "a reply in a thread the bot does not own" if thread else "a channel message without a mention"
+
+
+def reply_thread(event: dict[str, Any]) -> str | None:
+    """The parent's ts when the event is a reply in a thread (a parent's own ts is not a reply)."""
     thread_ts = event.get("thread_ts")
-    if thread_ts and thread_ts != ts:
-        entry_id = owner_of(str(channel), str(thread_ts))
-        if entry_id is not None:
-            if not is_for_bot(text, delivery.bot_user_id, mode, mentioned=kind == "app_mention"):
-                return f"not addressed to the bot (FOLLOWUPS={mode})"
-            return Route("entry", str(channel), str(ts), str(thread_ts), text, entry_id)
-    if kind == "app_mention":
-        return Route("search", str(channel), str(ts), str(thread_ts or ts), text)
-    if thread_ts and thread_ts != ts:
-        return "a reply in a thread the bot does not own"
-    return "a channel message without a mention"
+    return str(thread_ts) if thread_ts and thread_ts != event.get("ts") else None
+
+
+def not_a_person(delivery: Delivery) -> str | None:
+    """Why the event is not a person's message to read (another event type, a bot, an edit, …),
+    or None when it is one."""
+    event = delivery.event
+    kind, subtype = event.get("type"), event.get("subtype")
+    checks = (
+        (kind not in ("message", "app_mention"), f"event type {kind}"),
+        (bool(event.get("bot_id")) or subtype == "bot_message", "a bot's message"),
+        (bool(event.get("hidden")), "a hidden message"),
+        (subtype is not None and subtype not in ANSWERED_SUBTYPES, f"subtype {subtype}"),
+        (not (event.get("user") and event.get("channel") and event.get("ts")), "no user, channel or ts"),
+        (event.get("user") == delivery.bot_user_id, "the bot's own message"),
+    )
+    return next((why for failed, why in checks if failed), None)
 
 
 def route(
@@ -250,20 +259,26 @@ def render_top_results(index: Searchable, query: str, lang: Language) -> blocks.
         return blocks.render_help(lang)
     result = index.search(query, limit=TOP_RESULTS)
     message = blocks.render_results(result, lang)
+    kept = without_more_button(message["blocks"])
+    if not result.hits and not result.suggestions:
+        topics = ", ".join(f"`{escape(t)}`" for t, _ in index.topics()[:8])
+        if topics:
+            kept.append(blocks.section(texts.mrkdwn("no_match.suggest", markup={"topics": topics})))
+    return {"text": message["text"], "blocks": kept}
+
+
+def without_more_button(shown: list[blocks.Block]) -> list[blocks.Block]:
+    """The blocks without the More results button (and without a row it leaves empty)."""
     more = f"{ids.MORE_RESULTS}:"
     kept = []
-    for block in message["blocks"]:
+    for block in shown:
         if block["type"] == "actions":
             elements = [e for e in block["elements"] if not str(e.get("action_id", "")).startswith(more)]
             if not elements:
                 continue
             block = {**block, "elements": elements}
         kept.append(block)
-    if not result.hits and not result.suggestions:
-        topics = ", ".join(f"`{escape(t)}`" for t, _ in index.topics()[:8])
-        if topics:
-            kept.append(blocks.section(texts.mrkdwn("no_match.suggest", markup={"topics": topics})))
-    return {"text": message["text"], "blocks": kept}
+    return kept
 
 
 class FollowUps:
@@ -316,15 +331,7 @@ class FollowUps:
         asker = self.languages(str(user)) if self.languages else self.language
         try:
             if self.model is None or not self.answer_with_model(where, client, self.model, asker):
-                reply = self.reply(where, asker)
-                client.chat_postMessage(
-                    channel=where.channel,
-                    thread_ts=where.reply_ts,
-                    text=reply["text"],
-                    blocks=reply["blocks"],
-                    unfurl_links=False,
-                    unfurl_media=False,
-                )
+                send(client, where.channel, self.reply(where, asker), thread_ts=where.reply_ts)
         except Exception as exc:  # the mark is taken: without a word the asker waits for nothing
             log.warning("follow-up answer in %s %s failed: %r", where.channel, where.reply_ts, exc)
             self.apologise(where, client)

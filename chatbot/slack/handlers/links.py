@@ -23,6 +23,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from chatbot.digest import Entry
 from chatbot.slack.blocks import render_entry_card
 from chatbot.slack.handlers.followups import HandledEvents
+from chatbot.slack.handlers.posting import post
 from chatbot.slack.i18n import Language
 from chatbot.slack.views import render_link_preview
 from chatbot.store import ThreadRegistry
@@ -80,45 +81,47 @@ class LinkPreviews:
 
     def __call__(self, event: dict[str, Any], body: dict[str, Any], client: WebClient) -> None:
         unfurls = self.unfurls(event)
-        if not unfurls:
+        if not unfurls or not self.first_delivery(event, body):
             return
-        # Once per message (or composer unfurl), across retries and replicas; the key is apart from
-        # the follow-up mark of the same message, which may also be a question in a thread.
+        try:
+            client.chat_unfurl(unfurls=unfurls, **unfurl_target(event))
+        except (SlackApiError, SlackClientError) as exc:
+            log.warning("unfurling %s failed: %s", ", ".join(unfurls), exc)
+
+    def first_delivery(self, event: dict[str, Any], body: dict[str, Any]) -> bool:
+        """Once per message (or composer unfurl), across retries and replicas; the key is apart
+        from the follow-up mark of the same message, which may also be a question in a thread."""
         where_key = str(event.get("message_ts") or event.get("unfurl_id") or body.get("event_id") or "")
         channel_key = str(event.get("channel") or "composer")
         if where_key and not self.handled.mark_message_handled(channel_key, f"unfurl:{where_key}"):
             log.info("link_shared %s %s already unfurled", channel_key, where_key)
-            return
-        where: dict[str, Any] = {"channel": event.get("channel"), "ts": event.get("message_ts")}
-        if event.get("unfurl_id") and event.get("source"):
-            # Links still in the composer have no message yet: Slack names them this way.
-            where = {"unfurl_id": event["unfurl_id"], "source": event["source"]}
-        try:
-            client.chat_unfurl(unfurls=unfurls, **where)
-        except (SlackApiError, SlackClientError) as exc:
-            log.warning("unfurling %s failed: %s", ", ".join(unfurls), exc)
+            return False
+        return True
 
     def ask_in_thread(self, body: dict[str, Any], client: WebClient) -> None:
         """Post the entry's card under the message that holds the preview; its thread is ours."""
         entry = self.lookup(str(body["actions"][0].get("value") or ""))
-        container = body.get("container") or {}
-        channel = str((body.get("channel") or {}).get("id") or container.get("channel_id") or "")
-        parent = str(container.get("thread_ts") or container.get("message_ts") or "")
+        channel, parent = preview_message(body)
         if entry is None or not channel or not parent:
             return
         if self.threads.entry_for(channel, parent) == entry.id:
             return  # pressed again: the card is already in the thread
         card = render_entry_card(entry, self.language)
-        try:
-            client.chat_postMessage(
-                channel=channel,
-                thread_ts=parent,
-                text=card["text"],
-                blocks=card["blocks"],
-                unfurl_links=False,
-                unfurl_media=False,
-            )
-        except (SlackApiError, SlackClientError) as exc:
-            log.warning("card for %s in %s %s failed: %s", entry.id, channel, parent, exc)
-            return
-        self.threads.register(channel, parent, entry.id)
+        if post(client, channel, card, what=f"card for {entry.id}", thread_ts=parent) is not None:
+            self.threads.register(channel, parent, entry.id)
+
+
+def unfurl_target(event: dict[str, Any]) -> dict[str, Any]:
+    """Where chat.unfurl answers: the message, or links still in the composer (no message yet:
+    Slack names them by unfurl id and source)."""
+    if event.get("unfurl_id") and event.get("source"):
+        return {"unfurl_id": event["unfurl_id"], "source": event["source"]}
+    return {"channel": event.get("channel"), "ts": event.get("message_ts")}
+
+
+def preview_message(body: dict[str, Any]) -> tuple[str, str]:
+    """(channel, ts) of the message holding the pressed preview: the thread it sits in, if any."""
+    container = body.get("container") or {}
+    channel = str((body.get("channel") or {}).get("id") or container.get("channel_id") or "")
+    parent = str(container.get("thread_ts") or container.get("message_ts") or "")
+    return channel, parent

@@ -23,6 +23,7 @@ from chatbot.answers.model_prompt import Lang, Message, digest_messages, entry_m
 from chatbot.digest import Entry
 from chatbot.llm import ModelClient, ModelError, stream_within
 from chatbot.slack import blocks
+from chatbot.slack.handlers.posting import post
 from chatbot.slack.i18n import Texts
 from chatbot.slack.mrkdwn import MAX_SECTION_TEXT, escape, link, truncate
 
@@ -155,19 +156,7 @@ class ModelAnswers:
 
 
 def _post(client: WebClient, channel: str, thread_ts: str, message: blocks.Message) -> str | None:
-    try:
-        response = client.chat_postMessage(
-            channel=channel,
-            thread_ts=thread_ts,
-            text=message["text"],
-            blocks=message["blocks"],
-            unfurl_links=False,
-            unfurl_media=False,
-        )
-    except (SlackApiError, SlackClientError) as exc:
-        log.warning("answer in %s %s failed: %s", channel, thread_ts, exc)
-        return None
-    return str(response.get("ts") or "") or None
+    return post(client, channel, message, what="answer", thread_ts=thread_ts)
 
 
 def _update(client: WebClient, channel: str, ts: str, message: blocks.Message) -> None:

@@ -115,12 +115,11 @@ class SubscriptionCommands:
         resolved = self.resolve(words.split())
         if resolved.unknown:
             return blocks.render_text(texts("sub.unknown", words=", ".join(resolved.unknown)))
-        keys = {t.key for t in resolved.topics}
-        have = {t.key for t in current.topics} if current else set()
-        missing = [t.label for t in resolved.topics if t.key not in have]
-        if current is None or missing or not keys:
-            labels = missing or [t.label for t in resolved.topics] or words.split()
+        not_on = topics_not_on(resolved.topics, current)
+        if current is None or not_on or not resolved.topics:
+            labels = not_on or words.split()
             return blocks.render_text(texts("sub.not_subscribed_to", topics=", ".join(labels)))
+        keys = {t.key for t in resolved.topics}
         kept: tuple[Topic, ...] = tuple(t for t in current.topics if t.key not in keys)
         after = replace(current, topics=kept, source="slack", cron="", updated_by=user)
         notice = subscription_blocks.render_subscribed(after, user, self.language, changed=True)
@@ -162,3 +161,10 @@ class SubscriptionCommands:
             return blocks.render_text(texts("sub.failed", error=type(exc).__name__))
         change()
         return blocks.render_text(texts("sub.done"))
+
+
+def topics_not_on(topics: Sequence[Topic], current: Subscription | None) -> list[str]:
+    """The labels of `topics` a subscription is not on, to name in the refusal (all of them
+    without a subscription)."""
+    have = {t.key for t in current.topics} if current else set()
+    return [t.label for t in topics if t.key not in have]
