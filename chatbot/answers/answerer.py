@@ -237,13 +237,11 @@ class Answerer:
         others = self.same_topic_entries(entry)
         if not refs and not others:
             return c.nothing("no_related")
-        numbers = {r.number for r in refs}
-        others = [o for o in others if o.pr is None or o.pr not in numbers]
         lines, room = _ref_block(refs, c)
         if refs:
             c.sources.append("refs")
-        if others:
-            lines = _with_same_topic(lines, others, room, c)
+        numbers = {r.number for r in refs}
+        lines = _with_same_topic(lines, [o for o in others if o.pr not in numbers], room, c)
         if not refs and len(lines) == 1:
             lines = [c.word("no_related")]
         return c.lines(lines)
@@ -391,17 +389,22 @@ def _focus_pieces(entry: Entry, question: str) -> list[Piece]:
 
 
 def _people_pieces(entry: Entry, question: str, lang: Lang) -> list[Piece]:
-    """Pieces naming the entry's people, or a handle by its shape right before what people do in
-    a review ("ywang96 在 review 中指出"); a question about review prefers the ones about review.
-    None of those: pieces speaking of reviewers, but not advice addressed to them."""
+    """Pieces naming the entry's people, those about review first when the question is about
+    review; none of those: pieces speaking of reviewers, but not advice addressed to them."""
     pieces = entry_pieces(entry)
-    named = [p for p in pieces if any(person in p.text for person in entry.people)]
-    named += [p for p in pieces if PERSON_ACTS_RE.search(p.text) and p not in named]
+    named = _naming_people(entry, pieces)
     if REVIEW_QUESTION_RE.search(question) or (lang == "en" and "review" in question.casefold()):
         named.sort(key=lambda p: not REVIEW_QUESTION_RE.search(p.text))
     if named:
         return named
     return [p for p in pieces if "reviewer" in p.text and not PEOPLE_SKIP_RE.match(p.text)]
+
+
+def _naming_people(entry: Entry, pieces: Sequence[Piece]) -> list[Piece]:
+    """Pieces naming one of the entry's people, then those naming a handle by its shape, right
+    before what people do in a review ("ywang96 在 review 中指出")."""
+    named = [p for p in pieces if any(person in p.text for person in entry.people)]
+    return named + [p for p in pieces if PERSON_ACTS_RE.search(p.text) and p not in named]
 
 
 def _best_ranked(ranked: Sequence[tuple[float, int, float]], pieces: Sequence[Piece]) -> list[Piece]:
@@ -511,6 +514,8 @@ def _ref_block(refs: Sequence[Ref], c: Composer) -> tuple[list[str], int]:
 
 def _with_same_topic(lines: list[str], others: Sequence[Entry], room: int, c: Composer) -> list[str]:
     """The lines and one line of entries on the same topics (both, or the closest) if it fits."""
+    if not others:
+        return lines
     for line in (
         c.word("same_topic") + "；".join(_entry_ref(o) for o in others),
         c.word("same_topic") + _entry_ref(others[0]),

@@ -9,6 +9,7 @@ finds 投机解码) matched as phrases, and a list of general engineering words 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
@@ -223,29 +224,39 @@ def rank_pieces_detailed(
     """
     weights = _question_weights(question)
     phrases = {t: w for t, w in glossary_terms(question, glossary).items() if t not in weights}
-    bags = [_piece_terms(p) for p in pieces]
     lowered = [_normalized(p) for p in pieces]
-    hits: list[dict[str, float]] = []
-    doc_freq: dict[str, int] = {}
-    for bag, low in zip(bags, lowered, strict=True):
-        found = {t: w for t, w in weights.items() if t in bag}
-        found.update({t: w for t, w in phrases.items() if phrase_in(t, low)})
-        hits.append(found)
-        for term in found:
-            doc_freq[term] = doc_freq.get(term, 0) + 1
+    hits = [_found(weights, phrases, _piece_terms(p), low) for p, low in zip(pieces, lowered, strict=True)]
+    doc_freq = Counter(term for found in hits for term in found)
     scored: list[tuple[float, int, float]] = []
     for index, (found, low) in enumerate(zip(hits, lowered, strict=True)):
         score = sum(weight / doc_freq.get(term, 1) ** 0.5 for term, weight in found.items())
         matched = sum(found.values())
-        for term, weight in weights.items():
-            if (
-                term not in found
-                and len(term) >= 4
-                and term.isascii()
-                and fuzz.partial_ratio(term, low) >= 85
-            ):
-                score += 0.6 * weight
-                matched += 0.6 * weight
+        for extra in _fuzzy(weights, found, low):
+            score += extra
+            matched += extra
         scored.append((round(score, 4), index, matched))
     scored.sort(key=lambda si: (-si[0], si[1]))
     return scored
+
+
+def _found(weights: TermWeights, phrases: TermWeights, bag: set[str], low: str) -> TermWeights:
+    """The question's terms a piece has, and the glossary phrases it holds."""
+    found = {t: w for t, w in weights.items() if t in bag}
+    found.update({t: w for t, w in phrases.items() if phrase_in(t, low)})
+    return found
+
+
+FUZZY_SHARE = 0.6  # a term found only fuzzily counts this share of its weight
+FUZZY_SCORE = 85
+
+
+def _fuzzy(weights: TermWeights, found: TermWeights, low: str) -> list[float]:
+    """Credit for each of the question's longer Latin terms a piece nearly has (a typo, another form)."""
+    return [
+        FUZZY_SHARE * weight
+        for term, weight in weights.items()
+        if term not in found
+        and len(term) >= 4
+        and term.isascii()
+        and fuzz.partial_ratio(term, low) >= FUZZY_SCORE
+    ]

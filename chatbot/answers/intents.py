@@ -102,27 +102,27 @@ TYPO_PHRASE_SCORE = 90.0
 
 
 def _classify_typo(text: str) -> Intent:
-    """Second pass for English typos ("focsu", "reviwer"): fuzzy match of words and phrases."""
+    """Second pass for English typos ("focsu", "reviwer"): fuzzy match of words and phrases; the
+    closest wins, then the longer phrase, then the intent listed first."""
     words = [w for w in _ASCII_WORD_RE.findall(text) if 5 <= len(w) <= 30]
     if not words:
         return "other"
-    best: tuple[float, int, int] | None = None
-    best_intent: Intent = "other"
-    for rule in intent_rules():
-        phrase = rule.phrase
-        if not phrase.isascii() or len(phrase) < 5:
-            continue
-        if " " in phrase:
-            score = fuzz.partial_ratio(phrase, text[:500])
-            if score < TYPO_PHRASE_SCORE:
-                continue
-        else:
-            # Same first letter: typos rarely hit it, and "patch" must not read as "catch".
-            score = max((fuzz.ratio(phrase, w) for w in words if w[0] == phrase[0]), default=0.0)
-            if score < TYPO_WORD_SCORE:
-                continue
-        key = (score, len(phrase), -rule.order)
-        if best is None or key > best:
-            best = key
-            best_intent = rule.intent
-    return best_intent
+    scored = [
+        ((score, len(rule.phrase), -rule.order), rule.intent)
+        for rule in intent_rules()
+        if (score := _typo_score(rule.phrase, text, words)) is not None
+    ]
+    return max(scored, key=lambda s: s[0])[1] if scored else "other"
+
+
+def _typo_score(phrase: str, text: str, words: list[str]) -> float | None:
+    """How close the question comes to an English phrase of five letters or more; None when not
+    close enough. A one-word phrase is compared with words of the same first letter: typos
+    rarely hit it, and "patch" must not read as "catch"."""
+    if not phrase.isascii() or len(phrase) < 5:
+        return None
+    if " " in phrase:
+        score = fuzz.partial_ratio(phrase, text[:500])
+        return score if score >= TYPO_PHRASE_SCORE else None
+    score = max((fuzz.ratio(phrase, w) for w in words if w[0] == phrase[0]), default=0.0)
+    return score if score >= TYPO_WORD_SCORE else None
