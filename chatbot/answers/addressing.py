@@ -23,7 +23,8 @@ from typing import Literal
 
 import yaml
 
-from chatbot.answers.intents import intent_rules, normalize_question
+from chatbot.answers.intents import intent_rules
+from chatbot.text import HAN_CHAR, normalize_question
 
 FollowUpMode = Literal["questions", "mentions", "all"]
 FOLLOWUP_MODES: tuple[FollowUpMode, ...] = ("questions", "mentions", "all")
@@ -106,10 +107,14 @@ def _plain(text: str) -> str:
     return re.sub(r"\s+", " ", "".join(kept)).strip()
 
 
+# A letter, digit or Chinese character: a message without any is emoji and punctuation.
+_MEANINGFUL_RE = re.compile(f"[a-z0-9]|{HAN_CHAR.pattern}")
+
+
 def is_chatter(text: str) -> bool:
     """Emoji only, or nothing but acknowledgements ("lgtm, thanks", "收到👍", "+1")."""
     plain = _plain(text)
-    if not re.search(r"[a-z0-9\u3400-\u9fff]", plain):
+    if not _MEANINGFUL_RE.search(plain):
         return True
     return bool(addressing_rules().acknowledgement.match(plain))
 

@@ -27,7 +27,7 @@ from chatbot.answers.clause_ranker import (
     warm_up,
 )
 from chatbot.answers.composer import Composer, Lang
-from chatbot.answers.intents import Intent, classify, normalize_question
+from chatbot.answers.intents import Intent, classify
 from chatbot.answers.kinds import (
     BENCH_WORDS,
     BENCHMARK_QUESTION_RE,
@@ -50,7 +50,7 @@ from chatbot.answers.kinds import (
 from chatbot.answers.pieces import Piece, entry_pieces, select
 from chatbot.digest import Entry, Library, Ref
 from chatbot.search import Glossary, load_glossary
-from chatbot.text import has_han, strip_slack_markup
+from chatbot.text import has_han, normalize_question, strip_slack_markup
 
 BUDGET_SHARE = 0.75
 

@@ -17,12 +17,11 @@ from importlib import resources
 import yaml
 from rapidfuzz import fuzz
 
-from chatbot.answers.intents import intent_rules, normalize_question
+from chatbot.answers.intents import intent_rules
 from chatbot.search import Glossary
-from chatbot.text import HAN_RUN
+from chatbot.text import HAN_RUN, INFLECTIONS, LATIN_WORD, han_bigrams, normalize_question, stem
 
 IDENT_RE = re.compile(r"`([^`]+)`|([A-Za-z_][A-Za-z0-9_]*(?:[._][A-Za-z0-9_]+)+(?:\(\))?)")
-WORD_RE = re.compile(r"[a-z0-9][a-z0-9+\-]*")
 
 _EN_STOP_WORDS = (
     "a an the is are was were be been do does did what which who whom whose why how when where this that "
@@ -45,6 +44,13 @@ def english_to_chinese() -> dict[str, tuple[str, ...]]:
     return {str(k).casefold(): tuple(str(v) for v in vs) for k, vs in data["terms"].items()}
 
 
+def chinese_of(word: str) -> tuple[str, ...]:
+    """The Chinese the word list gives for an English word of a question, or for its uninflected
+    form ("crashed" → crash, "leaks" → leak, "strategies" → strategy)."""
+    glossary = english_to_chinese()
+    return glossary.get(word, ()) or glossary.get(stem(word, INFLECTIONS), ())
+
+
 @lru_cache(maxsize=1)
 def chinese_to_english() -> dict[str, tuple[str, ...]]:
     """The word list read the other way: "有哪些策略可选" also looks for `strategy`."""
@@ -56,20 +62,6 @@ def chinese_to_english() -> dict[str, tuple[str, ...]]:
     return {zh: tuple(ens) for zh, ens in out.items()}
 
 
-def _bigrams(run: str) -> list[str]:
-    if len(run) == 1:
-        return [run]
-    return [run[i : i + 2] for i in range(len(run) - 1)]
-
-
-def _stem(word: str) -> str:
-    """Crude English stem for the word list: leaks → leak, crashed → crash, ordering → order."""
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
-
-
 def piece_terms(text: str) -> set[str]:
     """Every term a piece of the note offers (identifiers, words, bigrams)."""
     norm = normalize_question(text)
@@ -78,9 +70,9 @@ def piece_terms(text: str) -> set[str]:
         ident = (quoted or bare).strip()
         if ident:
             terms.add(ident)
-    terms.update(WORD_RE.findall(norm))
+    terms.update(LATIN_WORD.findall(norm))
     for run in HAN_RUN.findall(norm):
-        terms.update(_bigrams(run))
+        terms.update(han_bigrams(run))
     return terms
 
 
@@ -108,16 +100,15 @@ def _add_identifiers(norm: str, weights: TermWeights) -> None:
 
 def _add_english_words(norm: str, weights: TermWeights) -> None:
     """English words (2) and the Chinese the word list gives for them (1.5)."""
-    glossary = english_to_chinese()
-    for word in WORD_RE.findall(norm):
+    for word in LATIN_WORD.findall(norm):
         if word in EN_STOP or len(word) < 2:
             continue
         weights.setdefault(word, 2.0)
-        for zh in glossary.get(word, ()) or glossary.get(_stem(word), ()):
+        for zh in chinese_of(word):
             if not HAN_RUN.fullmatch(zh):
                 weights.setdefault(normalize_question(zh), 1.5)
                 continue
-            for gram in _bigrams(zh):
+            for gram in han_bigrams(zh):
                 weights.setdefault(gram, 1.5)
 
 
@@ -138,7 +129,7 @@ def _is_filler_bigram(gram: str) -> bool:
 
 def _add_chinese_bigrams(norm: str, weights: TermWeights) -> None:
     for run in HAN_RUN.findall(norm):
-        for gram in _bigrams(run):
+        for gram in han_bigrams(run):
             if not _is_filler_bigram(gram):
                 weights.setdefault(gram, 1.0)
 

@@ -8,7 +8,6 @@ change with a test question, not a code change. Longest matching phrase wins, wh
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -16,6 +15,8 @@ from typing import Literal, cast, get_args
 
 import yaml
 from rapidfuzz import fuzz
+
+from chatbot.text import normalize_question
 
 Intent = Literal[
     "english",
@@ -39,11 +40,6 @@ Intent = Literal[
     "other",
 ]
 INTENTS: tuple[Intent, ...] = get_args(Intent)
-
-
-def normalize_question(text: str) -> str:
-    """NFKC (full-width ？ and letters), casefold, one space between words."""
-    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).strip().casefold()
 
 
 @dataclass(frozen=True)
