@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain
+from itertools import chain, islice
 
 from chatbot.answers.clause_ranker import (
     EN_STOP,
@@ -26,7 +26,7 @@ from chatbot.answers.clause_ranker import (
     rank_pieces_detailed,
     warm_up,
 )
-from chatbot.answers.composer import Composer, Lang
+from chatbot.answers.composer import Composer, Lang, answer_words
 from chatbot.answers.intents import Intent, classify
 from chatbot.answers.kinds import (
     BENCH_WORDS,
@@ -108,10 +108,7 @@ class _TagIndex:
         return cls(entries, ordered, by_tag)
 
 
-# Related entries probed for an answer of the question's kind, closest first: bounded, so an
-# answer costs the same in a library of a hundred entries or of a hundred thousand.
-MAX_PROBES = 32
-# A question's kind: asked again by every probe, and the same phrasings recur across threads.
+# A question's kind: the same phrasings recur across threads.
 _classify = lru_cache(maxsize=256)(classify)
 
 
@@ -128,9 +125,10 @@ class Answerer:
         # concepts of a question in both languages; the bundled one otherwise.
         self.glossary = glossary if glossary is not None else _bundled_glossary()
         self._tag_index: _TagIndex | None = None
-        # Built now, not on the first answer: the tag index and the phrasing data files.
+        # Built now, not on the first answer: the tag index and the phrasing and wording data files.
         self._topics()
         warm_up()
+        answer_words()
 
     def answer(self, entry: Entry, question: str) -> Answer:
         # "<@U123> 重点看什么？" asks 重点看什么; a question is a line or two, not a pasted log.
@@ -155,33 +153,16 @@ class Answerer:
             return self._library.entries
         return self._library
 
-    def same_topic_entries(
-        self, entry: Entry, limit: int = 2, keep: Callable[[Entry], bool] | None = None
-    ) -> list[Entry]:
-        """Other entries of the library sharing the most tags with this one (and passing `keep`),
-        ties in digest order. Looked up by tag, and `keep` asked of at most `MAX_PROBES` of the
-        closest: a scan of the library per answer stalled every ack on a 10k-entry library."""
+    def same_topic_entries(self, entry: Entry, limit: int = 2) -> list[Entry]:
+        """Other entries of the library sharing the most tags with this one, ties in digest order.
+        Looked up by tag: a scan of the library per answer stalled every ack on a 10k-entry library."""
         topics = self._topics()
         shared = Counter(
             chain.from_iterable(topics.by_tag.get(tag, ()) for tag in {t.casefold() for t in entry.tags})
         )
-        candidates = sorted((-count, rank) for rank, count in shared.items())
-        out: list[Entry] = []
-        probes = 0
-        for _, rank in candidates:
-            other = topics.ordered[rank]
-            if other.id == entry.id:
-                continue
-            if keep is not None:
-                if probes >= MAX_PROBES:
-                    break
-                probes += 1
-                if not keep(other):
-                    continue
-            out.append(other)
-            if len(out) >= limit:
-                break
-        return out
+        ranks = (rank for _, rank in sorted((-count, rank) for rank, count in shared.items()))
+        others = (topics.ordered[rank] for rank in ranks)
+        return list(islice((o for o in others if o.id != entry.id), limit))
 
     def _topics(self) -> _TagIndex:
         """The tag index of the current entries, rebuilt when the library reloads."""

@@ -40,7 +40,6 @@ class Composer:
     limit: int
     sources: list[str] = field(default_factory=list)
     found: bool = True
-    probe: bool = False  # only finding out whether there is an answer: no see-also lookups
 
     def word(self, key: str) -> str:
         return answer_words()[key][self.lang]
