@@ -105,18 +105,22 @@ def _classify_typo(text: str) -> Intent:
         return "other"
     scored = [
         ((score, len(rule.phrase), -rule.order), rule.intent)
-        for rule in intent_rules()
+        for rule in _typo_rules()
         if (score := _typo_score(rule.phrase, text, words)) is not None
     ]
     return max(scored, key=lambda s: s[0])[1] if scored else "other"
 
 
+@lru_cache(maxsize=1)
+def _typo_rules() -> tuple[IntentRule, ...]:
+    """The English phrasings of five letters or more: the ones a typo can be read as."""
+    return tuple(rule for rule in intent_rules() if rule.phrase.isascii() and len(rule.phrase) >= 5)
+
+
 def _typo_score(phrase: str, text: str, words: list[str]) -> float | None:
-    """How close the question comes to an English phrase of five letters or more; None when not
-    close enough. A one-word phrase is compared with words of the same first letter: typos
-    rarely hit it, and "patch" must not read as "catch"."""
-    if not phrase.isascii() or len(phrase) < 5:
-        return None
+    """How close the question comes to an English phrase; None when not close enough. A one-word
+    phrase is compared with words of the same first letter: typos rarely hit it, and "patch"
+    must not read as "catch"."""
     if " " in phrase:
         score = fuzz.partial_ratio(phrase, text[:500])
         return score if score >= TYPO_PHRASE_SCORE else None
