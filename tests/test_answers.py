@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -15,8 +16,10 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chatbot.answers.answerer import Answer, Answerer
-from chatbot.answers.intents import classify
+from chatbot.answers.answerer import ANSWERS, Answer, Answerer
+from chatbot.answers.composer import Composer, answer_words
+from chatbot.answers.intents import INTENTS, classify
+from chatbot.answers.kinds import Quoting
 from chatbot.digest.library import Library
 from chatbot.digest.model import Entry
 
@@ -81,6 +84,33 @@ def test_every_phrasing_is_classified_as_its_kind(seed_library: Library, answere
         if answer.intent != case.intent:
             wrong.append((case.question, case.intent, answer.intent))
     assert wrong == []
+
+
+def test_the_answer_table_has_a_row_for_every_intent_and_words_for_every_row() -> None:
+    assert set(ANSWERS) == set(INTENTS)
+    words = answer_words()
+    rows = [row for row in ANSWERS.values() if isinstance(row, Quoting)]
+    rows += [row.narrower[1] for row in rows if row.narrower is not None]
+    assert len(rows) >= 8
+    for row in rows:
+        assert {row.label, row.missing} <= set(words)
+    assert all(set(langs) == {"zh", "en"} and langs["en"] for langs in words.values())
+
+
+def test_a_new_kind_of_question_is_a_row(seed_library: Library) -> None:
+    """A row of selectors and words answers on its own: the pieces it marks, or its missing line."""
+    entry = seed_library.get("54537")
+    assert entry is not None
+    row = Quoting([(re.compile(r"gather"), 1.0)], "design", "no_design")
+    composer = Composer(entry, "en", 400)
+    text = row(Answerer(seed_library), entry, "what about gather?", composer)
+    assert text.startswith("Design: ") and "flatten-gather-slice" in text
+    assert text.endswith(entry.url or "") and composer.found
+    assert composer.sources and composer.sources[0].startswith("highlights")
+    nothing = Composer(entry, "zh", 400)
+    silent = Quoting([(re.compile(r"no such words here"), 1.0)], "design", "no_design")
+    assert silent(Answerer(seed_library), entry, "设计？", nothing) == f"笔记没谈设计取舍。\n{entry.url}"
+    assert not nothing.found
 
 
 def test_classify_prefers_the_longest_phrasing() -> None:

@@ -7,10 +7,21 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
+from chatbot.answers.clause_ranker import chinese_of, piece_terms, rank_pieces
 from chatbot.answers.model_prompt import answer_language
+from chatbot.search import tokens as search_tokens
 from chatbot.search.tokens import tokenize
 from chatbot.slack.handlers.followups import query_language, strip_mentions
-from chatbot.text import HAN_CHAR, han_class, has_han, strip_slack_markup
+from chatbot.text import (
+    HAN_CHAR,
+    INFLECTIONS,
+    han_bigrams,
+    han_class,
+    has_han,
+    normalize_question,
+    stem,
+    strip_slack_markup,
+)
 
 
 def _is_ideograph(ch: str) -> bool:
@@ -51,3 +62,22 @@ def test_mention_labels_may_hold_spaces() -> None:
     text = "<@U0AB12|Ann Lee> what about <#C0123|vllm digest> and <!here>, <@U9>?"
     assert " ".join(strip_slack_markup(text).split()) == "what about and , ?"
     assert strip_mentions(text) == "what about and , ?"
+
+
+def test_one_stemmer_for_search_and_the_word_list_of_answers() -> None:
+    assert [stem(w) for w in ("caching", "cache", "strategies")] == ["cach", "cach", "strategy"]
+    # The word list of follow-ups is looked up by the uninflected form only.
+    assert [stem(w, INFLECTIONS) for w in ("crashed", "leaks", "strategies", "caching", "re-exports")] == [
+        "crash", "leak", "strategy", "cach", "re-exports",
+    ]  # fmt: skip
+    assert search_tokens.stem is stem
+    assert chinese_of("crashed") == chinese_of("crash") == ("崩溃",)
+    ranked = rank_pieces("which strategies were considered?", ["改用新的调度策略", "补上了测试"])
+    assert ranked[0][1] == 0 and ranked[0][0] > 0 and ranked[1][0] == 0
+
+
+def test_search_and_answers_cut_chinese_into_the_same_bigrams() -> None:
+    assert han_bigrams("前缀缓存") == ["前缀", "缀缓", "缓存"] and han_bigrams("存") == ["存"]
+    assert [t.key for t in tokenize("前缀缓存")] == han_bigrams("前缀缓存")
+    assert {"前缀", "缀缓", "缓存"} <= piece_terms("前缀缓存")
+    assert normalize_question("  Ｗhat\u3000is\tIT？ ") == "what is it?"

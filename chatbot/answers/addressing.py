@@ -23,7 +23,8 @@ from typing import Literal
 
 import yaml
 
-from chatbot.answers.intents import intent_rules, normalize_question
+from chatbot.answers.intents import intent_rules
+from chatbot.text import HAN_CHAR, normalize_question
 
 FollowUpMode = Literal["questions", "mentions", "all"]
 FOLLOWUP_MODES: tuple[FollowUpMode, ...] = ("questions", "mentions", "all")
@@ -106,10 +107,14 @@ def _plain(text: str) -> str:
     return re.sub(r"\s+", " ", "".join(kept)).strip()
 
 
+# A letter, digit or Chinese character: a message without any is emoji and punctuation.
+_MEANINGFUL_RE = re.compile(f"[a-z0-9]|{HAN_CHAR.pattern}")
+
+
 def is_chatter(text: str) -> bool:
     """Emoji only, or nothing but acknowledgements ("lgtm, thanks", "收到👍", "+1")."""
     plain = _plain(text)
-    if not re.search(r"[a-z0-9\u3400-\u9fff]", plain):
+    if not _MEANINGFUL_RE.search(plain):
         return True
     return bool(addressing_rules().acknowledgement.match(plain))
 
@@ -133,26 +138,32 @@ def asks_something(text: str) -> bool:
     plain = _plain(text)
     if not plain:
         return False
+    return _marked_question(plain, rules) or any(
+        _clause_asks(clause, rules) for clause in _CLAUSE_SPLIT_RE.split(plain)
+    )
+
+
+_TLDR_RE = re.compile(r"(?<![a-z])(?:tl;?dr|eli5)(?![a-z])")
+
+
+def _marked_question(plain: str, rules: AddressingRules) -> bool:
+    """A question mark, a Chinese question or request, or tl;dr / eli5 anywhere in the text."""
     if any(mark in plain for mark in rules.question_marks):
         return True
     han = rules.zh_not_question.sub(" ", plain)
-    if rules.zh_question.search(han) or rules.zh_request.search(han):
-        return True
-    if re.search(r"(?<![a-z])(?:tl;?dr|eli5)(?![a-z])", plain):
-        return True
-    for clause in _CLAUSE_SPLIT_RE.split(plain):
-        clause = clause.strip()
-        words = _clause_words(clause, rules)
-        if not words:
-            continue
-        if any(tuple(words[: len(e)]) == e for e in rules.en_exclamations):
-            continue
-        first = words[0]
-        if first in rules.en_auxiliaries and len(words) > 1 and words[1] in rules.en_statement_verbs:
-            continue  # "will check", "can do": a statement, not "will it…?"
-        if first in rules.en_interrogatives or first in rules.en_requests:
-            return True
-    return False
+    return bool(rules.zh_question.search(han) or rules.zh_request.search(han) or _TLDR_RE.search(plain))
+
+
+def _clause_asks(clause: str, rules: AddressingRules) -> bool:
+    """An English clause opening with an interrogative or a request; not an exclamation ("how
+    nice"), nor a statement ("will check", "can do": not "will it…?")."""
+    words = _clause_words(clause.strip(), rules)
+    if not words or any(tuple(words[: len(e)]) == e for e in rules.en_exclamations):
+        return False
+    first = words[0]
+    if first in rules.en_auxiliaries and len(words) > 1 and words[1] in rules.en_statement_verbs:
+        return False
+    return first in rules.en_interrogatives or first in rules.en_requests
 
 
 TERSE_CHARS = 24

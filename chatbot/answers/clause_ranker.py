@@ -9,6 +9,7 @@ finds 投机解码) matched as phrases, and a list of general engineering words 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
@@ -16,12 +17,11 @@ from importlib import resources
 import yaml
 from rapidfuzz import fuzz
 
-from chatbot.answers.intents import intent_rules, normalize_question
+from chatbot.answers.intents import intent_rules
 from chatbot.search import Glossary
-from chatbot.text import HAN_RUN
+from chatbot.text import HAN_RUN, INFLECTIONS, LATIN_WORD, han_bigrams, normalize_question, stem
 
 IDENT_RE = re.compile(r"`([^`]+)`|([A-Za-z_][A-Za-z0-9_]*(?:[._][A-Za-z0-9_]+)+(?:\(\))?)")
-WORD_RE = re.compile(r"[a-z0-9][a-z0-9+\-]*")
 
 _EN_STOP_WORDS = (
     "a an the is are was were be been do does did what which who whom whose why how when where this that "
@@ -44,6 +44,13 @@ def english_to_chinese() -> dict[str, tuple[str, ...]]:
     return {str(k).casefold(): tuple(str(v) for v in vs) for k, vs in data["terms"].items()}
 
 
+def chinese_of(word: str) -> tuple[str, ...]:
+    """The Chinese the word list gives for an English word of a question, or for its uninflected
+    form ("crashed" → crash, "leaks" → leak, "strategies" → strategy)."""
+    glossary = english_to_chinese()
+    return glossary.get(word, ()) or glossary.get(stem(word, INFLECTIONS), ())
+
+
 @lru_cache(maxsize=1)
 def chinese_to_english() -> dict[str, tuple[str, ...]]:
     """The word list read the other way: "有哪些策略可选" also looks for `strategy`."""
@@ -55,20 +62,6 @@ def chinese_to_english() -> dict[str, tuple[str, ...]]:
     return {zh: tuple(ens) for zh, ens in out.items()}
 
 
-def _bigrams(run: str) -> list[str]:
-    if len(run) == 1:
-        return [run]
-    return [run[i : i + 2] for i in range(len(run) - 1)]
-
-
-def _stem(word: str) -> str:
-    """Crude English stem for the word list: leaks → leak, crashed → crash, ordering → order."""
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
-
-
 def piece_terms(text: str) -> set[str]:
     """Every term a piece of the note offers (identifiers, words, bigrams)."""
     norm = normalize_question(text)
@@ -77,9 +70,9 @@ def piece_terms(text: str) -> set[str]:
         ident = (quoted or bare).strip()
         if ident:
             terms.add(ident)
-    terms.update(WORD_RE.findall(norm))
+    terms.update(LATIN_WORD.findall(norm))
     for run in HAN_RUN.findall(norm):
-        terms.update(_bigrams(run))
+        terms.update(han_bigrams(run))
     return terms
 
 
@@ -107,16 +100,15 @@ def _add_identifiers(norm: str, weights: TermWeights) -> None:
 
 def _add_english_words(norm: str, weights: TermWeights) -> None:
     """English words (2) and the Chinese the word list gives for them (1.5)."""
-    glossary = english_to_chinese()
-    for word in WORD_RE.findall(norm):
+    for word in LATIN_WORD.findall(norm):
         if word in EN_STOP or len(word) < 2:
             continue
         weights.setdefault(word, 2.0)
-        for zh in glossary.get(word, ()) or glossary.get(_stem(word), ()):
+        for zh in chinese_of(word):
             if not HAN_RUN.fullmatch(zh):
                 weights.setdefault(normalize_question(zh), 1.5)
                 continue
-            for gram in _bigrams(zh):
+            for gram in han_bigrams(zh):
                 weights.setdefault(gram, 1.5)
 
 
@@ -137,7 +129,7 @@ def _is_filler_bigram(gram: str) -> bool:
 
 def _add_chinese_bigrams(norm: str, weights: TermWeights) -> None:
     for run in HAN_RUN.findall(norm):
-        for gram in _bigrams(run):
+        for gram in han_bigrams(run):
             if not _is_filler_bigram(gram):
                 weights.setdefault(gram, 1.0)
 
@@ -223,29 +215,39 @@ def rank_pieces_detailed(
     """
     weights = _question_weights(question)
     phrases = {t: w for t, w in glossary_terms(question, glossary).items() if t not in weights}
-    bags = [_piece_terms(p) for p in pieces]
     lowered = [_normalized(p) for p in pieces]
-    hits: list[dict[str, float]] = []
-    doc_freq: dict[str, int] = {}
-    for bag, low in zip(bags, lowered, strict=True):
-        found = {t: w for t, w in weights.items() if t in bag}
-        found.update({t: w for t, w in phrases.items() if phrase_in(t, low)})
-        hits.append(found)
-        for term in found:
-            doc_freq[term] = doc_freq.get(term, 0) + 1
+    hits = [_found(weights, phrases, _piece_terms(p), low) for p, low in zip(pieces, lowered, strict=True)]
+    doc_freq = Counter(term for found in hits for term in found)
     scored: list[tuple[float, int, float]] = []
     for index, (found, low) in enumerate(zip(hits, lowered, strict=True)):
         score = sum(weight / doc_freq.get(term, 1) ** 0.5 for term, weight in found.items())
         matched = sum(found.values())
-        for term, weight in weights.items():
-            if (
-                term not in found
-                and len(term) >= 4
-                and term.isascii()
-                and fuzz.partial_ratio(term, low) >= 85
-            ):
-                score += 0.6 * weight
-                matched += 0.6 * weight
+        for extra in _fuzzy(weights, found, low):
+            score += extra
+            matched += extra
         scored.append((round(score, 4), index, matched))
     scored.sort(key=lambda si: (-si[0], si[1]))
     return scored
+
+
+def _found(weights: TermWeights, phrases: TermWeights, bag: set[str], low: str) -> TermWeights:
+    """The question's terms a piece has, and the glossary phrases it holds."""
+    found = {t: w for t, w in weights.items() if t in bag}
+    found.update({t: w for t, w in phrases.items() if phrase_in(t, low)})
+    return found
+
+
+FUZZY_SHARE = 0.6  # a term found only fuzzily counts this share of its weight
+FUZZY_SCORE = 85
+
+
+def _fuzzy(weights: TermWeights, found: TermWeights, low: str) -> list[float]:
+    """Credit for each of the question's longer Latin terms a piece nearly has (a typo, another form)."""
+    return [
+        FUZZY_SHARE * weight
+        for term, weight in weights.items()
+        if term not in found
+        and len(term) >= 4
+        and term.isascii()
+        and fuzz.partial_ratio(term, low) >= FUZZY_SCORE
+    ]

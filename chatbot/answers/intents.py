@@ -8,7 +8,6 @@ change with a test question, not a code change. Longest matching phrase wins, wh
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -16,6 +15,8 @@ from typing import Literal, cast, get_args
 
 import yaml
 from rapidfuzz import fuzz
+
+from chatbot.text import normalize_question
 
 Intent = Literal[
     "english",
@@ -39,11 +40,6 @@ Intent = Literal[
     "other",
 ]
 INTENTS: tuple[Intent, ...] = get_args(Intent)
-
-
-def normalize_question(text: str) -> str:
-    """NFKC (full-width ？ and letters), casefold, one space between words."""
-    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).strip().casefold()
 
 
 @dataclass(frozen=True)
@@ -102,27 +98,31 @@ TYPO_PHRASE_SCORE = 90.0
 
 
 def _classify_typo(text: str) -> Intent:
-    """Second pass for English typos ("focsu", "reviwer"): fuzzy match of words and phrases."""
+    """Second pass for English typos ("focsu", "reviwer"): fuzzy match of words and phrases; the
+    closest wins, then the longer phrase, then the intent listed first."""
     words = [w for w in _ASCII_WORD_RE.findall(text) if 5 <= len(w) <= 30]
     if not words:
         return "other"
-    best: tuple[float, int, int] | None = None
-    best_intent: Intent = "other"
-    for rule in intent_rules():
-        phrase = rule.phrase
-        if not phrase.isascii() or len(phrase) < 5:
-            continue
-        if " " in phrase:
-            score = fuzz.partial_ratio(phrase, text[:500])
-            if score < TYPO_PHRASE_SCORE:
-                continue
-        else:
-            # Same first letter: typos rarely hit it, and "patch" must not read as "catch".
-            score = max((fuzz.ratio(phrase, w) for w in words if w[0] == phrase[0]), default=0.0)
-            if score < TYPO_WORD_SCORE:
-                continue
-        key = (score, len(phrase), -rule.order)
-        if best is None or key > best:
-            best = key
-            best_intent = rule.intent
-    return best_intent
+    scored = [
+        ((score, len(rule.phrase), -rule.order), rule.intent)
+        for rule in _typo_rules()
+        if (score := _typo_score(rule.phrase, text, words)) is not None
+    ]
+    return max(scored, key=lambda s: s[0])[1] if scored else "other"
+
+
+@lru_cache(maxsize=1)
+def _typo_rules() -> tuple[IntentRule, ...]:
+    """The English phrasings of five letters or more: the ones a typo can be read as."""
+    return tuple(rule for rule in intent_rules() if rule.phrase.isascii() and len(rule.phrase) >= 5)
+
+
+def _typo_score(phrase: str, text: str, words: list[str]) -> float | None:
+    """How close the question comes to an English phrase; None when not close enough. A one-word
+    phrase is compared with words of the same first letter: typos rarely hit it, and "patch"
+    must not read as "catch"."""
+    if " " in phrase:
+        score = fuzz.partial_ratio(phrase, text[:500])
+        return score if score >= TYPO_PHRASE_SCORE else None
+    score = max((fuzz.ratio(phrase, w) for w in words if w[0] == phrase[0]), default=0.0)
+    return score if score >= TYPO_WORD_SCORE else None

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
-from chatbot.text import HAN_RUN, han_class
+from chatbot.text import HAN_RUN, han_bigrams, han_class
+from chatbot.text import stem as stem  # the one stemmer (search and answers); re-exported
 
 Kind = Literal["word", "ident", "joined", "part", "ref", "cjk"]
 
@@ -40,48 +41,6 @@ _SEPARATORS = re.compile(r"(?:::|[._/\-])+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 # Particles cut a Chinese run: a bigram across 的 (`存的`) means nothing.
 _CJK_BREAKS = re.compile("[的了吗呢吧啊呀和与及或把被是在]+")
-
-_SUFFIXES = (
-    "ations",
-    "ation",
-    "ating",
-    "ated",
-    "ates",
-    "ings",
-    "ions",
-    "ing",
-    "ion",
-    "ies",
-    "ied",
-    "ers",
-    "ate",
-    "ly",
-    "er",
-    "es",
-    "ed",
-    "s",
-    "e",
-)
-
-
-def stem(word: str) -> str:
-    """A deliberately small stemmer: enough that plural/verb forms meet, never below 3 letters."""
-    if not word.isalpha() or len(word) <= 3:
-        return word
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            if suffix == "s" and word.endswith("ss"):
-                continue
-            base = word[: -len(suffix)]
-            if suffix in {"ies", "ied"}:
-                base += "y"
-            return base
-    return word
-
-
-def normalize(text: str) -> str:
-    """NFKC and casefold: full-width letters, ligatures and case never decide a match."""
-    return unicodedata.normalize("NFKC", text).casefold()
 
 
 class Token(NamedTuple):
@@ -163,10 +122,7 @@ def _identifier_tokens(lowered: str, shown: str, parts: list[str], group: int) -
 
 
 def _han_tokens(run: str, group: int) -> list[Token]:
-    if len(run) == 1:
-        return [Token(run, run, "cjk", group)]
-    bigrams = [run[i : i + 2] for i in range(len(run) - 1)]
-    return [Token(b, b, "cjk", group) for b in bigrams]
+    return [Token(b, b, "cjk", group) for b in han_bigrams(run)]
 
 
 def tokenize(text: str) -> list[Token]:

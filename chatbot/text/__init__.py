@@ -1,5 +1,6 @@
 """Core: text facts every part needs the same way (which characters are Chinese, what Slack's
-mention markup looks like). Imports nothing but the standard library.
+mention markup looks like, how words are normalised, stemmed and cut into Chinese bigrams).
+Imports nothing but the standard library.
 
 `chatbot.search.tokens` builds its tokens on these; intents, answers, the model prompt and the
 Slack follow-ups ask the same questions of text through them, so no two parts disagree.
@@ -7,5 +8,20 @@ Slack follow-ups ask the same questions of text through them, so no two parts di
 
 from chatbot.text.han import HAN_CHAR, HAN_RANGES, HAN_RUN, han_class, has_han
 from chatbot.text.mentions import SLACK_MARKUP, strip_slack_markup
+from chatbot.text.words import INFLECTIONS, LATIN_WORD, han_bigrams, normalize, normalize_question, stem
 
-__all__ = ["HAN_CHAR", "HAN_RANGES", "HAN_RUN", "SLACK_MARKUP", "han_class", "has_han", "strip_slack_markup"]
+__all__ = [
+    "HAN_CHAR",
+    "HAN_RANGES",
+    "HAN_RUN",
+    "INFLECTIONS",
+    "LATIN_WORD",
+    "SLACK_MARKUP",
+    "han_bigrams",
+    "han_class",
+    "has_han",
+    "normalize",
+    "normalize_question",
+    "stem",
+    "strip_slack_markup",
+]
