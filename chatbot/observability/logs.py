@@ -16,9 +16,9 @@ import contextvars
 import datetime as dt
 import json
 import logging
+import os
 import re
 import sys
-import uuid
 from collections.abc import Callable
 from typing import IO, Any, Literal
 
@@ -44,7 +44,7 @@ def redact(text: str) -> str:
 
 
 def new_request_id() -> str:
-    return uuid.uuid4().hex[:16]
+    return os.urandom(8).hex()
 
 
 class Redactor(logging.Filter):
