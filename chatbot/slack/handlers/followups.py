@@ -137,8 +137,38 @@ def triage(
     `owner_of(channel, thread_ts)` is the registry lookup, `mode` the `FOLLOWUPS` setting (which
     replies in an owned thread are for the bot)."""
     event = delivery.event
-    kind = event.get("type")
-    subtype = event.get("subtype")
+    skipped = _not_from_a_person(event) or _not_placed(event, delivery.bot_user_id)
+    if skipped:
+        return skipped
+    ts, thread_ts = str(event["ts"]), event.get("thread_ts")
+    in_thread = bool(thread_ts) and thread_ts != ts
+    owned = _in_owned_thread(delivery, owner_of, mode) if in_thread else None
+    if owned is not None:
+        return owned
+    if event.get("type") == "app_mention":
+        return Route("search", str(event["channel"]), ts, str(thread_ts or ts), str(event.get("text") or ""))
+    return "a reply in a thread the bot does not own" if in_thread else "a channel message without a mention"
+
+
+def _in_owned_thread(
+    delivery: Delivery, owner_of: Callable[[str, str], str | None], mode: FollowUpMode
+) -> Route | str | None:
+    """A reply in a thread the bot owns: its Route, or why it is not for the bot; None when the
+    bot does not own the thread."""
+    event = delivery.event
+    channel, thread_ts = str(event["channel"]), str(event["thread_ts"])
+    entry_id = owner_of(channel, thread_ts)
+    if entry_id is None:
+        return None
+    text = str(event.get("text") or "")
+    if not is_for_bot(text, delivery.bot_user_id, mode, mentioned=event.get("type") == "app_mention"):
+        return f"not addressed to the bot (FOLLOWUPS={mode})"
+    return Route("entry", channel, str(event["ts"]), thread_ts, text, entry_id)
+
+
+def _not_from_a_person(event: dict[str, Any]) -> str | None:
+    """Why an event is no person's visible message (None when it is one)."""
+    kind, subtype = event.get("type"), event.get("subtype")
     if kind not in ("message", "app_mention"):
         return f"event type {kind}"
     if event.get("bot_id") or subtype == "bot_message":
@@ -147,24 +177,16 @@ def triage(
         return "a hidden message"
     if subtype is not None and subtype not in ANSWERED_SUBTYPES:
         return f"subtype {subtype}"
-    user, channel, ts = event.get("user"), event.get("channel"), event.get("ts")
-    if not user or not channel or not ts:
+    return None
+
+
+def _not_placed(event: dict[str, Any], bot_user_id: str | None) -> str | None:
+    """Why a message cannot be answered where it stands: no author or place, or the bot's own."""
+    if not event.get("user") or not event.get("channel") or not event.get("ts"):
         return "no user, channel or ts"
-    if user == delivery.bot_user_id:
+    if event.get("user") == bot_user_id:
         return "the bot's own message"
-    text = str(event.get("text") or "")
-    thread_ts = event.get("thread_ts")
-    if thread_ts and thread_ts != ts:
-        entry_id = owner_of(str(channel), str(thread_ts))
-        if entry_id is not None:
-            if not is_for_bot(text, delivery.bot_user_id, mode, mentioned=kind == "app_mention"):
-                return f"not addressed to the bot (FOLLOWUPS={mode})"
-            return Route("entry", str(channel), str(ts), str(thread_ts), text, entry_id)
-    if kind == "app_mention":
-        return Route("search", str(channel), str(ts), str(thread_ts or ts), text)
-    if thread_ts and thread_ts != ts:
-        return "a reply in a thread the bot does not own"
-    return "a channel message without a mention"
+    return None
 
 
 def route(
@@ -245,25 +267,30 @@ def render_answer(answer: Answer, feedback: FeedbackTarget | None = None) -> blo
 def render_top_results(index: Searchable, query: str, lang: Language) -> blocks.Message:
     """The top results of a mention's topic query, without the More button (a thread reply is
     for everyone; paging belongs to the slash command). No match: says so, suggests topics."""
-    texts = Texts(lang)
     if not query:
         return blocks.render_help(lang)
     result = index.search(query, limit=TOP_RESULTS)
     message = blocks.render_results(result, lang)
+    kept = _without_more(message["blocks"])
+    if not result.hits and not result.suggestions:
+        topics = ", ".join(f"`{escape(t)}`" for t, _ in index.topics()[:8])
+        if topics:
+            kept.append(blocks.section(Texts(lang).mrkdwn("no_match.suggest", markup={"topics": topics})))
+    return {"text": message["text"], "blocks": kept}
+
+
+def _without_more(shown: list[blocks.Block]) -> list[blocks.Block]:
+    """The blocks less every More results button (and a button row left empty by that)."""
     more = f"{ids.MORE_RESULTS}:"
     kept = []
-    for block in message["blocks"]:
+    for block in shown:
         if block["type"] == "actions":
             elements = [e for e in block["elements"] if not str(e.get("action_id", "")).startswith(more)]
             if not elements:
                 continue
             block = {**block, "elements": elements}
         kept.append(block)
-    if not result.hits and not result.suggestions:
-        topics = ", ".join(f"`{escape(t)}`" for t, _ in index.topics()[:8])
-        if topics:
-            kept.append(blocks.section(texts.mrkdwn("no_match.suggest", markup={"topics": topics})))
-    return {"text": message["text"], "blocks": kept}
+    return kept
 
 
 class FollowUps:
