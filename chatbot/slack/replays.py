@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -41,22 +42,32 @@ class ReplayLedger(Protocol):
 
 
 class InMemoryReplayLedger:
-    """ReplayLedger for one process (console, tests without a database); forgets after KEEP."""
+    """ReplayLedger for one process (console, tests without a database); forgets after KEEP.
 
-    def __init__(self) -> None:
-        self._seen: dict[str, dt.datetime] = {}
+    Keys are kept in the order they were (last) marked, so forgetting is popping the oldest
+    from the front: O(1) per mark, however many keys the last KEEP holds. (Scanning the whole
+    table once it passed a size, as this did, cost milliseconds on every command once more than
+    that many commands came within KEEP.)"""
+
+    def __init__(self, clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)) -> None:
+        self.clock = clock
+        self._seen: OrderedDict[str, dt.datetime] = OrderedDict()
         self._lock = threading.Lock()
 
     def mark_handled(self, key: str, *, within: dt.timedelta | None = None) -> bool:
-        now = dt.datetime.now(dt.UTC)
+        now = self.clock()
         with self._lock:
-            if len(self._seen) > 10_000:
-                self._seen = {k: t for k, t in self._seen.items() if now - t < KEEP}
+            self._forget_older_than(now - KEEP)
             seen = self._seen.get(key)
             if seen is not None and (within is None or now - seen < within):
                 return False
             self._seen[key] = now
+            self._seen.move_to_end(key)  # re-marked: to the back, so the table stays in time order
             return True
+
+    def _forget_older_than(self, cutoff: dt.datetime) -> None:
+        while self._seen and next(iter(self._seen.values())) <= cutoff:
+            self._seen.popitem(last=False)
 
     def forget_handled(self, key: str) -> None:
         with self._lock:
