@@ -4,6 +4,7 @@ acted on twice."""
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import hmac
 import json
@@ -17,6 +18,7 @@ import httpx
 import pytest
 
 from chatbot.slack.inbound import MAX_BODY_BYTES
+from chatbot.slack.replays import KEEP, SHARE_WINDOW, InMemoryReplayLedger
 from chatbot.slack.server import HttpServer, asgi_app
 from chatbot.store import SqlStore
 from chatbot.wiring import build
@@ -248,6 +250,24 @@ def test_a_replayed_command_is_answered_once(served: Served) -> None:
     assert first.status_code == replay.status_code == 200
     assert "compile" in first.text or first.json()["blocks"]
     assert replay.content == b""
+
+
+def test_the_in_memory_ledger_refuses_replays_within_keep_at_any_volume() -> None:
+    """Replays inside KEEP are refused however many commands came in between (it once
+    rescanned the whole table on every command past 10,000 keys); keys older than KEEP are
+    forgotten oldest first, and a re-marked share key counts from its new time."""
+    now = [dt.datetime(2026, 11, 30, 12, tzinfo=dt.UTC)]
+    ledger = InMemoryReplayLedger(clock=lambda: now[0])
+    keys = [f"cmd:T1:t.{n}" for n in range(25_000)]
+    assert all(ledger.mark_handled(key) for key in keys)
+    assert not any(ledger.mark_handled(key) for key in keys[::997])
+    assert ledger.mark_handled("share:C1:-:e1", within=SHARE_WINDOW)
+    now[0] += SHARE_WINDOW
+    assert ledger.mark_handled("share:C1:-:e1", within=SHARE_WINDOW)  # a minute later: again
+    now[0] += KEEP - SHARE_WINDOW
+    assert ledger.mark_handled(keys[0])  # past KEEP: forgotten (Slack's signature window is 5 min)
+    assert not ledger.mark_handled("share:C1:-:e1")  # marked a minute later: still within KEEP
+    assert len(ledger._seen) == 2
 
 
 def test_a_double_click_shares_once_and_says_so(served: Served) -> None:

@@ -16,11 +16,14 @@ import contextvars
 import datetime as dt
 import json
 import logging
+import os
 import re
 import sys
-import uuid
 from collections.abc import Callable
 from typing import IO, Any, Literal
+
+from slack_bolt import BoltRequest, BoltResponse
+from slack_bolt.middleware import Middleware
 
 LogFormat = Literal["text", "json"]
 
@@ -41,7 +44,7 @@ def redact(text: str) -> str:
 
 
 def new_request_id() -> str:
-    return uuid.uuid4().hex[:16]
+    return os.urandom(8).hex()
 
 
 class Redactor(logging.Filter):
@@ -106,20 +109,30 @@ def configure_logging(
     return handler
 
 
-def request_id_middleware(logger: logging.Logger) -> Callable[..., Any]:
+class RequestIdMiddleware(Middleware):
     """A Bolt middleware: a fresh request id for each Slack request, logged with its kind.
 
     Bolt runs the listeners after the middleware chain has returned (its `next()` only lets the
     chain go on), so the id is set and left set: the dispatch runs in its own context (HTTP:
     Starlette's thread pool copies one per request; Socket Mode: the next request sets its own).
+    A `Middleware` subclass: Bolt calls `process` directly, without the per-request argument
+    injection a function middleware costs.
     """
 
-    def middleware(body: dict[str, Any], next: Callable[[], Any]) -> Any:
+    def __init__(self, logger: logging.Logger) -> None:
+        self.logger = logger
+
+    def process(
+        self, *, req: BoltRequest, resp: BoltResponse, next: Callable[[], BoltResponse]
+    ) -> BoltResponse | None:
         request_id.set(new_request_id())
-        logger.info("slack request %s", request_kind(body))
+        if self.logger.isEnabledFor(logging.INFO):
+            self.logger.info("slack request %s", request_kind(req.body))
         return next()
 
-    return middleware
+
+def request_id_middleware(logger: logging.Logger) -> RequestIdMiddleware:
+    return RequestIdMiddleware(logger)
 
 
 def request_kind(body: dict[str, Any]) -> str:

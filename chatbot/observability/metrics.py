@@ -64,61 +64,54 @@ class Metrics:
     registry: CollectorRegistry = field(default_factory=lambda: CollectorRegistry(auto_describe=True))
 
     def __post_init__(self) -> None:
-        r = self.registry
-        self.commands = Counter(
-            f"{PREFIX}_commands", "Slash commands by kind (search, help, today, …)", ["kind"], registry=r
-        )
-        self.searches = Counter(
-            f"{PREFIX}_searches",
+        counter, r = self._counter, self.registry
+        self.commands = counter("commands", "Slash commands by kind (search, help, today, …)", "kind")
+        self.searches = counter(
+            "searches",
             "Topic searches (slash command and mentions) by whether anything matched",
-            ["source", "outcome"],
-            registry=r,
+            "source",
+            "outcome",
         )
         self.search_seconds = Histogram(
             f"{PREFIX}_search_seconds", "Time to search the index", buckets=LATENCY_BUCKETS, registry=r
         )
-        self.answers = Counter(
-            f"{PREFIX}_followup_answers",
-            "Follow-up answers by intent and whether the note had it",
-            ["intent", "outcome"],
-            registry=r,
+        self.answers = counter(
+            "followup_answers", "Follow-up answers by intent and whether the note had it", "intent", "outcome"
         )
         self.answer_seconds = Histogram(
             f"{PREFIX}_answer_seconds", "Time to answer a follow-up", buckets=LATENCY_BUCKETS, registry=r
         )
-        self.daily_posts = Counter(
-            f"{PREFIX}_daily_posts",
-            "PR-of-the-day runs by outcome (posted, recovered, failed, refused, …)",
-            ["status"],
-            registry=r,
+        self.daily_posts = counter(
+            "daily_posts", "PR-of-the-day runs by outcome (posted, recovered, failed, refused, …)", "status"
         )
-        self.slack_calls = Counter(
-            f"{PREFIX}_slack_api_calls",
+        self.slack_calls = counter(
+            "slack_api_calls",
             "Slack Web API requests (each attempt) by method and error (ok when none)",
-            ["method", "error"],
-            registry=r,
+            "method",
+            "error",
         )
-        self.events_deduplicated = Counter(
-            f"{PREFIX}_events_deduplicated",
+        self.events_deduplicated = counter(
+            "events_deduplicated",
             "Event deliveries dropped as already handled (Slack retries, message + app_mention)",
-            ["by"],
-            registry=r,
+            "by",
         )
-        self.feedback = Counter(
-            f"{PREFIX}_feedback",
+        self.feedback = counter(
+            "feedback",
             "Feedback presses by what was rated, the vote, and whether it was new or changed a vote",
-            ["kind", "vote", "outcome"],
-            registry=r,
+            "kind",
+            "vote",
+            "outcome",
         )
-        self.model_calls = Counter(
-            f"{PREFIX}_model_calls",
+        self.model_calls = counter(
+            "model_calls",
             "Calls to the optional model server (LLM_BASE_URL) by outcome (ok, failed, circuit_open)",
-            ["outcome"],
-            registry=r,
+            "outcome",
         )
-        self.curator_reports = Counter(
-            f"{PREFIX}_curator_reports", "Weekly curator report runs by outcome", ["status"], registry=r
-        )
+        self.curator_reports = counter("curator_reports", "Weekly curator report runs by outcome", "status")
+
+    def _counter(self, name: str, documentation: str, *labels: str) -> Counter:
+        """A labelled counter `vllm_digest_<name>` in this bot's registry."""
+        return Counter(f"{PREFIX}_{name}", documentation, labels, registry=self.registry)
 
     def watch_library(self, state: Callable[[], LibraryState]) -> None:
         """Report the library's reloads and problems at every scrape."""

@@ -181,8 +181,9 @@ def render_results(result: SearchResult, lang: Language, offset: int = 0) -> Mes
         total=result.total,
     )
     blocks: list[Block] = [context(heading)]
+    rated = normalise(result.query)
     for hit in result.hits:
-        blocks.extend(_hit_blocks(hit, texts, result.query))
+        blocks.extend(_hit_blocks(hit, texts, rated))
     if last < result.total:
         blocks.append(
             actions(
@@ -200,10 +201,11 @@ def render_results(result: SearchResult, lang: Language, offset: int = 0) -> Mes
     )
 
 
-def _hit_blocks(hit: Hit, texts: Texts, query: str) -> list[Block]:
-    """A hit with 👍/👎 next to its buttons: was this entry a good answer to the query?"""
+def _hit_blocks(hit: Hit, texts: Texts, rated: str) -> list[Block]:
+    """A hit with 👍/👎 next to its buttons: was this entry a good answer to the query (`rated`:
+    the query as usage rows keep it)?"""
     shown = entry_blocks(hit.entry, texts, hit.matched)
-    rating = FeedbackTarget("search", normalise(query), hit.entry.id)
+    rating = FeedbackTarget("search", rated, hit.entry.id)
     shown[-1]["elements"].extend(feedback_buttons(rating, texts))
     return [{"type": "divider"}, *shown]
 
@@ -291,32 +293,51 @@ def render_entry_card(
 
 
 def _card_body(entry: Entry, texts: Texts) -> list[Block]:
-    """The card between title and buttons: facts line, why, focus, audience, caveats, related."""
-    blocks: list[Block] = []
+    """The card between title and buttons: facts line, why, focus, audience, caveats, related
+    (each only when the entry has it)."""
+    parts = (_facts, _why, _focus, _audience, _caveats, _related)
+    return [block for block in (part(entry, texts) for part in parts) if block is not None]
+
+
+def _facts(entry: Entry, texts: Texts) -> Block | None:
+    """GitHub title · @author · date."""
     facts = [
         clip(entry.github_title, TITLE_LIMIT) if entry.github_title else "",
         f"@{clip(entry.author, 60)}" if entry.author else "",
         entry.date.isoformat() if entry.date else "",
     ]
-    if any(facts):
-        blocks.append(context(" · ".join(f for f in facts if f)))
+    shown = " · ".join(f for f in facts if f)
+    return context(shown) if shown else None
+
+
+def _why(entry: Entry, texts: Texts) -> Block | None:
     verdict = verdict_line(entry)
-    if verdict:
-        blocks.append(section(f"*{escape(texts('card.why'))}*\n{verdict}"))
+    return section(f"*{escape(texts('card.why'))}*\n{verdict}") if verdict else None
+
+
+def _focus(entry: Entry, texts: Texts) -> Block | None:
+    """The highlights, less one that only repeats the why."""
     focus = [h for h in entry.highlights if one_line(h) != one_line(entry.why or "")]
-    if focus:
-        blocks.append(_bullets(texts("card.focus"), focus))
-    if entry.audience:
-        blocks.append(
-            section(f"*{escape(texts('card.audience'))}*\n{clip(one_line(entry.audience), LINE_LIMIT)}")
-        )
-    if entry.caveats:
-        blocks.append(_bullets(texts("card.caveats"), entry.caveats))
+    return _bullets(texts("card.focus"), focus) if focus else None
+
+
+def _audience(entry: Entry, texts: Texts) -> Block | None:
+    if not entry.audience:
+        return None
+    return section(f"*{escape(texts('card.audience'))}*\n{clip(one_line(entry.audience), LINE_LIMIT)}")
+
+
+def _caveats(entry: Entry, texts: Texts) -> Block | None:
+    return _bullets(texts("card.caveats"), entry.caveats) if entry.caveats else None
+
+
+def _related(entry: Entry, texts: Texts) -> Block | None:
+    """Links to the related PRs (at most 15)."""
     refs = entry.all_refs
-    if refs:
-        shown = " ".join(link(r.url, f"#{r.number}") for r in refs[:15])
-        blocks.append(context(f"{escape(texts('card.related'))}: {shown}"))
-    return blocks
+    if not refs:
+        return None
+    shown = " ".join(link(r.url, f"#{r.number}") for r in refs[:15])
+    return context(f"{escape(texts('card.related'))}: {shown}")
 
 
 def _bullets(heading: str, lines: list[str]) -> Block:

@@ -157,14 +157,24 @@ _REQUIRED: dict[str, dict[str, _Field]] = {
 def check_shape(data: dict[str, Any]) -> None:
     """Refuse (400) a payload whose fields have types Slack never sends, so no listener,
     matcher or context extractor meets a string where it expects an object."""
-    kind = data.get("type")
     for name, spec in _FIELDS.items():
         if name in data:
             _check(name, data[name], spec)
+    _check_required(data)
+    _check_nested(data)
+
+
+def _check_required(data: dict[str, Any]) -> None:
+    """What the payload's type must carry (an event callback its event, a press its actions)."""
+    kind = data.get("type")
     for name, spec in _REQUIRED.get(kind if isinstance(kind, str) else "", {}).items():
         if name not in data:
             raise Rejected(400, f"{kind} payload without {name!r}")
         _check(name, data[name], spec)
+
+
+def _check_nested(data: dict[str, Any]) -> None:
+    """The fields inside the objects that Bolt's matchers read: the event type, action ids."""
     event = data.get("event")
     if isinstance(event, dict) and not isinstance(event.get("type"), str):
         raise Rejected(400, "event without a string 'type'")

@@ -15,9 +15,12 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from slack_bolt import BoltRequest, BoltResponse
+from slack_bolt.middleware import Middleware
 
 log = logging.getLogger(__name__)
 
@@ -39,22 +42,32 @@ class ReplayLedger(Protocol):
 
 
 class InMemoryReplayLedger:
-    """ReplayLedger for one process (console, tests without a database); forgets after KEEP."""
+    """ReplayLedger for one process (console, tests without a database); forgets after KEEP.
 
-    def __init__(self) -> None:
-        self._seen: dict[str, dt.datetime] = {}
+    Keys are kept in the order they were (last) marked, so forgetting is popping the oldest
+    from the front: O(1) per mark, however many keys the last KEEP holds. (Scanning the whole
+    table once it passed a size, as this did, cost milliseconds on every command once more than
+    that many commands came within KEEP.)"""
+
+    def __init__(self, clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)) -> None:
+        self.clock = clock
+        self._seen: OrderedDict[str, dt.datetime] = OrderedDict()
         self._lock = threading.Lock()
 
     def mark_handled(self, key: str, *, within: dt.timedelta | None = None) -> bool:
-        now = dt.datetime.now(dt.UTC)
+        now = self.clock()
         with self._lock:
-            if len(self._seen) > 10_000:
-                self._seen = {k: t for k, t in self._seen.items() if now - t < KEEP}
+            self._forget_older_than(now - KEEP)
             seen = self._seen.get(key)
             if seen is not None and (within is None or now - seen < within):
                 return False
             self._seen[key] = now
+            self._seen.move_to_end(key)  # re-marked: to the back, so the table stays in time order
             return True
+
+    def _forget_older_than(self, cutoff: dt.datetime) -> None:
+        while self._seen and next(iter(self._seen.values())) <= cutoff:
+            self._seen.popitem(last=False)
 
     def forget_handled(self, key: str) -> None:
         with self._lock:
@@ -63,38 +76,53 @@ class InMemoryReplayLedger:
 
 def request_key(body: dict[str, Any]) -> str | None:
     """The ledger key of a command or button press; None for what this module does not dedupe."""
-    team = body.get("team_id") or (body.get("team") or {}).get("id") or "-"
     trigger = body.get("trigger_id")
     if "command" in body and trigger:
-        return f"cmd:{team}:{trigger}"
+        return f"cmd:{_team(body)}:{trigger}"
     actions = body.get("actions")
     if body.get("type") == "block_actions" and isinstance(actions, list) and actions:
         first = actions[0]
-        return f"action:{team}:{trigger or '-'}:{first.get('action_ts') or first.get('action_id')}"
+        return f"action:{_team(body)}:{trigger or '-'}:{first.get('action_ts') or first.get('action_id')}"
     return None
+
+
+def _team(body: dict[str, Any]) -> str:
+    """The workspace a request came from: `team_id` (commands) or `team.id` (interactivity)."""
+    return str(body.get("team_id") or (body.get("team") or {}).get("id") or "-")
 
 
 def share_key(channel: str, thread_ts: str | None, entry_id: str) -> str:
     return f"share:{channel}:{thread_ts or '-'}:{entry_id}"
 
 
-def replay_middleware(ledger: ReplayLedger) -> Any:
-    """A Bolt global middleware: a command or press seen before is acknowledged and dropped."""
+class ReplayMiddleware(Middleware):
+    """A Bolt global middleware: a command or press seen before is acknowledged and dropped.
 
-    def drop_replays(req: BoltRequest, resp: BoltResponse, next: Any) -> BoltResponse | None:
+    A `Middleware` subclass, not a function: Bolt calls `process` directly, where a function
+    middleware costs a keyword-argument injection on every request (bench/http.py)."""
+
+    def __init__(self, ledger: ReplayLedger) -> None:
+        self.ledger = ledger
+
+    def process(
+        self, *, req: BoltRequest, resp: BoltResponse, next: Callable[[], BoltResponse]
+    ) -> BoltResponse | None:
         key = request_key(req.body)
-        try:
-            first = key is None or ledger.mark_handled(key)
-        except Exception as exc:  # the store is down: answer anyway (a replay beats a dead command)
-            log.warning(
-                "could not check for a replay (%s): %s", type(exc).__name__, " ".join(str(exc).split())[:200]
-            )
-            first = True
-        if not first:
-            assert key is not None
+        if key is not None and not self._first(key):
             log.info("ignored a replayed request (%s)", key.split(":", 1)[0])
             return BoltResponse(status=200, body="")
         next()
         return None
 
-    return drop_replays
+    def _first(self, key: str) -> bool:
+        try:
+            return self.ledger.mark_handled(key)
+        except Exception as exc:  # the store is down: answer anyway (a replay beats a dead command)
+            log.warning(
+                "could not check for a replay (%s): %s", type(exc).__name__, " ".join(str(exc).split())[:200]
+            )
+            return True
+
+
+def replay_middleware(ledger: ReplayLedger) -> ReplayMiddleware:
+    return ReplayMiddleware(ledger)

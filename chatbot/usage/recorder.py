@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Literal
 
 from chatbot.observability.metrics import Metrics
@@ -41,32 +42,23 @@ def utc_now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+@dataclass(eq=False)
 class UsageRecorder:
     """Metrics + usage rows for one bot; see the module docstring."""
 
-    def __init__(
-        self,
-        metrics: Metrics,
-        store: UsageStore | None = None,
-        *,
-        writer: Executor | None = None,
-        voter_key: bytes = b"",
-        retention: dt.timedelta = DEFAULT_RETENTION,
-        clock: Callable[[], dt.datetime] = utc_now,
-        monotonic: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.metrics = metrics
-        self.store = store
-        self.writer = writer
-        self.voter_key = voter_key
-        self.retention = retention
-        self.clock = clock
-        self.monotonic = monotonic
-        self._pruned_at = -math.inf
-        self._prune_lock = threading.Lock()
-        self._queue: list[Callable[[], list[Row]]] = []
-        self._queue_lock = threading.Lock()
-        self._flush_due = False
+    metrics: Metrics
+    store: UsageStore | None = None
+    _: KW_ONLY
+    writer: Executor | None = None
+    voter_key: bytes = b""
+    retention: dt.timedelta = DEFAULT_RETENTION
+    clock: Callable[[], dt.datetime] = utc_now
+    monotonic: Callable[[], float] = time.monotonic
+    _pruned_at: float = field(default=-math.inf, init=False, repr=False)
+    _prune_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    _queue: list[Callable[[], list[Row]]] = field(default_factory=list, init=False, repr=False)
+    _queue_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    _flush_due: bool = field(default=False, init=False, repr=False)
 
     # -- counted and kept ------------------------------------------------------------------------
 

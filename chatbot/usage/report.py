@@ -201,33 +201,43 @@ def _ranked(counts: Counter[str]) -> list[tuple[str, int]]:
 def render_text(report: CuratorReport) -> str:
     """The report as plain text (the CLI; the weekly post renders the same sections)."""
     lines = [f"vllm-digest usage {report.since} → {report.until}: {report.searches} searches"]
-    lines.append("")
-    lines.append("Queries with no match (the digest's gaps):")
-    lines += [f"  {g['searches']:4d}  {g['query']}" for g in report.no_match] or ["  (none)"]
-    lines.append("")
-    lines.append("Top queries:")
-    lines += [f"  {t['searches']:4d}  {t['query']}" for t in report.top_queries] or ["  (none)"]
-    lines.append("")
-    lines.append("Searches per day (searches / no match):")
-    lines += [f"  {d['day']}  {d['searches']:4d} / {d['no_match']}" for d in report.searches_per_day] or [
-        "  (none)"
+    for heading, rows in _text_sections(report):
+        lines += ["", heading, *(rows or ["  (none)"])]
+    if report.missing:
+        lines += [
+            "",
+            "What was missing (👎 comments):",
+            *(f"  [{m['entry']}] {m['text']}" for m in report.missing),
+        ]
+    return "\n".join(lines)
+
+
+def _text_sections(report: CuratorReport) -> list[tuple[str, list[str]]]:
+    """The plain-text sections that show "(none)" when empty: heading and rows."""
+    return [
+        (
+            "Queries with no match (the digest's gaps):",
+            [f"  {g['searches']:4d}  {g['query']}" for g in report.no_match],
+        ),
+        ("Top queries:", [f"  {t['searches']:4d}  {t['query']}" for t in report.top_queries]),
+        (
+            "Searches per day (searches / no match):",
+            [f"  {d['day']}  {d['searches']:4d} / {d['no_match']}" for d in report.searches_per_day],
+        ),
+        ("Entries (views, shares, thread questions, 👍, 👎):", [_entry_row(e) for e in report.entries]),
+        (
+            'Follow-up questions answered "not in the note":',
+            [
+                f"  {q['count']:4d}  [{q['title'] or q['entry']}] {q['question']} ({q['intent']})"
+                for q in report.not_in_note
+            ],
+        ),
     ]
-    lines.append("")
-    lines.append("Entries (views, shares, thread questions, 👍, 👎):")
-    lines += [
+
+
+def _entry_row(e: EntryUsage) -> str:
+    return (
         f"  {e.views:4d} {e.shares:4d} {e.questions:4d} {e.up:4d} {e.down:4d}  "
         + (f"#{e.pr} " if e.pr else "")
         + (e.title or e.entry)
-        for e in report.entries
-    ] or ["  (none)"]
-    lines.append("")
-    lines.append('Follow-up questions answered "not in the note":')
-    lines += [
-        f"  {q['count']:4d}  [{q['title'] or q['entry']}] {q['question']} ({q['intent']})"
-        for q in report.not_in_note
-    ] or ["  (none)"]
-    if report.missing:
-        lines.append("")
-        lines.append("What was missing (👎 comments):")
-        lines += [f"  [{m['entry']}] {m['text']}" for m in report.missing]
-    return "\n".join(lines)
+    )

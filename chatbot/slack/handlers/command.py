@@ -165,11 +165,7 @@ class CommandHandler:
         """The acknowledgement, returned as the HTTP response (Bolt sends a returned
         BoltResponse as the ack; see `ephemeral_ack`). The asker's language, when it takes a
         `users.info` call, is looked up on the worker, inside the ack budget."""
-        request = parse(command.get("text") or "")
-        if request.kind in UNCACHED:
-            request = replace(
-                request, channel=str(command.get("channel_id") or ""), user=str(command.get("user_id") or "")
-            )
+        request = self._request(command)
         if self.on_command is not None:
             self.on_command(request)
         user = command.get("user_id")
@@ -181,14 +177,30 @@ class CommandHandler:
         def answer() -> blocks.Message:
             return self.answers.answer(request, lang or (self.languages(user) if self.languages else None))
 
-        future: Future[blocks.Message] = self.executor.submit(answer)
-        shown: Language = lang or self.answers.language
+        return self._ack_in_time(
+            self.executor.submit(answer), request, lang or self.answers.language, respond
+        )
+
+    @staticmethod
+    def _request(command: dict[str, Any]) -> Request:
+        """The parsed command; the channel subcommands and `today` also need where and who."""
+        request = parse(command.get("text") or "")
+        if request.kind not in UNCACHED:
+            return request
+        return replace(
+            request, channel=str(command.get("channel_id") or ""), user=str(command.get("user_id") or "")
+        )
+
+    def _ack_in_time(
+        self, future: Future[blocks.Message], request: Request, shown: Language, respond: Any
+    ) -> BoltResponse:
+        """The answer if it is ready within the budget; else "searching…" now, the answer later."""
         try:
             return ephemeral_ack(future.result(timeout=self.ack_budget))
         except FutureTimeout:
-            texts = Texts(shown)
             future.add_done_callback(lambda done: _respond_later(done, respond, shown))
-            return ephemeral_ack(blocks.render_text(texts("searching", query=request.query or request.kind)))
+            searching = Texts(shown)("searching", query=request.query or request.kind)
+            return ephemeral_ack(blocks.render_text(searching))
         except Exception:
             log.exception("answering %r failed", request)
             return ephemeral_ack(blocks.render_text(Texts(shown)("error")))

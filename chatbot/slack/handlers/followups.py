@@ -254,7 +254,6 @@ def render_answer(answer: Answer, feedback: FeedbackTarget | None = None) -> blo
 def render_top_results(index: Searchable, query: str, lang: Language) -> blocks.Message:
     """The top results of a mention's topic query, without the More button (a thread reply is
     for everyone; paging belongs to the slash command). No match: says so, suggests topics."""
-    texts = Texts(lang)
     if not query:
         return blocks.render_help(lang)
     result = index.search(query, limit=TOP_RESULTS)
@@ -263,7 +262,7 @@ def render_top_results(index: Searchable, query: str, lang: Language) -> blocks.
     if not result.hits and not result.suggestions:
         topics = ", ".join(f"`{escape(t)}`" for t, _ in index.topics()[:8])
         if topics:
-            kept.append(blocks.section(texts.mrkdwn("no_match.suggest", markup={"topics": topics})))
+            kept.append(blocks.section(Texts(lang).mrkdwn("no_match.suggest", markup={"topics": topics})))
     return {"text": message["text"], "blocks": kept}
 
 
