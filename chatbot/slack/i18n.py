@@ -53,6 +53,10 @@ CATALOGUE: dict[str, dict[Language, str]] = {
     "latest.empty": {"zh": "digest 里还没有条目。", "en": "The digest has no entries yet."},
     "today.header": {"zh": "今日 PR", "en": "PR of the day"},
     "today.empty": {"zh": "今天没有可推荐的 PR。", "en": "There is no PR of the day."},
+    "loading.wait": {
+        "zh": "⏳ 正在加载 digest，请过几秒再试。",
+        "en": "⏳ Still loading the digests, try again in a few seconds.",
+    },
     "searching": {"zh": "正在搜索 “{query}”…", "en": "Searching for “{query}”…"},
     "button.share": {"zh": "分享到频道", "en": "Share to channel"},
     "button.more": {"zh": "更多结果", "en": "More results"},
