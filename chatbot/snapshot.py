@@ -108,7 +108,7 @@ class Snapshots:
                     return None
                 payload = pickle.load(file)
             return _restore(into, key, payload)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             log.info("no digest snapshot at %s yet", self.path)
         except Exception as exc:  # truncated, corrupt, an old layout: rebuilt, never fatal
             log.warning(
