@@ -164,11 +164,12 @@ class LiveIndex:
             self.load()
 
     def load(self) -> None:
-        """Load the library and its index (the snapshot's when it matches); raises what failed."""
+        """Load the library and its index (the snapshot's when it matches); raises what failed.
+        A snapshot is written after the index is in service, not before."""
         started = time.perf_counter()
         try:
             key = Key.of(self.library.folder) if self.snapshots is not None else None
-            index = self._restore(key) or self._parse(key)
+            index = self._restore(key) or self._parse()
         except Exception as exc:
             self._failed = f"{type(exc).__name__}: {exc}"
             self._loaded.set()
@@ -182,6 +183,13 @@ class LiveIndex:
             self.loaded_from,
             time.perf_counter() - started,
         )
+        if self.loaded_from != "snapshot":
+            self._save(key, index)
+
+    def _save(self, key: Key | None, index: SearchIndex) -> None:
+        """The snapshot of what was loaded under `key` (taken before the files were read)."""
+        if self.snapshots is not None and key is not None and self.snapshots.save(key, self.library, index):
+            log.info("saved the digest snapshot %s", self.snapshots.path)
 
     def start_loading(self, then: Callable[[], None] = lambda: None) -> threading.Thread:
         """`load()` on a background thread, then `then()` when it succeeded."""
@@ -214,13 +222,11 @@ class LiveIndex:
             self.loaded_from = "snapshot"
         return restored
 
-    def _parse(self, key: Key | None) -> SearchIndex:
-        """Parse the folder and build the index; save them as the snapshot of `key`."""
+    def _parse(self) -> SearchIndex:
+        """Parse the folder and build the index."""
         self.library.refresh()
         index = self._build()
         self.loaded_from = "digest files"
-        if self.snapshots is not None and key is not None and self.snapshots.save(key, self.library, index):
-            log.info("saved the digest snapshot %s", self.snapshots.path)
         return index
 
     def current(self) -> SearchIndex:

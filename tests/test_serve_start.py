@@ -14,6 +14,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,12 +22,12 @@ import httpx
 import pytest
 
 from chatbot.digest import Library
-from chatbot.settings import Settings
 from chatbot.slack.server import HttpServer, asgi_app
 from chatbot.snapshot import Key, Snapshots
 from chatbot.wiring import Bot, LiveIndex, build
 from tests.fakeslack import FakeSlack
 from tests.slackrequests import SIGNING_SECRET, command_body, event_body, post, wait_ready
+from tests.test_slack_http import settings_for
 
 ROOT = Path(__file__).resolve().parent.parent
 DIGESTS = ROOT / "digests"
@@ -135,15 +136,7 @@ class Loading:
     """A bot whose digests are still loading (its library's lock is held) behind the real server."""
 
     def __init__(self, fake: FakeSlack, language: str) -> None:
-        settings = Settings(
-            _env_file=None,  # type: ignore[call-arg]
-            slack_bot_token="xoxb-test",
-            slack_signing_secret=SIGNING_SECRET,
-            slack_api_url=fake.api_url,
-            digest_dir=DIGESTS,
-            language=language,  # type: ignore[arg-type]
-        )
-        self.bot: Bot = build(settings, load=False)
+        self.bot: Bot = build(settings_for(fake, language), load=False)
         self.server = HttpServer(
             asgi_app(self.bot.app, self.bot.health, ready=self.bot.readiness), host="127.0.0.1", port=0
         ).start()
@@ -199,8 +192,16 @@ def test_not_ready_until_loaded_and_asking_meanwhile_gets_a_polite_answer(loadin
 # -- the process ---------------------------------------------------------------------------------
 
 
-def serve_once(fake: FakeSlack, folder: Path, cache: Path, log: Path) -> str:
-    """`vllm-digest serve` until /readyz is 200; its log."""
+def wait_logged(log: Path, line: str, timeout: float = 60.0) -> None:
+    """Until the log file holds `line` (polled against a deadline)."""
+    deadline = time.monotonic() + timeout
+    while line not in log.read_text(encoding="utf-8"):
+        assert time.monotonic() < deadline, f"no {line!r} in {log}:\n{log.read_text(encoding='utf-8')}"
+        time.sleep(0.02)  # polling another process's log: nothing to wait on
+
+
+def serve_once(fake: FakeSlack, folder: Path, cache: Path, log: Path, then: str = "") -> str:
+    """`vllm-digest serve` until /readyz is 200 (and the log says `then`); its log."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -224,6 +225,7 @@ def serve_once(fake: FakeSlack, folder: Path, cache: Path, log: Path) -> str:
         )
         try:
             wait_ready(f"http://127.0.0.1:{port}", timeout=120)
+            wait_logged(log, then)
         finally:
             process.terminate()
             process.wait(timeout=30)
@@ -234,7 +236,8 @@ def test_serve_saves_the_snapshot_and_a_restart_loads_it(
     fake_slack: FakeSlack, folder: Path, tmp_path: Path
 ) -> None:
     cache = tmp_path / "serve-cache"
-    first = serve_once(fake_slack, folder, cache, tmp_path / "first.log")
+    # The snapshot is written once the bot is ready, not before.
+    first = serve_once(fake_slack, folder, cache, tmp_path / "first.log", then="saved the digest snapshot")
     assert "from the digest files" in first and "saved the digest snapshot" in first, first
     second = serve_once(fake_slack, folder, cache, tmp_path / "second.log")
     assert "from the snapshot" in second and "saved the digest snapshot" not in second, second
