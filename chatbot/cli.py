@@ -130,20 +130,58 @@ def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Socket Mode when SLACK_APP_TOKEN is set, else HTTP (uvicorn) on --port / PORT.
 
-    Listens at once and loads the digests in the background: `/livez` answers from the start,
-    `/readyz` and `/healthz` say 503 "loading the digests" until the bot can answer."""
-    from chatbot.observability import configure_logging
-    from chatbot.slack.server import HttpServer, asgi_app
-    from chatbot.wiring import build  # noqa: F401  before the logs: Alembic logs its plugins on import
+    Listens at once (`Starting`) and builds the bot on a background thread, then loads the
+    digests there: `/livez` answers from the start, `/readyz` and `/healthz` say 503 until the
+    bot can answer. The main thread serves HTTP (uvicorn's signal handling needs it)."""
+    import threading
+
+    from chatbot.slack.server import HttpServer, Starting
 
     sock = _serve_socket(args, settings)
     if sock is None:
         return 2
-    configure_logging(settings.log_format)
-    bot = _serve_bot(settings)
-    if isinstance(bot, int):
-        return bot
-    server = HttpServer(asgi_app(bot.app, bot.health, bot.metrics.exposition, ready=bot.readiness), sock=sock)
+    starting = Starting()
+    server = HttpServer(starting, sock=sock)
+    started: dict[str, Any] = {}
+    threading.Thread(
+        target=_start_bot, args=(settings, server, starting, started), name="start", daemon=True
+    ).start()
+    server.serve_forever()
+    if "bot" in started:
+        started["bot"].close()
+    return int(started.get("exit", 0))
+
+
+def _start_bot(settings: Settings, server: Any, starting: Any, started: dict[str, Any]) -> None:
+    """Build the bot, hand it the requests, connect to Slack, load the digests; on a failure, one
+    line and the server stops with the exit code (`started["exit"]`)."""
+    try:
+        bot = _serve_bot(settings)
+        if isinstance(bot, int):
+            started["exit"] = bot
+            return
+        started["bot"] = bot
+        _serve_bot_traffic(bot, settings, server, starting)
+    except Exception as exc:  # as `main` would: one line for the database, else the traceback
+        line = database_error(exc, settings)
+        if line is None:
+            import traceback
+
+            traceback.print_exc()
+        else:
+            print(f"vllm-digest: {line}", file=sys.stderr)
+        started["exit"] = 1
+    finally:
+        if "exit" in started:
+            server.server.should_exit = True
+
+
+def _serve_bot_traffic(bot: Any, settings: Settings, server: Any, starting: Any) -> None:
+    """Requests go to the bot's app from now on (it answers "still loading" until the digests
+    are); Slack over HTTP or the socket; the digests load in the background."""
+    from chatbot.slack.server import asgi_app
+
+    starting.set(asgi_app(bot.app, bot.health, bot.metrics.exposition, ready=bot.readiness))
     if settings.metrics_port:
         from prometheus_client import start_http_server
 
@@ -151,9 +189,6 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         print(f"vllm-digest: GET /metrics on port {settings.metrics_port}", file=sys.stderr)
     _serve_slack(bot, settings, server.port)
     bot.start()
-    server.serve_forever()
-    bot.close()
-    return 0
 
 
 def _serve_socket(args: argparse.Namespace, settings: Settings) -> Any:
@@ -176,9 +211,11 @@ def _serve_bot(settings: Settings) -> Any:
     from slack_bolt.error import BoltError
     from slack_sdk.errors import SlackApiError, SlackClientError
 
+    from chatbot.observability import configure_logging
     from chatbot.snapshot import Snapshots
-    from chatbot.wiring import build, build_store
+    from chatbot.wiring import build, build_store  # before the logs: Alembic logs its plugins on import
 
+    configure_logging(settings.log_format)
     snapshots = Snapshots(settings.cache_dir, settings.digest_dir) if settings.cache_dir else None
     try:
         return build(settings, store=build_store(settings), snapshots=snapshots, load=False)

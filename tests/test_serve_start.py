@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from chatbot.digest import Library
-from chatbot.slack.server import HttpServer, asgi_app
+from chatbot.slack.server import HttpServer, Starting, asgi_app
 from chatbot.snapshot import Key, Snapshots
 from chatbot.wiring import Bot, LiveIndex, build
 from tests.fakeslack import FakeSlack
@@ -243,3 +243,36 @@ def test_serve_saves_the_snapshot_and_a_restart_loads_it(
     assert "from the snapshot" in second and "saved the digest snapshot" not in second, second
     entries = len(Library.load(folder))
     assert f"loaded {entries} digest entries from the snapshot" in second
+
+
+def test_serve_listens_before_the_bot_is_built(fake_slack: FakeSlack) -> None:
+    """`Starting`: the probes answer at once; a Slack request waits for the bot's app (or, when
+    it never comes within `wait`, gets a 503 that Slack retries, never a hang)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    starting = Starting(wait=30)
+    server = HttpServer(starting, host="127.0.0.1", port=0).start()
+    base = f"http://127.0.0.1:{server.port}"
+    try:
+        assert httpx.get(f"{base}/livez").json() == {"ok": True}
+        for path in ("/readyz", "/healthz"):
+            unready = httpx.get(f"{base}{path}")
+            assert unready.status_code == 503 and unready.json() == {"ok": False, "library": "starting"}
+        with ThreadPoolExecutor(1) as pool:
+            asked = pool.submit(
+                post, f"{base}/slack/events", command_body("help", fake_slack.response_url()), None, 60
+            )
+            bot = build(settings_for(fake_slack))
+            starting.set(asgi_app(bot.app, bot.health, ready=bot.readiness))
+            assert "/vllm-digest latest" in str(asked.result().json())
+        assert httpx.get(f"{base}/readyz").json() == {"ok": True, "library": "ok"}
+        bot.close()
+    finally:
+        server.stop()
+    never = Starting(wait=0.2)
+    server = HttpServer(never, host="127.0.0.1", port=0).start()
+    try:
+        body = command_body("help", fake_slack.response_url())
+        assert post(f"http://127.0.0.1:{server.port}/slack/events", body).status_code == 503
+    finally:
+        server.stop()
