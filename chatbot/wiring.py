@@ -207,7 +207,7 @@ class LiveIndex:
         return thread
 
     def state(self) -> str:
-        """ "ok" once the library is loaded, else what is going on (a readiness check)."""
+        """The readiness check: "ok" once the library is loaded, else what is going on."""
         if self._failed is not None:
             return f"loading the digests failed: {self._failed}"
         return "ok" if self._loaded.is_set() else "loading the digests"
