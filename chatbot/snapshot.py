@@ -7,8 +7,9 @@ file's (name, size, mtime_ns, content hash) and a code version (the source and d
 the parsing and indexing packages, the Python and pydantic versions, `FORMAT`). Any difference
 and the snapshot is not used; the folder is parsed and a new snapshot written.
 
-The file holds two pickles: the key, then the payload, so a stale snapshot is recognised
-without unpickling the library. Pickle is safe here only because the file is ours: written by
+The file holds three pickles (one pickler: shared objects stay shared): the key, so a stale
+snapshot is recognised without unpickling the library; the entries and the index; the per-file
+parses, read after the bot is ready (only a reload needs them). Pickle is safe here only because the file is ours: written by
 this process owner into its own cache directory. A snapshot that cannot be read (truncated,
 an old format, a class that moved) is ignored with one log line and rebuilt. Writes are
 atomic (a temporary file in the same directory, then `os.replace`).
@@ -36,7 +37,7 @@ from chatbot.search import SearchIndex
 log = logging.getLogger(__name__)
 
 # Bump when the payload's layout changes in a way the code hash would not show.
-FORMAT = 1
+FORMAT = 2
 _PACKAGE = Path(__file__).resolve().parent
 # What the parse and the index are made of: a change to any of these files invalidates snapshots.
 CODE_PARTS = ("digest", "search", "text")
@@ -95,26 +96,54 @@ class Snapshots:
         self.folder = Path(folder)
         name = hashlib.sha256(str(self.folder.resolve()).encode()).hexdigest()[:16]
         self.path = Path(cache_dir) / f"library-{name}.pickle"
+        self._rest: tuple[Any, pickle.Unpickler, Library, Key] | None = None
 
     def load(self, key: Key, into: Library) -> SearchIndex | None:
         """Fill the (empty) library `into` from the snapshot saved under `key` and return its
         index; None (and one log line saying why) when there is no such snapshot or it cannot be
-        read."""
+        read. The per-file parses (needed only by the next reload) are read by `finish()`, once
+        the bot answers."""
         try:
-            with self.path.open("rb") as file:
-                saved = pickle.load(file)
-                if saved != key:
-                    log.info("the digest snapshot %s is stale (digest files or code changed)", self.path)
-                    return None
-                payload = pickle.load(file)
-            return _restore(into, key, payload)
+            file = self.path.open("rb")
         except (FileNotFoundError, NotADirectoryError):
             log.info("no digest snapshot at %s yet", self.path)
+            return None
+        except OSError as exc:
+            log.warning("cannot read the digest snapshot %s: %s", self.path, exc.strerror or exc)
+            return None
+        # One unpickler for the three parts: objects they share (entries) are shared again.
+        unpickler = pickle.Unpickler(file)
+        try:
+            if unpickler.load() != key:
+                log.info("the digest snapshot %s is stale (digest files or code changed)", self.path)
+                file.close()
+                return None
+            index = _restore(into, key, unpickler.load())
         except Exception as exc:  # truncated, corrupt, an old layout: rebuilt, never fatal
+            file.close()
             log.warning(
                 "ignoring the unreadable digest snapshot %s (%s: %s)", self.path, type(exc).__name__, exc
             )
-        return None
+            return None
+        self._rest = (file, unpickler, into, key)
+        return index
+
+    def finish(self) -> None:
+        """Read the rest of the snapshot `load` read: the per-file parses, so that a reload
+        re-parses only the files that changed (skipped when a reload came first)."""
+        if self._rest is None:
+            return
+        file, unpickler, library, key = self._rest
+        self._rest = None
+        try:
+            with file:
+                parsed = unpickler.load()
+        except Exception as exc:
+            log.warning("ignoring the rest of the digest snapshot %s (%s)", self.path, type(exc).__name__)
+            return
+        with library._lock:
+            if library._stamp == key.stamp() and not library._parsed:
+                library._parsed = parsed
 
     def save(self, key: Key, library: Library, index: SearchIndex) -> bool:
         """Write the snapshot atomically; False (one log line) when the cache is not writable or
@@ -122,15 +151,15 @@ class Snapshots:
         if library._stamp != key.stamp():
             log.info("not saving a digest snapshot: the folder changed while it was loaded")
             return False
-        payload = {"entries": library.entries, "problems": library.problems, "parsed": library._parsed}
-        payload["index"] = index
+        payload = {"entries": library.entries, "problems": library.problems, "index": index}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, temporary = tempfile.mkstemp(prefix=self.path.name, suffix=".tmp", dir=self.path.parent)
             try:
                 with os.fdopen(fd, "wb") as file:
-                    pickle.dump(key, file, protocol=pickle.HIGHEST_PROTOCOL)
-                    pickle.dump(payload, file, protocol=pickle.HIGHEST_PROTOCOL)
+                    pickler = pickle.Pickler(file, protocol=pickle.HIGHEST_PROTOCOL)
+                    for part in (key, payload, library._parsed):
+                        pickler.dump(part)
                 os.replace(temporary, self.path)
             except BaseException:
                 Path(temporary).unlink(missing_ok=True)
@@ -152,7 +181,7 @@ def _restore(library: Library, key: Key, payload: dict[str, Any]) -> SearchIndex
     with library._lock:
         library.entries = entries
         library.problems = payload["problems"]
-        library._parsed = payload["parsed"]
+        library._parsed = {}  # until `Snapshots.finish`; a reload before then parses every file
         library._by_id = {entry.id: entry for entry in entries}
         library._stamp = key.stamp()
         library.generation += 1

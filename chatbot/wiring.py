@@ -183,7 +183,9 @@ class LiveIndex:
             self.loaded_from,
             time.perf_counter() - started,
         )
-        if self.loaded_from != "snapshot":
+        if self.loaded_from == "snapshot" and self.snapshots is not None:
+            build_long_lived(self.snapshots.finish)
+        else:
             self._save(key, index)
 
     def _save(self, key: Key | None, index: SearchIndex) -> None:

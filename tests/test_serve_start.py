@@ -62,6 +62,8 @@ def test_a_second_load_reuses_the_snapshot_and_answers_the_same(
     assert results(second) == results(first) and any(results(first))
     assert second.library.get("53529") == first.library.get("53529") is not None
     # The snapshot keeps the per-file parses: an edit re-parses that file and reloads.
+    parses = dict(second.library._parsed)
+    assert parses.keys() == first.library._parsed.keys() and len(parses) > 1
     digest = sorted(folder.glob("*.txt"))[0]
     title = next(e.title for e in second.library if e.source.startswith(str(digest)))
     digest.write_text(
@@ -69,6 +71,8 @@ def test_a_second_load_reuses_the_snapshot_and_answers_the_same(
     )
     assert second.wait_reloaded() and second.generation == 2
     assert second.search("Snapshot 测试标题").hits[0].entry.title == "Snapshot 测试标题"
+    reused = [path for path, parse in second.library._parsed.items() if parse is parses.get(path)]
+    assert sorted(reused) == sorted(path for path in parses if path != digest)
 
 
 def test_an_edited_digest_file_invalidates_the_snapshot(
