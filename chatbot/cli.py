@@ -128,24 +128,97 @@ def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    """Socket Mode when SLACK_APP_TOKEN is set, else HTTP (uvicorn) on --port / PORT."""
-    from chatbot.observability import configure_logging
-    from chatbot.slack.server import HttpServer, asgi_app, listening_socket
-    from chatbot.wiring import build, build_store
+    """Socket Mode when SLACK_APP_TOKEN is set, else HTTP (uvicorn) on --port / PORT.
+
+    Listens at once (`Starting`) and builds the bot on a background thread, then loads the
+    digests there: `/livez` answers from the start, `/readyz` and `/healthz` say 503 until the
+    bot can answer. The main thread serves HTTP (uvicorn's signal handling needs it)."""
+    import threading
+
+    from chatbot.slack.server import HttpServer, Starting
+
+    sock = _serve_socket(args, settings)
+    if sock is None:
+        return 2
+    starting = Starting()
+    server = HttpServer(starting, sock=sock)
+    started: dict[str, Any] = {}
+    threading.Thread(
+        target=_start_bot, args=(settings, server, starting, started), name="start", daemon=True
+    ).start()
+    server.serve_forever()
+    if "bot" in started:
+        started["bot"].close()
+    return int(started.get("exit", 0))
+
+
+def _start_bot(settings: Settings, server: Any, starting: Any, started: dict[str, Any]) -> None:
+    """Build the bot, hand it the requests, connect to Slack, load the digests; on a failure, one
+    line and the server stops with the exit code (`started["exit"]`)."""
+    try:
+        bot = _serve_bot(settings)
+        if isinstance(bot, int):
+            started["exit"] = bot
+            return
+        started["bot"] = bot
+        _serve_bot_traffic(bot, settings, server, starting)
+    except Exception as exc:  # as `main` would: one line for the database, else the traceback
+        line = database_error(exc, settings)
+        if line is None:
+            import traceback
+
+            traceback.print_exc()
+        else:
+            print(f"vllm-digest: {line}", file=sys.stderr)
+        started["exit"] = 1
+    finally:
+        if "exit" in started:
+            server.server.should_exit = True
+
+
+def _serve_bot_traffic(bot: Any, settings: Settings, server: Any, starting: Any) -> None:
+    """Requests go to the bot's app from now on (it answers "still loading" until the digests
+    are); Slack over HTTP or the socket; the digests load in the background."""
+    from chatbot.slack.server import asgi_app
+
+    starting.set(asgi_app(bot.app, bot.health, bot.metrics.exposition, ready=bot.readiness))
+    if settings.metrics_port:
+        from prometheus_client import start_http_server
+
+        start_http_server(settings.metrics_port, registry=bot.metrics.registry)
+        print(f"vllm-digest: GET /metrics on port {settings.metrics_port}", file=sys.stderr)
+    _serve_slack(bot, settings, server.port)
+    bot.start()
+
+
+def _serve_socket(args: argparse.Namespace, settings: Settings) -> Any:
+    """The listening socket, bound before anything else starts so a taken port fails at once;
+    None (and one line) when it cannot be."""
+    from chatbot.slack.server import listening_socket
 
     port = args.port if args.port is not None else settings.port  # 0: any free port
-    try:  # bound before anything else starts, so a taken port fails at once
-        sock = listening_socket("0.0.0.0", port)
+    try:
+        return listening_socket("0.0.0.0", port)
     except OSError as exc:
         what = f"--port {port}" if args.port is not None else f"setting PORT: {port}"
         print(f"vllm-digest: {what}: cannot listen ({exc.strerror or exc})", file=sys.stderr)
-        return 2
-    configure_logging(settings.log_format)
+        return None
+
+
+def _serve_bot(settings: Settings) -> Any:
+    """The bot with its store and snapshots, the digests not loaded yet; an exit code (and one
+    line) when a setting is wrong or Slack cannot be reached."""
     from slack_bolt.error import BoltError
     from slack_sdk.errors import SlackApiError, SlackClientError
 
+    from chatbot.observability import configure_logging
+    from chatbot.snapshot import Snapshots
+    from chatbot.wiring import build, build_store  # before the logs: Alembic logs its plugins on import
+
+    configure_logging(settings.log_format)
+    snapshots = Snapshots(settings.cache_dir, settings.digest_dir) if settings.cache_dir else None
     try:
-        bot = build(settings, store=build_store(settings))
+        return build(settings, store=build_store(settings), snapshots=snapshots, load=False)
     except SettingsError as exc:
         print(f"vllm-digest: {exc}", file=sys.stderr)
         return 2
@@ -153,32 +226,19 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         print(f"vllm-digest: cannot reach Slack at {settings.slack_api_url}: {first_line}", file=sys.stderr)
         return 1
-    server = HttpServer(asgi_app(bot.app, bot.health, bot.metrics.exposition, ready=bot.readiness), sock=sock)
-    if settings.metrics_port:
-        from prometheus_client import start_http_server
 
-        start_http_server(settings.metrics_port, registry=bot.metrics.registry)
-        print(f"vllm-digest: GET /metrics on port {settings.metrics_port}", file=sys.stderr)
-    if settings.slack_app_token:
-        from slack_bolt.adapter.socket_mode import SocketModeHandler
 
-        # Events arrive over the socket; the HTTP server stays up for the probes.
-        socket_mode = SocketModeHandler(bot.app, settings.slack_app_token)
-        socket_mode.connect()  # type: ignore[no-untyped-call]
-        bot.socket_connected = socket_mode.client.is_connected
-        print(f"vllm-digest: Socket Mode; GET /livez, /readyz on port {server.port}", file=sys.stderr)
-    else:
-        print(
-            f"vllm-digest: HTTP on port {server.port}, POST /slack/events, GET /livez, /readyz",
-            file=sys.stderr,
-        )
-    if bot.scheduler is not None:
-        bot.scheduler.start()
-    if bot.curator_jobs is not None:
-        bot.curator_jobs.start()
-    server.serve_forever()
-    bot.close()
-    return 0
+def _serve_slack(bot: Any, settings: Settings, port: int) -> None:
+    """Socket Mode when SLACK_APP_TOKEN is set (the HTTP port then serves the probes only)."""
+    if not settings.slack_app_token:
+        print(f"vllm-digest: HTTP on port {port}, POST /slack/events, GET /livez, /readyz", file=sys.stderr)
+        return
+    from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+    socket_mode = SocketModeHandler(bot.app, settings.slack_app_token)
+    socket_mode.connect()  # type: ignore[no-untyped-call]
+    bot.socket_connected = socket_mode.client.is_connected
+    print(f"vllm-digest: Socket Mode; GET /livez, /readyz on port {port}", file=sys.stderr)
 
 
 def cmd_console(args: argparse.Namespace, settings: Settings) -> int:

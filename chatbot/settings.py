@@ -36,6 +36,12 @@ SPAN_RE = re.compile(r"^\s*(\d+)\s*([hdw])\s*$", re.IGNORECASE)
 SPAN_UNITS = {"h": "hours", "d": "days", "w": "weeks"}
 
 
+def default_cache_dir() -> Path:
+    """$XDG_CACHE_HOME/vllm-digest, else ~/.cache/vllm-digest."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "vllm-digest"
+
+
 class SettingsError(ValueError):
     """A missing or malformed setting; the message is one line naming it."""
 
@@ -51,6 +57,8 @@ class Settings(BaseSettings):
     slack_api_url: str = Field(default="https://slack.com/api/", pattern=r"^https?://")
     database_url: str = "sqlite:///vllm-digest.db"
     digest_dir: Path = BUNDLED_DIGESTS
+    # Where `serve` keeps the snapshot of the parsed digests (a fast restart); empty or `off`: none.
+    cache_dir: Path | None = Field(default_factory=default_cache_dir)
     daily_channels: Annotated[list[str], NoDecode] = Field(default_factory=list)
     daily_cron: str = "30 9 * * 1-5"
     daily_grace: timedelta = timedelta(hours=4)
@@ -126,6 +134,13 @@ class Settings(BaseSettings):
             raise ValueError(f"{value} is a file; DIGEST_DIR is the folder of digest files")
         if not os.access(value, os.R_OK | os.X_OK):
             raise ValueError(f"folder {value} is not readable")
+        return value
+
+    @field_validator("cache_dir", mode="before")
+    @classmethod
+    def _cache_dir(cls, value: object) -> object:
+        if isinstance(value, str) and value.strip().lower() in ("", "off", "none"):
+            return None
         return value
 
     @field_validator("usage_retention", mode="before")

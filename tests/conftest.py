@@ -18,6 +18,13 @@ ROOT = Path(__file__).resolve().parent.parent
 DIGESTS = ROOT / "digests"
 
 
+@pytest.fixture(autouse=True)
+def _cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """CACHE_DIR in the test's own folder: no test reads or writes the user's digest snapshots
+    (a `serve` subprocess that copies the environment gets it too)."""
+    monkeypatch.setenv("CACHE_DIR", str(tmp_path / "cache"))
+
+
 @pytest.fixture(scope="session")
 def seed_library() -> Library:
     return Library.load(DIGESTS)

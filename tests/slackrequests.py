@@ -165,3 +165,21 @@ def rendered_strings(message: dict[str, Any]) -> list[str]:
 
     walk(message.get("blocks", []))
     return out
+
+
+def wait_ready(base_url: str, timeout: float = 60.0) -> httpx.Response:
+    """GET /readyz until it answers 200 (a `serve` process loads its digests after it listens);
+    polled against a deadline, the last answer in the failure."""
+    deadline = time.monotonic() + timeout
+    last = "no answer"
+    while time.monotonic() < deadline:
+        try:
+            response = httpx.get(f"{base_url}/readyz", timeout=5)
+        except httpx.TransportError as exc:
+            last = repr(exc)
+        else:
+            if response.status_code == 200:
+                return response
+            last = f"{response.status_code} {response.text}"
+        time.sleep(0.02)  # polling another process: nothing to wait on
+    raise AssertionError(f"{base_url}/readyz not 200 within {timeout} s: {last}")

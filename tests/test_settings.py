@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from chatbot.settings import BUNDLED_DIGESTS, SettingsError, load_settings
+from tests.slackrequests import wait_ready
 
 ENV_NAMES = (
     "DAILY_CHANNELS",
@@ -191,7 +192,21 @@ def test_serve_on_a_port_in_use_is_one_line_and_port_0_binds_a_free_one(tmp_path
             import httpx
 
             assert httpx.get(f"http://127.0.0.1:{bound}/livez").json() == {"ok": True}
-            assert httpx.get(f"http://127.0.0.1:{bound}/readyz").json() == {"ok": True, "store": "ok"}
+            ready = wait_ready(f"http://127.0.0.1:{bound}")
+            assert ready.json() == {"ok": True, "library": "ok", "store": "ok"}
         finally:
             served.terminate()
             served.wait(timeout=15)
+
+
+def test_cache_dir_defaults_to_the_xdg_cache_and_off_turns_the_snapshot_off(
+    clean_env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    clean_env.delenv("CACHE_DIR", raising=False)
+    clean_env.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert load_settings().cache_dir == tmp_path / "xdg" / "vllm-digest"
+    for off in ("off", "", " OFF "):
+        clean_env.setenv("CACHE_DIR", off)
+        assert load_settings().cache_dir is None
+    clean_env.setenv("CACHE_DIR", str(tmp_path / "mine"))
+    assert load_settings().cache_dir == tmp_path / "mine"

@@ -34,6 +34,7 @@ from tests.slackrequests import (
     command_body,
     post,
     signed_headers,
+    wait_ready,
 )
 
 DEEPSTACK_TITLE = "新增 Qwen3-VL DeepStack 编译契约回归测试"
@@ -221,6 +222,7 @@ def test_serve_command_starts_http_mode_against_slack(fake_slack: FakeSlack, tmp
         while line and "HTTP on port" not in line:
             line = process.stderr.readline()
         assert f"HTTP on port {port}" in line
+        wait_ready(f"http://127.0.0.1:{port}")
         url = f"http://127.0.0.1:{port}/slack/events"
         answer = post(url, command_body("help", fake_slack.response_url())).json()
         assert "/vllm-digest latest" in all_text(answer)

@@ -171,7 +171,7 @@ def test_an_outage_makes_the_server_unready_and_a_lost_reply_is_logged(
     server = HttpServer(asgi_app(bot.app, bot.health, ready=bot.readiness), host="127.0.0.1", port=0).start()
     base = f"http://127.0.0.1:{server.port}"
     try:
-        assert httpx.get(f"{base}/readyz").json() == {"ok": True, "store": "ok"}
+        assert httpx.get(f"{base}/readyz").json() == {"ok": True, "library": "ok", "store": "ok"}
         proxy.cut()
         caplog.set_level(logging.INFO)
         for path in ("/readyz", "/healthz"):

@@ -85,9 +85,11 @@ def build_slack_app(
     home: HomeTab | None = None,
     dms: DirectMessages | None = None,
     shortcut: MessageShortcut | None = None,
+    loading: Any = None,
 ) -> App:
     """A Bolt app whose listeners acknowledge first; answers never hold the HTTP response long.
-    A replayed command or button press is acknowledged and dropped (`replays`)."""
+    A replayed command or button press is acknowledged and dropped (`replays`). `loading` (the
+    middleware of `chatbot.slack.loading`) answers "still loading" until the digests are."""
     app = App(
         client=client,
         signing_secret=signing_secret,
@@ -99,6 +101,8 @@ def build_slack_app(
         logger=bolt_logger(),
     )
     app.error(log_error)
+    if loading is not None:
+        app.use(loading)
     app.use(replay_middleware(replays))
     app.command(ids.COMMAND)(command)
     app.action(ids.pattern(ids.SHARE_ENTRY))(ack=actions.just_ack, lazy=[buttons.share])

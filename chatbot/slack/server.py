@@ -8,9 +8,10 @@ no listener handles (an unknown action, a view submission, an event type we do n
 synchronous `App.dispatch` on the event loop, which would stall every other request while one
 listener works; here dispatch runs in Starlette's thread pool instead.
 
-Probes: `GET /livez` (liveness: the process serves HTTP), `GET /readyz` (readiness: the store
-answers and, in Socket Mode, the socket is connected; 503 otherwise) and `GET /healthz` (the
-readiness answer plus library figures).
+Probes: `GET /livez` (liveness: the process serves HTTP), `GET /readyz` (readiness: the digests
+are loaded, the store answers and, in Socket Mode, the socket is connected; 503 otherwise) and
+`GET /healthz` (the readiness answer plus library figures). `serve` listens with `Starting` from
+its first moment, while the bot is still being built.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from chatbot.slack import inbound
 
@@ -92,6 +94,44 @@ def asgi_app(
     return Starlette(routes=routes)
 
 
+class Starting:
+    """What `serve` listens with from its first moment, while the bot is built (imports, the
+    store, the object graph: about a second): `/livez` answers, `/readyz` and `/healthz` say 503
+    "starting", and a Slack request waits (up to `wait` seconds, inside Slack's three) for the
+    bot's app, which then answers it. `set(app)` hands every request to the bot's app."""
+
+    def __init__(self, wait: float = 2.5) -> None:
+        self.wait = wait
+        self._app: ASGIApp | None = None
+        self._set = threading.Event()
+
+        async def livez(request: Request) -> Response:
+            return JSONResponse({"ok": True})
+
+        async def starting(request: Request) -> Response:
+            return JSONResponse({"ok": False, "library": "starting"}, status_code=503)
+
+        self._probes = Starlette(
+            routes=[
+                Route(LIVE_PATH, livez, methods=["GET"]),
+                Route(READY_PATH, starting, methods=["GET"]),
+                Route(HEALTH_PATH, starting, methods=["GET"]),
+                Route(EVENTS_PATH, starting, methods=["POST"]),
+            ]
+        )
+
+    def set(self, app: ASGIApp) -> None:
+        self._app = app
+        self._set.set()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        app = self._app
+        if app is None and scope["type"] == "http" and scope["path"] == EVENTS_PATH:
+            await run_in_threadpool(self._set.wait, self.wait)
+            app = self._app
+        await (app or self._probes)(scope, receive, send)
+
+
 def metrics_endpoint(exposition: Callable[[], tuple[bytes, str]]) -> Callable[[Request], Any]:
     """GET /metrics: the registry's text exposition (rendered off the event loop)."""
 
@@ -136,7 +176,7 @@ class HttpServer:
     and connections queue in the backlog until serving starts: no waiting for start-up."""
 
     def __init__(
-        self, asgi: Starlette, host: str = "0.0.0.0", port: int = 3000, *, sock: socket.socket | None = None
+        self, asgi: ASGIApp, host: str = "0.0.0.0", port: int = 3000, *, sock: socket.socket | None = None
     ) -> None:
         self.socket = sock or listening_socket(host, port)
         config = uvicorn.Config(

@@ -97,6 +97,7 @@ def test_serve_catches_up_a_missed_run_once_and_not_after_restart(
         "HOME": os.environ.get("HOME", "/tmp"),
         "PYTHONPATH": str(ROOT),
         "DATABASE_URL": f"sqlite:///{tmp_path / 'bot.db'}",
+        "CACHE_DIR": str(tmp_path / "cache"),
         "SLACK_BOT_TOKEN": "xoxb-test",
         "SLACK_SIGNING_SECRET": "test-secret",
         "SLACK_API_URL": fake_slack.api_url,
