@@ -17,7 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, field
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
@@ -43,33 +43,23 @@ class Announced:
     message_ts: str
 
 
+@dataclass(eq=False)
 class Announcer:
     """`run()` announces what is new to whom it concerns; safe to run on every replica at once."""
 
-    def __init__(
-        self,
-        store: SubscriptionStore,
-        entries: Callable[[], Sequence[Entry]],
-        subscriptions: Callable[[], Sequence[Subscription]],
-        on_topics: Callable[[Subscription], frozenset[str]],
-        client: WebClient,
-        render: Callable[[Sequence[Entry], Subscription], SlackMessage],
-        *,
-        clock: Callable[[], dt.datetime] = utc_now,
-        window: dt.timedelta = ANNOUNCE_WINDOW,
-        lease: dt.timedelta = CLAIM_LEASE,
-    ) -> None:
-        self.store = store
-        self.entries = entries
-        self.subscriptions = subscriptions
-        self.on_topics = on_topics
-        self.client = client
-        self.render = render
-        self.clock = clock
-        self.window = window
-        self.lease = lease
-        self._live_owners: set[str] = set()
-        self._reported: set[tuple[str, str]] = set()  # announcements another run made, logged once
+    store: SubscriptionStore
+    entries: Callable[[], Sequence[Entry]]
+    subscriptions: Callable[[], Sequence[Subscription]]
+    on_topics: Callable[[Subscription], frozenset[str]]
+    client: WebClient
+    render: Callable[[Sequence[Entry], Subscription], SlackMessage]
+    _: KW_ONLY
+    clock: Callable[[], dt.datetime] = utc_now
+    window: dt.timedelta = ANNOUNCE_WINDOW
+    lease: dt.timedelta = CLAIM_LEASE
+    _live_owners: set[str] = field(default_factory=set, init=False, repr=False)
+    # Announcements another run made, logged once.
+    _reported: set[tuple[str, str]] = field(default_factory=set, init=False, repr=False)
 
     def run(self) -> list[Announced]:
         now = self.clock()

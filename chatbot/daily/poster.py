@@ -39,9 +39,7 @@ from slack_sdk.http_retry.builtin_handlers import (
     ServerErrorRetryHandler,
 )
 from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
-from slack_sdk.http_retry.request import HttpRequest
 from slack_sdk.http_retry.response import HttpResponse
-from slack_sdk.http_retry.state import RetryState
 
 from chatbot.daily.picker import Pick, TopicFilter, pick_entry
 from chatbot.digest import Entry
@@ -115,13 +113,9 @@ class NeverSentRetryHandler(ConnectionErrorRetryHandler):
     """Retries a connection error only when the request never left, so a retry cannot post twice."""
 
     def _can_retry(
-        self,
-        *,
-        state: RetryState,
-        request: HttpRequest,
-        response: HttpResponse | None = None,
-        error: Exception | None = None,
+        self, *, response: HttpResponse | None = None, error: Exception | None = None, **_: Any
     ) -> bool:
+        # State and request do not matter: only whether the request certainly never left.
         return error is not None and response is None and never_sent(error)
 
 
