@@ -227,23 +227,36 @@ def _cron_values(field: str, low: int, high: int, names: dict[str, int]) -> set[
     steps (the scheduler judges those)."""
     values: set[int] = set()
     for part in field.lower().split(","):
-        span, _, step_text = part.partition("/")
-        if step_text and not step_text.isdigit():
+        span = _cron_span(part, low, high, names)
+        if span is None:
             return None
-        step = int(step_text) if step_text else 1
-        if span in ("*", "?"):
-            first, last = low, high
-        else:
-            found = [names.get(end, int(end) if end.isdigit() else None) for end in span.split("-", 1)]
-            ends = [end for end in found if end is not None]
-            if len(ends) != len(found):
-                return None
-            first = ends[0]
-            last = ends[-1] if len(ends) == 2 else (high if step_text else first)
-        if step < 1:
-            return None
-        values.update(range(first, last + 1, step))
+        values.update(span)
     return values
+
+
+def _cron_span(part: str, low: int, high: int, names: dict[str, int]) -> range | None:
+    """The numbers one part of a field matches: `*`, `a-b` or `a` (numbers or names), with an
+    optional `/step` (`a/step` runs to `high`); None when it is other syntax."""
+    span, _, step_text = part.partition("/")
+    if step_text and not step_text.isdigit():
+        return None
+    step = int(step_text) if step_text else 1
+    if step < 1:
+        return None
+    if span in ("*", "?"):
+        return range(low, high + 1, step)
+    ends = _cron_ends(span, names)
+    if ends is None:
+        return None
+    last = ends[-1] if len(ends) == 2 else (high if step_text else ends[0])
+    return range(ends[0], last + 1, step)
+
+
+def _cron_ends(span: str, names: dict[str, int]) -> list[int] | None:
+    """`a` or `a-b` (numbers or names) as one or two numbers; None when an end is neither."""
+    found = [names.get(end, int(end) if end.isdigit() else None) for end in span.split("-", 1)]
+    ends = [end for end in found if end is not None]
+    return ends if len(ends) == len(found) else None
 
 
 def cron_can_fire(expression: str) -> bool:
@@ -260,9 +273,15 @@ def cron_can_fire(expression: str) -> bool:
     if days is None or months is None or weekdays is None:
         return True
     python_weekdays = {(d - 1) % 7 for d in weekdays}  # cron: 0 and 7 are Sunday; Python: Monday = 0
+    return _some_date_matches(days, months, python_weekdays)
+
+
+def _some_date_matches(days: set[int], months: set[int], weekdays: set[int]) -> bool:
+    """Whether a date has a day of month in `days`, a month in `months`, a weekday (Monday = 0) in
+    `weekdays`."""
     day = dt.date(2024, 1, 1)
     for _ in range(28 * 366):  # the Gregorian weekday/leap-year pattern repeats within 28 years
-        if day.month in months and day.day in days and day.weekday() in python_weekdays:
+        if day.month in months and day.day in days and day.weekday() in weekdays:
             return True
         day += dt.timedelta(days=1)
     return False

@@ -17,22 +17,17 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, field
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from chatbot.daily.poster import (
-    CLAIM_LEASE,
-    SlackMessage,
-    find_marked_message,
-    owner_is_dead,
-    process_owner,
-)
+from chatbot.daily import SlackMessage
+from chatbot.daily.poster import CLAIM_LEASE, find_marked_message, owner_is_dead, post_message, process_owner
 from chatbot.daily.subscription import Subscription
 from chatbot.digest import Entry
 from chatbot.store import SubscriptionStore, utc_now
-from chatbot.store.subscriptions import BASELINE, Announcement
+from chatbot.store.subscriptions import BASELINE, Announcement, Batch
 
 log = logging.getLogger(__name__)
 
@@ -48,64 +43,62 @@ class Announced:
     message_ts: str
 
 
+@dataclass(eq=False)
 class Announcer:
     """`run()` announces what is new to whom it concerns; safe to run on every replica at once."""
 
-    def __init__(
-        self,
-        store: SubscriptionStore,
-        entries: Callable[[], Sequence[Entry]],
-        subscriptions: Callable[[], Sequence[Subscription]],
-        on_topics: Callable[[Subscription], frozenset[str]],
-        client: WebClient,
-        render: Callable[[Sequence[Entry], Subscription], SlackMessage],
-        *,
-        clock: Callable[[], dt.datetime] = utc_now,
-        window: dt.timedelta = ANNOUNCE_WINDOW,
-        lease: dt.timedelta = CLAIM_LEASE,
-    ) -> None:
-        self.store = store
-        self.entries = entries
-        self.subscriptions = subscriptions
-        self.on_topics = on_topics
-        self.client = client
-        self.render = render
-        self.clock = clock
-        self.window = window
-        self.lease = lease
-        self._live_owners: set[str] = set()
-        self._reported: set[tuple[str, str]] = set()  # announcements another run made, logged once
+    store: SubscriptionStore
+    entries: Callable[[], Sequence[Entry]]
+    subscriptions: Callable[[], Sequence[Subscription]]
+    on_topics: Callable[[Subscription], frozenset[str]]
+    client: WebClient
+    render: Callable[[Sequence[Entry], Subscription], SlackMessage]
+    _: KW_ONLY
+    clock: Callable[[], dt.datetime] = utc_now
+    window: dt.timedelta = ANNOUNCE_WINDOW
+    lease: dt.timedelta = CLAIM_LEASE
+    _live_owners: set[str] = field(default_factory=set, init=False, repr=False)
+    # Announcements another run made, logged once.
+    _reported: set[tuple[str, str]] = field(default_factory=set, init=False, repr=False)
 
     def run(self) -> list[Announced]:
         now = self.clock()
         by_id = {e.id: e for e in self.entries()}
-        batch = self.store.note_entries(by_id, now=now)
-        if batch is not None and batch.batch == BASELINE:
-            log.info("digest entries: baseline of %d entries (not announced)", len(batch.entry_ids))
-        elif batch is not None:
-            log.info("new digest entries (batch %s): %s", batch.batch, ", ".join(batch.entry_ids))
+        self._note_entries(by_id, now)
         batches = self.store.batches_since(now - self.window)
         if not batches:
             return []
         done: list[Announced] = []
         for subscription in self.subscriptions():
-            if not subscription.announce:
+            if subscription.announce:
+                done.extend(self._announce_batches(subscription, batches, by_id))
+        return done
+
+    def _note_entries(self, by_id: dict[str, Entry], now: dt.datetime) -> None:
+        """Note the folder's entry ids in the store; log the batch they made, if any."""
+        batch = self.store.note_entries(by_id, now=now)
+        if batch is not None and batch.batch == BASELINE:
+            log.info("digest entries: baseline of %d entries (not announced)", len(batch.entry_ids))
+        elif batch is not None:
+            log.info("new digest entries (batch %s): %s", batch.batch, ", ".join(batch.entry_ids))
+
+    def _announce_batches(
+        self, subscription: Subscription, batches: Sequence[Batch], by_id: dict[str, Entry]
+    ) -> list[Announced]:
+        """Each batch not yet announced in the channel, with its entries on the channel's topics."""
+        posted = self.store.announced(subscription.channel)
+        selected: frozenset[str] | None = None  # the entries on the topics, asked for once
+        done: list[Announced] = []
+        for new in batches:
+            if new.batch in posted:
+                self._already(subscription.channel, new.batch)
                 continue
-            posted = self.store.announced(subscription.channel)
-            selected: frozenset[str] | None = None
-            for new in batches:
-                if new.batch in posted:
-                    self._already(subscription.channel, new.batch)
-                    continue
-                if subscription.topics and selected is None:
-                    selected = self.on_topics(subscription)
-                entries = [
-                    by_id[i] for i in new.entry_ids if i in by_id and (selected is None or i in selected)
-                ]
-                if entries:
-                    result = self._announce(subscription, new.batch, entries, new.seen_at)
-                    if result is not None:
-                        done.append(result)
+            if subscription.topics and selected is None:
+                selected = self.on_topics(subscription)
+            entries = _in_library(new, by_id, selected)
+            result = self._announce(subscription, new.batch, entries, new.seen_at) if entries else None
+            if result is not None:
+                done.append(result)
         return done
 
     def _announce(
@@ -126,24 +119,20 @@ class Announcer:
                 self.store.finish_announcement(channel, batch, owner, found)
                 log.info("announce %s batch %s: recovered ts %s", channel, batch, found)
                 return Announced(channel, batch, ids, found)
-            message = self.render(entries, subscription)
             try:
-                response = self.client.chat_postMessage(
-                    channel=channel,
-                    text=message.text,
-                    blocks=message.blocks,
-                    metadata={
+                _, ts = post_message(
+                    self.client,
+                    channel,
+                    self.render(entries, subscription),
+                    {
                         "event_type": ANNOUNCE_EVENT_TYPE,
                         "event_payload": {"channel": channel, "batch": batch},
                     },
-                    unfurl_links=False,
-                    unfurl_media=False,
                 )
             except (SlackApiError, SlackClientError, OSError) as exc:
                 self.store.finish_announcement(channel, batch, owner, None)
                 log.error("announce %s batch %s failed: %s; the next tick tries again", channel, batch, exc)
                 return None
-            ts = str(response["ts"])
             self.store.finish_announcement(channel, batch, owner, ts)
             self._reported.add((channel, batch))
             log.info("announce %s batch %s: posted %d entries ts %s", channel, batch, len(ids), ts)
@@ -174,3 +163,8 @@ class Announcer:
             log.warning("announce %s: could not read the channel history (%s); posting", channel, exc)
             return None
         return found[0] if found else None
+
+
+def _in_library(batch: Batch, by_id: dict[str, Entry], selected: frozenset[str] | None) -> list[Entry]:
+    """The batch's entries still in the library (and among `selected`, the channel's topics)."""
+    return [by_id[i] for i in batch.entry_ids if i in by_id and (selected is None or i in selected)]

@@ -74,16 +74,26 @@ def pick_entry(
         pick = _pick(on_topic, history, channel, day)
         assert pick is not None
         return Pick(pick.entry, f"on the channel's topics ({named}): {pick.reason}")
-    done = f"every entry on the channel's topics ({named}) was posted ({len(on_topic)})"
-    if topics.strict:
-        pick = _pick(on_topic, history, channel, day)
-        if pick is None:
-            return None
-        return Pick(pick.entry, f"{done}; strict: a new round of them: {pick.reason}", topics_done=True)
-    pick = _pick(entries, history, channel, day)
+    return _after_topics(entries, on_topic, history, channel, day, topics)
+
+
+def _after_topics(
+    entries: Sequence[Entry],
+    on_topic: list[Entry],
+    history: Iterable[PastPost],
+    channel: str,
+    day: dt.date,
+    topics: TopicFilter,
+) -> Pick | None:
+    """Every entry on the topics was posted: strict starts a new round of them, else the rest."""
+    done = f"every entry on the channel's topics ({', '.join(topics.labels)}) was posted ({len(on_topic)})"
+    pool, how = (
+        (on_topic, "strict: a new round of them") if topics.strict else (entries, "picking from the rest")
+    )
+    pick = _pick(pool, history, channel, day)
     if pick is None:
         return None
-    return Pick(pick.entry, f"{done}; picking from the rest: {pick.reason}", topics_done=True)
+    return Pick(pick.entry, f"{done}; {how}: {pick.reason}", topics_done=True)
 
 
 def tie_break(day: dt.date, channel: str, entry_id: str) -> str:

@@ -39,9 +39,7 @@ from slack_sdk.http_retry.builtin_handlers import (
     ServerErrorRetryHandler,
 )
 from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
-from slack_sdk.http_retry.request import HttpRequest
 from slack_sdk.http_retry.response import HttpResponse
-from slack_sdk.http_retry.state import RetryState
 
 from chatbot.daily.picker import Pick, TopicFilter, pick_entry
 from chatbot.digest import Entry
@@ -115,13 +113,9 @@ class NeverSentRetryHandler(ConnectionErrorRetryHandler):
     """Retries a connection error only when the request never left, so a retry cannot post twice."""
 
     def _can_retry(
-        self,
-        *,
-        state: RetryState,
-        request: HttpRequest,
-        response: HttpResponse | None = None,
-        error: Exception | None = None,
+        self, *, response: HttpResponse | None = None, error: Exception | None = None, **_: Any
     ) -> bool:
+        # State and request do not matter: only whether the request certainly never left.
         return error is not None and response is None and never_sent(error)
 
 
@@ -194,16 +188,22 @@ def find_marked_message(
             limit=200,
             cursor=cursor,
         )
-        for message in response.get("messages") or []:
-            metadata = message.get("metadata") or {}
-            found = metadata.get("event_payload") or {}
-            if metadata.get("event_type") == event_type and all(
-                found.get(k) == v for k, v in payload.items()
-            ):
-                return str(message["ts"]), found
+        found = _marked(response.get("messages") or [], event_type, payload)
         cursor = (response.get("response_metadata") or {}).get("next_cursor")
-        if not cursor:
-            return None
+        if found is not None or not cursor:
+            return found
+    return None
+
+
+def _marked(
+    messages: list[dict[str, Any]], event_type: str, payload: dict[str, str]
+) -> tuple[str, dict[str, Any]] | None:
+    """The first message whose metadata has the event type and the payload values."""
+    for message in messages:
+        metadata = message.get("metadata") or {}
+        found = metadata.get("event_payload") or {}
+        if metadata.get("event_type") == event_type and all(found.get(k) == v for k, v in payload.items()):
+            return str(message["ts"]), found
     return None
 
 
@@ -231,6 +231,21 @@ def owner_is_dead(owner: str, live_owners: Set[str] = frozenset()) -> bool:
     except PermissionError:
         return False
     return False
+
+
+def _refused(channel: str, day: dt.date, entry: Entry, error: SlackApiError) -> DailyResult:
+    """Slack answered with an error: FAILED when a later run may succeed, else REFUSED."""
+    status_code = error.response.status_code
+    code = str(error.response.get("error") or f"HTTP {status_code}")
+    transient = status_code == 429 or status_code >= 500 or code in TRANSIENT_ERRORS
+    return DailyResult(
+        Status.FAILED if transient else Status.REFUSED,
+        channel,
+        day,
+        entry.id,
+        detail=f"Slack answered {code} (HTTP {status_code})"
+        + ("; will retry" if transient else "; fix the setup, not retrying"),
+    )
 
 
 class DailyPoster:
@@ -313,25 +328,34 @@ class DailyPoster:
             return DailyResult(Status.ALREADY_POSTED, channel, day, row.entry_id, row.message_ts)
         if claim.outcome is ClaimOutcome.BUSY:
             return DailyResult(Status.BUSY, channel, day, row.entry_id, detail=f"claimed by {row.owner}")
-        entry = pick.entry
         if claim.outcome is ClaimOutcome.TAKEN_OVER:
-            found = self._find_posted(
-                channel, day, since=(existing.claimed_at if existing else row.claimed_at)
-            )
-            if found is not None:
-                ts, entry_id = found
-                self.store.record_posted(channel, day, owner, ts, now=self.clock(), entry_id=entry_id or None)
-                self._register(channel, ts, entry_id or row.entry_id)
-                return DailyResult(
-                    Status.RECOVERED,
-                    channel,
-                    day,
-                    entry_id or row.entry_id,
-                    ts,
-                    "found the crashed run's post",
-                )
-            entry = next((e for e in self.entries() if e.id == row.entry_id), pick.entry)
+            return self._take_over(channel, day, owner, row, existing, pick)
+        return self._post(channel, day, pick.entry, owner, pick.reason)
+
+    def _take_over(
+        self, channel: str, day: dt.date, owner: str, row: DailyPost, existing: DailyPost | None, pick: Pick
+    ) -> DailyResult:
+        """A dead run's claim is ours now: its post when Slack has it, else post its entry."""
+        recovered = self._recover(channel, day, owner, row, since=existing.claimed_at if existing else None)
+        if recovered is not None:
+            return recovered
+        entry = next((e for e in self.entries() if e.id == row.entry_id), pick.entry)
         return self._post(channel, day, entry, owner, pick.reason)
+
+    def _recover(
+        self, channel: str, day: dt.date, owner: str, row: DailyPost, since: dt.datetime | None
+    ) -> DailyResult | None:
+        """A dead run's claim was taken over: record its post when it is in the channel (None: it
+        is not, post again)."""
+        found = self._find_posted(channel, day, since=since or row.claimed_at)
+        if found is None:
+            return None
+        ts, entry_id = found
+        self.store.record_posted(channel, day, owner, ts, now=self.clock(), entry_id=entry_id or None)
+        self._register(channel, ts, entry_id or row.entry_id)
+        return DailyResult(
+            Status.RECOVERED, channel, day, entry_id or row.entry_id, ts, "found the crashed run's post"
+        )
 
     def _find_posted(self, channel: str, day: dt.date, since: dt.datetime) -> tuple[str, str] | None:
         try:
@@ -348,18 +372,7 @@ class DailyPoster:
             )
         except SlackApiError as exc:
             self.store.release(channel, day, owner)
-            status_code = exc.response.status_code
-            error = str(exc.response.get("error") or f"HTTP {status_code}")
-            transient = status_code == 429 or status_code >= 500 or error in TRANSIENT_ERRORS
-            result = DailyResult(
-                Status.FAILED if transient else Status.REFUSED,
-                channel,
-                day,
-                entry.id,
-                detail=f"Slack answered {error} (HTTP {status_code})"
-                + ("; will retry" if transient else "; fix the setup, not retrying"),
-            )
-            return result
+            return _refused(channel, day, entry, exc)
         except (SlackClientError, OSError) as exc:
             if not never_sent(exc):
                 return self._unanswered(channel, day, entry, owner, exc)

@@ -36,6 +36,7 @@ RETRY_DELAY = dt.timedelta(minutes=5)
 
 
 WEEKDAY_NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
+DAY_NUMBERS = range(8)  # crontab: 0 and 7 are Sunday
 
 
 def crontab_weekdays(field: str) -> str:
@@ -49,20 +50,26 @@ def crontab_weekdays(field: str) -> str:
         return "*" if field == "?" else field
     days: set[int] = set()
     for part in field.split(","):
-        span, _, step_text = part.partition("/")
-        step = int(step_text) if step_text else 1
-        if span in ("*", "?"):
-            first, last = 0, 6
-        elif "-" in span:
-            a, b = span.split("-", 1)
-            first, last = int(a), int(b)
-        else:
-            first = int(span)
-            last = 6 if step_text else first
-        if not (0 <= first <= 7 and 0 <= last <= 7 and step >= 1):
-            raise ValueError(f"day of week out of range in {field!r}")
-        days.update(d % 7 for d in range(first, last + 1, step))
+        days.update(d % 7 for d in _weekday_numbers(part, field))
     return ",".join(WEEKDAY_NAMES[d] for d in sorted(days))
+
+
+def _weekday_numbers(part: str, field: str) -> range:
+    """The crontab day numbers of one part of the field: `*`, `1-5`, `3`, with an optional
+    `/step` (`1/2`: from Monday to Saturday)."""
+    span, _, step_text = part.partition("/")
+    step = int(step_text) if step_text else 1
+    if span in ("*", "?"):
+        first, last = 0, 6
+    elif "-" in span:
+        a, b = span.split("-", 1)
+        first, last = int(a), int(b)
+    else:
+        first = int(span)
+        last = 6 if step_text else first
+    if not (first in DAY_NUMBERS and last in DAY_NUMBERS) or step < 1:
+        raise ValueError(f"day of week out of range in {field!r}")
+    return range(first, last + 1, step)
 
 
 def daily_trigger(cron: str, zone: ZoneInfo) -> CronTrigger:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -209,11 +209,16 @@ def parse_days(text: str) -> frozenset[int]:
     Raises GrammarError naming the part that is not a day.
     """
     words = schedule_words()
+    read = _DaysRead()
+    for word in _day_words(text, words):
+        read.take(word, words)
+    return read.result()
+
+
+def _day_words(text: str, words: _Words) -> Iterator[str]:
+    """The schedule words of `text` in order (longest first); GrammarError at the first other part."""
     source = text.casefold()
     pos = 0
-    found: set[int] = set()
-    pending_range: int | None = None  # the day before a range word
-    last_single: int | None = None
     while pos < len(source):
         if source[pos].isspace():
             pos += 1
@@ -222,39 +227,48 @@ def parse_days(text: str) -> frozenset[int]:
         if match is None:
             rest = text[pos:].split()[0] if text[pos:].split() else text[pos:]
             raise GrammarError(f"not a day: {rest!r} (try weekdays, daily, mon,thu, 周一,周四, 工作日)")
-        word, end = match
-        pos = end
+        word, pos = match
+        yield word
+
+
+@dataclass
+class _DaysRead:
+    """What `parse_days` has read so far: the days, the start of a range that waits for its end
+    (`mon-`), and the last single day (a range word needs one before it)."""
+
+    found: set[int] = field(default_factory=set)
+    pending_range: int | None = None
+    last_single: int | None = None
+
+    def take(self, word: str, words: _Words) -> None:
         if word in words.range and word not in words.days:
-            if last_single is None:
+            if self.last_single is None:
                 raise GrammarError(f"a range needs a day before {word!r} (e.g. mon-fri, 周一至周五)")
-            pending_range = last_single
-            continue
-        if word in words.filler:
-            continue
-        days = words.days[word]
-        if pending_range is not None:
-            if len(days) != 1:
-                raise GrammarError(f"a range needs a single day after it, not {word!r}")
-            end_day = next(iter(days))
-            span = (
-                range(pending_range, end_day + 1)
-                if end_day >= pending_range
-                else [
-                    *range(pending_range, 7),
-                    *range(0, end_day + 1),
-                ]
-            )
-            found.update(span)
-            pending_range = None
-            last_single = None
-            continue
-        found.update(days)
-        last_single = next(iter(days)) if len(days) == 1 else None
-    if pending_range is not None:
-        raise GrammarError("a range needs a day after it (e.g. mon-fri, 周一至周五)")
-    if not found:
-        raise GrammarError("no days given (try weekdays, daily, mon,thu, 周一,周四)")
-    return frozenset(found)
+            self.pending_range = self.last_single
+        elif word not in words.filler:
+            self._days(words.days[word], word)
+
+    def _days(self, days: frozenset[int], word: str) -> None:
+        if self.pending_range is None:
+            self.found.update(days)
+            self.last_single = next(iter(days)) if len(days) == 1 else None
+            return
+        if len(days) != 1:
+            raise GrammarError(f"a range needs a single day after it, not {word!r}")
+        first, last = self.pending_range, next(iter(days))
+        # A range may wrap past Sunday: fri-mon.
+        self.found.update(
+            range(first, last + 1) if last >= first else [*range(first, 7), *range(0, last + 1)]
+        )
+        self.pending_range = None
+        self.last_single = None
+
+    def result(self) -> frozenset[int]:
+        if self.pending_range is not None:
+            raise GrammarError("a range needs a day after it (e.g. mon-fri, 周一至周五)")
+        if not self.found:
+            raise GrammarError("no days given (try weekdays, daily, mon,thu, 周一,周四)")
+        return frozenset(self.found)
 
 
 def _longest_word(source: str, pos: int, words: _Words) -> tuple[str, int] | None:
@@ -333,50 +347,55 @@ def parse_subscribe(text: str) -> SubscribeRequest:
     """The words of `subscribe …` after the subcommand. Every word is a keyword with its argument,
     a time, a run of days, or a topic word; a keyword with a bad argument raises GrammarError."""
     words = text.replace("，", ", ").split()
-    topic_words: list[str] = []
-    time: tuple[int, int] | None = None
-    days: frozenset[int] | None = None
-    zone: str | None = None
-    strict: bool | None = None
-    announce: bool | None = None
+    request = SubscribeRequest()
     i = 0
     while i < len(words):
-        word = words[i]
-        key = word.casefold()
-        argument = words[i + 1] if i + 1 < len(words) else None
-        if key in AT:
-            time = parse_time(_needs(word, argument, "a time after it (e.g. at 10:00)"))
-            i += 2
-        elif key in ON:
-            run = _day_run(words, i + 1)
-            if not run and argument is not None:
-                parse_days(argument)  # raises, naming the word that is not a day
-            if not run:
-                raise GrammarError(f"{word!r} needs days after it (e.g. on mon,thu or on weekdays)")
-            days = parse_days(" ".join(run))
-            i += 1 + len(run)
-        elif key in TZ:
-            zone = parse_zone(_needs(word, argument, "a time zone after it (e.g. tz Europe/Berlin)"))
-            i += 2
-        elif key in FLAGS:
-            strict = FLAGS[key][1]
-            i += 1
-        elif key in ANNOUNCE:
-            if argument is None or argument.casefold() not in ON_OFF:
-                raise GrammarError(f"{word!r} needs on or off after it (e.g. announce off)")
-            announce = ON_OFF[argument.casefold()]
-            i += 2
-        elif looks_like_time(word):
-            time = parse_time(word)
-            i += 1
-        elif looks_like_days(word):
-            run = _day_run(words, i)
-            days = parse_days(" ".join(run))
-            i += len(run)
-        else:
-            topic_words.append(word)
-            i += 1
-    return SubscribeRequest(topic_words, time, days, zone, strict, announce)
+        request, i = _read_word(words, i, request)
+    return request
+
+
+def _read_word(words: list[str], i: int, request: SubscribeRequest) -> tuple[SubscribeRequest, int]:
+    """The request with the word at `i` (and its argument) read; the index of the next word."""
+    word = words[i]
+    key = word.casefold()
+    argument = words[i + 1] if i + 1 < len(words) else None
+    if key in AT:
+        return replace(
+            request, time=parse_time(_needs(word, argument, "a time after it (e.g. at 10:00)"))
+        ), i + 2
+    if key in ON:
+        run = _days_after_on(word, words, i + 1)
+        return replace(request, days=parse_days(" ".join(run))), i + 1 + len(run)
+    if key in TZ:
+        zone = parse_zone(_needs(word, argument, "a time zone after it (e.g. tz Europe/Berlin)"))
+        return replace(request, zone=zone), i + 2
+    if key in FLAGS:
+        return replace(request, strict=FLAGS[key][1]), i + 1
+    if key in ANNOUNCE:
+        return replace(request, announce=_on_or_off(word, argument)), i + 2
+    if looks_like_time(word):
+        return replace(request, time=parse_time(word)), i + 1
+    if looks_like_days(word):
+        run = _day_run(words, i)
+        return replace(request, days=parse_days(" ".join(run))), i + len(run)
+    request.topic_words.append(word)
+    return request, i + 1
+
+
+def _on_or_off(keyword: str, argument: str | None) -> bool:
+    if argument is None or argument.casefold() not in ON_OFF:
+        raise GrammarError(f"{keyword!r} needs on or off after it (e.g. announce off)")
+    return ON_OFF[argument.casefold()]
+
+
+def _days_after_on(keyword: str, words: list[str], start: int) -> list[str]:
+    """The run of day words after `on`; GrammarError naming the word when there is none."""
+    run = _day_run(words, start)
+    if not run and start < len(words):
+        parse_days(words[start])  # raises, naming the word that is not a day
+    if not run:
+        raise GrammarError(f"{keyword!r} needs days after it (e.g. on mon,thu or on weekdays)")
+    return run
 
 
 def _needs(keyword: str, argument: str | None, what: str) -> str:

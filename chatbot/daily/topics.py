@@ -41,26 +41,33 @@ def _resolve_chunk(
 ) -> None:
     tokens = tokenize(text)
     stream = [t for t in tokens if t.kind in ATOMIC_KINDS]
-    covered = [False] * len(stream)
+    covered = _concept_topics(tokens, len(stream), glossary, topics)
+    filler = schedule_words().filler
+    for word in _uncovered_words(stream, covered):
+        if word.casefold() in filler:
+            continue
+        if not index.rank(word):
+            if word not in unknown:
+                unknown.append(word)
+            continue
+        key = f"word:{word.casefold()}"
+        if key not in {t.key for t in topics}:
+            topics.append(Topic(key, word, word))
+
+
+def _concept_topics(tokens: list[Token], size: int, glossary: Glossary, topics: list[Topic]) -> list[bool]:
+    """Adds the concepts the tokens name (the longest match first, no overlaps) to `topics`;
+    which of the `size` atomic tokens they cover."""
+    covered = [False] * size
     end = 0
     for match in sorted(glossary.find(tokens), key=lambda m: (m.start, -(m.end - m.start))):
         if match.start < end:
             continue
         end = match.end
-        for i in range(match.start, match.end):
-            covered[i] = True
+        covered[match.start : match.end] = [True] * (match.end - match.start)
         if match.concept not in {t.key for t in topics}:
             topics.append(Topic(match.concept, glossary.label(match.concept), match.text or match.term))
-    filler = schedule_words().filler
-    for word in _uncovered_words(stream, covered):
-        if word.casefold() in filler:
-            continue
-        if index.rank(word):
-            key = f"word:{word.casefold()}"
-            if key not in {t.key for t in topics}:
-                topics.append(Topic(key, word, word))
-        elif word not in unknown:
-            unknown.append(word)
+    return covered
 
 
 def _uncovered_words(stream: list[Token], covered: list[bool]) -> list[str]:

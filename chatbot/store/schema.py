@@ -7,9 +7,23 @@ event key.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import Boolean, Column, Date, DateTime, Integer, MetaData, String, Table, Text
 
 metadata = MetaData()
+
+
+def claim_columns() -> list[Column[Any]]:
+    """A claim after its key: 'claimed' while a process is posting, 'posted' once Slack's message
+    ts is recorded (daily posts, announcements)."""
+    return [
+        Column("state", String(16), nullable=False),
+        Column("owner", String(200), nullable=False),
+        Column("claimed_at", DateTime(timezone=True), nullable=False),
+        Column("message_ts", String(32), nullable=True),
+    ]
+
 
 daily_posts = Table(
     "daily_posts",
@@ -17,11 +31,7 @@ daily_posts = Table(
     Column("channel", String(64), primary_key=True),
     Column("day", Date, primary_key=True),
     Column("entry_id", String(64), nullable=False),
-    # 'claimed' while a process is posting, 'posted' once Slack's message ts is recorded.
-    Column("state", String(16), nullable=False),
-    Column("owner", String(200), nullable=False),
-    Column("claimed_at", DateTime(timezone=True), nullable=False),
-    Column("message_ts", String(32), nullable=True),
+    *claim_columns(),
     Column("posted_at", DateTime(timezone=True), nullable=True),
 )
 
@@ -77,8 +87,5 @@ announcements = Table(
     metadata,
     Column("channel", String(64), primary_key=True),
     Column("batch", String(64), primary_key=True),
-    Column("state", String(16), nullable=False),
-    Column("owner", String(200), nullable=False),
-    Column("claimed_at", DateTime(timezone=True), nullable=False),
-    Column("message_ts", String(32), nullable=True),
+    *claim_columns(),
 )

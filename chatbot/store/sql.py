@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, delete, literal, select, update
+from sqlalchemy import ColumnElement, Delete, Engine, Update, delete, literal, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
@@ -176,52 +176,24 @@ class SqlStore:
         values: dict[str, object] = {"state": POSTED, "message_ts": message_ts, "posted_at": now}
         if entry_id is not None:
             values["entry_id"] = entry_id
-        with self.engine.begin() as conn:
-            return (
-                conn.execute(
-                    update(daily_posts)
-                    .where(
-                        daily_posts.c.channel == channel,
-                        daily_posts.c.day == day,
-                        daily_posts.c.owner == owner,
-                    )
-                    .values(**values)
-                ).rowcount
-                == 1
-            )
+        return self._changes_one(update(daily_posts).where(*_held(channel, day, owner)).values(**values))
 
     def mark_unknown(self, channel: str, day: dt.date, owner: str, prefix: str) -> bool:
         """Keep this owner's claim but mark it (`prefix` + owner): its post got no answer, so
         whoever runs next takes it over and looks in Slack before posting."""
-        with self.engine.begin() as conn:
-            return (
-                conn.execute(
-                    update(daily_posts)
-                    .where(
-                        daily_posts.c.channel == channel,
-                        daily_posts.c.day == day,
-                        daily_posts.c.owner == owner,
-                        daily_posts.c.state == CLAIMED,
-                    )
-                    .values(owner=(prefix + owner)[:200])
-                ).rowcount
-                == 1
-            )
+        unposted = _held(channel, day, owner, daily_posts.c.state == CLAIMED)
+        return self._changes_one(update(daily_posts).where(*unposted).values(owner=(prefix + owner)[:200]))
 
     def release(self, channel: str, day: dt.date, owner: str) -> bool:
         """Drop this owner's unposted claim (Slack refused the post), so a later run retries."""
+        return self._changes_one(
+            delete(daily_posts).where(*_held(channel, day, owner, daily_posts.c.state == CLAIMED))
+        )
+
+    def _changes_one(self, statement: Update | Delete) -> bool:
+        """Run the statement in its own transaction; whether it changed exactly one row."""
         with self.engine.begin() as conn:
-            return (
-                conn.execute(
-                    delete(daily_posts).where(
-                        daily_posts.c.channel == channel,
-                        daily_posts.c.day == day,
-                        daily_posts.c.owner == owner,
-                        daily_posts.c.state == CLAIMED,
-                    )
-                ).rowcount
-                == 1
-            )
+            return conn.execute(statement).rowcount == 1
 
     # -- ThreadRegistry ----------------------------------------------------------------------
 
@@ -318,3 +290,8 @@ class SqlStore:
             message_ts=row.message_ts,
             posted_at=_utc(row.posted_at),
         )
+
+
+def _held(channel: str, day: dt.date, owner: str, *more: ColumnElement[bool]) -> list[ColumnElement[bool]]:
+    """The conditions of `owner`'s claim of (channel, day), and `more`."""
+    return [daily_posts.c.channel == channel, daily_posts.c.day == day, daily_posts.c.owner == owner, *more]

@@ -170,21 +170,7 @@ def _add_entries(
         entry(entry_id).questions += 1
         if not found:
             unanswered[(entry_id, intent, question or "")] += 1
-    for kind, entry_id, vote, target, missing in votes:
-        row = entry(entry_id)
-        if vote > 0:
-            row.up += 1
-        else:
-            row.down += 1
-            if missing:
-                report.missing.append(
-                    {
-                        "entry": entry_id,
-                        "kind": kind,
-                        "query": target if kind == "search" else None,
-                        "text": missing,
-                    }
-                )
+    _add_votes(report, votes, entry)
     report.entries = sorted(
         usage.values(), key=lambda u: (-(u.views + u.shares + u.questions + u.up + u.down), u.entry)
     )
@@ -194,6 +180,25 @@ def _add_entries(
     ]
 
 
+def _add_votes(report: CuratorReport, votes: Rows, entry: Callable[[str], EntryUsage]) -> None:
+    """👍 and 👎 per entry; the comment of a 👎 is what the note missed."""
+    for kind, entry_id, vote, target, missing in votes:
+        row = entry(entry_id)
+        if vote > 0:
+            row.up += 1
+            continue
+        row.down += 1
+        if missing:
+            report.missing.append(
+                {
+                    "entry": entry_id,
+                    "kind": kind,
+                    "query": target if kind == "search" else None,
+                    "text": missing,
+                }
+            )
+
+
 def _ranked(counts: Counter[str]) -> list[tuple[str, int]]:
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:TOP]
 
@@ -201,8 +206,25 @@ def _ranked(counts: Counter[str]) -> list[tuple[str, int]]:
 def render_text(report: CuratorReport) -> str:
     """The report as plain text (the CLI; the weekly post renders the same sections)."""
     lines = [f"vllm-digest usage {report.since} → {report.until}: {report.searches} searches"]
-    for heading, rows in _text_sections(report):
-        lines += ["", heading, *(rows or ["  (none)"])]
+    lines += _section(
+        "Queries with no match (the digest's gaps):",
+        [f"  {g['searches']:4d}  {g['query']}" for g in report.no_match],
+    )
+    lines += _section("Top queries:", [f"  {t['searches']:4d}  {t['query']}" for t in report.top_queries])
+    lines += _section(
+        "Searches per day (searches / no match):",
+        [f"  {d['day']}  {d['searches']:4d} / {d['no_match']}" for d in report.searches_per_day],
+    )
+    lines += _section(
+        "Entries (views, shares, thread questions, 👍, 👎):", [_entry_line(e) for e in report.entries]
+    )
+    lines += _section(
+        'Follow-up questions answered "not in the note":',
+        [
+            f"  {q['count']:4d}  [{q['title'] or q['entry']}] {q['question']} ({q['intent']})"
+            for q in report.not_in_note
+        ],
+    )
     if report.missing:
         lines += [
             "",
@@ -212,30 +234,12 @@ def render_text(report: CuratorReport) -> str:
     return "\n".join(lines)
 
 
-def _text_sections(report: CuratorReport) -> list[tuple[str, list[str]]]:
-    """The plain-text sections that show "(none)" when empty: heading and rows."""
-    return [
-        (
-            "Queries with no match (the digest's gaps):",
-            [f"  {g['searches']:4d}  {g['query']}" for g in report.no_match],
-        ),
-        ("Top queries:", [f"  {t['searches']:4d}  {t['query']}" for t in report.top_queries]),
-        (
-            "Searches per day (searches / no match):",
-            [f"  {d['day']}  {d['searches']:4d} / {d['no_match']}" for d in report.searches_per_day],
-        ),
-        ("Entries (views, shares, thread questions, 👍, 👎):", [_entry_row(e) for e in report.entries]),
-        (
-            'Follow-up questions answered "not in the note":',
-            [
-                f"  {q['count']:4d}  [{q['title'] or q['entry']}] {q['question']} ({q['intent']})"
-                for q in report.not_in_note
-            ],
-        ),
-    ]
+def _section(title: str, rows: list[str]) -> list[str]:
+    """A blank line, the title, the rows or `(none)`."""
+    return ["", title, *(rows or ["  (none)"])]
 
 
-def _entry_row(e: EntryUsage) -> str:
+def _entry_line(e: EntryUsage) -> str:
     return (
         f"  {e.views:4d} {e.shares:4d} {e.questions:4d} {e.up:4d} {e.down:4d}  "
         + (f"#{e.pr} " if e.pr else "")

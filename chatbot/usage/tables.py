@@ -7,6 +7,8 @@ person at all. Rows older than USAGE_RETENTION are pruned.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import (
     Boolean,
     Column,
@@ -22,33 +24,36 @@ from sqlalchemy import (
 # Kept apart from chatbot.store.schema: the usage part owns its tables and its migration.
 metadata = MetaData()
 
+
+def _usage_table(name: str, *columns: Column[Any]) -> Table:
+    """A table of usage rows: an id, the time `at` (indexed: rows are pruned by age), the columns."""
+    return Table(
+        name,
+        metadata,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("at", DateTime(timezone=True), nullable=False, index=True),
+        *columns,
+    )
+
+
 QUERY_LENGTH = 200
 QUESTION_LENGTH = 300
 
-usage_searches = Table(
+usage_searches = _usage_table(
     "usage_searches",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("at", DateTime(timezone=True), nullable=False, index=True),
     Column("source", String(16), nullable=False),  # command | mention
     Column("query", String(QUERY_LENGTH), nullable=False),  # normalised
     Column("results", Integer, nullable=False),
 )
 
-usage_entry_events = Table(
+usage_entry_events = _usage_table(
     "usage_entry_events",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("at", DateTime(timezone=True), nullable=False, index=True),
     Column("entry_id", String(64), nullable=False),
     Column("kind", String(16), nullable=False),  # shown | shared
 )
 
-usage_answers = Table(
+usage_answers = _usage_table(
     "usage_answers",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("at", DateTime(timezone=True), nullable=False, index=True),
     Column("entry_id", String(64), nullable=False),
     Column("intent", String(32), nullable=False),
     Column("found", Boolean, nullable=False),

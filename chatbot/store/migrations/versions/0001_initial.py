@@ -1,19 +1,14 @@
-"""Daily posts, bot threads, handled events.
-
-Revision ID: 0001
-Revises:
-Create Date: 2026-11-29
-"""
+"""Daily posts, bot threads, handled events (revision 0001, the first, 2026-11-29)."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
+from chatbot.store.migrations.steps import claim_columns, create_indexed_table, drop_indexed_table
+
 revision = "0001"
 down_revision = None
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:
@@ -22,10 +17,7 @@ def upgrade() -> None:
         sa.Column("channel", sa.String(64), primary_key=True),
         sa.Column("day", sa.Date, primary_key=True),
         sa.Column("entry_id", sa.String(64), nullable=False),
-        sa.Column("state", sa.String(16), nullable=False),
-        sa.Column("owner", sa.String(200), nullable=False),
-        sa.Column("claimed_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("message_ts", sa.String(32), nullable=True),
+        *claim_columns(),
         sa.Column("posted_at", sa.DateTime(timezone=True), nullable=True),
     )
     op.create_table(
@@ -35,16 +27,15 @@ def upgrade() -> None:
         sa.Column("entry_id", sa.String(64), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     )
-    op.create_table(
+    create_indexed_table(
         "handled_events",
+        "handled_at",
         sa.Column("key", sa.String(200), primary_key=True),
         sa.Column("handled_at", sa.DateTime(timezone=True), nullable=False),
     )
-    op.create_index("ix_handled_events_handled_at", "handled_events", ["handled_at"])
 
 
 def downgrade() -> None:
-    op.drop_index("ix_handled_events_handled_at", table_name="handled_events")
-    op.drop_table("handled_events")
+    drop_indexed_table("handled_events", "handled_at")
     op.drop_table("bot_threads")
     op.drop_table("daily_posts")
