@@ -11,9 +11,9 @@ import datetime as dt
 import json
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from chatbot.settings import Settings, SettingsError, load_settings
 
@@ -547,82 +547,87 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_library_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
+def _command(
+    sub: Subparsers,
+    name: str,
+    func: Callable[[argparse.Namespace, Settings], int],
+    summary: str,
+    *,
+    json: bool = False,
+) -> argparse.ArgumentParser:
+    """One subcommand: its handler, its help line and, for the commands that print data, `--json`."""
+    p = sub.add_parser(name, help=summary)
+    p.set_defaults(func=func)
+    if json:
+        p.add_argument("--json", action="store_true")
+    return p
+
+
+def _add_library_commands(sub: Subparsers) -> None:
     """Commands that read the digests: validate, list, schema, query, topics, ask."""
-    p = sub.add_parser("validate", help="check digest files; exit 1 on errors")
+    p = _command(sub, "validate", cmd_validate, "check digest files; exit 1 on errors")
     p.add_argument("path", nargs="?", help="file or folder (default DIGEST_DIR)")
     p.add_argument("--explain", action="store_true", help="per entry, the parts understood and hints")
-    p.set_defaults(func=cmd_validate)
 
-    p = sub.add_parser("list", help="all entries")
+    p = _command(sub, "list", cmd_list, "all entries", json=True)
     p.add_argument("path", nargs="?", help="file or folder (default DIGEST_DIR)")
-    p.add_argument("--json", action="store_true")
     p.add_argument("--explain", action="store_true", help="the parts understood of each note, with hints")
-    p.set_defaults(func=cmd_list)
 
-    p = sub.add_parser("schema", help="JSON Schema of the structured (YAML) digest form")
-    p.set_defaults(func=cmd_schema)
+    _command(sub, "schema", cmd_schema, "JSON Schema of the structured (YAML) digest form")
 
-    p = sub.add_parser("query", help="search entries by topic")
+    p = _command(sub, "query", cmd_query, "search entries by topic", json=True)
     p.add_argument("topic", nargs="+")
-    p.add_argument("--json", action="store_true")
     p.add_argument("--limit", type=int, default=5)
-    p.set_defaults(func=cmd_query)
 
-    p = sub.add_parser("topics", help="concepts present in the library with their entry counts")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_topics)
+    _command(sub, "topics", cmd_topics, "concepts present in the library with their entry counts", json=True)
 
-    p = sub.add_parser("ask", help="answer a follow-up question about an entry")
+    p = _command(sub, "ask", cmd_ask, "answer a follow-up question about an entry", json=True)
     p.add_argument("entry", help="entry id, PR number or PR URL")
     p.add_argument("question", nargs="+")
-    p.add_argument("--json", action="store_true")
     p.add_argument(
         "--llm", action="store_true", help="also ask the model server (LLM_BASE_URL) and show both"
     )
-    p.set_defaults(func=cmd_ask)
 
 
-def _add_bot_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Commands that run or feed the bot: today, post-today, serve, console, stats, db."""
-    p = sub.add_parser("today", help="which entry would be the PR of the day (does not post)")
-    p.add_argument("--channel")
-    p.add_argument("--date", type=_iso_date, help="YYYY-MM-DD (default today in TIMEZONE)")
-    p.set_defaults(func=cmd_today)
+def _add_bot_commands(sub: Subparsers) -> None:
+    """Commands that run or feed the bot: today, post-today, serve, console, subscriptions, stats, db."""
+    for name, func, summary in (
+        ("today", cmd_today, "which entry would be the PR of the day (does not post)"),
+        ("post-today", cmd_post_today, "post the PR of the day (once per channel and day)"),
+    ):
+        p = _command(sub, name, func, summary)
+        p.add_argument("--channel")
+        p.add_argument("--date", type=_iso_date, help="YYYY-MM-DD (default today in TIMEZONE)")
 
-    p = sub.add_parser("post-today", help="post the PR of the day (once per channel and day)")
-    p.add_argument("--channel")
-    p.add_argument("--date", type=_iso_date, help="YYYY-MM-DD (default today in TIMEZONE)")
-    p.set_defaults(func=cmd_post_today)
-
-    p = sub.add_parser("serve", help="run the bot (Socket Mode with SLACK_APP_TOKEN, else HTTP)")
+    p = _command(sub, "serve", cmd_serve, "run the bot (Socket Mode with SLACK_APP_TOKEN, else HTTP)")
     p.add_argument("--port", type=int)
-    p.set_defaults(func=cmd_serve)
 
-    p = sub.add_parser("console", help="a local chat that runs the same handlers as Slack")
-    p.set_defaults(func=cmd_console)
+    _command(sub, "console", cmd_console, "a local chat that runs the same handlers as Slack")
+    _command(sub, "subscriptions", cmd_subscriptions, "every channel's PR of the day subscription", json=True)
 
-    p = sub.add_parser("subscriptions", help="every channel's PR of the day subscription")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_subscriptions)
-
-    p = sub.add_parser("subscribe", help="subscribe a channel: [TOPIC …] [at HH:MM] [on DAYS] [tz ZONE]")
+    p = _command(
+        sub,
+        "subscribe",
+        cmd_subscribe,
+        "subscribe a channel: [TOPIC …] [at HH:MM] [on DAYS] [tz ZONE]",
+        json=True,
+    )
     p.add_argument("channel", help="channel id (C…)")
     p.add_argument("words", nargs="*", help="topics, at HH:MM, on DAYS, tz ZONE, strict, announce on|off")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_subscribe)
 
-    p = sub.add_parser("unsubscribe", help="drop a channel's subscription made from Slack")
+    p = _command(sub, "unsubscribe", cmd_unsubscribe, "drop a channel's subscription made from Slack")
     p.add_argument("channel")
-    p.set_defaults(func=cmd_unsubscribe)
-    p = sub.add_parser("stats", help="curator report: searches, queries with no match, entries, votes")
-    p.add_argument("--since", default="30d", help="a span (30d, 12h, 2w) or a date YYYY-MM-DD")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_stats)
 
-    p = sub.add_parser("db", help="database maintenance")
+    p = _command(
+        sub, "stats", cmd_stats, "curator report: searches, queries with no match, entries, votes", json=True
+    )
+    p.add_argument("--since", default="30d", help="a span (30d, 12h, 2w) or a date YYYY-MM-DD")
+
+    p = _command(sub, "db", cmd_db, "database maintenance")
     p.add_argument("action", choices=["upgrade"])
-    p.set_defaults(func=cmd_db)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

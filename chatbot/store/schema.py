@@ -25,12 +25,21 @@ def claim_columns() -> list[Column[Any]]:
     ]
 
 
+def keys(**types: Any) -> list[Column[Any]]:
+    """The primary key's columns in the order named, `name=type`."""
+    return [Column(name, type_, primary_key=True) for name, type_ in types.items()]
+
+
+def required(**types: Any) -> list[Column[Any]]:
+    """Non-null columns in the order named, `name=type`: a table reads as its list of names."""
+    return [Column(name, type_, nullable=False) for name, type_ in types.items()]
+
+
 daily_posts = Table(
     "daily_posts",
     metadata,
-    Column("channel", String(64), primary_key=True),
-    Column("day", Date, primary_key=True),
-    Column("entry_id", String(64), nullable=False),
+    *keys(channel=String(64), day=Date),
+    *required(entry_id=String(64)),
     *claim_columns(),
     Column("posted_at", DateTime(timezone=True), nullable=True),
 )
@@ -38,10 +47,8 @@ daily_posts = Table(
 bot_threads = Table(
     "bot_threads",
     metadata,
-    Column("channel", String(64), primary_key=True),
-    Column("thread_ts", String(32), primary_key=True),
-    Column("entry_id", String(64), nullable=False),
-    Column("created_at", DateTime(timezone=True), nullable=False),
+    *keys(channel=String(64), thread_ts=String(32)),
+    *required(entry_id=String(64), created_at=DateTime(timezone=True)),
 )
 
 handled_events = Table(
@@ -58,17 +65,10 @@ subscriptions = Table(
     "subscriptions",
     metadata,
     Column("channel", String(64), primary_key=True),
-    # JSON list of {key, label, query}; empty = every topic.
-    Column("topics", Text, nullable=False),
-    Column("hour", Integer, nullable=False),
-    Column("minute", Integer, nullable=False),
-    # Day numbers, Monday = 0, comma-separated.
-    Column("days", String(32), nullable=False),
-    Column("timezone", String(64), nullable=False),
-    Column("strict", Boolean, nullable=False),
-    Column("announce", Boolean, nullable=False),
-    Column("updated_by", String(64), nullable=False),
-    Column("updated_at", DateTime(timezone=True), nullable=False),
+    # topics: JSON list of {key, label, query}, empty = every topic; days: day numbers, Monday = 0,
+    # comma-separated.
+    *required(topics=Text, hour=Integer, minute=Integer, days=String(32), timezone=String(64)),
+    *required(strict=Boolean, announce=Boolean, updated_by=String(64), updated_at=DateTime(timezone=True)),
 )
 
 # Every entry id the bot has seen in the digest folder, and the batch it arrived with

@@ -24,6 +24,11 @@ def claim_columns() -> list[sa.Column[Any]]:
     ]
 
 
+def required_columns(**types: Any) -> list[sa.Column[Any]]:
+    """Non-null columns in the order named, `name=type`: a table of many settings as one list."""
+    return [sa.Column(name, type_, nullable=False) for name, type_ in types.items()]
+
+
 def create_claim_table(name: str, *keys: tuple[str, int]) -> None:
     """A table of claims: its key (string columns of the given lengths), then `claim_columns`."""
     op.create_table(
