@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from chatbot.digest.model import DigestParseError, Entry, Problem
 from chatbot.digest.rawtext import parse_raw_text
@@ -137,19 +138,29 @@ def merge_entries(files: Iterable[LoadedFile]) -> tuple[list[Entry], list[Proble
 _LIST_FIELDS = ("tags", "related", "refs", "people", "identifiers", "highlights", "caveats")
 
 
+_SCALAR_FIELDS = ("pr", "url", "github_title", "author", "date", "verdict", "why", "audience")
+
+
 def _fill(base: Entry, extra: Entry) -> Entry:
     """Fill the base entry's empty fields from another copy; lists are unioned in order."""
     update: dict[str, object] = {}
-    for name in ("pr", "url", "github_title", "author", "date", "verdict", "why", "audience"):
+    for name in _SCALAR_FIELDS:
         if getattr(base, name) in (None, "") and getattr(extra, name) not in (None, ""):
             update[name] = getattr(extra, name)
     for name in _LIST_FIELDS:
-        base_items = list(getattr(base, name))
-        for item in getattr(extra, name):
-            if item not in base_items:
-                base_items.append(item)
-        update[name] = base_items
+        update[name] = _union(getattr(base, name), getattr(extra, name))
     return base.model_copy(update=update)
+
+
+def _union(base: list[Any], extra: list[Any]) -> list[Any]:
+    """`base` (as it is, repeats kept) then the items of `extra` it lacks, each once; a new list."""
+    items = list(base)
+    seen = set(base)
+    for item in extra:
+        if item not in seen:
+            items.append(item)
+            seen.add(item)
+    return items
 
 
 def _sort_key(entry: Entry) -> tuple[str, int]:

@@ -76,10 +76,39 @@ def _compose_and_construct(text: str) -> tuple[yaml.Node | None, Any]:
     loader = _LOADER(text)
     try:
         root: yaml.Node | None = loader.get_single_node()
-        data = loader.construct_document(root) if root is not None else None
+        if root is None:
+            data = None
+        elif "&" in text:  # anchors: PyYAML's constructor keeps shared and recursive nodes right
+            data = loader.construct_document(root)
+        else:
+            data = _construct(loader, root)
     finally:
         loader.dispose()
     return root, data
+
+
+_STR, _INT = "tag:yaml.org,2002:str", "tag:yaml.org,2002:int"
+_MAP, _SEQ = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+
+
+def _construct(loader: Any, node: yaml.Node) -> Any:
+    """What `construct_document` builds, without its per-node bookkeeping for the plain nodes a
+    digest is made of (strings, ints, mappings with scalar keys, lists); any other node (a date,
+    a merge key, a custom tag) is left to PyYAML's own constructor."""
+    tag = node.tag
+    if tag == _STR and isinstance(node, yaml.ScalarNode):
+        return node.value
+    if tag == _INT and isinstance(node, yaml.ScalarNode):
+        return loader.construct_yaml_int(node)
+    if tag == _SEQ and isinstance(node, yaml.SequenceNode):
+        return [_construct(loader, child) for child in node.value]
+    if tag == _MAP and isinstance(node, yaml.MappingNode) and all(_plain_key(k) for k, _ in node.value):
+        return {_construct(loader, k): _construct(loader, v) for k, v in node.value}
+    return loader.construct_object(node, deep=True)
+
+
+def _plain_key(node: yaml.Node) -> bool:
+    return isinstance(node, yaml.ScalarNode) and node.tag in (_STR, _INT)
 
 
 def parse_structured(text: str, path: str = "<yaml>") -> ParseResult:
