@@ -131,7 +131,8 @@ def _rejoin(pieces: list[str]) -> list[str]:
     """Pieces cut after `e.g. ` or a list number `1. ` joined back to what follows them."""
     out: list[str] = []
     for piece in pieces:
-        if out and _NOT_AN_END_RE.search(out[-1]):
+        # `\.\s$` puts the dot among the last three characters: a cheap test before the pattern.
+        if out and "." in out[-1][-3:] and _NOT_AN_END_RE.search(out[-1]):
             out[-1] += piece
         else:
             out.append(piece)

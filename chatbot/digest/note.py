@@ -64,13 +64,24 @@ BACKTICK_RE = re.compile(r"`([^`\n]+)`")
 CODE_RE = re.compile(
     r"(?<![\w`./-])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|_*[A-Za-z0-9]+_[A-Za-z0-9_]*)"
 )
+# Each with a cheap pattern for what any of its matches must hold (its verb, its `@`): finding
+# that first spares the costly pattern on most notes.
 _PERSON_PATTERNS = (
-    re.compile(r"@([A-Za-z0-9][A-Za-z0-9-]{1,38})"),
-    re.compile(r"([A-Za-z0-9][A-Za-z0-9-]*\[bot\])"),
-    re.compile(r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*(?:提出|指出|认为|建议|补充|发现)"),
-    re.compile(r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*对[^。；，]{1,40}的(?:解释|分析|说明|回复|意见)"),
-    re.compile(
-        r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*的[^，。；\s]{0,6}(?:分析|解释|评论|意见|建议|审查|review)"
+    (re.compile(r"@([A-Za-z0-9][A-Za-z0-9-]{1,38})"), re.compile("@")),
+    (re.compile(r"([A-Za-z0-9][A-Za-z0-9-]*\[bot\])"), re.compile(r"\[bot\]")),
+    (
+        re.compile(r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*(?:提出|指出|认为|建议|补充|发现)"),
+        re.compile("提出|指出|认为|建议|补充|发现"),
+    ),
+    (
+        re.compile(r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*对[^。；，]{1,40}的(?:解释|分析|说明|回复|意见)"),
+        re.compile("的(?:解释|分析|说明|回复|意见)"),
+    ),
+    (
+        re.compile(
+            r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*的[^，。；\s]{0,6}(?:分析|解释|评论|意见|建议|审查|review)"
+        ),
+        re.compile("分析|解释|评论|意见|建议|审查|review"),
     ),
 )
 GITHUB_URL_RE = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+)/(pull|issues)/(\d+)[^\s)>）。，,]*")
@@ -95,6 +106,7 @@ _REF_FILLER_RE = re.compile(r"[\s、，,;；:：.。()（）]+")
 _AS_FOLLOWS_RE = re.compile(r"(?:如下|as follows|below)$", re.IGNORECASE)
 _SPACES_RE = re.compile(r"\s+")
 _VERSION_RE = re.compile(r"v?\d[\d.]*")
+_DIGIT_RE = re.compile(r"\d")
 
 
 @dataclass
@@ -169,13 +181,17 @@ def find_people(text: str) -> list[str]:
     vocab = vocabulary()
     plain = BACKTICK_RE.sub(" ", GITHUB_URL_RE.sub(" ", text))
     found: list[tuple[int, str]] = []
-    for pattern in _PERSON_PATTERNS:
-        found.extend((m.start(1), m.group(1)) for m in pattern.finditer(plain))
-    found.extend((m.start(1), m.group(1)) for m in POSSESSIVE_RE.finditer(plain))
-    for m in SPEAKER_RE.finditer(plain):
-        if vocab.label_kind(m.group(1)) is None:
-            found.append((m.start(1), m.group(1)))
-    found.extend((m.start(1), m.group(1)) for m in vocab.person_before_verb_re.finditer(plain))
+    for pattern, needed in _PERSON_PATTERNS:
+        if needed.search(plain):  # what every match holds: most notes skip most patterns
+            found.extend((m.start(1), m.group(1)) for m in pattern.finditer(plain))
+    if "'s" in plain or "’s" in plain:
+        found.extend((m.start(1), m.group(1)) for m in POSSESSIVE_RE.finditer(plain))
+    if ":" in plain:
+        for m in SPEAKER_RE.finditer(plain):
+            if vocab.label_kind(m.group(1)) is None:
+                found.append((m.start(1), m.group(1)))
+    if vocab.person_verb_re.search(plain):
+        found.extend((m.start(1), m.group(1)) for m in vocab.person_before_verb_re.finditer(plain))
     names = [name for _, name in sorted(found)]
     return _dedupe([p for p in names if p.casefold() not in vocab.not_people and p.lower() != "the"])
 
@@ -342,6 +358,8 @@ _LABELLED: dict[str, Callable[[Section, list[str], NoteParts, _Reading], None]] 
 
 def _only_refs(sentence: str) -> bool:
     """A sentence that only points elsewhere: `See PR #1 and issue 2.`, `相关：PR 3`."""
+    if not _DIGIT_RE.search(sentence):
+        return False  # every ref pattern holds a number
     rest = REF_RE.sub(" ", WORD_REF_RE.sub(" ", GITHUB_URL_RE.sub(" ", sentence)))
     if rest == sentence:
         return False
@@ -575,6 +593,8 @@ def _verdict_sentence(sentence: str, closing: bool) -> str | None:
 
 
 def _is_short(text: str, cjk: int, words: int) -> bool:
+    if len(text) <= min(cjk, words):
+        return True  # too short to hold more characters or words than either limit
     if has_han(text):
         return len(_SPACES_RE.sub("", text)) <= cjk
     return len(text.split()) <= words

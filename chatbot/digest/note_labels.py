@@ -36,9 +36,10 @@ class NoteVocabulary:
     suffixes: tuple[str, ...]
     verdict_re: re.Pattern[str]
     verdict_stem_re: re.Pattern[str]
-    audience_re: re.Pattern[str]  # any of the audience leads
-    caveat_re: re.Pattern[str]  # any of the caveat leads
+    audience_re: _Leads  # any of the audience leads
+    caveat_re: _Leads  # any of the caveat leads
     person_before_verb_re: re.Pattern[str]  # `carol argued`: group 1 is the name
+    person_verb_re: re.Pattern[str]  # a space and a reporting verb: found before the costly pattern
     enumeration_lead_re: re.Pattern[str]
     not_people: frozenset[str]
     known: dict[str, PartKind | None] = field(default_factory=dict, compare=False)  # label_kind cache
@@ -65,10 +66,10 @@ class NoteVocabulary:
         return None
 
     def is_audience(self, text: str) -> bool:
-        return bool(self.audience_re.search(text))
+        return self.audience_re.search(text)
 
     def is_caveat(self, text: str) -> bool:
-        return bool(self.caveat_re.search(text))
+        return self.caveat_re.search(text)
 
 
 def _alternation(words: list[str]) -> str:
@@ -82,10 +83,30 @@ def _alternation(words: list[str]) -> str:
     return "|".join(parts)
 
 
-def _any_of(patterns: list[str]) -> re.Pattern[str]:
-    """One pattern for a list of them; a leading `(?i)` becomes a scoped `(?i:…)` group."""
-    groups = [f"(?i:{p[4:]})" if p.startswith("(?i)") else f"(?:{p})" for p in patterns]
-    return re.compile("|".join(groups))
+@dataclass(frozen=True)
+class _Leads:
+    """Lead patterns: those opening with `^` tried once at the start (`match`), the others
+    searched; one alternation of all of them was tried at every position of every sentence."""
+
+    opening: re.Pattern[str]
+    anywhere: re.Pattern[str]
+
+    def search(self, text: str) -> bool:
+        return bool(self.opening.match(text) or self.anywhere.search(text))
+
+
+def _any_of(patterns: list[str]) -> _Leads:
+    """One pattern for a list of them; a leading `(?i)` becomes a scoped `(?i:…)` group. A
+    pattern opening with `^` is anchored as a whole (no top-level `|` after it)."""
+    opening: list[str] = []
+    anywhere: list[str] = []
+    for p in patterns:
+        flags, body = ("(?i:", p[4:]) if p.startswith("(?i)") else ("(?:", p)
+        if body.startswith("^"):
+            opening.append(f"{flags}{body[1:]})")
+        else:
+            anywhere.append(f"{flags}{body})")
+    return _Leads(re.compile("|".join(opening) or "(?!)"), re.compile("|".join(anywhere) or "(?!)"))
 
 
 @lru_cache(maxsize=1)
@@ -117,6 +138,7 @@ def vocabulary() -> NoteVocabulary:
         person_before_verb_re=re.compile(
             rf"(?<!['’]s )(?<![\w`@/.-])([A-Za-z][A-Za-z0-9-]{{1,38}})(?=\s+(?:{_alternation(verbs)}))"
         ),
+        person_verb_re=re.compile(rf"\s(?:{_alternation(verbs)})"),
         enumeration_lead_re=re.compile(rf"(?:{_alternation(leads)})\s*$", re.IGNORECASE),
         not_people=frozenset(str(w).casefold() for w in data["not_people"]),
     )
