@@ -153,14 +153,11 @@ def _fill(base: Entry, extra: Entry) -> Entry:
 
 
 def _union(base: list[Any], extra: list[Any]) -> list[Any]:
-    """`base` (as it is, repeats kept) then the items of `extra` it lacks, each once; a new list."""
-    items = list(base)
+    """`base` (as it is, repeats kept) then the items of `extra` it lacks, each once. `base`
+    itself when `extra` adds nothing: entries share, never change, their lists."""
     seen = set(base)
-    for item in extra:
-        if item not in seen:
-            items.append(item)
-            seen.add(item)
-    return items
+    added = [item for item in dict.fromkeys(extra) if item not in seen]
+    return [*base, *added] if added else base
 
 
 def _sort_key(entry: Entry) -> tuple[str, int]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -153,7 +154,7 @@ def parse_structured(text: str, path: str = "<yaml>") -> ParseResult:
                 github_title=item.github_title,
                 author=item.author,
                 date=item.date,
-                tags=item.tags,
+                tags=[sys.intern(tag) for tag in item.tags],  # a few topics, thousands of entries
                 related=[Ref(number=n, url=pull_url(digest.repo, n)) for n in item.related],
                 source=f"{path}:{line}",
             )
