@@ -7,12 +7,12 @@ Notes follow the curator's habits (一是…二是…, (1)(2)(3), 重点关注�
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from chatbot.digest.clauses import clauses, clean, sentences, split_top_level
 from chatbot.digest.model import Ref, pull_url
-from chatbot.digest.note_labels import vocabulary
+from chatbot.digest.note_labels import NoteVocabulary, vocabulary
 from chatbot.digest.note_layout import Section, layout
 from chatbot.text import has_han
 
@@ -64,6 +64,14 @@ BACKTICK_RE = re.compile(r"`([^`\n]+)`")
 CODE_RE = re.compile(
     r"(?<![\w`./-])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|_*[A-Za-z0-9]+_[A-Za-z0-9_]*)"
 )
+GITHUB_URL_RE = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+)/(pull|issues)/(\d+)[^\s)>）。，,]*")
+WORD_REF_RE = re.compile(r"(?<![\w/])(?:PR|pull request|pull|issue)\s*#?\s*(\d{2,7})\b", re.IGNORECASE)
+# `alice-dev's review`: a handle-shaped word (a dash or digit in it) or any word before a review noun.
+POSSESSIVE_RE = re.compile(
+    r"(?<![\w`@/.-])([A-Za-z0-9]+(?:-[A-Za-z0-9]+)+|[A-Za-z]+\d[A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]{1,38}(?=['’]s\s+"
+    r"(?:review|analysis|comments?|suggestions?|point|explanation|benchmarks?|question|concerns?|reply|"
+    r"proposal|objection|numbers|repro|investigation|findings)))['’]s\b"
+)
 # Each with a cheap pattern for what any of its matches must hold (its verb, its `@`): finding
 # that first spares the costly pattern on most notes.
 _PERSON_PATTERNS = (
@@ -83,14 +91,7 @@ _PERSON_PATTERNS = (
         ),
         re.compile("分析|解释|评论|意见|建议|审查|review"),
     ),
-)
-GITHUB_URL_RE = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+)/(pull|issues)/(\d+)[^\s)>）。，,]*")
-WORD_REF_RE = re.compile(r"(?<![\w/])(?:PR|pull request|pull|issue)\s*#?\s*(\d{2,7})\b", re.IGNORECASE)
-# `alice-dev's review`: a handle-shaped word (a dash or digit in it) or any word before a review noun.
-POSSESSIVE_RE = re.compile(
-    r"(?<![\w`@/.-])([A-Za-z0-9]+(?:-[A-Za-z0-9]+)+|[A-Za-z]+\d[A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]{1,38}(?=['’]s\s+"
-    r"(?:review|analysis|comments?|suggestions?|point|explanation|benchmarks?|question|concerns?|reply|"
-    r"proposal|objection|numbers|repro|investigation|findings)))['’]s\b"
+    (POSSESSIVE_RE, re.compile("['’]s")),
 )
 # `bob: this breaks …` at the start of a line or sentence: a lowercase handle speaking.
 SPEAKER_RE = re.compile(
@@ -180,20 +181,31 @@ def find_people(text: str) -> list[str]:
     """Handles the note names: `@x`, `x[bot]`, `x 指出`, `x's review`, `x argued`, a line opening `x:`."""
     vocab = vocabulary()
     plain = BACKTICK_RE.sub(" ", GITHUB_URL_RE.sub(" ", text))
-    found: list[tuple[int, str]] = []
-    for pattern, needed in _PERSON_PATTERNS:
-        if needed.search(plain):  # what every match holds: most notes skip most patterns
-            found.extend((m.start(1), m.group(1)) for m in pattern.finditer(plain))
-    if "'s" in plain or "’s" in plain:
-        found.extend((m.start(1), m.group(1)) for m in POSSESSIVE_RE.finditer(plain))
-    if ":" in plain:
-        for m in SPEAKER_RE.finditer(plain):
-            if vocab.label_kind(m.group(1)) is None:
-                found.append((m.start(1), m.group(1)))
-    if vocab.person_verb_re.search(plain):
-        found.extend((m.start(1), m.group(1)) for m in vocab.person_before_verb_re.finditer(plain))
+    found = [
+        (m.start(1), m.group(1))
+        for pattern in _person_patterns(plain, vocab)
+        for m in pattern.finditer(plain)
+    ]
+    found.extend(_speakers(plain, vocab))
     names = [name for _, name in sorted(found)]
     return _dedupe([p for p in names if p.casefold() not in vocab.not_people and p.lower() != "the"])
+
+
+def _person_patterns(plain: str, vocab: NoteVocabulary) -> Iterator[re.Pattern[str]]:
+    """The person patterns that may match: what each match must hold (its verb, its `@`) is
+    found first by a cheap pattern, which spares the costly one on most notes."""
+    for pattern, needed in (*_PERSON_PATTERNS, (vocab.person_before_verb_re, vocab.person_verb_re)):
+        if needed.search(plain):
+            yield pattern
+
+
+def _speakers(plain: str, vocab: NoteVocabulary) -> list[tuple[int, str]]:
+    """`bob: …` opening a line or sentence, unless `bob` is a label (`Risks: …`)."""
+    if ":" not in plain:
+        return []
+    return [
+        (m.start(1), m.group(1)) for m in SPEAKER_RE.finditer(plain) if vocab.label_kind(m.group(1)) is None
+    ]
 
 
 def _numbered(text: str) -> tuple[str | None, list[str]]:

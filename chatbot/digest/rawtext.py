@@ -20,6 +20,7 @@ from chatbot.digest.note import analyse_note
 
 SLUG_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*)/[A-Za-z0-9._-]+$")
 MAX_TITLE = 300
+NO_VERDICT = "note does not open with a verdict (e.g. 值得精读)"
 
 
 @dataclass
@@ -82,9 +83,7 @@ def parse_raw_text(text: str, path: str = "<text>") -> ParseResult:
         seen.setdefault(ident, title_line)
         parts = analyse_note(note, repo, title)
         if parts.verdict is None:
-            warnings.append(
-                Problem(path, note_line, "warning", "note does not open with a verdict (e.g. 值得精读)")
-            )
+            warnings.append(Problem(path, note_line, "warning", NO_VERDICT))
         entries.append(
             Entry(
                 id=ident,
