@@ -274,7 +274,6 @@ class _Reading:
 
 def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
     """Cut a note into its parts; pieces that fit no part stay only in the note."""
-    vocab = vocabulary()
     parts = NoteParts()
     text = note.strip()
     if not text:
@@ -286,38 +285,43 @@ def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
     parts.people = find_people(text)
     parts.identifiers = find_identifiers(f"{title}\n{text}")
     reading = _Reading()
-    sections = layout(text, vocab)
-    for index, section in enumerate(sections):
+    for index, section in enumerate(layout(text, vocabulary())):
         if section.kind is None:
             _read_prose(section, parts, reading, opening=index == 0)
         else:
             _read_labelled(section, parts, reading)
-    if parts.verdict is None and reading.body:
-        # A verdict at the end of the note (`结论：值得一读`, `Overall, worth a look.`).
-        verdict = _verdict_sentence(reading.body[-1], closing=True)
-        if verdict:
-            parts.verdict = verdict
-            reading.body.pop()
-
+    _take_closing_verdict(parts, reading)
     if not parts.highlights:
         parts.highlights = list(reading.body)
     # A focus point that ends with a warning (`…，提醒跨版本验证的必要性`) also names a caveat.
     for item in parts.highlights:
         parts.caveats.extend(c for c in clauses(item) if WARNING_CLAUSE_RE.match(c))
-    if reading.why_label:
-        parts.why = reading.why_label
-    elif reading.body:
-        parts.why = reading.body[0]
-    elif parts.highlights:
-        if has_han(text):
-            lead = reading.enum_intro or "重点"
-            parts.why = f"{lead}：" + "；".join(_head(h) for h in parts.highlights)
-        else:
-            lead = reading.enum_intro or "Focus"
-            parts.why = f"{lead}: " + "; ".join(_head(h) for h in parts.highlights)
+    parts.why = _why_line(parts, reading, text)
     parts.highlights = _dedupe(parts.highlights)
     parts.caveats = _dedupe(parts.caveats)
     return parts
+
+
+def _take_closing_verdict(parts: NoteParts, reading: _Reading) -> None:
+    """A verdict at the end of the note (`结论：值得一读`, `Overall, worth a look.`)."""
+    if parts.verdict is None and reading.body:
+        verdict = _verdict_sentence(reading.body[-1], closing=True)
+        if verdict:
+            parts.verdict = verdict
+            reading.body.pop()
+
+
+def _why_line(parts: NoteParts, reading: _Reading, text: str) -> str | None:
+    """The labelled why, else the first body sentence, else the heads of the focus points."""
+    if reading.why_label:
+        return reading.why_label
+    if reading.body:
+        return reading.body[0]
+    if not parts.highlights:
+        return None
+    if has_han(text):
+        return f"{reading.enum_intro or '重点'}：" + "；".join(_head(h) for h in parts.highlights)
+    return f"{reading.enum_intro or 'Focus'}: " + "; ".join(_head(h) for h in parts.highlights)
 
 
 def _read_labelled(section: Section, parts: NoteParts, reading: _Reading) -> None:
@@ -381,24 +385,28 @@ def _only_refs(sentence: str) -> bool:
 
 def _read_verdict(section: Section, parts: NoteParts, reading: _Reading) -> None:
     """`结论：值得一读`, `推荐指数：高`, `【推荐】强烈推荐。…`: a labelled verdict wins over one in prose."""
-    vocab = vocabulary()
-    found = sentences(section.text)
-    value = _tidy(found[0]) if found else ""
-    said = _verdict_sentence(value, closing=True) if value else None
-    rest = section.text[section.text.find(found[0]) + len(found[0]) :] if said else section.text
-    if section.label and vocab.verdict_re.fullmatch(section.label):
-        verdict = said or section.label
-    elif said and vocab.verdict_re.fullmatch(said):
-        verdict = said
-    else:
-        short = value and _is_short(value, 12, 4)
-        verdict = f"{section.label}：{value}" if short else (section.label or value)
-        rest = section.text[section.text.find(found[0]) + len(found[0]) :] if short else section.text
+    verdict, rest = _labelled_verdict_text(section)
     if not reading.verdict_labelled:
         parts.verdict = verdict
         reading.verdict_labelled = True
     if clean(rest):
         _read_prose(Section(None, clean(rest)), parts, reading, opening=False)
+
+
+def _labelled_verdict_text(section: Section) -> tuple[str, str]:
+    """The verdict a labelled section states and the text after it (read as prose)."""
+    vocab = vocabulary()
+    found = sentences(section.text)
+    value = _tidy(found[0]) if found else ""
+    said = _verdict_sentence(value, closing=True) if value else None
+    after_first = section.text[section.text.find(found[0]) + len(found[0]) :] if found else section.text
+    if section.label and vocab.verdict_re.fullmatch(section.label):
+        return said or section.label, after_first if said else section.text
+    if said and vocab.verdict_re.fullmatch(said):
+        return said, after_first
+    if value and _is_short(value, 12, 4):
+        return f"{section.label}：{value}", after_first
+    return section.label or value, section.text
 
 
 def _own_text(text: str, kind: str) -> tuple[str, str]:
@@ -424,20 +432,31 @@ def _section_items(text: str, lists: bool = False) -> list[str]:
     text = text.strip()
     if not text:
         return []
-    if len(MARKER_RE.findall(text)) >= 2:
-        first = MARKER_RE.search(text)
-        assert first is not None
-        return _split_markers(text[first.start() :])
-    if _numbered(text)[1]:
-        return _numbered(text)[1]
-    lines = [clean(line) for line in text.split("\n") if clean(line)]
+    marked = _marked_items(text)
+    if marked is not None:
+        return marked
+    numbered = _numbered(text)[1]
+    if numbered:
+        return numbered
+    lines = [c for c in (clean(line) for line in text.split("\n")) if c]
     if len(lines) > 1:
         return lines
     seps = ["；", ";", "。", ". "] if lists else ["。", ". "]
-    pieces = [_tidy(p) for p in split_top_level(text, seps) if _tidy(p)]
-    if lists and len(pieces) == 1 and len(_split_list(pieces[0])) > 1:
-        return _split_list(pieces[0])  # `看点：A、B，以及 C`
+    pieces = [t for t in (_tidy(p) for p in split_top_level(text, seps)) if t]
+    if lists and len(pieces) == 1:
+        listed = _split_list(pieces[0])
+        if len(listed) > 1:
+            return listed  # `看点：A、B，以及 C`
     return pieces or [clean(text)]
+
+
+def _marked_items(text: str) -> list[str] | None:
+    """The items of a text with two or more markers (一是…二是…, (1)…(2)…), else None."""
+    if len(MARKER_RE.findall(text)) < 2:
+        return None
+    first = MARKER_RE.search(text)
+    assert first is not None
+    return _split_markers(text[first.start() :])
 
 
 def _read_prose(section: Section, parts: NoteParts, reading: _Reading, opening: bool) -> None:
@@ -453,16 +472,17 @@ def _read_prose(section: Section, parts: NoteParts, reading: _Reading, opening: 
         body_sentence = _read_sentence(sentence, parts, reading)
         if body_sentence is None:
             continue
-        if (
-            section.items
-            and index == len(all_sentences) - 1
-            and (_is_lead_in(body_sentence) or _is_short(body_sentence, 16, 6))
-        ):
+        if section.items and index == len(all_sentences) - 1 and _announces_list(body_sentence):
             continue  # the lead-in of the list that follows
         reading.body.append(body_sentence)
     if section.items:
         lead = clean(all_sentences[-1]) if all_sentences else None
         _take_items(section.items, lead, parts, reading, listed=True)
+
+
+def _announces_list(sentence: str) -> bool:
+    """The last sentence before list lines, when it is a lead-in or too short to be a why-line."""
+    return _is_lead_in(sentence) or _is_short(sentence, 16, 6)
 
 
 def _take_opening_verdict(sentence: str, parts: NoteParts, alone: bool) -> str:
@@ -525,15 +545,22 @@ def _take_items(
     items = [t for t in (_tidy(i) for i in items) if t]
     if kind == "caveats":
         parts.caveats.extend(items)
-        return
-    if kind == "audience":
+    elif kind == "audience":
         parts.audience = parts.audience or "；".join(items)
+    else:
+        parts.highlights.extend(items)
+        _take_intro(intro, reading, listed)
+
+
+def _take_intro(intro: str | None, reading: _Reading, listed: bool) -> None:
+    """A list's lead-in: the first that only announces the list names it, a real sentence is body
+    (unless the list is on lines of its own: the prose reader has that sentence already)."""
+    if not intro:
         return
-    parts.highlights.extend(items)
-    if intro and not _is_lead_in(intro):
+    if not _is_lead_in(intro):
         if not listed:
             reading.body.append(intro)
-    elif intro and reading.enum_intro is None:
+    elif reading.enum_intro is None:
         reading.enum_intro = intro
 
 
@@ -565,22 +592,37 @@ def _strip_period(text: str) -> str:
 
 def _opening_verdict(sentence: str, alone: bool = False) -> tuple[str | None, str]:
     """A verdict opening the note (`值得精读，…`, `Must read. …`, `五颗星。`), and the rest of the sentence."""
-    vocab = vocabulary()
-    match = vocab.verdict_re.match(sentence)
-    if match and (match.end() == len(sentence) or VERDICT_END_RE.match(sentence, match.end())):
-        return match.group(0), _tidy(sentence[match.end() :])
-    rating = RATING_RE.match(sentence)
-    if rating and (rating.end() == len(sentence) or not sentence[rating.end()].isalnum()):
-        return rating.group(0), _tidy(sentence[rating.end() :])
+    for pattern in (vocabulary().verdict_re, RATING_RE):
+        said = _said_first(pattern, sentence)
+        if said is not None:
+            return said
     first = clean(split_top_level(sentence, ["，", ",", "——", " — ", " - "])[0])
     for piece in dict.fromkeys([sentence, first]):
-        said = _verdict_sentence(piece, closing=False)
-        if said is None and not alone and _is_short(piece, 6, 3) and not CODE_OR_NUMBER_RE.search(piece):
-            # A short opening line with a verdict's word is the verdict even in words we don't list.
-            said = _tidy(piece) if vocab.verdict_stem_re.search(piece) else None
-        if said:
-            return said, _tidy(sentence[len(piece) :].lstrip(" —-"))
+        verdict = _verdict_sentence(piece, closing=False) or _verdict_word(piece, alone)
+        if verdict:
+            return verdict, _tidy(sentence[len(piece) :].lstrip(" —-"))
     return None, sentence
+
+
+def _said_first(pattern: re.Pattern[str], sentence: str) -> tuple[str, str] | None:
+    """A verdict word (`值得精读`) or rating (`★★★★☆`) the sentence opens with, standing alone
+    (punctuation after it, not more words), and the rest of the sentence."""
+    match = pattern.match(sentence)
+    if match is None:
+        return None
+    end = match.end()
+    if pattern is RATING_RE:
+        alone = end == len(sentence) or not sentence[end].isalnum()
+    else:
+        alone = end == len(sentence) or VERDICT_END_RE.match(sentence, end) is not None
+    return (match.group(0), _tidy(sentence[end:])) if alone else None
+
+
+def _verdict_word(piece: str, alone: bool) -> str | None:
+    """A short opening line with a verdict's word is the verdict even in words we don't list."""
+    if alone or not _is_short(piece, 6, 3) or CODE_OR_NUMBER_RE.search(piece):
+        return None
+    return _tidy(piece) if vocabulary().verdict_stem_re.search(piece) else None
 
 
 def _verdict_sentence(sentence: str, closing: bool) -> str | None:
@@ -614,11 +656,11 @@ def _is_short(text: str, cjk: int, words: int) -> bool:
 
 def _enumeration(sentence: str, people: Sequence[str] = ()) -> tuple[list[str], str | None]:
     """Focus points in a sentence, with the lead-in before them (if any)."""
-    if len(MARKER_RE.findall(sentence)) >= 2:
+    marked = _marked_items(sentence)
+    if marked is not None:
         first = MARKER_RE.search(sentence)
         assert first is not None
-        intro = clean(sentence[: first.start()]) or None
-        return _split_markers(sentence[first.start() :]), intro
+        return marked, clean(sentence[: first.start()]) or None
     intro, numbered = _numbered(sentence)
     if numbered:
         return numbered, intro
