@@ -396,10 +396,7 @@ def _read_verdict(section: Section, parts: NoteParts, reading: _Reading) -> None
 def _labelled_verdict_text(section: Section) -> tuple[str, str]:
     """The verdict a labelled section states and the text after it (read as prose)."""
     vocab = vocabulary()
-    found = sentences(section.text)
-    value = _tidy(found[0]) if found else ""
-    said = _verdict_sentence(value, closing=True) if value else None
-    after_first = section.text[section.text.find(found[0]) + len(found[0]) :] if found else section.text
+    value, said, after_first = _first_sentence(section.text)
     if section.label and vocab.verdict_re.fullmatch(section.label):
         return said or section.label, after_first if said else section.text
     if said and vocab.verdict_re.fullmatch(said):
@@ -407,6 +404,16 @@ def _labelled_verdict_text(section: Section) -> tuple[str, str]:
     if value and _is_short(value, 12, 4):
         return f"{section.label}：{value}", after_first
     return section.label or value, section.text
+
+
+def _first_sentence(text: str) -> tuple[str, str | None, str]:
+    """A labelled section's first sentence, the verdict it states (if any), the text after it."""
+    found = sentences(text)
+    if not found:
+        return "", None, text
+    value = _tidy(found[0])
+    said = _verdict_sentence(value, closing=True) if value else None
+    return value, said, text[text.find(found[0]) + len(found[0]) :]
 
 
 def _own_text(text: str, kind: str) -> tuple[str, str]:
@@ -435,12 +442,17 @@ def _section_items(text: str, lists: bool = False) -> list[str]:
     marked = _marked_items(text)
     if marked is not None:
         return marked
-    numbered = _numbered(text)[1]
-    if numbered:
-        return numbered
+    return _numbered(text)[1] or _lines(text) or _sentence_items(text, lists)
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of a text when it has two or more that are not blank, else none."""
     lines = [c for c in (clean(line) for line in text.split("\n")) if c]
-    if len(lines) > 1:
-        return lines
+    return lines if len(lines) > 1 else []
+
+
+def _sentence_items(text: str, lists: bool) -> list[str]:
+    """A one-line section cut at sentence ends (and `；` in a list of focus points)."""
     seps = ["；", ";", "。", ". "] if lists else ["。", ". "]
     pieces = [t for t in (_tidy(p) for p in split_top_level(text, seps)) if t]
     if lists and len(pieces) == 1:
@@ -463,21 +475,27 @@ def _read_prose(section: Section, parts: NoteParts, reading: _Reading, opening: 
     """Plain sentences: verdict, caveats, audience, enumerations; the rest is body for the why-line."""
     text = section.lead if section.items else section.text
     all_sentences = sentences(text or "")
-    for index, sentence in enumerate(all_sentences):
-        if index == 0 and opening and parts.verdict is None:
-            alone = len(all_sentences) == 1 and not section.items
-            sentence = _take_opening_verdict(sentence, parts, alone)
-            if not sentence:
-                continue
-        body_sentence = _read_sentence(sentence, parts, reading)
-        if body_sentence is None:
-            continue
-        if section.items and index == len(all_sentences) - 1 and _announces_list(body_sentence):
-            continue  # the lead-in of the list that follows
-        reading.body.append(body_sentence)
+    last = len(all_sentences) - 1
+    for index, sentence in enumerate(_after_opening_verdict(all_sentences, section, parts, opening)):
+        body = _read_sentence(sentence, parts, reading) if sentence else None
+        if body is not None and not (section.items and index == last and _announces_list(body)):
+            reading.body.append(body)  # (the last sentence before list lines may be its lead-in)
     if section.items:
-        lead = clean(all_sentences[-1]) if all_sentences else None
-        _take_items(section.items, lead, parts, reading, listed=True)
+        _take_listed(section.items, all_sentences, parts, reading)
+
+
+def _take_listed(items: list[str], before: list[str], parts: NoteParts, reading: _Reading) -> None:
+    """List lines, with the last sentence before them as their lead-in."""
+    _take_items(items, clean(before[-1]) if before else None, parts, reading, listed=True)
+
+
+def _after_opening_verdict(found: list[str], section: Section, parts: NoteParts, opening: bool) -> list[str]:
+    """The sentences to read: the note's opening verdict goes to the parts, the rest of its
+    sentence (possibly nothing) is read."""
+    if not found or not opening or parts.verdict is not None:
+        return found
+    alone = len(found) == 1 and not section.items
+    return [_take_opening_verdict(found[0], parts, alone), *found[1:]]
 
 
 def _announces_list(sentence: str) -> bool:
