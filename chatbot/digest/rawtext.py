@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePath
+from typing import Any
 
 from chatbot.digest.model import DigestParseError, Entry, Problem, entry_id
 from chatbot.digest.note import analyse_note
@@ -81,22 +82,29 @@ def parse_raw_text(text: str, path: str = "<text>") -> ParseResult:
                 Problem(path, title_line, "warning", f"same title as the entry at line {seen[ident]}; merged")
             )
         seen.setdefault(ident, title_line)
-        parts = analyse_note(note, repo, title)
-        if parts.verdict is None:
+        entry = note_entry(ident, repo, name, position, title, note, source=f"{path}:{title_line}")
+        if entry.verdict is None:
             warnings.append(Problem(path, note_line, "warning", NO_VERDICT))
-        entries.append(
-            Entry(
-                id=ident,
-                repo=repo,
-                digest=name,
-                position=position,
-                title=title,
-                note=note,
-                **parts.entry_fields(),
-                source=f"{path}:{title_line}",
-            )
-        )
+        entries.append(entry)
     return ParseResult(entries, warnings)
+
+
+def note_entry(
+    ident: str, repo: str, name: str, position: int, title: str, note: str, **metadata: Any
+) -> Entry:
+    """An entry of either form: its place, its note and the parts the note is cut into (the note
+    is analysed once, here), with what else the form knows (`source`, PR metadata)."""
+    parts = analyse_note(note, repo, title)
+    return Entry(
+        id=ident,
+        repo=repo,
+        digest=name,
+        position=position,
+        title=title.strip(),
+        note=note,
+        **parts.entry_fields(),
+        **metadata,
+    )
 
 
 def _slug_and_pairs(

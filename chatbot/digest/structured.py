@@ -17,8 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from chatbot.digest.model import DigestParseError, Entry, Problem, Ref, entry_id, pull_url
-from chatbot.digest.note import analyse_note
-from chatbot.digest.rawtext import NO_VERDICT, SLUG_RE, ParseResult, digest_name
+from chatbot.digest.rawtext import NO_VERDICT, SLUG_RE, ParseResult, digest_name, note_entry
 from chatbot.digest.yamlnodes import validation_error_line, yaml_error_line, yaml_line
 
 
@@ -147,16 +146,13 @@ def _validated(text: str, path: str) -> tuple[yaml.Node | None, StructuredDigest
 
 def _entry(repo: str, name: str, position: int, item: StructuredEntry, source: str) -> Entry:
     """One item as an entry: its note's parts, its metadata, URLs derived from PR numbers."""
-    note = (item.note or "").strip()
-    parts = analyse_note(note, repo, item.title)
-    return Entry(
-        id=entry_id(repo, item.title),
-        repo=repo,
-        digest=name,
-        position=position,
-        title=item.title.strip(),
-        note=note,
-        **parts.entry_fields(),
+    return note_entry(
+        entry_id(repo, item.title),
+        repo,
+        name,
+        position,
+        item.title,
+        (item.note or "").strip(),
         pr=item.pr,
         url=item.url or (pull_url(repo, item.pr) if item.pr else None),
         github_title=item.github_title,
