@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chatbot.digest.model import DigestParseError, Entry, Problem
+from chatbot.digest.model import DigestParseError, Entry, Problem, compact
 from chatbot.digest.rawtext import parse_raw_text
 from chatbot.digest.structured import is_glossary_file, parse_structured
 
@@ -149,7 +149,7 @@ def _fill(base: Entry, extra: Entry) -> Entry:
             update[name] = getattr(extra, name)
     for name in _LIST_FIELDS:
         update[name] = _union(getattr(base, name), getattr(extra, name))
-    return base.model_copy(update=update)
+    return compact(base.model_copy(update=update))
 
 
 def _union(base: list[Any], extra: list[Any]) -> list[Any]:

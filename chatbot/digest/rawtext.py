@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from chatbot.digest.model import DigestParseError, Entry, Problem, entry_id
+from chatbot.digest.model import DigestParseError, Entry, Problem, compact, entry_id
 from chatbot.digest.note import analyse_note
 
 SLUG_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*)/[A-Za-z0-9._-]+$")
@@ -95,7 +95,7 @@ def note_entry(
     """An entry of either form: its place, its note and the parts the note is cut into (the note
     is analysed once, here), with what else the form knows (`source`, PR metadata)."""
     parts = analyse_note(note, repo, title)
-    return Entry(
+    entry = Entry(
         id=ident,
         repo=repo,
         digest=name,
@@ -105,6 +105,7 @@ def note_entry(
         **parts.entry_fields(),
         **metadata,
     )
+    return compact(entry)
 
 
 def _slug_and_pairs(
