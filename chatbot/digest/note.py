@@ -108,6 +108,8 @@ _AS_FOLLOWS_RE = re.compile(r"(?:如下|as follows|below)$", re.IGNORECASE)
 _SPACES_RE = re.compile(r"\s+")
 _VERSION_RE = re.compile(r"v?\d[\d.]*")
 _DIGIT_RE = re.compile(r"\d")
+_TWO_DIGITS_RE = re.compile(r"\d\d")
+_NUMBER_MARK_RE = re.compile(r"\d[.、)）]")
 
 
 @dataclass
@@ -147,24 +149,30 @@ def find_refs(text: str, repo: str) -> list[Ref]:
     Numbers refer to the entry's repository; a URL of another repository keeps its own address.
     """
     found: list[tuple[int, int, str]] = []
-    covered: list[tuple[int, int]] = []
+    covered: list[tuple[int, int]] = []  # a number inside a URL or a ref already found is no ref
     for m in GITHUB_URL_RE.finditer(text):
         number = int(m.group(3))
         same = m.group(1).casefold() == repo.casefold()
         url = pull_url(repo, number) if same else f"https://github.com/{m.group(1)}/{m.group(2)}/{number}"
         found.append((m.start(), number, url))
         covered.append(m.span())
-    for pattern in (REF_RE, WORD_REF_RE):
-        for m in pattern.finditer(text):
-            if any(a <= m.start() < b for a, b in covered):
-                continue
-            number = int(m.group(1))
-            found.append((m.start(), number, pull_url(repo, number)))
+    for m in _number_refs(text):
+        if not any(a <= m.start() < b for a, b in covered):
+            found.append((m.start(), int(m.group(1)), pull_url(repo, int(m.group(1)))))
             covered.append(m.span())
     refs: dict[str, Ref] = {}
     for _, number, url in sorted(found):
         refs.setdefault(url, Ref(number=number, url=url))
     return list(refs.values())
+
+
+def _number_refs(text: str) -> Iterator[re.Match[str]]:
+    """`#N` matches, then `PR N` ones; a pattern runs only when the text holds what each of its
+    matches holds (a `#`, two digits): most notes name no ref at all."""
+    if "#" in text:
+        yield from REF_RE.finditer(text)
+    if _TWO_DIGITS_RE.search(text):
+        yield from WORD_REF_RE.finditer(text)
 
 
 def find_identifiers(text: str) -> list[str]:
@@ -211,6 +219,8 @@ def _speakers(plain: str, vocab: NoteVocabulary) -> list[tuple[int, str]]:
 def _numbered(text: str) -> tuple[str | None, list[str]]:
     """`1. A 2. B 3. C` inside a line: the lead-in and the items, when the numbers count up from 1."""
     run: list[re.Match[str]] = []
+    if not _NUMBER_MARK_RE.search(text):
+        return None, []  # no `1.` or `2、` at all: most sentences
     for m in INLINE_NUMBER_RE.finditer(text):
         if int(m.group(1)) == len(run) + 1:
             run.append(m)
