@@ -104,6 +104,21 @@ def test_same_entry_in_two_files_is_one_entry_with_merged_metadata(tmp_path: Pat
     assert library.get("7") == entry and library.get("#7") == entry and library.get(entry.id[:5]) == entry
 
 
+def test_merged_entries_share_their_field_names_and_stay_apart(tmp_path: Path) -> None:
+    """Entries share one set of field names (memory); a copy with an update is still its own."""
+    (tmp_path / "a.txt").write_text(
+        "o/r\n\n标题\n\n值得精读。看点：A、B。\n\n另一条\n\n值得一读。\n", encoding="utf-8"
+    )
+    (tmp_path / "a.meta.yaml").write_text(
+        "repo: o/r\nentries:\n  - title: 标题\n    pr: 7\n", encoding="utf-8"
+    )
+    first, second = Library.load(tmp_path).entries
+    assert first.model_fields_set is second.model_fields_set
+    changed = first.model_copy(update={"pr": 9})
+    assert (changed.pr, first.pr, second.pr) == (9, 7, None)
+    assert first.model_dump()["tags"] == [] and first == first.model_copy()
+
+
 def test_refresh_picks_up_new_changed_and_removed_files(tmp_path: Path) -> None:
     library = Library.load(tmp_path)
     assert len(library) == 0 and library.refresh() is False

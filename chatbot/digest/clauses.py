@@ -45,39 +45,34 @@ def split_top_level(text: str, separators: Iterable[str]) -> list[str]:
         return [text] if text else []
     if not _ANY_OPENER.search(text):  # nothing to nest in: every separator cuts
         return _plain_split(text, scan.anywhere)
+    pieces, unbalanced = _nested_split(text, scan)
+    # Unbalanced quotes must not swallow the rest of the text: fall back to a plain split.
+    if unbalanced and len(pieces) <= 1:
+        return _plain_split(text, scan.anywhere)
+    return pieces
+
+
+def _nested_split(text: str, scan: _Scan) -> tuple[list[str], bool]:
+    """The pieces cut at separators outside brackets, and whether a bracket was left open."""
     pieces: list[str] = []
-    stack: list[str] = []
+    stack: list[str] = []  # the closers awaited, innermost last
     start = 0
     pos = 0
     while True:
-        if not stack:
-            found = scan.outside.search(text, pos)
-            if found is None:
-                break
-            pos = found.end()
-            if found.lastindex == _SEPARATOR_GROUP:
-                pieces.append(text[start:pos])
-                start = pos
-            else:
-                opener = found.group()
-                stack.append(_OPEN_CLOSE.get(opener, opener))
-            continue
-        top = stack[-1]
-        found = _inside(top).search(text, pos)
+        found = (_inside(stack[-1]) if stack else scan.outside).search(text, pos)
         if found is None:
             break
         pos = found.end()
-        ch = found.group()
-        if ch == top:
+        if not stack and found.lastindex == _SEPARATOR_GROUP:
+            pieces.append(text[start:pos])
+            start = pos
+        elif stack and found.group() == stack[-1]:
             stack.pop()
         else:
-            stack.append(_OPEN_CLOSE.get(ch, ch))
+            stack.append(_OPEN_CLOSE.get(found.group(), found.group()))
     if start < len(text):
         pieces.append(text[start:])
-    # Unbalanced quotes must not swallow the rest of the text: fall back to a plain split.
-    if stack and len(pieces) <= 1 and scan.anywhere.search(text):
-        return _plain_split(text, scan.anywhere)
-    return pieces
+    return pieces, bool(stack)
 
 
 _SEPARATOR_GROUP = 2
@@ -131,7 +126,8 @@ def _rejoin(pieces: list[str]) -> list[str]:
     """Pieces cut after `e.g. ` or a list number `1. ` joined back to what follows them."""
     out: list[str] = []
     for piece in pieces:
-        if out and _NOT_AN_END_RE.search(out[-1]):
+        # `\.\s$` puts the dot among the last three characters: a cheap test before the pattern.
+        if out and "." in out[-1][-3:] and _NOT_AN_END_RE.search(out[-1]):
             out[-1] += piece
         else:
             out.append(piece)

@@ -14,8 +14,9 @@ import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from chatbot.digest.model import DigestParseError, Entry, Problem
+from chatbot.digest.model import DigestParseError, Entry, Problem, compact
 from chatbot.digest.rawtext import parse_raw_text
 from chatbot.digest.structured import is_glossary_file, parse_structured
 
@@ -137,19 +138,28 @@ def merge_entries(files: Iterable[LoadedFile]) -> tuple[list[Entry], list[Proble
 _LIST_FIELDS = ("tags", "related", "refs", "people", "identifiers", "highlights", "caveats")
 
 
+_SCALAR_FIELDS = ("pr", "url", "github_title", "author", "date", "verdict", "why", "audience")
+
+
 def _fill(base: Entry, extra: Entry) -> Entry:
     """Fill the base entry's empty fields from another copy; lists are unioned in order."""
-    update: dict[str, object] = {}
-    for name in ("pr", "url", "github_title", "author", "date", "verdict", "why", "audience"):
-        if getattr(base, name) in (None, "") and getattr(extra, name) not in (None, ""):
-            update[name] = getattr(extra, name)
+    ours, theirs = base.__dict__, extra.__dict__  # the fields, read without 30 attribute lookups
+    update = {
+        name: theirs[name]
+        for name in _SCALAR_FIELDS
+        if ours[name] in (None, "") and theirs[name] not in (None, "")
+    }
     for name in _LIST_FIELDS:
-        base_items = list(getattr(base, name))
-        for item in getattr(extra, name):
-            if item not in base_items:
-                base_items.append(item)
-        update[name] = base_items
-    return base.model_copy(update=update)
+        update[name] = _union(ours[name], theirs[name])
+    return compact(base.model_copy(update=update))
+
+
+def _union(base: list[Any], extra: list[Any]) -> list[Any]:
+    """`base` (as it is, repeats kept) then the items of `extra` it lacks, each once. `base`
+    itself when `extra` adds nothing: entries share, never change, their lists."""
+    seen = set(base)
+    added = [item for item in dict.fromkeys(extra) if item not in seen]
+    return [*base, *added] if added else base
 
 
 def _sort_key(entry: Entry) -> tuple[str, int]:

@@ -7,12 +7,12 @@ Notes follow the curator's habits (一是…二是…, (1)(2)(3), 重点关注�
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from chatbot.digest.clauses import clauses, clean, sentences, split_top_level
 from chatbot.digest.model import Ref, pull_url
-from chatbot.digest.note_labels import vocabulary
+from chatbot.digest.note_labels import NoteVocabulary, vocabulary
 from chatbot.digest.note_layout import Section, layout
 from chatbot.text import has_han
 
@@ -64,15 +64,6 @@ BACKTICK_RE = re.compile(r"`([^`\n]+)`")
 CODE_RE = re.compile(
     r"(?<![\w`./-])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|_*[A-Za-z0-9]+_[A-Za-z0-9_]*)"
 )
-_PERSON_PATTERNS = (
-    re.compile(r"@([A-Za-z0-9][A-Za-z0-9-]{1,38})"),
-    re.compile(r"([A-Za-z0-9][A-Za-z0-9-]*\[bot\])"),
-    re.compile(r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*(?:提出|指出|认为|建议|补充|发现)"),
-    re.compile(r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*对[^。；，]{1,40}的(?:解释|分析|说明|回复|意见)"),
-    re.compile(
-        r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*的[^，。；\s]{0,6}(?:分析|解释|评论|意见|建议|审查|review)"
-    ),
-)
 GITHUB_URL_RE = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+)/(pull|issues)/(\d+)[^\s)>）。，,]*")
 WORD_REF_RE = re.compile(r"(?<![\w/])(?:PR|pull request|pull|issue)\s*#?\s*(\d{2,7})\b", re.IGNORECASE)
 # `alice-dev's review`: a handle-shaped word (a dash or digit in it) or any word before a review noun.
@@ -80,6 +71,27 @@ POSSESSIVE_RE = re.compile(
     r"(?<![\w`@/.-])([A-Za-z0-9]+(?:-[A-Za-z0-9]+)+|[A-Za-z]+\d[A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]{1,38}(?=['’]s\s+"
     r"(?:review|analysis|comments?|suggestions?|point|explanation|benchmarks?|question|concerns?|reply|"
     r"proposal|objection|numbers|repro|investigation|findings)))['’]s\b"
+)
+# Each with a cheap pattern for what any of its matches must hold (its verb, its `@`): finding
+# that first spares the costly pattern on most notes.
+_PERSON_PATTERNS = (
+    (re.compile(r"@([A-Za-z0-9][A-Za-z0-9-]{1,38})"), re.compile("@")),
+    (re.compile(r"([A-Za-z0-9][A-Za-z0-9-]*\[bot\])"), re.compile(r"\[bot\]")),
+    (
+        re.compile(r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*(?:提出|指出|认为|建议|补充|发现)"),
+        re.compile("提出|指出|认为|建议|补充|发现"),
+    ),
+    (
+        re.compile(r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*对[^。；，]{1,40}的(?:解释|分析|说明|回复|意见)"),
+        re.compile("的(?:解释|分析|说明|回复|意见)"),
+    ),
+    (
+        re.compile(
+            r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*的[^，。；\s]{0,6}(?:分析|解释|评论|意见|建议|审查|review)"
+        ),
+        re.compile("分析|解释|评论|意见|建议|审查|review"),
+    ),
+    (POSSESSIVE_RE, re.compile("['’]s")),
 )
 # `bob: this breaks …` at the start of a line or sentence: a lowercase handle speaking.
 SPEAKER_RE = re.compile(
@@ -95,6 +107,9 @@ _REF_FILLER_RE = re.compile(r"[\s、，,;；:：.。()（）]+")
 _AS_FOLLOWS_RE = re.compile(r"(?:如下|as follows|below)$", re.IGNORECASE)
 _SPACES_RE = re.compile(r"\s+")
 _VERSION_RE = re.compile(r"v?\d[\d.]*")
+_DIGIT_RE = re.compile(r"\d")
+_TWO_DIGITS_RE = re.compile(r"\d\d")
+_NUMBER_MARK_RE = re.compile(r"\d[.、)）]")
 
 
 @dataclass
@@ -134,24 +149,30 @@ def find_refs(text: str, repo: str) -> list[Ref]:
     Numbers refer to the entry's repository; a URL of another repository keeps its own address.
     """
     found: list[tuple[int, int, str]] = []
-    covered: list[tuple[int, int]] = []
+    covered: list[tuple[int, int]] = []  # a number inside a URL or a ref already found is no ref
     for m in GITHUB_URL_RE.finditer(text):
         number = int(m.group(3))
         same = m.group(1).casefold() == repo.casefold()
         url = pull_url(repo, number) if same else f"https://github.com/{m.group(1)}/{m.group(2)}/{number}"
         found.append((m.start(), number, url))
         covered.append(m.span())
-    for pattern in (REF_RE, WORD_REF_RE):
-        for m in pattern.finditer(text):
-            if any(a <= m.start() < b for a, b in covered):
-                continue
-            number = int(m.group(1))
-            found.append((m.start(), number, pull_url(repo, number)))
+    for m in _number_refs(text):
+        if not any(a <= m.start() < b for a, b in covered):
+            found.append((m.start(), int(m.group(1)), pull_url(repo, int(m.group(1)))))
             covered.append(m.span())
     refs: dict[str, Ref] = {}
     for _, number, url in sorted(found):
         refs.setdefault(url, Ref(number=number, url=url))
     return list(refs.values())
+
+
+def _number_refs(text: str) -> Iterator[re.Match[str]]:
+    """`#N` matches, then `PR N` ones; a pattern runs only when the text holds what each of its
+    matches holds (a `#`, two digits): most notes name no ref at all."""
+    if "#" in text:
+        yield from REF_RE.finditer(text)
+    if _TWO_DIGITS_RE.search(text):
+        yield from WORD_REF_RE.finditer(text)
 
 
 def find_identifiers(text: str) -> list[str]:
@@ -168,21 +189,38 @@ def find_people(text: str) -> list[str]:
     """Handles the note names: `@x`, `x[bot]`, `x 指出`, `x's review`, `x argued`, a line opening `x:`."""
     vocab = vocabulary()
     plain = BACKTICK_RE.sub(" ", GITHUB_URL_RE.sub(" ", text))
-    found: list[tuple[int, str]] = []
-    for pattern in _PERSON_PATTERNS:
-        found.extend((m.start(1), m.group(1)) for m in pattern.finditer(plain))
-    found.extend((m.start(1), m.group(1)) for m in POSSESSIVE_RE.finditer(plain))
-    for m in SPEAKER_RE.finditer(plain):
-        if vocab.label_kind(m.group(1)) is None:
-            found.append((m.start(1), m.group(1)))
-    found.extend((m.start(1), m.group(1)) for m in vocab.person_before_verb_re.finditer(plain))
+    found = [
+        (m.start(1), m.group(1))
+        for pattern in _person_patterns(plain, vocab)
+        for m in pattern.finditer(plain)
+    ]
+    found.extend(_speakers(plain, vocab))
     names = [name for _, name in sorted(found)]
     return _dedupe([p for p in names if p.casefold() not in vocab.not_people and p.lower() != "the"])
+
+
+def _person_patterns(plain: str, vocab: NoteVocabulary) -> Iterator[re.Pattern[str]]:
+    """The person patterns that may match: what each match must hold (its verb, its `@`) is
+    found first by a cheap pattern, which spares the costly one on most notes."""
+    for pattern, needed in (*_PERSON_PATTERNS, (vocab.person_before_verb_re, vocab.person_verb_re)):
+        if needed.search(plain):
+            yield pattern
+
+
+def _speakers(plain: str, vocab: NoteVocabulary) -> list[tuple[int, str]]:
+    """`bob: …` opening a line or sentence, unless `bob` is a label (`Risks: …`)."""
+    if ":" not in plain:
+        return []
+    return [
+        (m.start(1), m.group(1)) for m in SPEAKER_RE.finditer(plain) if vocab.label_kind(m.group(1)) is None
+    ]
 
 
 def _numbered(text: str) -> tuple[str | None, list[str]]:
     """`1. A 2. B 3. C` inside a line: the lead-in and the items, when the numbers count up from 1."""
     run: list[re.Match[str]] = []
+    if not _NUMBER_MARK_RE.search(text):
+        return None, []  # no `1.` or `2、` at all: most sentences
     for m in INLINE_NUMBER_RE.finditer(text):
         if int(m.group(1)) == len(run) + 1:
             run.append(m)
@@ -246,7 +284,6 @@ class _Reading:
 
 def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
     """Cut a note into its parts; pieces that fit no part stay only in the note."""
-    vocab = vocabulary()
     parts = NoteParts()
     text = note.strip()
     if not text:
@@ -258,38 +295,43 @@ def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
     parts.people = find_people(text)
     parts.identifiers = find_identifiers(f"{title}\n{text}")
     reading = _Reading()
-    sections = layout(text, vocab)
-    for index, section in enumerate(sections):
+    for index, section in enumerate(layout(text, vocabulary())):
         if section.kind is None:
             _read_prose(section, parts, reading, opening=index == 0)
         else:
             _read_labelled(section, parts, reading)
-    if parts.verdict is None and reading.body:
-        # A verdict at the end of the note (`结论：值得一读`, `Overall, worth a look.`).
-        verdict = _verdict_sentence(reading.body[-1], closing=True)
-        if verdict:
-            parts.verdict = verdict
-            reading.body.pop()
-
+    _take_closing_verdict(parts, reading)
     if not parts.highlights:
         parts.highlights = list(reading.body)
     # A focus point that ends with a warning (`…，提醒跨版本验证的必要性`) also names a caveat.
     for item in parts.highlights:
         parts.caveats.extend(c for c in clauses(item) if WARNING_CLAUSE_RE.match(c))
-    if reading.why_label:
-        parts.why = reading.why_label
-    elif reading.body:
-        parts.why = reading.body[0]
-    elif parts.highlights:
-        if has_han(text):
-            lead = reading.enum_intro or "重点"
-            parts.why = f"{lead}：" + "；".join(_head(h) for h in parts.highlights)
-        else:
-            lead = reading.enum_intro or "Focus"
-            parts.why = f"{lead}: " + "; ".join(_head(h) for h in parts.highlights)
+    parts.why = _why_line(parts, reading, text)
     parts.highlights = _dedupe(parts.highlights)
     parts.caveats = _dedupe(parts.caveats)
     return parts
+
+
+def _take_closing_verdict(parts: NoteParts, reading: _Reading) -> None:
+    """A verdict at the end of the note (`结论：值得一读`, `Overall, worth a look.`)."""
+    if parts.verdict is None and reading.body:
+        verdict = _verdict_sentence(reading.body[-1], closing=True)
+        if verdict:
+            parts.verdict = verdict
+            reading.body.pop()
+
+
+def _why_line(parts: NoteParts, reading: _Reading, text: str) -> str | None:
+    """The labelled why, else the first body sentence, else the heads of the focus points."""
+    if reading.why_label:
+        return reading.why_label
+    if reading.body:
+        return reading.body[0]
+    if not parts.highlights:
+        return None
+    if has_han(text):
+        return f"{reading.enum_intro or '重点'}：" + "；".join(_head(h) for h in parts.highlights)
+    return f"{reading.enum_intro or 'Focus'}: " + "; ".join(_head(h) for h in parts.highlights)
 
 
 def _read_labelled(section: Section, parts: NoteParts, reading: _Reading) -> None:
@@ -342,6 +384,8 @@ _LABELLED: dict[str, Callable[[Section, list[str], NoteParts, _Reading], None]] 
 
 def _only_refs(sentence: str) -> bool:
     """A sentence that only points elsewhere: `See PR #1 and issue 2.`, `相关：PR 3`."""
+    if not _DIGIT_RE.search(sentence):
+        return False  # every ref pattern holds a number
     rest = REF_RE.sub(" ", WORD_REF_RE.sub(" ", GITHUB_URL_RE.sub(" ", sentence)))
     if rest == sentence:
         return False
@@ -351,24 +395,35 @@ def _only_refs(sentence: str) -> bool:
 
 def _read_verdict(section: Section, parts: NoteParts, reading: _Reading) -> None:
     """`结论：值得一读`, `推荐指数：高`, `【推荐】强烈推荐。…`: a labelled verdict wins over one in prose."""
-    vocab = vocabulary()
-    found = sentences(section.text)
-    value = _tidy(found[0]) if found else ""
-    said = _verdict_sentence(value, closing=True) if value else None
-    rest = section.text[section.text.find(found[0]) + len(found[0]) :] if said else section.text
-    if section.label and vocab.verdict_re.fullmatch(section.label):
-        verdict = said or section.label
-    elif said and vocab.verdict_re.fullmatch(said):
-        verdict = said
-    else:
-        short = value and _is_short(value, 12, 4)
-        verdict = f"{section.label}：{value}" if short else (section.label or value)
-        rest = section.text[section.text.find(found[0]) + len(found[0]) :] if short else section.text
+    verdict, rest = _labelled_verdict_text(section)
     if not reading.verdict_labelled:
         parts.verdict = verdict
         reading.verdict_labelled = True
     if clean(rest):
         _read_prose(Section(None, clean(rest)), parts, reading, opening=False)
+
+
+def _labelled_verdict_text(section: Section) -> tuple[str, str]:
+    """The verdict a labelled section states and the text after it (read as prose)."""
+    vocab = vocabulary()
+    value, said, after_first = _first_sentence(section.text)
+    if section.label and vocab.verdict_re.fullmatch(section.label):
+        return said or section.label, after_first if said else section.text
+    if said and vocab.verdict_re.fullmatch(said):
+        return said, after_first
+    if value and _is_short(value, 12, 4):
+        return f"{section.label}：{value}", after_first
+    return section.label or value, section.text
+
+
+def _first_sentence(text: str) -> tuple[str, str | None, str]:
+    """A labelled section's first sentence, the verdict it states (if any), the text after it."""
+    found = sentences(text)
+    if not found:
+        return "", None, text
+    value = _tidy(found[0])
+    said = _verdict_sentence(value, closing=True) if value else None
+    return value, said, text[text.find(found[0]) + len(found[0]) :]
 
 
 def _own_text(text: str, kind: str) -> tuple[str, str]:
@@ -394,45 +449,68 @@ def _section_items(text: str, lists: bool = False) -> list[str]:
     text = text.strip()
     if not text:
         return []
-    if len(MARKER_RE.findall(text)) >= 2:
-        first = MARKER_RE.search(text)
-        assert first is not None
-        return _split_markers(text[first.start() :])
-    if _numbered(text)[1]:
-        return _numbered(text)[1]
-    lines = [clean(line) for line in text.split("\n") if clean(line)]
-    if len(lines) > 1:
-        return lines
+    marked = _marked_items(text)
+    if marked is not None:
+        return marked
+    return _numbered(text)[1] or _lines(text) or _sentence_items(text, lists)
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of a text when it has two or more that are not blank, else none."""
+    lines = [c for c in (clean(line) for line in text.split("\n")) if c]
+    return lines if len(lines) > 1 else []
+
+
+def _sentence_items(text: str, lists: bool) -> list[str]:
+    """A one-line section cut at sentence ends (and `；` in a list of focus points)."""
     seps = ["；", ";", "。", ". "] if lists else ["。", ". "]
-    pieces = [_tidy(p) for p in split_top_level(text, seps) if _tidy(p)]
-    if lists and len(pieces) == 1 and len(_split_list(pieces[0])) > 1:
-        return _split_list(pieces[0])  # `看点：A、B，以及 C`
+    pieces = [t for t in (_tidy(p) for p in split_top_level(text, seps)) if t]
+    if lists and len(pieces) == 1:
+        listed = _split_list(pieces[0])
+        if len(listed) > 1:
+            return listed  # `看点：A、B，以及 C`
     return pieces or [clean(text)]
+
+
+def _marked_items(text: str) -> list[str] | None:
+    """The items of a text with two or more markers (一是…二是…, (1)…(2)…), else None."""
+    if len(MARKER_RE.findall(text)) < 2:
+        return None
+    first = MARKER_RE.search(text)
+    assert first is not None
+    return _split_markers(text[first.start() :])
 
 
 def _read_prose(section: Section, parts: NoteParts, reading: _Reading, opening: bool) -> None:
     """Plain sentences: verdict, caveats, audience, enumerations; the rest is body for the why-line."""
     text = section.lead if section.items else section.text
     all_sentences = sentences(text or "")
-    for index, sentence in enumerate(all_sentences):
-        if index == 0 and opening and parts.verdict is None:
-            alone = len(all_sentences) == 1 and not section.items
-            sentence = _take_opening_verdict(sentence, parts, alone)
-            if not sentence:
-                continue
-        body_sentence = _read_sentence(sentence, parts, reading)
-        if body_sentence is None:
-            continue
-        if (
-            section.items
-            and index == len(all_sentences) - 1
-            and (_is_lead_in(body_sentence) or _is_short(body_sentence, 16, 6))
-        ):
-            continue  # the lead-in of the list that follows
-        reading.body.append(body_sentence)
+    last = len(all_sentences) - 1
+    for index, sentence in enumerate(_after_opening_verdict(all_sentences, section, parts, opening)):
+        body = _read_sentence(sentence, parts, reading) if sentence else None
+        if body is not None and not (section.items and index == last and _announces_list(body)):
+            reading.body.append(body)  # (the last sentence before list lines may be its lead-in)
     if section.items:
-        lead = clean(all_sentences[-1]) if all_sentences else None
-        _take_items(section.items, lead, parts, reading, listed=True)
+        _take_listed(section.items, all_sentences, parts, reading)
+
+
+def _take_listed(items: list[str], before: list[str], parts: NoteParts, reading: _Reading) -> None:
+    """List lines, with the last sentence before them as their lead-in."""
+    _take_items(items, clean(before[-1]) if before else None, parts, reading, listed=True)
+
+
+def _after_opening_verdict(found: list[str], section: Section, parts: NoteParts, opening: bool) -> list[str]:
+    """The sentences to read: the note's opening verdict goes to the parts, the rest of its
+    sentence (possibly nothing) is read."""
+    if not found or not opening or parts.verdict is not None:
+        return found
+    alone = len(found) == 1 and not section.items
+    return [_take_opening_verdict(found[0], parts, alone), *found[1:]]
+
+
+def _announces_list(sentence: str) -> bool:
+    """The last sentence before list lines, when it is a lead-in or too short to be a why-line."""
+    return _is_lead_in(sentence) or _is_short(sentence, 16, 6)
 
 
 def _take_opening_verdict(sentence: str, parts: NoteParts, alone: bool) -> str:
@@ -495,15 +573,22 @@ def _take_items(
     items = [t for t in (_tidy(i) for i in items) if t]
     if kind == "caveats":
         parts.caveats.extend(items)
-        return
-    if kind == "audience":
+    elif kind == "audience":
         parts.audience = parts.audience or "；".join(items)
+    else:
+        parts.highlights.extend(items)
+        _take_intro(intro, reading, listed)
+
+
+def _take_intro(intro: str | None, reading: _Reading, listed: bool) -> None:
+    """A list's lead-in: the first that only announces the list names it, a real sentence is body
+    (unless the list is on lines of its own: the prose reader has that sentence already)."""
+    if not intro:
         return
-    parts.highlights.extend(items)
-    if intro and not _is_lead_in(intro):
+    if not _is_lead_in(intro):
         if not listed:
             reading.body.append(intro)
-    elif intro and reading.enum_intro is None:
+    elif reading.enum_intro is None:
         reading.enum_intro = intro
 
 
@@ -535,22 +620,37 @@ def _strip_period(text: str) -> str:
 
 def _opening_verdict(sentence: str, alone: bool = False) -> tuple[str | None, str]:
     """A verdict opening the note (`值得精读，…`, `Must read. …`, `五颗星。`), and the rest of the sentence."""
-    vocab = vocabulary()
-    match = vocab.verdict_re.match(sentence)
-    if match and (match.end() == len(sentence) or VERDICT_END_RE.match(sentence, match.end())):
-        return match.group(0), _tidy(sentence[match.end() :])
-    rating = RATING_RE.match(sentence)
-    if rating and (rating.end() == len(sentence) or not sentence[rating.end()].isalnum()):
-        return rating.group(0), _tidy(sentence[rating.end() :])
+    for pattern in (vocabulary().verdict_re, RATING_RE):
+        said = _said_first(pattern, sentence)
+        if said is not None:
+            return said
     first = clean(split_top_level(sentence, ["，", ",", "——", " — ", " - "])[0])
     for piece in dict.fromkeys([sentence, first]):
-        said = _verdict_sentence(piece, closing=False)
-        if said is None and not alone and _is_short(piece, 6, 3) and not CODE_OR_NUMBER_RE.search(piece):
-            # A short opening line with a verdict's word is the verdict even in words we don't list.
-            said = _tidy(piece) if vocab.verdict_stem_re.search(piece) else None
-        if said:
-            return said, _tidy(sentence[len(piece) :].lstrip(" —-"))
+        verdict = _verdict_sentence(piece, closing=False) or _verdict_word(piece, alone)
+        if verdict:
+            return verdict, _tidy(sentence[len(piece) :].lstrip(" —-"))
     return None, sentence
+
+
+def _said_first(pattern: re.Pattern[str], sentence: str) -> tuple[str, str] | None:
+    """A verdict word (`值得精读`) or rating (`★★★★☆`) the sentence opens with, standing alone
+    (punctuation after it, not more words), and the rest of the sentence."""
+    match = pattern.match(sentence)
+    if match is None:
+        return None
+    end = match.end()
+    if pattern is RATING_RE:
+        alone = end == len(sentence) or not sentence[end].isalnum()
+    else:
+        alone = end == len(sentence) or VERDICT_END_RE.match(sentence, end) is not None
+    return (match.group(0), _tidy(sentence[end:])) if alone else None
+
+
+def _verdict_word(piece: str, alone: bool) -> str | None:
+    """A short opening line with a verdict's word is the verdict even in words we don't list."""
+    if alone or not _is_short(piece, 6, 3) or CODE_OR_NUMBER_RE.search(piece):
+        return None
+    return _tidy(piece) if vocabulary().verdict_stem_re.search(piece) else None
 
 
 def _verdict_sentence(sentence: str, closing: bool) -> str | None:
@@ -575,6 +675,8 @@ def _verdict_sentence(sentence: str, closing: bool) -> str | None:
 
 
 def _is_short(text: str, cjk: int, words: int) -> bool:
+    if len(text) <= min(cjk, words):
+        return True  # too short to hold more characters or words than either limit
     if has_han(text):
         return len(_SPACES_RE.sub("", text)) <= cjk
     return len(text.split()) <= words
@@ -582,11 +684,11 @@ def _is_short(text: str, cjk: int, words: int) -> bool:
 
 def _enumeration(sentence: str, people: Sequence[str] = ()) -> tuple[list[str], str | None]:
     """Focus points in a sentence, with the lead-in before them (if any)."""
-    if len(MARKER_RE.findall(sentence)) >= 2:
+    marked = _marked_items(sentence)
+    if marked is not None:
         first = MARKER_RE.search(sentence)
         assert first is not None
-        intro = clean(sentence[: first.start()]) or None
-        return _split_markers(sentence[first.start() :]), intro
+        return marked, clean(sentence[: first.start()]) or None
     intro, numbered = _numbered(sentence)
     if numbered:
         return numbered, intro

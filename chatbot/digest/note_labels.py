@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Literal, cast, get_args
+from typing import Any, Literal, get_args
 
 import yaml
 
@@ -36,9 +36,10 @@ class NoteVocabulary:
     suffixes: tuple[str, ...]
     verdict_re: re.Pattern[str]
     verdict_stem_re: re.Pattern[str]
-    audience_re: re.Pattern[str]  # any of the audience leads
-    caveat_re: re.Pattern[str]  # any of the caveat leads
+    audience_re: _Leads  # any of the audience leads
+    caveat_re: _Leads  # any of the caveat leads
     person_before_verb_re: re.Pattern[str]  # `carol argued`: group 1 is the name
+    person_verb_re: re.Pattern[str]  # a space and a reporting verb: found before the costly pattern
     enumeration_lead_re: re.Pattern[str]
     not_people: frozenset[str]
     known: dict[str, PartKind | None] = field(default_factory=dict, compare=False)  # label_kind cache
@@ -65,10 +66,10 @@ class NoteVocabulary:
         return None
 
     def is_audience(self, text: str) -> bool:
-        return bool(self.audience_re.search(text))
+        return self.audience_re.search(text)
 
     def is_caveat(self, text: str) -> bool:
-        return bool(self.caveat_re.search(text))
+        return self.caveat_re.search(text)
 
 
 def _alternation(words: list[str]) -> str:
@@ -82,10 +83,30 @@ def _alternation(words: list[str]) -> str:
     return "|".join(parts)
 
 
-def _any_of(patterns: list[str]) -> re.Pattern[str]:
-    """One pattern for a list of them; a leading `(?i)` becomes a scoped `(?i:…)` group."""
-    groups = [f"(?i:{p[4:]})" if p.startswith("(?i)") else f"(?:{p})" for p in patterns]
-    return re.compile("|".join(groups))
+@dataclass(frozen=True)
+class _Leads:
+    """Lead patterns: those opening with `^` tried once at the start (`match`), the others
+    searched; one alternation of all of them was tried at every position of every sentence."""
+
+    opening: re.Pattern[str]
+    anywhere: re.Pattern[str]
+
+    def search(self, text: str) -> bool:
+        return bool(self.opening.match(text) or self.anywhere.search(text))
+
+
+def _any_of(patterns: list[str]) -> _Leads:
+    """One pattern for a list of them; a leading `(?i)` becomes a scoped `(?i:…)` group. A
+    pattern opening with `^` is anchored as a whole (no top-level `|` after it)."""
+    opening: list[str] = []
+    anywhere: list[str] = []
+    for p in patterns:
+        flags, body = ("(?i:", p[4:]) if p.startswith("(?i)") else ("(?:", p)
+        if body.startswith("^"):
+            opening.append(f"{flags}{body[1:]})")
+        else:
+            anywhere.append(f"{flags}{body})")
+    return _Leads(re.compile("|".join(opening) or "(?!)"), re.compile("|".join(anywhere) or "(?!)"))
 
 
 @lru_cache(maxsize=1)
@@ -93,30 +114,38 @@ def vocabulary() -> NoteVocabulary:
     """The bundled vocabularies; a malformed data file fails loudly with its name."""
     text = resources.files("chatbot.digest").joinpath("data/note_labels.yaml").read_text(encoding="utf-8")
     data = yaml.safe_load(text)
+    labels, label_words = _labels(data["labels"])
+
+    def words(key: str) -> list[str]:
+        return [str(v) for v in data[key]]
+
+    verbs = _alternation(words("person_verbs"))
+    return NoteVocabulary(
+        labels=labels,
+        label_words=label_words,
+        modifiers=tuple(sorted((label_key(m) for m in words("label_modifiers")), key=len, reverse=True)),
+        suffixes=tuple(label_key(m) for m in words("label_suffixes")),
+        verdict_re=re.compile(_alternation(words("verdicts")), re.IGNORECASE),
+        verdict_stem_re=re.compile(_alternation(words("verdict_stems")), re.IGNORECASE),
+        audience_re=_any_of(words("audience_leads")),
+        caveat_re=_any_of(words("caveat_leads")),
+        person_before_verb_re=re.compile(
+            rf"(?<!['’]s )(?<![\w`@/.-])([A-Za-z][A-Za-z0-9-]{{1,38}})(?=\s+(?:{verbs}))"
+        ),
+        person_verb_re=re.compile(rf"\s(?:{verbs})"),
+        enumeration_lead_re=re.compile(rf"(?:{_alternation(words('enumeration_leads'))})\s*$", re.IGNORECASE),
+        not_people=frozenset(w.casefold() for w in words("not_people")),
+    )
+
+
+def _labels(data: dict[str, list[Any]]) -> tuple[dict[str, PartKind], tuple[tuple[str, PartKind], ...]]:
+    """Label keys to the part they announce (the first part wins), and the words as written."""
     labels: dict[str, PartKind] = {}
     label_words: list[tuple[str, PartKind]] = []
-    for kind, words in data["labels"].items():
+    for kind, words in data.items():
         if kind not in PART_KINDS:
             raise ValueError(f"note_labels.yaml: unknown part {kind!r}")
         for word in words:
-            labels.setdefault(label_key(str(word)), cast(PartKind, kind))
-            label_words.append((str(word), cast(PartKind, kind)))
-    verdicts = [str(v) for v in data["verdicts"]]
-    stems = [str(v) for v in data["verdict_stems"]]
-    verbs = [str(v) for v in data["person_verbs"]]
-    leads = [str(v) for v in data["enumeration_leads"]]
-    return NoteVocabulary(
-        labels=labels,
-        label_words=tuple(label_words),
-        modifiers=tuple(sorted((label_key(str(m)) for m in data["label_modifiers"]), key=len, reverse=True)),
-        suffixes=tuple(label_key(str(m)) for m in data["label_suffixes"]),
-        verdict_re=re.compile(_alternation(verdicts), re.IGNORECASE),
-        verdict_stem_re=re.compile(_alternation(stems), re.IGNORECASE),
-        audience_re=_any_of([str(p) for p in data["audience_leads"]]),
-        caveat_re=_any_of([str(p) for p in data["caveat_leads"]]),
-        person_before_verb_re=re.compile(
-            rf"(?<!['’]s )(?<![\w`@/.-])([A-Za-z][A-Za-z0-9-]{{1,38}})(?=\s+(?:{_alternation(verbs)}))"
-        ),
-        enumeration_lead_re=re.compile(rf"(?:{_alternation(leads)})\s*$", re.IGNORECASE),
-        not_people=frozenset(str(w).casefold() for w in data["not_people"]),
-    )
+            labels.setdefault(label_key(str(word)), kind)
+            label_words.append((str(word), kind))
+    return labels, tuple(label_words)

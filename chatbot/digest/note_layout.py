@@ -52,49 +52,61 @@ def _at_boundary(text: str, index: int) -> bool:
 
 
 def _colon_labels(text: str, vocab: NoteVocabulary) -> list[_Label]:
-    found: list[_Label] = []
-    for match in _COLON_RE.finditer(text):
-        colon = match.start()
-        window_start = max(colon - _MAX_LABEL - 1, 0)
-        start = window_start
-        for boundary in _BOUNDARY_RE.finditer(text, window_start, colon):
-            start = boundary.end()
-        origin = start
-        raw = text[start:colon]
-        stripped = raw.lstrip(" \t*-•")
-        start += len(raw) - len(stripped)
-        end = match.end()
-        while end < len(text) and text[end] in " \t*":
-            end += 1
-        if stripped.rstrip(" *") and colon - start <= _MAX_LABEL and _at_boundary(text, start):
-            kind = vocab.label_kind(stripped)
-            if kind is not None:
-                found.append(_Label(start, end, clean(stripped.strip(" *")), kind))
-                continue
-        # `… 坑：…` after a space: a Chinese label may follow the previous text on the same line.
-        space = raw.rfind(" ")
-        word = raw[space + 1 :].strip("*")
-        if space >= 0 and word and not word.isascii() and vocab.label_kind(word) is not None:
-            found.append(_Label(origin + space + 1, end, word, vocab.label_kind(word)))
-    return found
+    found = (_colon_label(text, match.start(), match.end(), vocab) for match in _COLON_RE.finditer(text))
+    return [label for label in found if label is not None]
+
+
+def _colon_label(text: str, colon: int, after: int, vocab: NoteVocabulary) -> _Label | None:
+    """The label a colon closes: the words since the last boundary (at most `_MAX_LABEL`
+    characters back), or a Chinese label after a space (`… 坑：…`); None for another colon."""
+    window_start = max(colon - _MAX_LABEL - 1, 0)
+    start = window_start
+    for boundary in _BOUNDARY_RE.finditer(text, window_start, colon):
+        start = boundary.end()
+    origin = start
+    raw = text[start:colon]
+    stripped = raw.lstrip(" \t*-•")
+    start += len(raw) - len(stripped)
+    end = after
+    while end < len(text) and text[end] in " \t*":
+        end += 1
+    if stripped.rstrip(" *") and colon - start <= _MAX_LABEL and _at_boundary(text, start):
+        kind = vocab.label_kind(stripped)
+        if kind is not None:
+            return _Label(start, end, clean(stripped.strip(" *")), kind)
+    return _spaced_label(raw, origin, end, vocab)
+
+
+def _spaced_label(raw: str, origin: int, end: int, vocab: NoteVocabulary) -> _Label | None:
+    """`… 坑：…` after a space: a Chinese label may follow the previous text on the same line."""
+    space = raw.rfind(" ")
+    word = raw[space + 1 :].strip("*")
+    if space >= 0 and word and not word.isascii() and vocab.label_kind(word) is not None:
+        return _Label(origin + space + 1, end, word, vocab.label_kind(word))
+    return None
 
 
 def _bracket_labels(text: str, vocab: NoteVocabulary) -> list[_Label]:
-    found: list[_Label] = []
-    for match in _BRACKET_LABEL_RE.finditer(text):
-        label = (match.group(1) or match.group(2)).strip()
-        if match.group(2) and not _at_boundary(text, match.start()):
-            continue  # `[bot]`, `[Test]` inside a sentence are not labels
-        kind = vocab.label_kind(label)
-        if kind is None and vocab.verdict_re.fullmatch(label):
-            kind = "verdict"
-        if match.group(2) and kind is None:
-            continue
-        end = match.end()
-        if end < len(text) and text[end] in "：: \t":
-            end += 1
-        found.append(_Label(match.start(), end, label, kind, colon=False))
-    return found
+    found = (_bracket_label(text, match, vocab) for match in _BRACKET_LABEL_RE.finditer(text))
+    return [label for label in found if label is not None]
+
+
+def _bracket_label(text: str, match: re.Match[str], vocab: NoteVocabulary) -> _Label | None:
+    """`【看点】` is always a label (of plain prose when unknown); `[Risks]` only at a boundary
+    and with a known word (`[bot]`, `[Test]` inside a sentence are not labels)."""
+    latin = match.group(2) is not None
+    label = (match.group(1) or match.group(2)).strip()
+    if latin and not _at_boundary(text, match.start()):
+        return None
+    kind = vocab.label_kind(label)
+    if kind is None and vocab.verdict_re.fullmatch(label):
+        kind = "verdict"
+    if latin and kind is None:
+        return None
+    end = match.end()
+    if end < len(text) and text[end] in "：: \t":
+        end += 1
+    return _Label(match.start(), end, label, kind, colon=False)
 
 
 def _list_parts(text: str) -> tuple[str | None, list[str], str]:
@@ -106,6 +118,14 @@ def _list_parts(text: str) -> tuple[str | None, list[str], str]:
     if len(marked) < 2:
         return None, [], text
     first = marked[0]
+    items, last = _list_run(lines, first)
+    lead = "\n".join(lines[:first]).strip() or None
+    rest = "\n".join(lines[last + 1 :]).strip()
+    return lead, [clean(item) for item in items if clean(item)], rest
+
+
+def _list_run(lines: list[str], first: int) -> tuple[list[str], int]:
+    """The items of the list lines from `first` on (wrapped lines joined), and its last line."""
     items: list[str] = []
     last = first
     for i in range(first, len(lines)):
@@ -118,9 +138,7 @@ def _list_parts(text: str) -> tuple[str | None, list[str], str]:
             last = i
         elif line.strip():
             break
-    lead = "\n".join(lines[:first]).strip() or None
-    rest = "\n".join(lines[last + 1 :]).strip()
-    return lead, [clean(item) for item in items if clean(item)], rest
+    return items, last
 
 
 def _continues(item: str, line: str) -> bool:
@@ -131,28 +149,33 @@ def _continues(item: str, line: str) -> bool:
 
 def layout(note: str, vocab: NoteVocabulary | None = None) -> list[Section]:
     """The note as sections in order; a note without labels or list lines is one prose section."""
-    vocab = vocab or vocabulary()
-    labels = sorted(_bracket_labels(note, vocab) + _colon_labels(note, vocab), key=lambda lab: lab.start)
-    kept: list[_Label] = []
-    for lab in labels:
-        if kept and lab.start < kept[-1].end:
-            continue
-        kept.append(lab)
+    kept = _kept_labels(note, vocab or vocabulary())
     sections: list[Section] = []
     bounds = [(0, None, None, False), *((lab.end, lab.label, lab.kind, lab.colon) for lab in kept)]
     for index, (end, label, kind, colon) in enumerate(bounds):
         stop = kept[index].start if index < len(kept) else len(note)
         body = note[end:stop].strip()
-        if index == 0 and not body:
-            continue
-        first, _, rest = body.partition("\n")
-        if colon and first.strip() and rest.strip() and not LIST_LINE_RE.match(rest):
-            # `Risks: …` ends with its line; the next line is prose again.
-            sections.extend(_with_lists(Section(kind, first.strip(), label)))
-            sections.extend(_with_lists(Section(None, rest.strip())))
-            continue
-        sections.extend(_with_lists(Section(kind, body, label)))
+        if index > 0 or body:
+            sections.extend(_labelled_sections(body, label, kind, colon))
     return sections
+
+
+def _kept_labels(note: str, vocab: NoteVocabulary) -> list[_Label]:
+    """Labels in order of place; one that starts inside the label before it is not one."""
+    labels = sorted(_bracket_labels(note, vocab) + _colon_labels(note, vocab), key=lambda lab: lab.start)
+    kept: list[_Label] = []
+    for lab in labels:
+        if not kept or lab.start >= kept[-1].end:
+            kept.append(lab)
+    return kept
+
+
+def _labelled_sections(body: str, label: str | None, kind: PartKind | None, colon: bool) -> list[Section]:
+    """A label's text as sections: `Risks: …` ends with its line (the next line is prose again)."""
+    first, _, rest = body.partition("\n")
+    if colon and first.strip() and rest.strip() and not LIST_LINE_RE.match(rest):
+        return [*_with_lists(Section(kind, first.strip(), label)), *_with_lists(Section(None, rest.strip()))]
+    return _with_lists(Section(kind, body, label))
 
 
 def _with_lists(section: Section) -> list[Section]:

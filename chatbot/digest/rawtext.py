@@ -14,12 +14,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePath
+from typing import Any
 
-from chatbot.digest.model import DigestParseError, Entry, Problem, entry_id
+from chatbot.digest.model import DigestParseError, Entry, Problem, compact, entry_id
 from chatbot.digest.note import analyse_note
 
 SLUG_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*)/[A-Za-z0-9._-]+$")
 MAX_TITLE = 300
+NO_VERDICT = "note does not open with a verdict (e.g. 值得精读)"
 
 
 @dataclass
@@ -80,24 +82,30 @@ def parse_raw_text(text: str, path: str = "<text>") -> ParseResult:
                 Problem(path, title_line, "warning", f"same title as the entry at line {seen[ident]}; merged")
             )
         seen.setdefault(ident, title_line)
-        parts = analyse_note(note, repo, title)
-        if parts.verdict is None:
-            warnings.append(
-                Problem(path, note_line, "warning", "note does not open with a verdict (e.g. 值得精读)")
-            )
-        entries.append(
-            Entry(
-                id=ident,
-                repo=repo,
-                digest=name,
-                position=position,
-                title=title,
-                note=note,
-                **parts.entry_fields(),
-                source=f"{path}:{title_line}",
-            )
-        )
+        entry = note_entry(ident, repo, name, position, title, note, source=f"{path}:{title_line}")
+        if entry.verdict is None:
+            warnings.append(Problem(path, note_line, "warning", NO_VERDICT))
+        entries.append(entry)
     return ParseResult(entries, warnings)
+
+
+def note_entry(
+    ident: str, repo: str, name: str, position: int, title: str, note: str, **metadata: Any
+) -> Entry:
+    """An entry of either form: its place, its note and the parts the note is cut into (the note
+    is analysed once, here), with what else the form knows (`source`, PR metadata)."""
+    parts = analyse_note(note, repo, title)
+    entry = Entry(
+        id=ident,
+        repo=repo,
+        digest=name,
+        position=position,
+        title=title.strip(),
+        note=note,
+        **parts.entry_fields(),
+        **metadata,
+    )
+    return compact(entry)
 
 
 def _slug_and_pairs(

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from chatbot.digest.model import DigestParseError, Entry, Problem, Ref, entry_id, pull_url
-from chatbot.digest.note import analyse_note
-from chatbot.digest.rawtext import SLUG_RE, ParseResult, digest_name
+from chatbot.digest.rawtext import NO_VERDICT, SLUG_RE, ParseResult, digest_name, note_entry
 from chatbot.digest.yamlnodes import validation_error_line, yaml_error_line, yaml_line
 
 
@@ -76,14 +77,61 @@ def _compose_and_construct(text: str) -> tuple[yaml.Node | None, Any]:
     loader = _LOADER(text)
     try:
         root: yaml.Node | None = loader.get_single_node()
-        data = loader.construct_document(root) if root is not None else None
+        if root is None:
+            data = None
+        elif "&" in text:  # anchors: PyYAML's constructor keeps shared and recursive nodes right
+            data = loader.construct_document(root)
+        else:
+            data = _construct(loader, root)
     finally:
         loader.dispose()
     return root, data
 
 
+_STR, _INT = "tag:yaml.org,2002:str", "tag:yaml.org,2002:int"
+_MAP, _SEQ = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+
+
+def _construct(loader: Any, node: yaml.Node) -> Any:
+    """What `construct_document` builds, without its per-node bookkeeping for the plain nodes a
+    digest is made of (strings, ints, mappings with scalar keys, lists); any other node (a date,
+    a merge key, a custom tag) is left to PyYAML's own constructor."""
+    build = _PLAIN_NODES.get((node.tag, type(node)))
+    return build(loader, node) if build else loader.construct_object(node, deep=True)
+
+
+def _mapping(loader: Any, node: yaml.Node) -> Any:
+    if not all(type(k) is yaml.ScalarNode and k.tag in (_STR, _INT) for k, _ in node.value):
+        return loader.construct_object(node, deep=True)  # a merge key (`<<`), a complex key
+    return {_construct(loader, k): _construct(loader, v) for k, v in node.value}
+
+
+_PLAIN_NODES: dict[tuple[str, type], Callable[[Any, Any], Any]] = {
+    (_STR, yaml.ScalarNode): lambda loader, node: node.value,
+    (_INT, yaml.ScalarNode): lambda loader, node: loader.construct_yaml_int(node),
+    (_SEQ, yaml.SequenceNode): lambda loader, node: [_construct(loader, child) for child in node.value],
+    (_MAP, yaml.MappingNode): _mapping,
+}
+
+
 def parse_structured(text: str, path: str = "<yaml>") -> ParseResult:
     """Parse and validate a YAML digest; raises DigestParseError with the line of the problem."""
+    root, digest = _validated(text, path)
+    name = digest.digest or digest_name(path)
+    result = ParseResult([])
+    for position, item in enumerate(digest.entries, start=1):
+        line = yaml_line(root, ("entries", position - 1))
+        entry = _entry(digest.repo, name, position, item, f"{path}:{line}")
+        if not entry.note:
+            result.metadata_only.add(entry.id)
+        elif entry.verdict is None:
+            result.warnings.append(Problem(path, line, "warning", NO_VERDICT))
+        result.entries.append(entry)
+    return result
+
+
+def _validated(text: str, path: str) -> tuple[yaml.Node | None, StructuredDigest]:
+    """The node tree and the digest it holds, or the DigestParseError of the first problem."""
     try:
         root, data = _compose_and_construct(text)
     except (yaml.YAMLError, ValueError, RecursionError) as exc:
@@ -91,45 +139,29 @@ def parse_structured(text: str, path: str = "<yaml>") -> ParseResult:
     if not isinstance(data, dict):
         raise DigestParseError(path, 1, "expected a mapping with `repo` and `entries`")
     try:
-        digest = StructuredDigest.model_validate(data)
+        return root, StructuredDigest.model_validate(data)
     except ValidationError as exc:
         raise DigestParseError(path, *validation_error_line(exc, root)) from None
-    name = digest.digest or digest_name(path)
-    entries: list[Entry] = []
-    metadata_only: set[str] = set()
-    warnings: list[Problem] = []
-    for position, item in enumerate(digest.entries, start=1):
-        line = yaml_line(root, ("entries", position - 1))
-        ident = entry_id(digest.repo, item.title)
-        note = (item.note or "").strip()
-        parts = analyse_note(note, digest.repo, item.title)
-        if not note:
-            metadata_only.add(ident)
-        elif parts.verdict is None:
-            warnings.append(
-                Problem(path, line, "warning", "note does not open with a verdict (e.g. 值得精读)")
-            )
-        url = item.url or (pull_url(digest.repo, item.pr) if item.pr else None)
-        entries.append(
-            Entry(
-                id=ident,
-                repo=digest.repo,
-                digest=name,
-                position=position,
-                title=item.title.strip(),
-                note=note,
-                **parts.entry_fields(),
-                pr=item.pr,
-                url=url,
-                github_title=item.github_title,
-                author=item.author,
-                date=item.date,
-                tags=item.tags,
-                related=[Ref(number=n, url=pull_url(digest.repo, n)) for n in item.related],
-                source=f"{path}:{line}",
-            )
-        )
-    return ParseResult(entries, warnings, metadata_only)
+
+
+def _entry(repo: str, name: str, position: int, item: StructuredEntry, source: str) -> Entry:
+    """One item as an entry: its note's parts, its metadata, URLs derived from PR numbers."""
+    return note_entry(
+        entry_id(repo, item.title),
+        repo,
+        name,
+        position,
+        item.title,
+        (item.note or "").strip(),
+        pr=item.pr,
+        url=item.url or (pull_url(repo, item.pr) if item.pr else None),
+        github_title=item.github_title,
+        author=item.author,
+        date=item.date,
+        tags=[sys.intern(tag) for tag in item.tags],  # a few topics, thousands of entries
+        related=[Ref(number=n, url=pull_url(repo, n)) for n in item.related],
+        source=source,
+    )
 
 
 __all__ = ["StructuredDigest", "StructuredEntry", "is_glossary_file", "json_schema", "parse_structured"]
