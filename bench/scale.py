@@ -80,14 +80,16 @@ def max_rss_mib() -> float:
 
 
 def child_load(folder: Path) -> dict[str, float]:
-    """Parse the digest folder and build the index, as `serve` does at start."""
+    """Parse the digest folder and build the index, as `serve` does at start without a snapshot
+    (`LiveIndex._parse`: both with the collector paused, their results frozen)."""
     from chatbot.digest import Library
+    from chatbot.heap import build_long_lived
     from chatbot.search import SearchIndex, load_glossary
 
     start = time.perf_counter()
-    library = Library.load(folder)
+    library = build_long_lived(lambda: Library.load(folder))
     parsed = time.perf_counter()
-    SearchIndex.build(library.entries, load_glossary(folder))
+    build_long_lived(lambda: SearchIndex.build(library.entries, load_glossary(folder)))
     done = time.perf_counter()
     return {"seconds": done - start, "parse": parsed - start, "index": done - parsed, "rss": max_rss_mib()}
 

@@ -225,8 +225,9 @@ class LiveIndex:
         return restored
 
     def _parse(self) -> SearchIndex:
-        """Parse the folder and build the index."""
-        self.library.refresh()
+        """Parse the folder and build the index (entries live as long as the index: parsed with the
+        collector paused, like the index)."""
+        build_long_lived(self.library.refresh)
         index = self._build()
         self.loaded_from = "digest files"
         return index
