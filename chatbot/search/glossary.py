@@ -241,11 +241,11 @@ class Glossary:
 
     def _han_matches(self, han: str, keys: set[str]) -> list[tuple[str, str, str]]:
         """Chinese-only terms within the Chinese runs: in text order, the longer term first."""
-        found = [
-            (concept, surface, chinese)
+        found = [  # the glossary's own triples: an index holds many matches, not many copies
+            match
             for first in keys & self._han_first.keys()
-            for concept, surface, chinese in self._han_first[first]
-            if chinese in han
+            for match in self._han_first[first]
+            if match[2] in han
         ]
         if len(found) > 1:  # not in set order
             found.sort(key=lambda m: (han.index(m[2]), -len(m[2]), m[0], m[1]))
