@@ -22,7 +22,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from chatbot.digest import Problem, is_glossary_file, validation_error_line, yaml_error_line, yaml_line
-from chatbot.search.tokens import SplitText, Token, atomic, segment_tokens, surface_of, tokenize
+from chatbot.search.tokens import SplitText, Token, atomic, run_keys, segment_tokens, surface_of, tokenize
 
 _ATOMIC = frozenset({"word", "part", "ref", "cjk"})
 BUNDLED = Path(__file__).resolve().parent / "data" / "glossary.yaml"
@@ -108,6 +108,7 @@ class Glossary:
     _mixed_width: int = field(default=1, repr=False)
     _split_han: list[tuple[Term, tuple[str, ...]]] = field(default_factory=list, repr=False)
     _segment_matches: dict[str, tuple[tuple[str, str, str], ...]] = field(default_factory=dict, repr=False)
+    _run_matches: dict[str, tuple[tuple[str, str, str], ...]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, paths: Iterable[Path] = (), *, bundled: bool = True) -> Glossary:
@@ -192,6 +193,7 @@ class Glossary:
         self._mixed_width = 1
         self._split_han = []
         self._segment_matches = {}
+        self._run_matches = {}
         for concept in self.concepts.values():
             for surface in concept.terms:
                 self._compile_term(concept.id, surface)
@@ -222,34 +224,49 @@ class Glossary:
     def find_in(self, text: SplitText, keys: set[str] | None = None) -> list[tuple[str, str, str]]:
         """(concept, glossary term, text as written) for every term in a text cut for indexing.
 
-        Chinese-only terms are found by substring within a Chinese run (the same as matching
+        Chinese-only terms are found by substring within each Chinese run (the same as matching
         their bigram sequence), Latin terms as `find` does, per Latin stretch between Chinese
-        runs (no Latin term spans a run; stretches repeat, so their matches are cached), and the
-        few terms that mix both (`PD 分离`) or are cut by a particle on the stream cut to the
-        edges of Chinese runs, only when their first Latin key and all their Chinese pieces occur.
-        Each distinct match is listed once, in text order per kind. `keys` (every token key
-        of the text, `text.keys()`) can be passed when the caller has them already.
+        runs (no term of one script spans a run's edge; runs and stretches repeat, so their
+        matches are cached), and the few terms that mix both (`PD 分离`) or are cut by a particle
+        on the stream cut to the edges of Chinese runs, only when their first Latin key and all
+        their Chinese pieces occur. Each distinct match is listed once, in text order per kind.
+        `keys` (every token key of the text, `text.keys()`) can be passed when the caller has
+        them already.
         """
-        han = text.han
         if keys is None:
             keys = text.keys()
-        found = self._han_matches(han, keys) if han else []
+        if not text.han_runs:
+            return self._latin_matches(text.segments)
+        found = self._han_matches(text.han_runs)
         found.extend(self._latin_matches(text.segments))
-        if han:
-            found.extend(self._mixed_matches(text, keys))
+        found.extend(self._mixed_matches(text, keys))
         return found
 
-    def _han_matches(self, han: str, keys: set[str]) -> list[tuple[str, str, str]]:
-        """Chinese-only terms within the Chinese runs: in text order, the longer term first."""
-        found = [  # the glossary's own triples: an index holds many matches, not many copies
+    def _han_matches(self, runs: list[str]) -> list[tuple[str, str, str]]:
+        """Chinese-only terms within the Chinese runs: in text order, the longer term first,
+        each once."""
+        cache = self._run_matches
+        found: dict[tuple[str, str, str], None] = {}
+        for run in runs:
+            matches = cache.get(run)
+            if matches is None:
+                if len(cache) >= _SEGMENT_CACHE:
+                    cache.clear()
+                matches = cache[run] = self._match_run(run)
+            found.update(dict.fromkeys(matches))
+        return list(found)
+
+    def _match_run(self, run: str) -> tuple[tuple[str, str, str], ...]:
+        """The Chinese-only terms in one run (the glossary's own triples: an index holds many
+        matches, not many copies), by position in the run, the longer term first."""
+        found = [
             match
-            for first in keys & self._han_first.keys()
+            for first in run_keys(run) & self._han_first.keys()
             for match in self._han_first[first]
-            if match[2] in han
+            if match[2] in run
         ]
-        if len(found) > 1:  # not in set order
-            found.sort(key=lambda m: (han.index(m[2]), -len(m[2]), m[0], m[1]))
-        return found
+        found.sort(key=lambda m: (run.index(m[2]), -len(m[2]), m[0], m[1]))
+        return tuple(found)
 
     def _latin_matches(self, segments: list[str]) -> list[tuple[str, str, str]]:
         """Latin terms per distinct Latin stretch, cached on the glossary."""

@@ -67,6 +67,8 @@ FIELD_WEIGHTS = (
     W_REF,
     W_NOTE,
 )
+WEIGHT_OF_LEVEL = sorted(set(FIELD_WEIGHTS))  # postings store a field's level, lightest 0
+LEVEL = {weight: level for level, weight in enumerate(WEIGHT_OF_LEVEL)}
 STRONG_FIELD = W_IDENTIFIER  # fields at least this heavy say what the entry is *about* (topics)
 
 LITERAL = 1.0
@@ -151,9 +153,8 @@ class _Postings(Generic[K]):
     per posting) and packed once by `finish` into one table sorted by key (entries ascending
     within a key, 5 bytes a posting), sliced per key at query time."""
 
-    def __init__(self, weights: Iterable[float]) -> None:
-        self.weights = np.array(sorted(set(weights)), dtype=np.float64)
-        self._level = {float(w): level for level, w in enumerate(self.weights)}
+    def __init__(self) -> None:
+        self.weights = np.array(WEIGHT_OF_LEVEL, dtype=np.float64)
         self._ids: dict[K, int] = _Ids()
         self._keys = array("I")
         self._entries = array("I")
@@ -162,12 +163,11 @@ class _Postings(Generic[K]):
         self._found = np.zeros(0, dtype=np.uint32)
         self._found_levels = np.zeros(0, dtype=np.uint8)
 
-    def add(self, weight: float, keys: Iterable[K], index: int) -> None:
-        before = len(self._keys)
-        self._keys.extend(map(self._ids.__getitem__, keys))
-        added = len(self._keys) - before
-        self._entries.extend(repeat(index, added))
-        self._levels.extend(repeat(self._level[weight], added))
+    def add(self, index: int, levels: dict[K, int]) -> None:
+        """Post one entry under each key, with the level of the heaviest field holding it."""
+        self._keys.extend(map(self._ids.__getitem__, levels))
+        self._levels.extend(levels.values())
+        self._entries.extend(repeat(index, len(levels)))
 
     def finish(self) -> None:
         """Pack the postings by key, each key's entries in the order they were added."""
@@ -205,15 +205,6 @@ def _stable_order(keys: NDArray[np.uint32]) -> NDArray[np.intp]:
     if len(keys) and int(keys.max()) > 0xFFFF:
         order = order[np.argsort((keys >> 16).astype(np.uint16)[order], kind="stable")]
     return order
-
-
-@dataclass
-class _Seen:
-    """What an entry's heavier fields posted already."""
-
-    keys: set[str] = field(default_factory=set)
-    concepts: set[str] = field(default_factory=set)
-    terms: set[tuple[str, str]] = field(default_factory=set)
 
 
 @dataclass
@@ -303,9 +294,9 @@ class SearchIndex:
     def __init__(self, entries: Sequence[Entry], glossary: Glossary) -> None:
         self.entries = list(entries)
         self.glossary = glossary
-        self.postings: _Postings[str] = _Postings(FIELD_WEIGHTS)
-        self.concepts: _Postings[str] = _Postings(FIELD_WEIGHTS)
-        self.concept_terms: _Postings[tuple[str, str]] = _Postings(FIELD_WEIGHTS)
+        self.postings: _Postings[str] = _Postings()
+        self.concepts: _Postings[str] = _Postings()
+        self.concept_terms: _Postings[tuple[str, str]] = _Postings()
         self.concept_fields: list[list[tuple[float, tuple[tuple[str, str, str], ...]]]] = []
         self.han: list[list[tuple[float, str]]] = []
         self.vocabulary: dict[str, str] = {}
@@ -365,46 +356,35 @@ class SearchIndex:
         return sorted(topic_counts.items(), key=lambda kv: (-kv[1], kv[0].casefold()))
 
     def _index_entry(self, index: int, entry: Entry, segment_order: dict[str, None]) -> set[str]:
-        """Post one entry's fields, heaviest first (an entry is posted under a key with the
-        first field holding it); return the concepts its strong fields name."""
-        fields: list[tuple[float, tuple[tuple[str, str, str], ...]]] = []
-        han: list[tuple[float, str]] = []
-        seen = _Seen()
-        strong: set[str] = set()
-        fresh: list[_Analysed] = []
-        for weight, text, recurs in sorted(_fields(entry), key=_heaviest_first):
-            analysed, new = self._analyse(text, recurs)
+        """Post one entry's fields and keep what display and phrase checks need; return the
+        concepts its strong fields name."""
+        analysed = [
+            (weight, *self._analyse(text, recurs))
+            for weight, text, recurs in sorted(_fields(entry), key=_heaviest_first)
+        ]
+        self._post(index, [(weight, fielded) for weight, fielded, _ in analysed])
+        for _, fielded, new in reversed(analysed):  # lightest first, as words were always collected
             if new:
-                fresh.append(analysed)
-            self._post(weight, analysed, index, seen)
-            if analysed.han:
-                han.append((weight, analysed.han))
-            if analysed.concepts:
-                fields.append((weight, analysed.matches))
-                if weight >= STRONG_FIELD:
-                    strong |= analysed.concepts
-        for analysed in reversed(fresh):  # lightest first, as words were always collected
-            segment_order.update(dict.fromkeys(analysed.segments))
-        self.concept_fields.append(fields)
-        self.han.append(han)
-        return strong
+                segment_order.update(dict.fromkeys(fielded.segments))
+        self.concept_fields.append([(w, a.matches) for w, a, _ in analysed if a.concepts])
+        self.han.append([(w, a.han) for w, a, _ in analysed if a.han])
+        return {c for w, a, _ in analysed if w >= STRONG_FIELD for c in a.concepts}
 
-    def _post(self, weight: float, analysed: _Analysed, index: int, seen: _Seen) -> None:
-        """Add the keys, concepts and concept terms of one field not posted from a heavier one."""
-        added = analysed.keys - seen.keys
-        if added:
-            seen.keys |= added
-            self.postings.add(weight, added, index)
-        if not analysed.concepts:
-            return
-        added_concepts = analysed.concepts - seen.concepts
-        if added_concepts:
-            seen.concepts |= added_concepts
-            self.concepts.add(weight, added_concepts, index)
-        added_terms = analysed.concept_terms - seen.terms
-        if added_terms:
-            seen.terms |= added_terms
-            self.concept_terms.add(weight, added_terms, index)
+    def _post(self, index: int, fields: list[tuple[float, _Analysed]]) -> None:
+        """Post an entry under its keys, concepts and concept terms, each with the heaviest
+        field holding it (fields come heaviest first; levels of lighter ones are overwritten)."""
+        keys: dict[str, int] = {}
+        concepts: dict[str, int] = {}
+        terms: dict[tuple[str, str], int] = {}
+        for weight, analysed in reversed(fields):
+            level = LEVEL[weight]
+            keys.update(dict.fromkeys(analysed.keys, level))
+            if analysed.concepts:
+                concepts.update(dict.fromkeys(analysed.concepts, level))
+                terms.update(dict.fromkeys(analysed.concept_terms, level))
+        self.postings.add(index, keys)
+        self.concepts.add(index, concepts)
+        self.concept_terms.add(index, terms)
 
     def _plain_tag(self, tag: str, cache: dict[str, bool]) -> bool:
         """A tag that is a topic of its own: not generic and naming no glossary concept."""

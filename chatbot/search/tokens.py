@@ -195,8 +195,6 @@ _PARTICLES = "的了吗呢吧啊呀和与及或把被是在"
 # A Chinese run as `tokenize` cuts it: Han characters up to a particle. Splitting a text on it
 # leaves the stretches of Latin text between runs (`segments`), which repeat across a library.
 _HAN_RUN = re.compile(f"({han_class(excluding=_PARTICLES)}+)")
-_BIGRAMS = re.compile(r"(?=([^\n]{2}))")
-_LONE = re.compile(r"^[^\n]$", re.MULTILINE)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -213,6 +211,15 @@ def segment_tokens(segment: str) -> tuple[Token, ...]:
 def segment_keys(segment: str) -> frozenset[str]:
     """Distinct keys of `segment_tokens`."""
     return frozenset(t.key for t in segment_tokens(segment))
+
+
+@lru_cache(maxsize=1 << 16)
+def run_keys(run: str) -> frozenset[str]:
+    """Distinct keys of one Chinese run: its bigrams, or the lone character (cached: short
+    runs such as `重点关注` repeat across a library)."""
+    if len(run) == 1:
+        return frozenset((run,))
+    return frozenset([run[i : i + 2] for i in range(len(run) - 1)])
 
 
 @dataclass(frozen=True)
@@ -241,18 +248,11 @@ class SplitText:
 
     def keys(self) -> set[str]:
         """Every token key of the text: Latin keys and Chinese bigrams."""
-        out = self.han_keys()
-        out.update(*map(segment_keys, self.segments))
-        return out
+        return set().union(*map(segment_keys, self.segments), *map(run_keys, self.han_runs))
 
     def han_keys(self) -> set[str]:
         """The bigram (or lone character) keys of the Chinese runs."""
-        if not self.han_runs:
-            return set()
-        han = self.han
-        out = set(_BIGRAMS.findall(han))
-        out.update(_LONE.findall(han))
-        return out
+        return set().union(*map(run_keys, self.han_runs))
 
     @property
     def han(self) -> str:
