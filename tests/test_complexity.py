@@ -15,9 +15,7 @@ from radon.complexity import cc_rank, cc_visit
 
 ROOT = Path(__file__).resolve().parent.parent / "chatbot"
 MAX_LINES = 60
-MAX_ABOVE_TEN = (
-    63  # goal: 10; lower it with every function split below 11 (63 after the merges of 2026-11-30)
-)
+MAX_ABOVE_TEN = 53  # goal: 10; lower it with every function split below 11 (53: search/ has none above ten)
 # Known to be too long, to be split (a name here may only be removed): the composition root grew
 # with the surfaces of issue 14 while issue 18 split it.
 KNOWN_LONG = {"chatbot/wiring.py build"}

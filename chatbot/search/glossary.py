@@ -126,45 +126,57 @@ class Glossary:
         return glossary
 
     def _add_file(self, path: Path) -> None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            self.problems.append(Problem(str(path), 1, "error", f"cannot read glossary: {exc}"))
+        parsed = self._read(path)
+        if parsed is None:
             return
-        try:
-            data: Any = yaml.load(text, Loader=_LOADER)
-        except (yaml.YAMLError, ValueError, RecursionError) as exc:
-            line, message = yaml_error_line(exc, text)
-            self.problems.append(Problem(str(path), line, "error", message))
-            return
-        try:
-            parsed = GlossaryFile.model_validate(data)
-        except ValidationError as exc:
-            line, message = validation_error_line(exc, _compose(text))
-            self.problems.append(Problem(str(path), line, "error", message))
-            return
-        for index, item in enumerate(parsed.concepts):
-            try:
-                concept = Concept.model_validate(item)
-            except ValidationError as exc:
-                line, message = validation_error_line(exc, _compose(text), ("concepts", index))
-                self.problems.append(Problem(str(path), line, "error", message))
-                continue
-            if not concept.terms:
-                line = yaml_line(_compose(text), ("concepts", index))
-                self.problems.append(
-                    Problem(str(path), line, "error", f"concept {concept.id!r} has no terms")
-                )
-                continue
-            self._merge(concept)
+        text, concepts = parsed
+        for index, item in enumerate(concepts):
+            concept = self._valid_concept(path, text, index, item)
+            if concept is not None:
+                self._merge(concept)
         known = set(self.concepts)
-        for index, item in enumerate(parsed.concepts):
+        for index, item in enumerate(concepts):
             for included in item.get("includes") or []:
                 if included not in known:
                     line = yaml_line(_compose(text), ("concepts", index, "includes"))
                     self.problems.append(
                         Problem(str(path), line, "warning", f"includes unknown concept {included!r}")
                     )
+
+    def _read(self, path: Path) -> tuple[str, list[dict[str, Any]]] | None:
+        """The file's text and concept items, or None with the problem recorded."""
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            self.problems.append(Problem(str(path), 1, "error", f"cannot read glossary: {exc}"))
+            return None
+        try:
+            data: Any = yaml.load(text, Loader=_LOADER)
+        except (yaml.YAMLError, ValueError, RecursionError) as exc:
+            line, message = yaml_error_line(exc, text)
+            self.problems.append(Problem(str(path), line, "error", message))
+            return None
+        try:
+            parsed = GlossaryFile.model_validate(data)
+        except ValidationError as exc:
+            line, message = validation_error_line(exc, _compose(text))
+            self.problems.append(Problem(str(path), line, "error", message))
+            return None
+        return text, parsed.concepts
+
+    def _valid_concept(self, path: Path, text: str, index: int, item: dict[str, Any]) -> Concept | None:
+        """One concept item, or None with the problem recorded (a bad concept is skipped)."""
+        try:
+            concept = Concept.model_validate(item)
+        except ValidationError as exc:
+            line, message = validation_error_line(exc, _compose(text), ("concepts", index))
+            self.problems.append(Problem(str(path), line, "error", message))
+            return None
+        if not concept.terms:
+            line = yaml_line(_compose(text), ("concepts", index))
+            self.problems.append(Problem(str(path), line, "error", f"concept {concept.id!r} has no terms"))
+            return None
+        return concept
 
     def _merge(self, concept: Concept) -> None:
         old = self.concepts.get(concept.id)
@@ -203,23 +215,27 @@ class Glossary:
         tokens = tokenize(surface)
         stream = atomic(tokens)
         term = Term(concept, surface, tuple(t.key for t in stream), _whole_keys(tokens, stream))
-        kinds = {t.kind == "cjk" for t in stream}
-        if kinds == {True} and len({t.group for t in stream}) == 1:
-            chinese = surface_of(stream)
-            self._han_first.setdefault(chinese[:2], []).append((concept, surface, chinese))
-        elif kinds == {True}:  # Chinese cut by a particle (`多头潜在注意力`)
-            chinese_pieces = tuple(t.surface for t in stream)
-            self._split_han.append((term, chinese_pieces))
-            self._mixed_width = max(self._mixed_width, len(chinese_pieces))
-        elif kinds == {True, False}:
-            first_latin = next(t.key for t in stream if t.kind != "cjk")
-            chinese_pieces = tuple(t.surface for t in stream if t.kind == "cjk")
-            self._mixed_first.setdefault(first_latin, []).append((term, chinese_pieces))
-            self._mixed_width = max(self._mixed_width, len(chinese_pieces))
+        if any(t.kind == "cjk" for t in stream):
+            self._compile_chinese(term, stream)
         if term.sequence:
             self._by_first.setdefault(term.sequence[0], []).append(term)
         for key in term.wholes:
             self._by_whole.setdefault(key, []).append(term)
+
+    def _compile_chinese(self, term: Term, stream: list[Token]) -> None:
+        """File a term with Chinese for `find_in`: one Chinese run is found by substring; one cut
+        by a particle (`多头潜在注意力`) or mixing scripts (`PD 分离`) on the stream."""
+        pieces = tuple(t.surface for t in stream if t.kind == "cjk")
+        if len(pieces) == len(stream) and len({t.group for t in stream}) == 1:
+            chinese = surface_of(stream)
+            self._han_first.setdefault(chinese[:2], []).append((term.concept, term.surface, chinese))
+            return
+        if len(pieces) == len(stream):
+            self._split_han.append((term, pieces))
+        else:
+            first_latin = next(t.key for t in stream if t.kind != "cjk")
+            self._mixed_first.setdefault(first_latin, []).append((term, pieces))
+        self._mixed_width = max(self._mixed_width, len(pieces))
 
     def find_in(self, text: SplitText, keys: set[str] | None = None) -> list[tuple[str, str, str]]:
         """(concept, glossary term, text as written) for every term in a text cut for indexing.
@@ -284,6 +300,19 @@ class Glossary:
     def _mixed_matches(self, text: SplitText, keys: set[str]) -> list[tuple[str, str, str]]:
         """Terms mixing scripts or cut by a particle, matched on the atomic stream exactly as
         `find` does, but only when all their keys and Chinese pieces occur."""
+        wanted = self._mixed_candidates(text, keys)
+        if not wanted:
+            return []
+        found: list[tuple[str, str, str]] = []
+        stream, origins = _edge_stream(text, self._mixed_width)
+        for term in wanted:
+            n = len(term.sequence)
+            for i in _starts(stream, term.sequence):
+                found.append((term.concept, term.surface, _written(stream[i : i + n], origins[i : i + n])))
+        return found
+
+    def _mixed_candidates(self, text: SplitText, keys: set[str]) -> list[Term]:
+        """Terms mixing scripts or cut by a particle whose keys and Chinese pieces all occur."""
         han = text.han
         candidates = chain(
             (
@@ -293,24 +322,11 @@ class Glossary:
             ),
             self._split_han,
         )
-        wanted = [
+        return [
             term
             for term, pieces in candidates
             if keys.issuperset(term.sequence) and all(piece in han for piece in pieces)
         ]
-        if not wanted:
-            return []
-        found: list[tuple[str, str, str]] = []
-        stream, origins = _edge_stream(text, self._mixed_width)
-        for term in wanted:
-            n = len(term.sequence)
-            for i in _starts(stream, term.sequence):
-                span = [
-                    o if isinstance(o, Token) else Token(k, k, "cjk", o)
-                    for k, o in zip(stream[i : i + n], origins[i : i + n], strict=True)
-                ]
-                found.append((term.concept, term.surface, surface_of(span)))
-        return found
 
     def _match_latin(self, tokens: Sequence[Token]) -> tuple[tuple[str, str, str], ...]:
         """The matches `find` makes on Latin tokens, without positions, each once."""
@@ -321,21 +337,16 @@ class Glossary:
     def _term_matches(self, tokens: Sequence[Token]) -> Iterator[tuple[Term, int, int, str]]:
         """Every term in tokenized text: (term, start, end in the atomic stream, text as written).
         Whole-word keys first (a match spans its token's group), then key sequences in order."""
-        stream: list[Token] = []
-        group_span: dict[int, tuple[int, int]] = {}
-        wholes: list[Token] = []
-        for token in tokens:
-            if token.kind in _ATOMIC:
-                i = len(stream)
-                stream.append(token)
-                span = group_span.get(token.group)
-                group_span[token.group] = (span[0], i + 1) if span else (i, i + 1)
-            if token.kind != "cjk" and token.key in self._by_whole:
-                wholes.append(token)
+        stream, group_span = _spans(tokens)
+        wholes = [t for t in tokens if t.kind != "cjk" and t.key in self._by_whole]
         for token in wholes:
             lo, hi = group_span.get(token.group, (0, 0))
             for term in self._by_whole[token.key]:
                 yield term, lo, hi, token.surface
+        yield from self._sequence_matches(stream)
+
+    def _sequence_matches(self, stream: list[Token]) -> Iterator[tuple[Term, int, int, str]]:
+        """Terms whose key sequence occurs in the atomic stream, in stream order."""
         keys = [t.key for t in stream]
         for i, key in enumerate(keys):
             for term in self._by_first.get(key, ()):
@@ -387,6 +398,19 @@ def _whole_keys(tokens: list[Token], stream: list[Token]) -> frozenset[str]:
     return frozenset()
 
 
+def _spans(tokens: Sequence[Token]) -> tuple[list[Token], dict[int, tuple[int, int]]]:
+    """The atomic stream, and each token group's span in it."""
+    stream: list[Token] = []
+    group_span: dict[int, tuple[int, int]] = {}
+    for token in tokens:
+        if token.kind in _ATOMIC:
+            i = len(stream)
+            stream.append(token)
+            span = group_span.get(token.group)
+            group_span[token.group] = (span[0], i + 1) if span else (i, i + 1)
+    return stream, group_span
+
+
 def _edge_stream(text: SplitText, width: int) -> tuple[list[str], list[Token | int]]:
     """Keys of the atomic stream with each long Chinese run cut to its first and last `width`
     bigrams (every match of a term joining Latin and Chinese survives), and where each key
@@ -414,6 +438,12 @@ def _edge_stream(text: SplitText, width: int) -> tuple[list[str], list[Token | i
             keys.extend(t.key for t in atoms)
             origins.extend(atoms)
     return keys, origins
+
+
+def _written(keys: list[str], origins: list[Token | int]) -> str:
+    """How the text wrote a stretch of the edge stream (a bigram's origin is its run number)."""
+    span = [o if isinstance(o, Token) else Token(k, k, "cjk", o) for k, o in zip(keys, origins, strict=True)]
+    return surface_of(span)
 
 
 @lru_cache(maxsize=1 << 14)

@@ -7,7 +7,7 @@ Public contract used by the Slack adapter, the CLI and the answerer:
 A query becomes *units*: glossary concepts it names (`spec decode`), and what is left —
 single words, code identifiers, Chinese runs. Each unit scores an entry by the heaviest field
 it occurs in (`W_*`: PR number 5 > title, author 3 > GitHub title, tags 2.5 > identifiers,
-people 2 > highlights, refs 1.5 > note 1) times its strength (`SYNONYM` 0.6 for any term of the
+people 2 > related and referenced PRs 1.5 > note 1) times its strength (`SYNONYM` 0.6 for any term of the
 concept, plus the asked term's own field weight (`LITERAL` 1.0) where the entry uses it; a
 narrower concept `NARROWER` 0.45; a typo correction ×`FUZZY` 0.7) times its rarity (BM25 idf).
 Generic words (fix, PR, 修复…) add only a little and never match alone; an entry needs one
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -32,7 +32,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from chatbot.digest import Entry
-from chatbot.search.glossary import Glossary
+from chatbot.search.glossary import ConceptMatch, Glossary
 from chatbot.search.tokens import (
     Token,
     atomic,
@@ -52,7 +52,6 @@ W_GITHUB_TITLE = 2.5
 W_TAG = 2.5
 W_IDENTIFIER = 2.0
 W_PERSON = 2.0
-W_HIGHLIGHT = 1.5
 W_REF = 1.5
 W_NOTE = 1.0
 FIELD_WEIGHTS = (
@@ -63,7 +62,6 @@ FIELD_WEIGHTS = (
     W_TAG,
     W_IDENTIFIER,
     W_PERSON,
-    W_HIGHLIGHT,
     W_REF,
     W_NOTE,
 )
@@ -362,13 +360,18 @@ class SearchIndex:
             (weight, *self._analyse(text, recurs))
             for weight, text, recurs in sorted(_fields(entry), key=_heaviest_first)
         ]
-        self._post(index, [(weight, fielded) for weight, fielded, _ in analysed])
+        fields = [(weight, fielded) for weight, fielded, _ in analysed]
+        self._post(index, fields)
         for _, fielded, new in reversed(analysed):  # lightest first, as words were always collected
             if new:
                 segment_order.update(dict.fromkeys(fielded.segments))
-        self.concept_fields.append([(w, a.matches) for w, a, _ in analysed if a.concepts])
-        self.han.append([(w, a.han) for w, a, _ in analysed if a.han])
-        return {c for w, a, _ in analysed if w >= STRONG_FIELD for c in a.concepts}
+        self._keep(fields)
+        return {c for weight, fielded in fields if weight >= STRONG_FIELD for c in fielded.concepts}
+
+    def _keep(self, fields: list[tuple[float, _Analysed]]) -> None:
+        """What display (how a field wrote a concept) and Chinese phrase checks need later."""
+        self.concept_fields.append([(w, a.matches) for w, a in fields if a.concepts])
+        self.han.append([(w, a.han) for w, a in fields if a.han])
 
     def _post(self, index: int, fields: list[tuple[float, _Analysed]]) -> None:
         """Post an entry under its keys, concepts and concept terms, each with the heaviest
@@ -398,16 +401,9 @@ class SearchIndex:
 
     def _build_vocabulary(self, segment_order: Iterable[str]) -> None:
         """Words of the library and the glossary (surface → key), the typo corrector's choices."""
-        vocabulary: dict[str, str] = {}
-        for segment in segment_order:
-            for token in segment_tokens(segment):
-                if token.kind != "ref":
-                    vocabulary.setdefault(token.surface, token.key)
-        for known in self.glossary.concepts.values():
-            for term in known.terms:
-                for token in tokenize(term):
-                    if token.kind in {"word", "part", "joined"}:
-                        vocabulary.setdefault(token.surface, token.key)
+        vocabulary = _library_words(segment_order)
+        for surface, key in _glossary_words(self.glossary):
+            vocabulary.setdefault(surface, key)
         self.vocabulary = {s.casefold(): k for s, k in vocabulary.items() if s[0].isalpha()}
         self._fuzzy_choices = [w for w in self.vocabulary if len(w) >= 4 and w.isalpha()]
 
@@ -441,8 +437,18 @@ class SearchIndex:
         return choice
 
     def _corrected_query(self, query: str) -> tuple[list[Token], set[str]]:
-        """Query tokens after replacing unknown Latin words by their closest vocabulary word."""
+        """Query tokens after replacing unknown Latin words by their closest vocabulary word,
+        and the keys the corrections gave (they count ×`FUZZY`)."""
         tokens = tokenize(query)
+        fixes = self._typo_fixes(tokens)
+        if not fixes:
+            return tokens, set()
+        corrected = tokenize(" ".join(_rewritten(tokens, fixes)))
+        fuzzy_keys = {t.key for t in tokenize(" ".join(fixes.values()))}
+        return corrected, fuzzy_keys
+
+    def _typo_fixes(self, tokens: list[Token]) -> dict[str, str]:
+        """Surface → vocabulary word, for the query words that look like typos."""
         fixes: dict[str, str] = {}
         for token in tokens:
             if token.kind != "word" or token.key in STOPWORDS or token.key in GENERIC_WORDS:
@@ -452,22 +458,7 @@ class SearchIndex:
             choice = self._correct(token.surface.casefold())
             if choice:
                 fixes[token.surface] = choice
-        if not fixes:
-            return tokens, set()
-        rewritten: list[str] = []
-        groups_done: set[int] = set()
-        for token in tokens:
-            if token.group in groups_done:
-                continue
-            groups_done.add(token.group)
-            group = [t for t in tokens if t.group == token.group]
-            if token.kind == "cjk":
-                rewritten.append("".join(t.surface[0] for t in group) + group[-1].surface[-1:])
-            else:
-                rewritten.append(fixes.get(token.surface, token.surface))
-        corrected = tokenize(" ".join(rewritten))
-        fuzzy_keys = {t.key for t in tokenize(" ".join(fixes.values()))}
-        return corrected, fuzzy_keys
+        return fixes
 
     def _units(self, tokens: list[Token], fuzzy_keys: set[str]) -> list[_Unit]:
         """The query's units: glossary concepts first, then what the concepts left, by group."""
@@ -487,12 +478,8 @@ class SearchIndex:
         """A unit per concept the query names (and one for its literal terms), and the
         positions of the atomic stream the concepts cover."""
         covered: set[int] = set()
-        matches = self.glossary.find(tokens)
-        spans = [(m.start, m.end) for m in matches]
         by_concept: dict[str, list[tuple[str, bool]]] = {}
-        for m in matches:
-            if any(lo <= m.start and m.end <= hi and (hi - lo) > (m.end - m.start) for lo, hi in spans):
-                continue  # `decoding` inside `speculative decoding`
+        for m in _outermost(self.glossary.find(tokens)):
             covered.update(range(m.start, m.end))
             is_fuzzy = any(stream[i].key in fuzzy_keys for i in range(m.start, m.end))
             by_concept.setdefault(m.concept, []).append((m.term, is_fuzzy))
@@ -510,17 +497,21 @@ class SearchIndex:
         """Units of what is left of one identifier, word or Chinese run."""
         first = stream[positions[0]]
         if first.kind == "cjk":
-            # What is left of a Chinese run around a concept (`处理` in `异常处理`) only refines.
-            remnant = len(positions) < sum(1 for t in stream if t.group == group)
-            units = [self._han_unit([stream[i] for i in run]) for run in _contiguous(positions)]
-            for han_unit in units:
-                han_unit.qualifies = not remnant
-            return units
+            return self._han_units(group, positions, stream)
         if first.kind == "part":
             ident_unit = self._ident_unit(wholes, [stream[i] for i in positions])
             return [ident_unit] if ident_unit else []
         word_units = (self._word_unit(stream[i], wholes, fuzzy_keys) for i in positions)
         return [unit for unit in word_units if unit]
+
+    def _han_units(self, group: int, positions: list[int], stream: list[Token]) -> list[_Unit]:
+        """A unit per contiguous stretch of a Chinese run; what is left of a run around a
+        concept (`处理` in `异常处理`) only refines."""
+        remnant = len(positions) < sum(1 for t in stream if t.group == group)
+        units = [self._han_unit([stream[i] for i in run]) for run in _contiguous(positions)]
+        for han_unit in units:
+            han_unit.qualifies = not remnant
+        return units
 
     def _concept_unit(self, concept: str, terms: list[tuple[str, bool]]) -> _Unit:
         """Every entry naming the concept at the synonym level (the literal unit adds the asked
@@ -719,6 +710,51 @@ def _heaviest_first(field: tuple[float, str, bool]) -> float:
 
 def _nothing(_index: int) -> list[str]:
     return []
+
+
+def _rewritten(tokens: list[Token], fixes: dict[str, str]) -> list[str]:
+    """The query's groups as text again, with the typo fixes (a Chinese run re-joined)."""
+    rewritten: list[str] = []
+    groups_done: set[int] = set()
+    for token in tokens:
+        if token.group in groups_done:
+            continue
+        groups_done.add(token.group)
+        group = [t for t in tokens if t.group == token.group]
+        if token.kind == "cjk":
+            rewritten.append("".join(t.surface[0] for t in group) + group[-1].surface[-1:])
+        else:
+            rewritten.append(fixes.get(token.surface, token.surface))
+    return rewritten
+
+
+def _outermost(matches: list[ConceptMatch]) -> list[ConceptMatch]:
+    """Matches not inside a longer one (`decoding` inside `speculative decoding`)."""
+    spans = [(m.start, m.end) for m in matches]
+    return [
+        m
+        for m in matches
+        if not any(lo <= m.start and m.end <= hi and (hi - lo) > (m.end - m.start) for lo, hi in spans)
+    ]
+
+
+def _library_words(segment_order: Iterable[str]) -> dict[str, str]:
+    """Surface → key of the entries' Latin words and identifiers, first seen first."""
+    vocabulary: dict[str, str] = {}
+    for segment in segment_order:
+        for token in segment_tokens(segment):
+            if token.kind != "ref":
+                vocabulary.setdefault(token.surface, token.key)
+    return vocabulary
+
+
+def _glossary_words(glossary: Glossary) -> Iterator[tuple[str, str]]:
+    """Surface → key of the glossary's term words, so a typo can complete a term."""
+    for known in glossary.concepts.values():
+        for term in known.terms:
+            for token in tokenize(term):
+                if token.kind in {"word", "part", "joined"}:
+                    yield token.surface, token.key
 
 
 def _uncovered_groups(stream: list[Token], covered: set[int]) -> dict[int, list[int]]:

@@ -115,14 +115,19 @@ def _latin_tokens_uncached(raw: str, group: int) -> list[Token]:
     if surface.isdigit():
         return [_number_token(surface, group)]
     parts = _identifier_parts(surface)
-    lowered = surface.casefold()
     if len(parts) == 1:
-        key = stem(lowered)
-        word = Token(key, surface, "word", group)
-        # The unstemmed form is a whole-word key too: `flashinfer` meets the identifier FlashInfer.
-        return [word] if key == lowered else [word, Token(lowered, surface, "joined", group)]
+        return _word_tokens(surface, group)
     shown = raw if raw != surface and any(c.isalpha() for c in surface) else surface
-    return _identifier_tokens(lowered, shown, parts, group)
+    return _identifier_tokens(surface.casefold(), shown, parts, group)
+
+
+def _word_tokens(surface: str, group: int) -> list[Token]:
+    """A plain word, stemmed; its unstemmed form is a whole-word key too (`flashinfer` meets
+    the identifier FlashInfer)."""
+    lowered = surface.casefold()
+    key = stem(lowered)
+    word = Token(key, surface, "word", group)
+    return [word] if key == lowered else [word, Token(lowered, surface, "joined", group)]
 
 
 def _number_token(digits: str, group: int) -> Token:
