@@ -295,8 +295,10 @@ class SearchIndex:
         self.postings: _Postings[str] = _Postings()
         self.concepts: _Postings[str] = _Postings()
         self.concept_terms: _Postings[tuple[str, str]] = _Postings()
-        self.concept_fields: list[list[tuple[float, tuple[tuple[str, str, str], ...]]]] = []
-        self.han: list[list[tuple[float, str]]] = []
+        # Per entry, tuples of strings and floats: the collector stops tracking them, so a
+        # built index adds almost nothing for later full collections to walk.
+        self.concept_fields: list[tuple[tuple[float, tuple[tuple[str, str, str], ...]], ...]] = []
+        self.han: list[tuple[tuple[float, str], ...]] = []
         self.vocabulary: dict[str, str] = {}
         self._analysed: dict[str, _Analysed] = {}
         self._ref_terms = any(key.startswith("#") for key in glossary.terms_by_first_key())
@@ -370,8 +372,8 @@ class SearchIndex:
 
     def _keep(self, fields: list[tuple[float, _Analysed]]) -> None:
         """What display (how a field wrote a concept) and Chinese phrase checks need later."""
-        self.concept_fields.append([(w, a.matches) for w, a in fields if a.concepts])
-        self.han.append([(w, a.han) for w, a in fields if a.han])
+        self.concept_fields.append(tuple([(w, a.matches) for w, a in fields if a.concepts]))
+        self.han.append(tuple([(w, a.han) for w, a in fields if a.han]))
 
     def _post(self, index: int, fields: list[tuple[float, _Analysed]]) -> None:
         """Post an entry under its keys, concepts and concept terms, each with the heaviest

@@ -202,10 +202,9 @@ _PARTICLES = "的了吗呢吧啊呀和与及或把被是在"
 _HAN_RUN = re.compile(f"({han_class(excluding=_PARTICLES)}+)")
 
 
-@lru_cache(maxsize=1 << 16)
 def segment_tokens(segment: str) -> tuple[Token, ...]:
-    """Latin tokens of a stretch of text without Chinese runs (cached: `，`, ` torch.compile `
-    and the like repeat across a library)."""
+    """Latin tokens of a stretch of text without Chinese runs. Not cached itself: what is
+    made of them (keys, glossary matches) is, and the cut of each Latin run is."""
     out: list[Token] = []
     for group, raw in enumerate(_LATIN.findall(segment)):
         out.extend(_latin_tokens(raw, group))
