@@ -11,7 +11,7 @@ adds a concept. A bad concept is reported with file:line and skipped; the rest l
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain, repeat
@@ -107,8 +107,16 @@ class Glossary:
     _mixed_first: dict[str, list[tuple[Term, tuple[str, ...]]]] = field(default_factory=dict, repr=False)
     _mixed_width: int = field(default=1, repr=False)
     _split_han: list[tuple[Term, tuple[str, ...]]] = field(default_factory=list, repr=False)
-    _segment_matches: dict[str, tuple[tuple[str, str, str], ...]] = field(default_factory=dict, repr=False)
-    _run_matches: dict[str, tuple[tuple[str, str, str], ...]] = field(default_factory=dict, repr=False)
+    _segment_matches: _Memo = field(init=False, repr=False)
+    _run_matches: _Memo = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._forget_matches()
+
+    def _forget_matches(self) -> None:
+        """Matches per distinct Latin stretch and Chinese run, made on first lookup."""
+        self._segment_matches = _Memo(lambda segment: self._match_latin(segment_tokens(segment)))
+        self._run_matches = _Memo(self._match_run)
 
     @classmethod
     def load(cls, paths: Iterable[Path] = (), *, bundled: bool = True) -> Glossary:
@@ -204,8 +212,7 @@ class Glossary:
         self._mixed_first = {}
         self._mixed_width = 1
         self._split_han = []
-        self._segment_matches = {}
-        self._run_matches = {}
+        self._forget_matches()
         for concept in self.concepts.values():
             for surface in concept.terms:
                 self._compile_term(concept.id, surface)
@@ -261,16 +268,8 @@ class Glossary:
     def _han_matches(self, runs: list[str]) -> list[tuple[str, str, str]]:
         """Chinese-only terms within the Chinese runs: in text order, the longer term first,
         each once."""
-        cache = self._run_matches
-        found: dict[tuple[str, str, str], None] = {}
-        for run in runs:
-            matches = cache.get(run)
-            if matches is None:
-                if len(cache) >= _SEGMENT_CACHE:
-                    cache.clear()
-                matches = cache[run] = self._match_run(run)
-            found.update(dict.fromkeys(matches))
-        return list(found)
+        per_run = map(self._run_matches.__getitem__, dict.fromkeys(runs))
+        return list(dict.fromkeys(chain.from_iterable(per_run)))
 
     def _match_run(self, run: str) -> tuple[tuple[str, str, str], ...]:
         """The Chinese-only terms in one run (the glossary's own triples: an index holds many
@@ -285,17 +284,8 @@ class Glossary:
         return tuple(found)
 
     def _latin_matches(self, segments: list[str]) -> list[tuple[str, str, str]]:
-        """Latin terms per distinct Latin stretch, cached on the glossary."""
-        found: list[tuple[str, str, str]] = []
-        cache = self._segment_matches
-        for segment in dict.fromkeys(segments):
-            matches = cache.get(segment)
-            if matches is None:
-                if len(cache) >= _SEGMENT_CACHE:
-                    cache.clear()
-                matches = cache[segment] = self._match_latin(segment_tokens(segment))
-            found.extend(matches)
-        return found
+        """Latin terms per distinct Latin stretch (a term found in two stretches is listed twice)."""
+        return list(chain.from_iterable(map(self._segment_matches.__getitem__, dict.fromkeys(segments))))
 
     def _mixed_matches(self, text: SplitText, keys: set[str]) -> list[tuple[str, str, str]]:
         """Terms mixing scripts or cut by a particle, matched on the atomic stream exactly as
@@ -385,7 +375,23 @@ class Glossary:
         return list(out.values())
 
 
-_SEGMENT_CACHE = 1 << 16  # distinct Latin stretches whose matches are kept
+_SEGMENT_CACHE = 1 << 16  # distinct Latin stretches (or Chinese runs) whose matches are kept
+_Matches = tuple[tuple[str, str, str], ...]
+
+
+class _Memo(dict[str, _Matches]):
+    """Glossary matches per distinct piece of text, made on the first lookup (a C-level
+    `dict.__getitem__` for the others); forgets everything when full."""
+
+    def __init__(self, match: Callable[[str], _Matches]) -> None:
+        super().__init__()
+        self._match = match
+
+    def __missing__(self, piece: str) -> _Matches:
+        if len(self) >= _SEGMENT_CACHE:
+            self.clear()
+        matches = self[piece] = self._match(piece)
+        return matches
 
 
 def _whole_keys(tokens: list[Token], stream: list[Token]) -> frozenset[str]:
