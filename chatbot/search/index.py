@@ -37,7 +37,7 @@ from chatbot.search.tokens import (
     Token,
     atomic,
     han_text,
-    segment_tokens,
+    segment_words,
     split_text,
     stem,
     surface_of,
@@ -744,9 +744,9 @@ def _library_words(segment_order: Iterable[str]) -> dict[str, str]:
     """Surface → key of the entries' Latin words and identifiers, first seen first."""
     vocabulary: dict[str, str] = {}
     for segment in segment_order:
-        for token in segment_tokens(segment):
-            if token.kind != "ref":
-                vocabulary.setdefault(token.surface, token.key)
+        for key, surface, kind in segment_words(segment):
+            if kind != "ref":
+                vocabulary.setdefault(surface, key)
     return vocabulary
 
 

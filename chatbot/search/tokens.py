@@ -211,10 +211,16 @@ def segment_tokens(segment: str) -> tuple[Token, ...]:
     return tuple(out)
 
 
+def segment_words(segment: str) -> list[tuple[str, str, Kind]]:
+    """(key, surface, kind) of `segment_tokens`, without making tokens (each Latin run's cut
+    is cached)."""
+    return [cut for raw in _LATIN.findall(segment) for cut in _latin_cut(raw)]
+
+
 @lru_cache(maxsize=1 << 16)
 def segment_keys(segment: str) -> frozenset[str]:
     """Distinct keys of `segment_tokens`."""
-    return frozenset(t.key for t in segment_tokens(segment))
+    return frozenset([key for key, _, _ in segment_words(segment)])
 
 
 @lru_cache(maxsize=1 << 16)
