@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain, repeat
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -107,16 +107,8 @@ class Glossary:
     _mixed_first: dict[str, list[tuple[Term, tuple[str, ...]]]] = field(default_factory=dict, repr=False)
     _mixed_width: int = field(default=1, repr=False)
     _split_han: list[tuple[Term, tuple[str, ...]]] = field(default_factory=list, repr=False)
-    _segment_matches: _Memo = field(init=False, repr=False)
-    _run_matches: _Memo = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        self._forget_matches()
-
-    def _forget_matches(self) -> None:
-        """Matches per distinct Latin stretch and Chinese run, made on first lookup."""
-        self._segment_matches = _Memo(lambda segment: self._match_latin(segment_tokens(segment)))
-        self._run_matches = _Memo(self._match_run)
+    _segment_matches: dict[str, _Matches] = field(default_factory=dict, repr=False)
+    _run_matches: dict[str, _Matches] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, paths: Iterable[Path] = (), *, bundled: bool = True) -> Glossary:
@@ -212,7 +204,8 @@ class Glossary:
         self._mixed_first = {}
         self._mixed_width = 1
         self._split_han = []
-        self._forget_matches()
+        self._segment_matches = {}
+        self._run_matches = {}
         for concept in self.concepts.values():
             for surface in concept.terms:
                 self._compile_term(concept.id, surface)
@@ -268,7 +261,7 @@ class Glossary:
     def _han_matches(self, runs: list[str]) -> list[tuple[str, str, str]]:
         """Chinese-only terms within the Chinese runs: in text order, the longer term first,
         each once."""
-        per_run = map(self._run_matches.__getitem__, dict.fromkeys(runs))
+        per_run = _memo(self._run_matches, list(dict.fromkeys(runs)), self._match_run)
         return list(dict.fromkeys(chain.from_iterable(per_run)))
 
     def _match_run(self, run: str) -> tuple[tuple[str, str, str], ...]:
@@ -285,7 +278,11 @@ class Glossary:
 
     def _latin_matches(self, segments: list[str]) -> list[tuple[str, str, str]]:
         """Latin terms per distinct Latin stretch (a term found in two stretches is listed twice)."""
-        return list(chain.from_iterable(map(self._segment_matches.__getitem__, dict.fromkeys(segments))))
+        per_segment = _memo(self._segment_matches, list(dict.fromkeys(segments)), self._match_segment)
+        return list(chain.from_iterable(per_segment))
+
+    def _match_segment(self, segment: str) -> _Matches:
+        return self._match_latin(segment_tokens(segment))
 
     def _mixed_matches(self, text: SplitText, keys: set[str]) -> list[tuple[str, str, str]]:
         """Terms mixing scripts or cut by a particle, matched on the atomic stream exactly as
@@ -379,19 +376,16 @@ _SEGMENT_CACHE = 1 << 16  # distinct Latin stretches (or Chinese runs) whose mat
 _Matches = tuple[tuple[str, str, str], ...]
 
 
-class _Memo(dict[str, _Matches]):
-    """Glossary matches per distinct piece of text, made on the first lookup (a C-level
-    `dict.__getitem__` for the others); forgets everything when full."""
-
-    def __init__(self, match: Callable[[str], _Matches]) -> None:
-        super().__init__()
-        self._match = match
-
-    def __missing__(self, piece: str) -> _Matches:
-        if len(self) >= _SEGMENT_CACHE:
-            self.clear()
-        matches = self[piece] = self._match(piece)
-        return matches
+def _memo(cache: dict[str, _Matches], pieces: list[str], match: Callable[[str], _Matches]) -> list[_Matches]:
+    """Glossary matches of each piece of text, from `cache` (looked up at C level) or made and
+    kept; the cache forgets everything when full. A plain dict, so a pickled glossary (the
+    snapshot) carries no function."""
+    found = list(map(cache.get, pieces))
+    if None not in found:
+        return cast("list[_Matches]", found)
+    if len(cache) >= _SEGMENT_CACHE:
+        cache.clear()
+    return [m if m is not None else cache.setdefault(p, match(p)) for m, p in zip(found, pieces, strict=True)]
 
 
 def _whole_keys(tokens: list[Token], stream: list[Token]) -> frozenset[str]:
