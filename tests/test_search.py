@@ -188,3 +188,19 @@ def test_query_starts_without_slack_sqlalchemy_or_scheduler() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_an_index_comes_back_from_pickle_with_the_same_answers(index: SearchIndex) -> None:
+    """`serve` keeps the built index in a snapshot (pickle): the packed postings, the interned
+    keys and the glossary's match caches must survive it, and answer exactly as before."""
+    import pickle
+
+    index.search("KV 缓存 spec decode")  # the glossary's caches hold matches now
+    restored = pickle.loads(pickle.dumps(index))
+    for query in ["compile", "投机解码", "KV 缓存 spec decode", "flashinfr", "#54537", "PD 分离"]:
+        ours, theirs = index.search(query, limit=10), restored.search(query, limit=10)
+        assert [(h.entry.id, h.score, h.matched) for h in theirs.hits] == [
+            (h.entry.id, h.score, h.matched) for h in ours.hits
+        ]
+        assert theirs.total == ours.total
+    assert restored.topics() == index.topics()

@@ -11,18 +11,18 @@ adds a concept. A bad concept is reported with file:line and skipped; the rest l
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain, repeat
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from chatbot.digest import Problem, is_glossary_file, validation_error_line, yaml_error_line, yaml_line
-from chatbot.search.tokens import SplitText, Token, atomic, segment_tokens, surface_of, tokenize
+from chatbot.search.tokens import SplitText, Token, atomic, run_keys, segment_tokens, surface_of, tokenize
 
 _ATOMIC = frozenset({"word", "part", "ref", "cjk"})
 BUNDLED = Path(__file__).resolve().parent / "data" / "glossary.yaml"
@@ -107,7 +107,8 @@ class Glossary:
     _mixed_first: dict[str, list[tuple[Term, tuple[str, ...]]]] = field(default_factory=dict, repr=False)
     _mixed_width: int = field(default=1, repr=False)
     _split_han: list[tuple[Term, tuple[str, ...]]] = field(default_factory=list, repr=False)
-    _segment_matches: dict[str, tuple[tuple[str, str, str], ...]] = field(default_factory=dict, repr=False)
+    _segment_matches: dict[str, _Matches] = field(default_factory=dict, repr=False)
+    _run_matches: dict[str, _Matches] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, paths: Iterable[Path] = (), *, bundled: bool = True) -> Glossary:
@@ -125,45 +126,57 @@ class Glossary:
         return glossary
 
     def _add_file(self, path: Path) -> None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            self.problems.append(Problem(str(path), 1, "error", f"cannot read glossary: {exc}"))
+        parsed = self._read(path)
+        if parsed is None:
             return
-        try:
-            data: Any = yaml.load(text, Loader=_LOADER)
-        except (yaml.YAMLError, ValueError, RecursionError) as exc:
-            line, message = yaml_error_line(exc, text)
-            self.problems.append(Problem(str(path), line, "error", message))
-            return
-        try:
-            parsed = GlossaryFile.model_validate(data)
-        except ValidationError as exc:
-            line, message = validation_error_line(exc, _compose(text))
-            self.problems.append(Problem(str(path), line, "error", message))
-            return
-        for index, item in enumerate(parsed.concepts):
-            try:
-                concept = Concept.model_validate(item)
-            except ValidationError as exc:
-                line, message = validation_error_line(exc, _compose(text), ("concepts", index))
-                self.problems.append(Problem(str(path), line, "error", message))
-                continue
-            if not concept.terms:
-                line = yaml_line(_compose(text), ("concepts", index))
-                self.problems.append(
-                    Problem(str(path), line, "error", f"concept {concept.id!r} has no terms")
-                )
-                continue
-            self._merge(concept)
+        text, concepts = parsed
+        for index, item in enumerate(concepts):
+            concept = self._valid_concept(path, text, index, item)
+            if concept is not None:
+                self._merge(concept)
         known = set(self.concepts)
-        for index, item in enumerate(parsed.concepts):
+        for index, item in enumerate(concepts):
             for included in item.get("includes") or []:
                 if included not in known:
                     line = yaml_line(_compose(text), ("concepts", index, "includes"))
                     self.problems.append(
                         Problem(str(path), line, "warning", f"includes unknown concept {included!r}")
                     )
+
+    def _read(self, path: Path) -> tuple[str, list[dict[str, Any]]] | None:
+        """The file's text and concept items, or None with the problem recorded."""
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            self.problems.append(Problem(str(path), 1, "error", f"cannot read glossary: {exc}"))
+            return None
+        try:
+            data: Any = yaml.load(text, Loader=_LOADER)
+        except (yaml.YAMLError, ValueError, RecursionError) as exc:
+            line, message = yaml_error_line(exc, text)
+            self.problems.append(Problem(str(path), line, "error", message))
+            return None
+        try:
+            parsed = GlossaryFile.model_validate(data)
+        except ValidationError as exc:
+            line, message = validation_error_line(exc, _compose(text))
+            self.problems.append(Problem(str(path), line, "error", message))
+            return None
+        return text, parsed.concepts
+
+    def _valid_concept(self, path: Path, text: str, index: int, item: dict[str, Any]) -> Concept | None:
+        """One concept item, or None with the problem recorded (a bad concept is skipped)."""
+        try:
+            concept = Concept.model_validate(item)
+        except ValidationError as exc:
+            line, message = validation_error_line(exc, _compose(text), ("concepts", index))
+            self.problems.append(Problem(str(path), line, "error", message))
+            return None
+        if not concept.terms:
+            line = yaml_line(_compose(text), ("concepts", index))
+            self.problems.append(Problem(str(path), line, "error", f"concept {concept.id!r} has no terms"))
+            return None
+        return concept
 
     def _merge(self, concept: Concept) -> None:
         old = self.concepts.get(concept.id)
@@ -192,6 +205,7 @@ class Glossary:
         self._mixed_width = 1
         self._split_han = []
         self._segment_matches = {}
+        self._run_matches = {}
         for concept in self.concepts.values():
             for surface in concept.terms:
                 self._compile_term(concept.id, surface)
@@ -201,72 +215,91 @@ class Glossary:
         tokens = tokenize(surface)
         stream = atomic(tokens)
         term = Term(concept, surface, tuple(t.key for t in stream), _whole_keys(tokens, stream))
-        kinds = {t.kind == "cjk" for t in stream}
-        if kinds == {True} and len({t.group for t in stream}) == 1:
-            chinese = surface_of(stream)
-            self._han_first.setdefault(chinese[:2], []).append((concept, surface, chinese))
-        elif kinds == {True}:  # Chinese cut by a particle (`多头潜在注意力`)
-            chinese_pieces = tuple(t.surface for t in stream)
-            self._split_han.append((term, chinese_pieces))
-            self._mixed_width = max(self._mixed_width, len(chinese_pieces))
-        elif kinds == {True, False}:
-            first_latin = next(t.key for t in stream if t.kind != "cjk")
-            chinese_pieces = tuple(t.surface for t in stream if t.kind == "cjk")
-            self._mixed_first.setdefault(first_latin, []).append((term, chinese_pieces))
-            self._mixed_width = max(self._mixed_width, len(chinese_pieces))
+        if any(t.kind == "cjk" for t in stream):
+            self._compile_chinese(term, stream)
         if term.sequence:
             self._by_first.setdefault(term.sequence[0], []).append(term)
         for key in term.wholes:
             self._by_whole.setdefault(key, []).append(term)
 
+    def _compile_chinese(self, term: Term, stream: list[Token]) -> None:
+        """File a term with Chinese for `find_in`: one Chinese run is found by substring; one cut
+        by a particle (`多头潜在注意力`) or mixing scripts (`PD 分离`) on the stream."""
+        pieces = tuple(t.surface for t in stream if t.kind == "cjk")
+        if len(pieces) == len(stream) and len({t.group for t in stream}) == 1:
+            chinese = surface_of(stream)
+            self._han_first.setdefault(chinese[:2], []).append((term.concept, term.surface, chinese))
+            return
+        if len(pieces) == len(stream):
+            self._split_han.append((term, pieces))
+        else:
+            first_latin = next(t.key for t in stream if t.kind != "cjk")
+            self._mixed_first.setdefault(first_latin, []).append((term, pieces))
+        self._mixed_width = max(self._mixed_width, len(pieces))
+
     def find_in(self, text: SplitText, keys: set[str] | None = None) -> list[tuple[str, str, str]]:
         """(concept, glossary term, text as written) for every term in a text cut for indexing.
 
-        Chinese-only terms are found by substring within a Chinese run (the same as matching
+        Chinese-only terms are found by substring within each Chinese run (the same as matching
         their bigram sequence), Latin terms as `find` does, per Latin stretch between Chinese
-        runs (no Latin term spans a run; stretches repeat, so their matches are cached), and the
-        few terms that mix both (`PD 分离`) or are cut by a particle on the stream cut to the
-        edges of Chinese runs, only when their first Latin key and all their Chinese pieces occur.
-        Each distinct match is listed once, in text order per kind. `keys` (every token key
-        of the text, `text.keys()`) can be passed when the caller has them already.
+        runs (no term of one script spans a run's edge; runs and stretches repeat, so their
+        matches are cached), and the few terms that mix both (`PD 分离`) or are cut by a particle
+        on the stream cut to the edges of Chinese runs, only when their first Latin key and all
+        their Chinese pieces occur. Each distinct match is listed once, in text order per kind.
+        `keys` (every token key of the text, `text.keys()`) can be passed when the caller has
+        them already.
         """
-        han = text.han
         if keys is None:
             keys = text.keys()
-        found = self._han_matches(han, keys) if han else []
+        if not text.han_runs:
+            return self._latin_matches(text.segments)
+        found = self._han_matches(text.han_runs)
         found.extend(self._latin_matches(text.segments))
-        if han:
-            found.extend(self._mixed_matches(text, keys))
+        found.extend(self._mixed_matches(text, keys))
         return found
 
-    def _han_matches(self, han: str, keys: set[str]) -> list[tuple[str, str, str]]:
-        """Chinese-only terms within the Chinese runs: in text order, the longer term first."""
+    def _han_matches(self, runs: list[str]) -> list[tuple[str, str, str]]:
+        """Chinese-only terms within the Chinese runs: in text order, the longer term first,
+        each once."""
+        per_run = _memo(self._run_matches, list(dict.fromkeys(runs)), self._match_run)
+        return list(dict.fromkeys(chain.from_iterable(per_run)))
+
+    def _match_run(self, run: str) -> tuple[tuple[str, str, str], ...]:
+        """The Chinese-only terms in one run (the glossary's own triples: an index holds many
+        matches, not many copies), by position in the run, the longer term first."""
         found = [
-            (concept, surface, chinese)
-            for first in keys & self._han_first.keys()
-            for concept, surface, chinese in self._han_first[first]
-            if chinese in han
+            match
+            for first in run_keys(run) & self._han_first.keys()
+            for match in self._han_first[first]
+            if match[2] in run
         ]
-        if len(found) > 1:  # not in set order
-            found.sort(key=lambda m: (han.index(m[2]), -len(m[2]), m[0], m[1]))
-        return found
+        found.sort(key=lambda m: (run.index(m[2]), -len(m[2]), m[0], m[1]))
+        return tuple(found)
 
     def _latin_matches(self, segments: list[str]) -> list[tuple[str, str, str]]:
-        """Latin terms per distinct Latin stretch, cached on the glossary."""
-        found: list[tuple[str, str, str]] = []
-        cache = self._segment_matches
-        for segment in dict.fromkeys(segments):
-            matches = cache.get(segment)
-            if matches is None:
-                if len(cache) >= _SEGMENT_CACHE:
-                    cache.clear()
-                matches = cache[segment] = self._match_latin(segment_tokens(segment))
-            found.extend(matches)
-        return found
+        """Latin terms per distinct Latin stretch (a term found in two stretches is listed twice)."""
+        per_segment = _memo(self._segment_matches, list(dict.fromkeys(segments)), self._match_segment)
+        return list(chain.from_iterable(per_segment))
+
+    def _match_segment(self, segment: str) -> _Matches:
+        return self._match_latin(segment_tokens(segment))
 
     def _mixed_matches(self, text: SplitText, keys: set[str]) -> list[tuple[str, str, str]]:
         """Terms mixing scripts or cut by a particle, matched on the atomic stream exactly as
         `find` does, but only when all their keys and Chinese pieces occur."""
+        wanted = self._mixed_candidates(text, keys)
+        if not wanted:
+            return []
+        found: list[tuple[str, str, str]] = []
+        stream, origins = _edge_stream(text, self._mixed_width)
+        for term in wanted:
+            n = len(term.sequence)
+            for i in _starts(stream, term.sequence):
+                found.append((term.concept, term.surface, _written(stream[i : i + n], origins[i : i + n])))
+        return found
+
+    def _mixed_candidates(self, text: SplitText, keys: set[str]) -> list[Term]:
+        """Terms mixing scripts or cut by a particle whose keys and Chinese pieces all occur."""
         han = text.han
         candidates = chain(
             (
@@ -276,24 +309,11 @@ class Glossary:
             ),
             self._split_han,
         )
-        wanted = [
+        return [
             term
             for term, pieces in candidates
             if keys.issuperset(term.sequence) and all(piece in han for piece in pieces)
         ]
-        if not wanted:
-            return []
-        found: list[tuple[str, str, str]] = []
-        stream, origins = _edge_stream(text, self._mixed_width)
-        for term in wanted:
-            n = len(term.sequence)
-            for i in _starts(stream, term.sequence):
-                span = [
-                    o if isinstance(o, Token) else Token(k, k, "cjk", o)
-                    for k, o in zip(stream[i : i + n], origins[i : i + n], strict=True)
-                ]
-                found.append((term.concept, term.surface, surface_of(span)))
-        return found
 
     def _match_latin(self, tokens: Sequence[Token]) -> tuple[tuple[str, str, str], ...]:
         """The matches `find` makes on Latin tokens, without positions, each once."""
@@ -304,21 +324,16 @@ class Glossary:
     def _term_matches(self, tokens: Sequence[Token]) -> Iterator[tuple[Term, int, int, str]]:
         """Every term in tokenized text: (term, start, end in the atomic stream, text as written).
         Whole-word keys first (a match spans its token's group), then key sequences in order."""
-        stream: list[Token] = []
-        group_span: dict[int, tuple[int, int]] = {}
-        wholes: list[Token] = []
-        for token in tokens:
-            if token.kind in _ATOMIC:
-                i = len(stream)
-                stream.append(token)
-                span = group_span.get(token.group)
-                group_span[token.group] = (span[0], i + 1) if span else (i, i + 1)
-            if token.kind != "cjk" and token.key in self._by_whole:
-                wholes.append(token)
+        stream, group_span = _spans(tokens)
+        wholes = [t for t in tokens if t.kind != "cjk" and t.key in self._by_whole]
         for token in wholes:
             lo, hi = group_span.get(token.group, (0, 0))
             for term in self._by_whole[token.key]:
                 yield term, lo, hi, token.surface
+        yield from self._sequence_matches(stream)
+
+    def _sequence_matches(self, stream: list[Token]) -> Iterator[tuple[Term, int, int, str]]:
+        """Terms whose key sequence occurs in the atomic stream, in stream order."""
         keys = [t.key for t in stream]
         for i, key in enumerate(keys):
             for term in self._by_first.get(key, ()):
@@ -357,7 +372,20 @@ class Glossary:
         return list(out.values())
 
 
-_SEGMENT_CACHE = 1 << 16  # distinct Latin stretches whose matches are kept
+_SEGMENT_CACHE = 1 << 16  # distinct Latin stretches (or Chinese runs) whose matches are kept
+_Matches = tuple[tuple[str, str, str], ...]
+
+
+def _memo(cache: dict[str, _Matches], pieces: list[str], match: Callable[[str], _Matches]) -> list[_Matches]:
+    """Glossary matches of each piece of text, from `cache` (looked up at C level) or made and
+    kept; the cache forgets everything when full. A plain dict, so a pickled glossary (the
+    snapshot) carries no function."""
+    found = list(map(cache.get, pieces))
+    if None not in found:
+        return cast("list[_Matches]", found)
+    if len(cache) >= _SEGMENT_CACHE:
+        cache.clear()
+    return [m if m is not None else cache.setdefault(p, match(p)) for m, p in zip(found, pieces, strict=True)]
 
 
 def _whole_keys(tokens: list[Token], stream: list[Token]) -> frozenset[str]:
@@ -368,6 +396,19 @@ def _whole_keys(tokens: list[Token], stream: list[Token]) -> frozenset[str]:
     if all(t.kind == "word" for t in stream):
         return frozenset({"".join(t.surface.casefold() for t in stream)})
     return frozenset()
+
+
+def _spans(tokens: Sequence[Token]) -> tuple[list[Token], dict[int, tuple[int, int]]]:
+    """The atomic stream, and each token group's span in it."""
+    stream: list[Token] = []
+    group_span: dict[int, tuple[int, int]] = {}
+    for token in tokens:
+        if token.kind in _ATOMIC:
+            i = len(stream)
+            stream.append(token)
+            span = group_span.get(token.group)
+            group_span[token.group] = (span[0], i + 1) if span else (i, i + 1)
+    return stream, group_span
 
 
 def _edge_stream(text: SplitText, width: int) -> tuple[list[str], list[Token | int]]:
@@ -397,6 +438,12 @@ def _edge_stream(text: SplitText, width: int) -> tuple[list[str], list[Token | i
             keys.extend(t.key for t in atoms)
             origins.extend(atoms)
     return keys, origins
+
+
+def _written(keys: list[str], origins: list[Token | int]) -> str:
+    """How the text wrote a stretch of the edge stream (a bigram's origin is its run number)."""
+    span = [o if isinstance(o, Token) else Token(k, k, "cjk", o) for k, o in zip(keys, origins, strict=True)]
+    return surface_of(span)
 
 
 @lru_cache(maxsize=1 << 14)

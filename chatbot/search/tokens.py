@@ -74,14 +74,19 @@ def _latin_tokens_uncached(raw: str, group: int) -> list[Token]:
     if surface.isdigit():
         return [_number_token(surface, group)]
     parts = _identifier_parts(surface)
-    lowered = surface.casefold()
     if len(parts) == 1:
-        key = stem(lowered)
-        word = Token(key, surface, "word", group)
-        # The unstemmed form is a whole-word key too: `flashinfer` meets the identifier FlashInfer.
-        return [word] if key == lowered else [word, Token(lowered, surface, "joined", group)]
+        return _word_tokens(surface, group)
     shown = raw if raw != surface and any(c.isalpha() for c in surface) else surface
-    return _identifier_tokens(lowered, shown, parts, group)
+    return _identifier_tokens(surface.casefold(), shown, parts, group)
+
+
+def _word_tokens(surface: str, group: int) -> list[Token]:
+    """A plain word, stemmed; its unstemmed form is a whole-word key too (`flashinfer` meets
+    the identifier FlashInfer)."""
+    lowered = surface.casefold()
+    key = stem(lowered)
+    word = Token(key, surface, "word", group)
+    return [word] if key == lowered else [word, Token(lowered, surface, "joined", group)]
 
 
 def _number_token(digits: str, group: int) -> Token:
@@ -151,24 +156,36 @@ _PARTICLES = "的了吗呢吧啊呀和与及或把被是在"
 # A Chinese run as `tokenize` cuts it: Han characters up to a particle. Splitting a text on it
 # leaves the stretches of Latin text between runs (`segments`), which repeat across a library.
 _HAN_RUN = re.compile(f"({han_class(excluding=_PARTICLES)}+)")
-_BIGRAMS = re.compile(r"(?=([^\n]{2}))")
-_LONE = re.compile(r"^[^\n]$", re.MULTILINE)
 
 
-@lru_cache(maxsize=1 << 16)
 def segment_tokens(segment: str) -> tuple[Token, ...]:
-    """Latin tokens of a stretch of text without Chinese runs (cached: `，`, ` torch.compile `
-    and the like repeat across a library)."""
+    """Latin tokens of a stretch of text without Chinese runs. Not cached itself: what is
+    made of them (keys, glossary matches) is, and the cut of each Latin run is."""
     out: list[Token] = []
     for group, raw in enumerate(_LATIN.findall(segment)):
         out.extend(_latin_tokens(raw, group))
     return tuple(out)
 
 
+def segment_words(segment: str) -> list[tuple[str, str, Kind]]:
+    """(key, surface, kind) of `segment_tokens`, without making tokens (each Latin run's cut
+    is cached)."""
+    return [cut for raw in _LATIN.findall(segment) for cut in _latin_cut(raw)]
+
+
 @lru_cache(maxsize=1 << 16)
 def segment_keys(segment: str) -> frozenset[str]:
     """Distinct keys of `segment_tokens`."""
-    return frozenset(t.key for t in segment_tokens(segment))
+    return frozenset([key for key, _, _ in segment_words(segment)])
+
+
+@lru_cache(maxsize=1 << 16)
+def run_keys(run: str) -> frozenset[str]:
+    """Distinct keys of one Chinese run: its bigrams, or the lone character (cached: short
+    runs such as `重点关注` repeat across a library)."""
+    if len(run) == 1:
+        return frozenset((run,))
+    return frozenset([run[i : i + 2] for i in range(len(run) - 1)])
 
 
 @dataclass(frozen=True)
@@ -197,18 +214,11 @@ class SplitText:
 
     def keys(self) -> set[str]:
         """Every token key of the text: Latin keys and Chinese bigrams."""
-        out = self.han_keys()
-        out.update(*map(segment_keys, self.segments))
-        return out
+        return set().union(*map(segment_keys, self.segments), *map(run_keys, self.han_runs))
 
     def han_keys(self) -> set[str]:
         """The bigram (or lone character) keys of the Chinese runs."""
-        if not self.han_runs:
-            return set()
-        han = self.han
-        out = set(_BIGRAMS.findall(han))
-        out.update(_LONE.findall(han))
-        return out
+        return set().union(*map(run_keys, self.han_runs))
 
     @property
     def han(self) -> str:
