@@ -252,8 +252,10 @@ def test_broken_yaml_digests_give_entries_or_an_error_at_a_line() -> None:
         outcomes[outcome] += 1
 
     run()
+    # About a third still parse (102 of 300 in one run): the floor sits five standard deviations
+    # below that, so it fails when the breakage stops reaching the parser, not by chance.
     total = sum(outcomes.values())
-    assert outcomes["entries"] >= total * 0.3 and outcomes["error"] >= total * 0.1, outcomes
+    assert outcomes["entries"] >= total * 0.2 and outcomes["error"] >= total * 0.1, outcomes
 
 
 BAD_BYTES = st.sampled_from([b"\xff", b"\xc3(", b"\xed\xa0\x80", b"\x00", b"\xe4\xbd"])
