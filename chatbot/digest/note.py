@@ -57,6 +57,7 @@ CAVEAT_LEAD_RE = re.compile(
 )
 CAVEAT_ANYWHERE_RE = re.compile(r"(可能被重新审视|尚未调查|尚不清楚|仍需确认|有待|是否有必要|是否可接受)")
 
+_WARNING_WORDS = ("提醒", "警示", "注意")
 WARNING_CLAUSE_RE = re.compile(r"^(?:提醒|警示|注意)")
 REF_RE = re.compile(r"(?<![\w/&])#(\d{2,7})\b")
 BACKTICK_RE = re.compile(r"`([^`\n]+)`")
@@ -72,26 +73,26 @@ POSSESSIVE_RE = re.compile(
     r"(?:review|analysis|comments?|suggestions?|point|explanation|benchmarks?|question|concerns?|reply|"
     r"proposal|objection|numbers|repro|investigation|findings)))['’]s\b"
 )
-# Each with a cheap pattern for what any of its matches must hold (its verb, its `@`): finding
-# that first spares the costly pattern on most notes.
-_PERSON_PATTERNS = (
-    (re.compile(r"@([A-Za-z0-9][A-Za-z0-9-]{1,38})"), re.compile("@")),
-    (re.compile(r"([A-Za-z0-9][A-Za-z0-9-]*\[bot\])"), re.compile(r"\[bot\]")),
+# Each with the words one of which any of its matches must hold (its verb, its `@`): looking
+# for those first (`in`, no pattern) spares the costly pattern on most notes.
+_PERSON_PATTERNS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
+    (re.compile(r"@([A-Za-z0-9][A-Za-z0-9-]{1,38})"), ("@",)),
+    (re.compile(r"([A-Za-z0-9][A-Za-z0-9-]*\[bot\])"), ("[bot]",)),
     (
         re.compile(r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*(?:提出|指出|认为|建议|补充|发现)"),
-        re.compile("提出|指出|认为|建议|补充|发现"),
+        ("提出", "指出", "认为", "建议", "补充", "发现"),
     ),
     (
         re.compile(r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*对[^。；，]{1,40}的(?:解释|分析|说明|回复|意见)"),
-        re.compile("的(?:解释|分析|说明|回复|意见)"),
+        ("的解释", "的分析", "的说明", "的回复", "的意见"),
     ),
     (
         re.compile(
             r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*的[^，。；\s]{0,6}(?:分析|解释|评论|意见|建议|审查|review)"
         ),
-        re.compile("分析|解释|评论|意见|建议|审查|review"),
+        ("分析", "解释", "评论", "意见", "建议", "审查", "review"),
     ),
-    (POSSESSIVE_RE, re.compile("['’]s")),
+    (POSSESSIVE_RE, ("'s", "’s")),
 )
 # `bob: this breaks …` at the start of a line or sentence: a lowercase handle speaking.
 SPEAKER_RE = re.compile(
@@ -105,9 +106,7 @@ _LIST_HEAD_RE = re.compile(r"^(?:以及|及|和)\s*")
 _CAVEAT_LABEL_RE = re.compile(r"^(?:注意|需要注意|风险|提醒|待确认|遗留问题)\s*[：:，,]\s*")
 _REF_FILLER_RE = re.compile(r"[\s、，,;；:：.。()（）]+")
 _AS_FOLLOWS_RE = re.compile(r"(?:如下|as follows|below)$", re.IGNORECASE)
-_SPACES_RE = re.compile(r"\s+")
 _VERSION_RE = re.compile(r"v?\d[\d.]*")
-_DIGIT_RE = re.compile(r"\d")
 _TWO_DIGITS_RE = re.compile(r"\d\d")
 _NUMBER_MARK_RE = re.compile(r"\d[.、)）]")
 
@@ -202,9 +201,11 @@ def find_people(text: str) -> list[str]:
 def _person_patterns(plain: str, vocab: NoteVocabulary) -> Iterator[re.Pattern[str]]:
     """The person patterns that may match: what each match must hold (its verb, its `@`) is
     found first by a cheap pattern, which spares the costly one on most notes."""
-    for pattern, needed in (*_PERSON_PATTERNS, (vocab.person_before_verb_re, vocab.person_verb_re)):
-        if needed.search(plain):
+    for pattern, needed in _PERSON_PATTERNS:
+        if any(word in plain for word in needed):
             yield pattern
+    if vocab.person_verb_re.search(plain):
+        yield vocab.person_before_verb_re
 
 
 def _speakers(plain: str, vocab: NoteVocabulary) -> list[tuple[int, str]]:
@@ -305,7 +306,8 @@ def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
         parts.highlights = list(reading.body)
     # A focus point that ends with a warning (`…，提醒跨版本验证的必要性`) also names a caveat.
     for item in parts.highlights:
-        parts.caveats.extend(c for c in clauses(item) if WARNING_CLAUSE_RE.match(c))
+        if any(word in item for word in _WARNING_WORDS):  # a clause is a piece of its item
+            parts.caveats.extend(c for c in clauses(item) if WARNING_CLAUSE_RE.match(c))
     parts.why = _why_line(parts, reading, text)
     parts.highlights = _dedupe(parts.highlights)
     parts.caveats = _dedupe(parts.caveats)
@@ -384,8 +386,8 @@ _LABELLED: dict[str, Callable[[Section, list[str], NoteParts, _Reading], None]] 
 
 def _only_refs(sentence: str) -> bool:
     """A sentence that only points elsewhere: `See PR #1 and issue 2.`, `相关：PR 3`."""
-    if not _DIGIT_RE.search(sentence):
-        return False  # every ref pattern holds a number
+    if "#" not in sentence and "github.com" not in sentence and not _TWO_DIGITS_RE.search(sentence):
+        return False  # a URL holds `github.com`, `#1` a `#`, `PR 12` two digits
     rest = REF_RE.sub(" ", WORD_REF_RE.sub(" ", GITHUB_URL_RE.sub(" ", sentence)))
     if rest == sentence:
         return False
@@ -678,7 +680,7 @@ def _is_short(text: str, cjk: int, words: int) -> bool:
     if len(text) <= min(cjk, words):
         return True  # too short to hold more characters or words than either limit
     if has_han(text):
-        return len(_SPACES_RE.sub("", text)) <= cjk
+        return len("".join(text.split())) <= cjk  # `str.split` drops what `\s` matches
     return len(text.split()) <= words
 
 

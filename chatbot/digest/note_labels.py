@@ -72,13 +72,15 @@ class NoteVocabulary:
         return self.caveat_re.search(text)
 
 
-def _alternation(words: list[str]) -> str:
-    """Longest first, spaces matching any run of spaces; Latin words bounded as words."""
+def _alternation(words: list[str], after_space: bool = False) -> str:
+    r"""Longest first, spaces matching any run of spaces; Latin words bounded as words (only at
+    their end `after_space`: a pattern putting `\s` before them, whose test is then a waste)."""
+    before = "" if after_space else "(?<![A-Za-z0-9])"
     parts = []
     for word in sorted(set(words), key=len, reverse=True):
         escaped = re.escape(word).replace(r"\ ", r"\s+")
         if word[:1].isascii() and word[:1].isalnum():
-            escaped = rf"(?<![A-Za-z0-9]){escaped}(?![A-Za-z0-9])"
+            escaped = rf"{before}{escaped}(?![A-Za-z0-9])"
         parts.append(escaped)
     return "|".join(parts)
 
@@ -119,7 +121,7 @@ def vocabulary() -> NoteVocabulary:
     def words(key: str) -> list[str]:
         return [str(v) for v in data[key]]
 
-    verbs = _alternation(words("person_verbs"))
+    verbs = _alternation(words("person_verbs"), after_space=True)  # both patterns put `\s` before
     return NoteVocabulary(
         labels=labels,
         label_words=label_words,
