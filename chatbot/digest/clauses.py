@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 _OPEN_CLOSE = {
     "（": "）",
@@ -40,60 +39,72 @@ def split_top_level(text: str, separators: Iterable[str]) -> list[str]:
     The scan jumps between the characters that matter (brackets, quotes, separators) with compiled
     patterns: a per-character walk made parsing a 10k-entry library take seconds.
     """
-    scan = _scan_for(frozenset(separators))
-    if not scan.anywhere.search(text):  # most sentences have no clause separator at all
+    scan = _separators_re(frozenset(separators))
+    if not scan.search(text):  # most sentences have no clause separator at all
         return [text] if text else []
     if not _ANY_OPENER.search(text):  # nothing to nest in: every separator cuts
-        return _plain_split(text, scan.anywhere)
+        return _plain_split(text, scan)
     pieces, unbalanced = _nested_split(text, scan)
     # Unbalanced quotes must not swallow the rest of the text: fall back to a plain split.
     if unbalanced and len(pieces) <= 1:
-        return _plain_split(text, scan.anywhere)
+        return _plain_split(text, scan)
     return pieces
 
 
-def _nested_split(text: str, scan: _Scan) -> tuple[list[str], bool]:
-    """The pieces cut at separators outside brackets, and whether a bracket was left open."""
+def _nested_split(text: str, scan: re.Pattern[str]) -> tuple[list[str], bool]:
+    """The pieces cut at separators outside brackets, and whether a bracket was left open.
+
+    The brackets are found first, then the separators outside them: the loop in Python visits
+    brackets only, not every separator inside them as well."""
+    spans, unbalanced = _bracketed(text)
     pieces: list[str] = []
-    stack: list[str] = []  # the closers awaited, innermost last
     start = 0
+    k = 0  # the first bracketed span not ending before the separator
+    for found in scan.finditer(text):
+        at = found.start()
+        while k < len(spans) and spans[k][1] <= at:
+            k += 1
+        if k < len(spans) and spans[k][0] <= at:
+            continue  # (a separator holds no bracket: it lies wholly inside the span)
+        pieces.append(text[start : found.end()])
+        start = found.end()
+    if start < len(text):
+        pieces.append(text[start:])
+    return pieces, unbalanced
+
+
+def _bracketed(text: str) -> tuple[list[tuple[int, int]], bool]:
+    """The outermost bracketed spans (opener to closer), one left open running to the end, and
+    whether one was left open."""
+    spans: list[tuple[int, int]] = []
+    stack: list[str] = []  # the closers awaited, innermost last
+    opened = 0
     pos = 0
     while True:
-        found = (_inside(stack[-1]) if stack else scan.outside).search(text, pos)
+        found = (_inside(stack[-1]) if stack else _ANY_OPENER).search(text, pos)
         if found is None:
             break
         pos = found.end()
-        if not stack and found.lastindex == _SEPARATOR_GROUP:
-            pieces.append(text[start:pos])
-            start = pos
-        elif stack and found.group() == stack[-1]:
+        if stack and found.group() == stack[-1]:
             stack.pop()
+            if not stack:
+                spans.append((opened, pos))
         else:
+            opened = opened if stack else found.start()
             stack.append(_OPEN_CLOSE.get(found.group(), found.group()))
-    if start < len(text):
-        pieces.append(text[start:])
-    return pieces, bool(stack)
+    if stack:
+        spans.append((opened, len(text)))
+    return spans, bool(stack)
 
 
-_SEPARATOR_GROUP = 2
 _OPENERS = "".join(re.escape(ch) for ch in (*sorted(_SYMMETRIC), *_OPEN_CLOSE))
 _ANY_OPENER = re.compile(f"[{_OPENERS}]")
 
 
-@dataclass(frozen=True)
-class _Scan:
-    """Compiled patterns for one set of separators."""
-
-    outside: re.Pattern[str]  # outside brackets: the next opener (group 1) or separator (group 2)
-    anywhere: re.Pattern[str]  # any separator, brackets ignored
-
-
 @functools.lru_cache(maxsize=256)
-def _scan_for(separators: frozenset[str]) -> _Scan:
-    """Openers come first because an opener wins over a separator starting at the same place;
-    separators are tried longest first, as the longest one is the one meant."""
-    seps = "|".join(re.escape(sep) for sep in sorted(separators, key=len, reverse=True)) or "(?!)"
-    return _Scan(outside=re.compile(f"([{_OPENERS}])|({seps})"), anywhere=re.compile(seps))
+def _separators_re(separators: frozenset[str]) -> re.Pattern[str]:
+    """Any of the separators, brackets ignored; the longest first, as the longest one is the one meant."""
+    return re.compile("|".join(re.escape(sep) for sep in sorted(separators, key=len, reverse=True)) or "(?!)")
 
 
 @functools.lru_cache(maxsize=32)
