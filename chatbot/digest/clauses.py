@@ -75,30 +75,54 @@ def _nested_split(text: str, scan: re.Pattern[str]) -> tuple[list[str], bool]:
 
 def _bracketed(text: str) -> tuple[list[tuple[int, int]], bool]:
     """The outermost bracketed spans (opener to closer), one left open running to the end, and
-    whether one was left open."""
+    whether one was left open. A span without brackets inside is one match of a pattern; only
+    nested ones are walked bracket by bracket."""
     spans: list[tuple[int, int]] = []
-    stack: list[str] = []  # the closers awaited, innermost last
-    opened = 0
     pos = 0
-    while True:
-        found = (_inside(stack[-1]) if stack else _ANY_OPENER).search(text, pos)
+    while (found := _SPAN_OR_OPENER.search(text, pos)) is not None:
+        end = found.end() if found.lastindex is None else _nested_end(text, found.start())
+        if end is None:
+            spans.append((found.start(), len(text)))
+            return spans, True
+        spans.append((found.start(), end))
+        pos = end
+    return spans, False
+
+
+def _nested_end(text: str, opened: int) -> int | None:
+    """Where the bracket opened at `opened` closes, brackets nested in it included; None if never."""
+    stack = [_OPEN_CLOSE.get(text[opened], text[opened])]  # the closers awaited, innermost last
+    pos = opened + 1
+    while stack:
+        found = _inside(stack[-1]).search(text, pos)
         if found is None:
-            break
+            return None
         pos = found.end()
-        if stack and found.group() == stack[-1]:
+        if found.group() == stack[-1]:
             stack.pop()
-            if not stack:
-                spans.append((opened, pos))
         else:
-            opened = opened if stack else found.start()
             stack.append(_OPEN_CLOSE.get(found.group(), found.group()))
-    if stack:
-        spans.append((opened, len(text)))
-    return spans, bool(stack)
+    return pos
 
 
 _OPENERS = "".join(re.escape(ch) for ch in (*sorted(_SYMMETRIC), *_OPEN_CLOSE))
 _ANY_OPENER = re.compile(f"[{_OPENERS}]")
+
+
+def _inside_chars(closer: str) -> str:
+    """What counts inside a bracket: its closer, or a nested opener (only quotes nest inside a code span)."""
+    nested = re.escape('"') + re.escape("`") if closer == "`" else _OPENERS
+    return f"{re.escape(closer)}{nested}"
+
+
+# A bracket with none inside it (group 1 unset), else a lone opener (group 1).
+_SPAN_OR_OPENER = re.compile(
+    "|".join(
+        f"{re.escape(opener)}[^{_inside_chars(closer)}]*{re.escape(closer)}"
+        for opener, closer in (*((q, q) for q in sorted(_SYMMETRIC)), *_OPEN_CLOSE.items())
+    )
+    + f"|([{_OPENERS}])"
+)
 
 
 @functools.lru_cache(maxsize=256)
@@ -109,9 +133,8 @@ def _separators_re(separators: frozenset[str]) -> re.Pattern[str]:
 
 @functools.lru_cache(maxsize=32)
 def _inside(closer: str) -> re.Pattern[str]:
-    """Inside a bracket: its closer, or a nested opener (only quotes nest inside a code span)."""
-    nested = re.escape('"') + re.escape("`") if closer == "`" else _OPENERS
-    return re.compile(f"[{re.escape(closer)}{nested}]")
+    """Inside a bracket: its closer, or a nested opener."""
+    return re.compile(f"[{_inside_chars(closer)}]")
 
 
 def _plain_split(text: str, separators: re.Pattern[str]) -> list[str]:
