@@ -48,6 +48,7 @@ ENUM_INTRO_RE = re.compile(
 # Item markers: 一是/二是…, (1)/(2)…, ①②…
 _CN_NUM = "一二三四五六七八九十"
 MARKER_RE = re.compile(rf"(?:[{_CN_NUM}]是|[（(]\d+[)）]|[①②③④⑤⑥⑦⑧⑨⑩])\s*")
+_MARKER_HINT_RE = re.compile("[是（(①②③④⑤⑥⑦⑧⑨⑩]")  # what any marker holds: a fast first look
 AUDIENCE_RE = re.compile(
     r"^(?:对|可作为|适合|推荐给)[^。]+?(?:借鉴意义|参考价值|参考实现|参考|帮助|必读|阅读|价值)$"
 )
@@ -476,10 +477,9 @@ def _sentence_items(text: str, lists: bool) -> list[str]:
 
 def _marked_items(text: str) -> list[str] | None:
     """The items of a text with two or more markers (一是…二是…, (1)…(2)…), else None."""
-    if len(MARKER_RE.findall(text)) < 2:
+    first = MARKER_RE.search(text) if _MARKER_HINT_RE.search(text) else None
+    if first is None or not MARKER_RE.search(text, first.end()):
         return None
-    first = MARKER_RE.search(text)
-    assert first is not None
     return _split_markers(text[first.start() :])
 
 

@@ -88,13 +88,17 @@ def _alternation(words: list[str], after_space: bool = False) -> str:
 @dataclass(frozen=True)
 class _Leads:
     """Lead patterns: those opening with `^` tried once at the start (`match`), the others
-    searched; one alternation of all of them was tried at every position of every sentence."""
+    searched; one alternation of all of them was tried at every position of every sentence.
+    Each searched pattern is searched on its own: `re` skips quickly to where a pattern of
+    literal words may start, which it cannot do for an alternation mixing them with `\b…`."""
 
-    opening: re.Pattern[str]
-    anywhere: re.Pattern[str]
+    opening: re.Pattern[str] | None
+    anywhere: tuple[re.Pattern[str], ...]
 
     def search(self, text: str) -> bool:
-        return bool(self.opening.match(text) or self.anywhere.search(text))
+        if self.opening is not None and self.opening.match(text):
+            return True
+        return any(pattern.search(text) for pattern in self.anywhere)
 
 
 def _any_of(patterns: list[str]) -> _Leads:
@@ -108,7 +112,7 @@ def _any_of(patterns: list[str]) -> _Leads:
             opening.append(f"{flags}{body[1:]})")
         else:
             anywhere.append(f"{flags}{body})")
-    return _Leads(re.compile("|".join(opening) or "(?!)"), re.compile("|".join(anywhere) or "(?!)"))
+    return _Leads(re.compile("|".join(opening)) if opening else None, tuple(re.compile(p) for p in anywhere))
 
 
 @lru_cache(maxsize=1)
