@@ -59,15 +59,12 @@ def _nested_split(text: str, scan: re.Pattern[str]) -> tuple[list[str], bool]:
     spans, unbalanced = _bracketed(text)
     pieces: list[str] = []
     start = 0
-    k = 0  # the first bracketed span not ending before the separator
-    for found in scan.finditer(text):
-        at = found.start()
-        while k < len(spans) and spans[k][1] <= at:
-            k += 1
-        if k < len(spans) and spans[k][0] <= at:
-            continue  # (a separator holds no bracket: it lies wholly inside the span)
-        pieces.append(text[start : found.end()])
-        start = found.end()
+    gap = 0  # where the text between brackets starts (a separator holds no bracket: none crosses one)
+    for opened, closed in (*spans, (len(text), len(text))):
+        for found in scan.finditer(text, gap, opened):
+            pieces.append(text[start : found.end()])
+            start = found.end()
+        gap = closed
     if start < len(text):
         pieces.append(text[start:])
     return pieces, unbalanced

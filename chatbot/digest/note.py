@@ -74,26 +74,26 @@ POSSESSIVE_RE = re.compile(
     r"(?:review|analysis|comments?|suggestions?|point|explanation|benchmarks?|question|concerns?|reply|"
     r"proposal|objection|numbers|repro|investigation|findings)))['’]s\b"
 )
-# Each with the words one of which any of its matches must hold (its verb, its `@`): looking
-# for those first (`in`, no pattern) spares the costly pattern on most notes.
-_PERSON_PATTERNS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
-    (re.compile(r"@([A-Za-z0-9][A-Za-z0-9-]{1,38})"), ("@",)),
-    (re.compile(r"([A-Za-z0-9][A-Za-z0-9-]*\[bot\])"), ("[bot]",)),
+# Each with a cheap pattern for what any of its matches must hold (its verb, its `@`): finding
+# that first spares the costly pattern on most notes (`re` finds a literal faster than `in` a few).
+_PERSON_PATTERNS = (
+    (re.compile(r"@([A-Za-z0-9][A-Za-z0-9-]{1,38})"), re.compile("@")),
+    (re.compile(r"([A-Za-z0-9][A-Za-z0-9-]*\[bot\])"), re.compile(r"\[bot\]")),
     (
         re.compile(r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*(?:提出|指出|认为|建议|补充|发现)"),
-        ("提出", "指出", "认为", "建议", "补充", "发现"),
+        re.compile("提出|指出|认为|建议|补充|发现"),
     ),
     (
         re.compile(r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*对[^。；，]{1,40}的(?:解释|分析|说明|回复|意见)"),
-        ("的解释", "的分析", "的说明", "的回复", "的意见"),
+        re.compile("的(?:解释|分析|说明|回复|意见)"),
     ),
     (
         re.compile(
             r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*的[^，。；\s]{0,6}(?:分析|解释|评论|意见|建议|审查|review)"
         ),
-        ("分析", "解释", "评论", "意见", "建议", "审查", "review"),
+        re.compile("分析|解释|评论|意见|建议|审查|review"),
     ),
-    (POSSESSIVE_RE, ("'s", "’s")),
+    (POSSESSIVE_RE, re.compile("['’]s")),
 )
 # `bob: this breaks …` at the start of a line or sentence: a lowercase handle speaking.
 SPEAKER_RE = re.compile(
@@ -203,7 +203,7 @@ def _person_patterns(plain: str, vocab: NoteVocabulary) -> Iterator[re.Pattern[s
     """The person patterns that may match: what each match must hold (its verb, its `@`) is
     found first by a cheap pattern, which spares the costly one on most notes."""
     for pattern, needed in _PERSON_PATTERNS:
-        if any(word in plain for word in needed):
+        if needed.search(plain):
             yield pattern
     if vocab.person_verb_re.search(plain):
         yield vocab.person_before_verb_re
