@@ -60,14 +60,23 @@ CAVEAT_ANYWHERE_RE = re.compile(r"(可能被重新审视|尚未调查|尚不清�
 
 _WARNING_WORDS = ("提醒", "警示", "注意")
 WARNING_CLAUSE_RE = re.compile(r"^(?:提醒|警示|注意)")
-REF_RE = re.compile(r"(?<![\w/&])#(\d{2,7})\b")
+# Patterns scanning a whole note open with the character (class) every match starts with, the
+# look behind it coming after it (`x(?<!y.)` for `(?<!y)x`): `re` then skips ahead to those
+# characters instead of trying the pattern at every position.
+REF_RE = re.compile(r"#(?<![\w/&].)(\d{2,7})\b")
 BACKTICK_RE = re.compile(r"`([^`\n]+)`")
 # Bare code names: dotted (asyncio.gather, object.__new__) or with an underscore (prompt_is_token_ids).
+# (As `(?<![\w`./-])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|_*[A-Za-z0-9]+_[A-Za-z0-9_]*)`
+# with its first character taken before the alternatives.)
 CODE_RE = re.compile(
-    r"(?<![\w`./-])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|_*[A-Za-z0-9]+_[A-Za-z0-9_]*)"
+    r"([A-Za-z0-9_](?<![\w`./-].)(?:(?<=[A-Za-z_])[A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+"
+    r"|(?<=_)_*[A-Za-z0-9]+_[A-Za-z0-9_]*|(?<=[A-Za-z0-9])[A-Za-z0-9]*_[A-Za-z0-9_]*))"
 )
 GITHUB_URL_RE = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+)/(pull|issues)/(\d+)[^\s)>）。，,]*")
-WORD_REF_RE = re.compile(r"(?<![\w/])(?:PR|pull request|pull|issue)\s*#?\s*(\d{2,7})\b", re.IGNORECASE)
+# (As `(?i)(?<![\w/])(?:PR|pull request|pull|issue)\s*#?\s*(\d{2,7})\b`; `re` folds İ and ı to i.)
+WORD_REF_RE = re.compile(
+    r"[PpIi\u0130\u0131](?<![\w/].)(?i:(?<=[Pp])(?:r|ull request|ull)|(?<![Pp])ssue)\s*#?\s*(\d{2,7})\b"
+)
 # `alice-dev's review`: a handle-shaped word (a dash or digit in it) or any word before a review noun.
 POSSESSIVE_RE = re.compile(
     r"(?<![\w`@/.-])([A-Za-z0-9]+(?:-[A-Za-z0-9]+)+|[A-Za-z]+\d[A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]{1,38}(?=['’]s\s+"
@@ -80,16 +89,16 @@ _PERSON_PATTERNS = (
     (re.compile(r"@([A-Za-z0-9][A-Za-z0-9-]{1,38})"), re.compile("@")),
     (re.compile(r"([A-Za-z0-9][A-Za-z0-9-]*\[bot\])"), re.compile(r"\[bot\]")),
     (
-        re.compile(r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*(?:提出|指出|认为|建议|补充|发现)"),
+        re.compile(r"([a-z0-9](?<![\w`].)[a-z0-9-]{2,38})\s*(?:提出|指出|认为|建议|补充|发现)"),
         re.compile("提出|指出|认为|建议|补充|发现"),
     ),
     (
-        re.compile(r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*对[^。；，]{1,40}的(?:解释|分析|说明|回复|意见)"),
+        re.compile(r"([a-z0-9](?<![\w`].)[a-z0-9-]{2,38})\s*对[^。；，]{1,40}的(?:解释|分析|说明|回复|意见)"),
         re.compile("的(?:解释|分析|说明|回复|意见)"),
     ),
     (
         re.compile(
-            r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*的[^，。；\s]{0,6}(?:分析|解释|评论|意见|建议|审查|review)"
+            r"([a-z0-9](?<![\w`].)[a-z0-9-]{2,38})\s*的[^，。；\s]{0,6}(?:分析|解释|评论|意见|建议|审查|review)"
         ),
         re.compile("分析|解释|评论|意见|建议|审查|review"),
     ),
