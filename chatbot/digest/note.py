@@ -47,8 +47,11 @@ ENUM_INTRO_RE = re.compile(
 )
 # Item markers: 一是/二是…, (1)/(2)…, ①②…
 _CN_NUM = "一二三四五六七八九十"
-MARKER_RE = re.compile(rf"(?:[{_CN_NUM}]是|[（(]\d+[)）]|[①②③④⑤⑥⑦⑧⑨⑩])\s*")
-_MARKER_HINT_RE = re.compile("[是（(①②③④⑤⑥⑦⑧⑨⑩]")  # what any marker holds: a fast first look
+_CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩"
+# (As `(?:[一…十]是|[（(]\d+[)）]|[①…⑩])\s*`, its first character taken before the alternatives.)
+MARKER_RE = re.compile(
+    rf"[{_CN_NUM}（({_CIRCLED}](?:(?<=[{_CN_NUM}])是|(?<=[（(])\d+[)）]|(?<=[{_CIRCLED}]))\s*"
+)
 AUDIENCE_RE = re.compile(
     r"^(?:对|可作为|适合|推荐给)[^。]+?(?:借鉴意义|参考价值|参考实现|参考|帮助|必读|阅读|价值)$"
 )
@@ -486,7 +489,7 @@ def _sentence_items(text: str, lists: bool) -> list[str]:
 
 def _marked_items(text: str) -> list[str] | None:
     """The items of a text with two or more markers (一是…二是…, (1)…(2)…), else None."""
-    first = MARKER_RE.search(text) if _MARKER_HINT_RE.search(text) else None
+    first = MARKER_RE.search(text)
     if first is None or not MARKER_RE.search(text, first.end()):
         return None
     return _split_markers(text[first.start() :])
