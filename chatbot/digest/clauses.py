@@ -52,38 +52,54 @@ def split_top_level(text: str, separators: Iterable[str]) -> list[str]:
 
 
 def _nested_split(text: str, scan: re.Pattern[str]) -> tuple[list[str], bool]:
-    """The pieces cut at separators outside brackets, and whether a bracket was left open.
+    """The pieces cut at separators outside brackets, and whether the text is one piece with a
+    bracket left open (then the caller cuts it plainly).
 
-    The brackets are found first, then the separators outside them: the loop in Python visits
-    brackets only, not every separator inside them as well."""
-    spans, unbalanced = _bracketed(text)
+    A separator holds no bracket, so none crosses one: separators are found in the whole text and
+    those inside a bracket skipped; brackets are looked for only as far as the separators go."""
+    brackets = _Brackets(text)
     pieces: list[str] = []
     start = 0
-    gap = 0  # where the text between brackets starts (a separator holds no bracket: none crosses one)
-    for opened, closed in (*spans, (len(text), len(text))):
-        for found in scan.finditer(text, gap, opened):
+    for found in scan.finditer(text):
+        if not brackets.inside(found.start()):
             pieces.append(text[start : found.end()])
             start = found.end()
-        gap = closed
     if start < len(text):
         pieces.append(text[start:])
-    return pieces, unbalanced
+    return pieces, len(pieces) <= 1 and brackets.left_open()
 
 
-def _bracketed(text: str) -> tuple[list[tuple[int, int]], bool]:
-    """The outermost bracketed spans (opener to closer), one left open running to the end, and
-    whether one was left open. A span without brackets inside is one match of a pattern; only
-    nested ones are walked bracket by bracket."""
-    spans: list[tuple[int, int]] = []
-    pos = 0
-    while (found := _SPAN_OR_OPENER.search(text, pos)) is not None:
-        end = found.end() if found.lastindex is None else _nested_end(text, found.start())
-        if end is None:
-            spans.append((found.start(), len(text)))
-            return spans, True
-        spans.append((found.start(), end))
-        pos = end
-    return spans, False
+class _Brackets:
+    """The outermost brackets of a text, passed left to right only as far as asked. A bracket
+    without brackets inside is one match of a pattern; only nested ones are walked bracket by
+    bracket."""
+
+    __slots__ = ("closed", "next", "open", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.next = _SPAN_OR_OPENER.search(text)  # the first bracket not passed yet
+        self.closed = 0  # where the last bracket passed closes (after the end: never)
+        self.open = False
+
+    def inside(self, at: int) -> bool:
+        """Whether position `at` lies inside a bracket."""
+        while self.next is not None and self.next.start() < at:
+            self._pass(self.next)
+        return at < self.closed
+
+    def left_open(self) -> bool:
+        """Whether a bracket of the text is never closed."""
+        while self.next is not None:
+            self._pass(self.next)
+        return self.open
+
+    def _pass(self, bracket: re.Match[str]) -> None:
+        end = bracket.end() if bracket.lastindex is None else _nested_end(self.text, bracket.start())
+        if end is None:  # left open: it runs to the end
+            self.closed, self.next, self.open = len(self.text) + 1, None, True
+        else:
+            self.closed, self.next = end, _SPAN_OR_OPENER.search(self.text, end)
 
 
 def _nested_end(text: str, opened: int) -> int | None:
