@@ -39,12 +39,14 @@ def split_top_level(text: str, separators: Iterable[str]) -> list[str]:
     The scan jumps between the characters that matter (brackets, quotes, separators) with compiled
     patterns: a per-character walk made parsing a 10k-entry library take seconds.
     """
-    scan = _separators_re(frozenset(separators))
+    key = frozenset(separators)
+    scan = _separators_re(key)
     if not scan.search(text):  # most sentences have no clause separator at all
         return [text] if text else []
     if not _ANY_OPENER.search(text):  # nothing to nest in: every separator cuts
         return _plain_split(text, scan)
-    pieces, unbalanced = _nested_split(text, scan)
+    walk = _walk_re(key)
+    pieces, unbalanced = _walked_split(text, walk) if walk else _nested_split(text, scan)
     # Unbalanced quotes must not swallow the rest of the text: fall back to a plain split.
     if unbalanced and len(pieces) <= 1:
         return _plain_split(text, scan)
@@ -67,6 +69,27 @@ def _nested_split(text: str, scan: re.Pattern[str]) -> tuple[list[str], bool]:
     if start < len(text):
         pieces.append(text[start:])
     return pieces, len(pieces) <= 1 and brackets.left_open()
+
+
+def _walked_split(text: str, walk: re.Pattern[str]) -> tuple[list[str], bool]:
+    """As `_nested_split`, for separators holding a bracket or quote: walking from bracket to
+    separator to bracket, an opener winning over a separator starting at the same place."""
+    pieces: list[str] = []
+    stack: list[str] = []  # the closers awaited, innermost last
+    start = 0
+    pos = 0
+    while (found := (_inside(stack[-1]) if stack else walk).search(text, pos)) is not None:
+        pos = found.end()
+        if not stack and found.lastindex == 2:  # a separator
+            pieces.append(text[start:pos])
+            start = pos
+        elif stack and found.group() == stack[-1]:
+            stack.pop()
+        else:
+            stack.append(_OPEN_CLOSE.get(found.group(), found.group()))
+    if start < len(text):
+        pieces.append(text[start:])
+    return pieces, bool(stack)
 
 
 class _Brackets:
@@ -142,6 +165,19 @@ _SPAN_OR_OPENER = re.compile(
 def _separators_re(separators: frozenset[str]) -> re.Pattern[str]:
     """Any of the separators, brackets ignored; the longest first, as the longest one is the one meant."""
     return re.compile("|".join(re.escape(sep) for sep in sorted(separators, key=len, reverse=True)) or "(?!)")
+
+
+@functools.lru_cache(maxsize=256)
+def _walk_re(separators: frozenset[str]) -> re.Pattern[str] | None:
+    """For separators holding a bracket or quote: the next opener (group 1) or separator (group 2);
+    None for the others, which never cross a bracket."""
+    if not any(ch in _BRACKET_CHARS for sep in separators for ch in sep):
+        return None
+    seps = "|".join(re.escape(sep) for sep in sorted(separators, key=len, reverse=True))
+    return re.compile(f"([{_OPENERS}])|({seps})")
+
+
+_BRACKET_CHARS = frozenset([*_SYMMETRIC, *_OPEN_CLOSE, *_OPEN_CLOSE.values()])
 
 
 @functools.lru_cache(maxsize=32)
