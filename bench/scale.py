@@ -307,9 +307,10 @@ def serve_rows(table: Table, api_url: str, folder: Path, runs: int) -> None:
             livez = statistics.median(live for live, _, _ in starts["ours"])
             cpu = [statistics.median(c for _, _, c in starts[kind]) for kind in ("ours", "bare")]
             what = "no snapshot" if mode == "cold" else f"snapshot {snapshot['bytes'] / 2**20:.0f} MiB"
-            label = f"`serve` 10k {mode} ({what}; /livez {livez:.2f} s)"
-            target = "< 3 s" if mode == "warm" else "/livez < 1 s"
-            table.row(label, ours, bare, " s", target, ours < 3 if mode == "warm" else livez < 1)
+            # The target is start to ready (< 3 s) in both modes; /livez (listening at once)
+            # is shown in the label, not counted as ready.
+            label = f"`serve` 10k {mode} ({what}; /livez {livez:.2f} s): start to ready"
+            table.row(label, ours, bare, " s", "< 3 s", ours < 3)
             table.row("  the same, CPU seconds until ready", *cpu, " s", "(steadier when busy)", True)
 
 
