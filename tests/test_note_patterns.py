@@ -8,11 +8,14 @@ as the specification.
 from __future__ import annotations
 
 import re
+from importlib.resources import files
 
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chatbot.digest import note
+from chatbot.digest.note_labels import _any_of
 
 PLAIN_FORMS = {
     "REF_RE": re.compile(r"(?<![\w/&])#(\d{2,7})\b"),
@@ -52,3 +55,26 @@ def test_rewritten_patterns_match_like_their_plain_forms(text: str) -> None:
     assert note.MARKER_RE.split(text) == PLAIN_FORMS["MARKER_RE"].split(text)
     for (pattern, _), plain in zip(note._PERSON_PATTERNS[2:5], PLAIN_PERSON_FORMS, strict=True):
         assert _matches(pattern, text) == _matches(plain, text), plain.pattern
+
+
+_LEADS = [
+    lead
+    for key in ("caveat_leads", "audience_leads")
+    for lead in yaml.safe_load(files("chatbot.digest").joinpath("data/note_labels.yaml").read_text("utf-8"))[
+        key
+    ]
+]
+_LEAD_PIECES = st.sampled_from(
+    [
+        *"aNnSsſTtUuCcMmK _-é中\n",
+        *("not yet", "NOT YET", "still open", "tbd", "TBD", "unresolved", "may break", "Could break"),
+    ]
+)
+
+
+@settings(max_examples=800)
+@given(st.lists(_LEAD_PIECES, max_size=12).map("".join))
+def test_case_insensitive_word_leads_match_like_their_plain_forms(text: str) -> None:
+    """A lead searched with a first-letter look (`(?i:(?=[cm…])\\b(?:…))`) finds what it finds bare."""
+    for lead in _LEADS:
+        assert _any_of([lead]).search(text) == bool(re.search(lead, text)), lead
