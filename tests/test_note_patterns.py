@@ -38,6 +38,7 @@ _PIECES = st.sampled_from(
         *"aZ09_.`/-&#@ é中是一十（()）①⑩\u3000\n'",
         *("PR", "pr", "Pull", "pull request", "issue", "İ", "ı", "ſ", "K"),
         *("提出", "对", "的", "分析", "review", "，", "。", "12", "345"),
+        *("'s ", "’s ", " argued", " pointed out"),
     ]
 )
 _TEXTS = st.lists(_PIECES, max_size=20).map("".join)
@@ -55,6 +56,9 @@ def test_rewritten_patterns_match_like_their_plain_forms(text: str) -> None:
     assert note.MARKER_RE.split(text) == PLAIN_FORMS["MARKER_RE"].split(text)
     for (pattern, _), plain in zip(note._PERSON_PATTERNS[2:5], PLAIN_PERSON_FORMS, strict=True):
         assert _matches(pattern, text) == _matches(plain, text), plain.pattern
+    verbs = note.vocabulary().person_verb_re.pattern[len(r"\s(?:") : -1]
+    plain_verb = re.compile(rf"(?<!['’]s )(?<![\w`@/.-])([A-Za-z][A-Za-z0-9-]{{1,38}})(?=\s+(?:{verbs}))")
+    assert _matches(note.vocabulary().person_before_verb_re, text) == _matches(plain_verb, text)
 
 
 _LEADS = [

@@ -88,20 +88,23 @@ POSSESSIVE_RE = re.compile(
 )
 # Each with a cheap pattern for what any of its matches must hold (its verb, its `@`): finding
 # that first spares the costly pattern on most notes (`re` finds a literal faster than `in` a few).
+# A handle is followed by a space or a CJK word, never its own letters: it is taken possessively (`+`).
 _PERSON_PATTERNS = (
     (re.compile(r"@([A-Za-z0-9][A-Za-z0-9-]{1,38})"), re.compile("@")),
     (re.compile(r"([A-Za-z0-9][A-Za-z0-9-]*\[bot\])"), re.compile(r"\[bot\]")),
     (
-        re.compile(r"([a-z0-9](?<![\w`].)[a-z0-9-]{2,38})\s*(?:提出|指出|认为|建议|补充|发现)"),
+        re.compile(r"([a-z0-9](?<![\w`].)[a-z0-9-]{2,38}+)\s*(?:提出|指出|认为|建议|补充|发现)"),
         re.compile("提出|指出|认为|建议|补充|发现"),
     ),
     (
-        re.compile(r"([a-z0-9](?<![\w`].)[a-z0-9-]{2,38})\s*对[^。；，]{1,40}的(?:解释|分析|说明|回复|意见)"),
+        re.compile(
+            r"([a-z0-9](?<![\w`].)[a-z0-9-]{2,38}+)\s*对[^。；，]{1,40}的(?:解释|分析|说明|回复|意见)"
+        ),
         re.compile("的(?:解释|分析|说明|回复|意见)"),
     ),
     (
         re.compile(
-            r"([a-z0-9](?<![\w`].)[a-z0-9-]{2,38})\s*的[^，。；\s]{0,6}(?:分析|解释|评论|意见|建议|审查|review)"
+            r"([a-z0-9](?<![\w`].)[a-z0-9-]{2,38}+)\s*的[^，。；\s]{0,6}(?:分析|解释|评论|意见|建议|审查|review)"
         ),
         re.compile("分析|解释|评论|意见|建议|审查|review"),
     ),

@@ -166,8 +166,10 @@ def vocabulary() -> NoteVocabulary:
         verdict_stem_re=re.compile(_alternation(words("verdict_stems")), re.IGNORECASE),
         audience_re=_any_of(words("audience_leads")),
         caveat_re=_any_of(words("caveat_leads")),
+        # Opens with its first letter, the look-behinds after it (`re` skips to letters); the name
+        # holds no space, so taking its letters possessively (`+`) never loses a match.
         person_before_verb_re=re.compile(
-            rf"(?<!['’]s )(?<![\w`@/.-])([A-Za-z][A-Za-z0-9-]{{1,38}})(?=\s+(?:{verbs}))"
+            rf"([A-Za-z](?<!['’]s .)(?<![\w`@/.-].)[A-Za-z0-9-]{{1,38}}+)(?=\s+(?:{verbs}))"
         ),
         person_verb_re=re.compile(rf"\s(?:{verbs})"),
         enumeration_lead_re=re.compile(rf"(?:{_alternation(words('enumeration_leads'))})\s*$", re.IGNORECASE),
