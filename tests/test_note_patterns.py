@@ -82,3 +82,13 @@ def test_case_insensitive_word_leads_match_like_their_plain_forms(text: str) -> 
     """A lead searched with a first-letter look (`(?i:(?=[cm…])\\b(?:…))`) finds what it finds bare."""
     for lead in _LEADS:
         assert _any_of([lead]).search(text) == bool(re.search(lead, text)), lead
+
+
+@settings(max_examples=800)
+@given(_TEXTS)
+def test_code_names_found_as_without_the_dot_or_underscore_look(text: str) -> None:
+    """`find_identifiers` skips the code-name search on notes with no `.` or `_`; it loses none."""
+    found = [m.strip() for m in note.BACKTICK_RE.findall(text)]
+    bare = PLAIN_FORMS["CODE_RE"].findall(note.BACKTICK_RE.sub(" ", text))
+    found += [m for m in bare if not re.fullmatch(r"v?\d[\d.]*", m)]
+    assert note.find_identifiers(text) == note._dedupe([f for f in found if f])

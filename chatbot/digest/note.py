@@ -191,12 +191,12 @@ def _number_refs(text: str) -> Iterator[re.Match[str]]:
 
 
 def find_identifiers(text: str) -> list[str]:
-    """Code names: everything in backticks, then bare dotted or snake_case names."""
-    found = [m.strip() for m in BACKTICK_RE.findall(text)]
-    without_code = BACKTICK_RE.sub(" ", text)
-    for m in CODE_RE.findall(without_code):
-        if not _VERSION_RE.fullmatch(m):
-            found.append(m)
+    """Code names: everything in backticks, then bare dotted or snake_case names (each holds a
+    `.` or `_`: a note with neither, as many Chinese ones, is not searched for them)."""
+    found = [m.strip() for m in BACKTICK_RE.findall(text)] if "`" in text else []
+    without_code = BACKTICK_RE.sub(" ", text) if found else text
+    if "." in without_code or "_" in without_code:
+        found.extend(m for m in CODE_RE.findall(without_code) if not _VERSION_RE.fullmatch(m))
     return _dedupe([f for f in found if f])
 
 
