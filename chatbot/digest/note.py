@@ -88,20 +88,23 @@ POSSESSIVE_RE = re.compile(
 )
 # Each with a cheap pattern for what any of its matches must hold (its verb, its `@`): finding
 # that first spares the costly pattern on most notes (`re` finds a literal faster than `in` a few).
+# A handle is followed by a space or a CJK word, never its own letters: it is taken possessively (`+`).
 _PERSON_PATTERNS = (
     (re.compile(r"@([A-Za-z0-9][A-Za-z0-9-]{1,38})"), re.compile("@")),
     (re.compile(r"([A-Za-z0-9][A-Za-z0-9-]*\[bot\])"), re.compile(r"\[bot\]")),
     (
-        re.compile(r"([a-z0-9](?<![\w`].)[a-z0-9-]{2,38})\s*(?:提出|指出|认为|建议|补充|发现)"),
+        re.compile(r"([a-z0-9](?<![\w`].)[a-z0-9-]{2,38}+)\s*(?:提出|指出|认为|建议|补充|发现)"),
         re.compile("提出|指出|认为|建议|补充|发现"),
     ),
     (
-        re.compile(r"([a-z0-9](?<![\w`].)[a-z0-9-]{2,38})\s*对[^。；，]{1,40}的(?:解释|分析|说明|回复|意见)"),
+        re.compile(
+            r"([a-z0-9](?<![\w`].)[a-z0-9-]{2,38}+)\s*对[^。；，]{1,40}的(?:解释|分析|说明|回复|意见)"
+        ),
         re.compile("的(?:解释|分析|说明|回复|意见)"),
     ),
     (
         re.compile(
-            r"([a-z0-9](?<![\w`].)[a-z0-9-]{2,38})\s*的[^，。；\s]{0,6}(?:分析|解释|评论|意见|建议|审查|review)"
+            r"([a-z0-9](?<![\w`].)[a-z0-9-]{2,38}+)\s*的[^，。；\s]{0,6}(?:分析|解释|评论|意见|建议|审查|review)"
         ),
         re.compile("分析|解释|评论|意见|建议|审查|review"),
     ),
@@ -188,12 +191,12 @@ def _number_refs(text: str) -> Iterator[re.Match[str]]:
 
 
 def find_identifiers(text: str) -> list[str]:
-    """Code names: everything in backticks, then bare dotted or snake_case names."""
-    found = [m.strip() for m in BACKTICK_RE.findall(text)]
-    without_code = BACKTICK_RE.sub(" ", text)
-    for m in CODE_RE.findall(without_code):
-        if not _VERSION_RE.fullmatch(m):
-            found.append(m)
+    """Code names: everything in backticks, then bare dotted or snake_case names (each holds a
+    `.` or `_`: a note with neither, as many Chinese ones, is not searched for them)."""
+    found = [m.strip() for m in BACKTICK_RE.findall(text)] if "`" in text else []
+    without_code = BACKTICK_RE.sub(" ", text) if found else text
+    if "." in without_code or "_" in without_code:
+        found.extend(m for m in CODE_RE.findall(without_code) if not _VERSION_RE.fullmatch(m))
     return _dedupe([f for f in found if f])
 
 

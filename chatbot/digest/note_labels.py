@@ -111,8 +111,39 @@ def _any_of(patterns: list[str]) -> _Leads:
         if body.startswith("^"):
             opening.append(f"{flags}{body[1:]})")
         else:
-            anywhere.append(f"{flags}{body})")
+            anywhere.append(f"{flags}{_first_letter_look(body)}{body})")
     return _Leads(re.compile("|".join(opening)) if opening else None, tuple(re.compile(p) for p in anywhere))
+
+
+def _first_letter_look(body: str) -> str:
+    r"""`(?=[ab…])` for a body `\b(?:a…|b…)…` whose words all open with a letter or digit, else "".
+    `re` cannot skip ahead through a pattern opening with `\b` (nor a case-insensitive word
+    list), but through a class it can; inside the pattern's flags the look folds case as it does.
+    Classes and escaped punctuation are not parsed here: a body holding them gets no look."""
+    if not body.startswith(r"\b(?:") or "[" in body or re.search(r"\\[^A-Za-z0-9]", body):
+        return ""
+    words = _top_level_alternatives(body[5:])
+    if not words or not all(word[:1].isascii() and word[:1].isalnum() for word in words):
+        return ""
+    return f"(?=[{''.join(sorted({word[0] for word in words}))}])"
+
+
+def _top_level_alternatives(text: str) -> list[str] | None:
+    """The alternatives of a group whose `(?:` is cut off, when nothing repeats the group."""
+    words: list[str] = []
+    depth, start = 0, 0
+    for at, char in enumerate(text):
+        if char == "(":
+            depth += 1
+        elif char == ")" and depth > 0:
+            depth -= 1
+        elif char == ")":
+            optional = text[at + 1 : at + 2] in ("?", "*", "{")
+            return None if optional else [*words, text[start:at]]
+        elif char == "|" and depth == 0:
+            words.append(text[start:at])
+            start = at + 1
+    return None
 
 
 @lru_cache(maxsize=1)
@@ -135,8 +166,10 @@ def vocabulary() -> NoteVocabulary:
         verdict_stem_re=re.compile(_alternation(words("verdict_stems")), re.IGNORECASE),
         audience_re=_any_of(words("audience_leads")),
         caveat_re=_any_of(words("caveat_leads")),
+        # Opens with its first letter, the look-behinds after it (`re` skips to letters); the name
+        # holds no space, so taking its letters possessively (`+`) never loses a match.
         person_before_verb_re=re.compile(
-            rf"(?<!['’]s )(?<![\w`@/.-])([A-Za-z][A-Za-z0-9-]{{1,38}})(?=\s+(?:{verbs}))"
+            rf"([A-Za-z](?<!['’]s .)(?<![\w`@/.-].)[A-Za-z0-9-]{{1,38}}+)(?=\s+(?:{verbs}))"
         ),
         person_verb_re=re.compile(rf"\s(?:{verbs})"),
         enumeration_lead_re=re.compile(rf"(?:{_alternation(words('enumeration_leads'))})\s*$", re.IGNORECASE),
