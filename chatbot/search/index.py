@@ -323,8 +323,11 @@ class SearchIndex:
         if cached is not None:
             return cached, False
         if text[0] == "#" and text[1:].isascii() and text[1:].isdigit() and not self._ref_terms:
-            # `#12345` (the PR, its references): one key, no glossary term, nothing to display.
-            return _Analysed(frozenset((f"#{int(text[1:])}",)), [], (), frozenset(), frozenset(), ""), False
+            # `#12345` (the PR, its references): one key, no glossary term, nothing to display
+            # (kept like a recurring field: an entry's refs recur as other entries' PRs).
+            analysed = _Analysed(frozenset((f"#{int(text[1:])}",)), [], (), _NO_CONCEPTS, _NO_TERMS, "")
+            self._analysed[text] = analysed
+            return analysed, False
         cut = split_text(text)
         keys = cut.keys()
         matches = tuple(self.glossary.find_in(cut, keys))
