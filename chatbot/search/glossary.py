@@ -22,7 +22,16 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from chatbot.digest import Problem, is_glossary_file, validation_error_line, yaml_error_line, yaml_line
-from chatbot.search.tokens import SplitText, Token, atomic, run_keys, segment_tokens, surface_of, tokenize
+from chatbot.search.tokens import (
+    SplitText,
+    Token,
+    atomic,
+    run_keys,
+    segment_keys,
+    segment_tokens,
+    surface_of,
+    tokenize,
+)
 
 _ATOMIC = frozenset({"word", "part", "ref", "cjk"})
 BUNDLED = Path(__file__).resolve().parent / "data" / "glossary.yaml"
@@ -103,6 +112,7 @@ class Glossary:
     problems: list[Problem] = field(default_factory=list)
     _by_first: dict[str, list[Term]] = field(default_factory=dict, repr=False)
     _by_whole: dict[str, list[Term]] = field(default_factory=dict, repr=False)
+    _term_keys: frozenset[str] = field(default=frozenset(), repr=False)  # keys that can start a match
     _han_first: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict, repr=False)
     _mixed_first: dict[str, list[tuple[Term, tuple[str, ...]]]] = field(default_factory=dict, repr=False)
     _mixed_width: int = field(default=1, repr=False)
@@ -209,6 +219,7 @@ class Glossary:
         for concept in self.concepts.values():
             for surface in concept.terms:
                 self._compile_term(concept.id, surface)
+        self._term_keys = frozenset(self._by_first.keys() | self._by_whole.keys())
 
     def _compile_term(self, concept: str, surface: str) -> None:
         """File one term under its first key, its whole-word keys and, for Chinese, its script."""
@@ -282,6 +293,10 @@ class Glossary:
         return list(chain.from_iterable(per_segment))
 
     def _match_segment(self, segment: str) -> _Matches:
+        """A stretch none of whose keys can start a term (about half of a library's) is not
+        tokenized: its keys are cached already."""
+        if segment_keys(segment).isdisjoint(self._term_keys):
+            return ()
         return self._match_latin(segment_tokens(segment))
 
     def _mixed_matches(self, text: SplitText, keys: set[str]) -> list[tuple[str, str, str]]:
@@ -414,30 +429,30 @@ def _spans(tokens: Sequence[Token]) -> tuple[list[Token], dict[int, tuple[int, i
 def _edge_stream(text: SplitText, width: int) -> tuple[list[str], list[Token | int]]:
     """Keys of the atomic stream with each long Chinese run cut to its first and last `width`
     bigrams (every match of a term joining Latin and Chinese survives), and where each key
-    came from: its Latin token, or the number of its Chinese run. No token per bigram."""
+    came from: its Latin token, or the number of its Chinese run. No token per bigram; runs and
+    stretches repeat, so their keys are cached."""
     keys: list[str] = []
     origins: list[Token | int] = []
     for i, segment in enumerate(text.segments):
         if i:
-            run = text.han_runs[i - 1]
-            if len(run) == 1:
-                bigrams = [run]
-            elif len(run) - 1 > 2 * width:
-                head, tail = run[: width + 1], run[-width - 1 :]
-                bigrams = [
-                    *(head[j : j + 2] for j in range(width)),
-                    "\x00",
-                    *(tail[j : j + 2] for j in range(width)),
-                ]
-            else:
-                bigrams = [run[j : j + 2] for j in range(len(run) - 1)]
+            bigrams = _edge_bigrams(text.han_runs[i - 1], width)
             keys.extend(bigrams)
             origins.extend(repeat(i, len(bigrams)))
-        atoms = _atoms(segment)
-        if atoms:
-            keys.extend(t.key for t in atoms)
-            origins.extend(atoms)
+        atoms, atom_keys = _atoms(segment)
+        keys.extend(atom_keys)
+        origins.extend(atoms)
     return keys, origins
+
+
+@lru_cache(maxsize=1 << 14)
+def _edge_bigrams(run: str, width: int) -> tuple[str, ...]:
+    """A Chinese run's bigrams, a long run cut to its first and last `width` (a NUL between)."""
+    if len(run) == 1:
+        return (run,)
+    if len(run) - 1 > 2 * width:
+        head, tail = run[: width + 1], run[-width - 1 :]
+        return (*(head[j : j + 2] for j in range(width)), "\x00", *(tail[j : j + 2] for j in range(width)))
+    return tuple(run[j : j + 2] for j in range(len(run) - 1))
 
 
 def _written(keys: list[str], origins: list[Token | int]) -> str:
@@ -447,8 +462,10 @@ def _written(keys: list[str], origins: list[Token | int]) -> str:
 
 
 @lru_cache(maxsize=1 << 14)
-def _atoms(segment: str) -> tuple[Token, ...]:
-    return tuple(t for t in segment_tokens(segment) if t.kind in _ATOMIC)
+def _atoms(segment: str) -> tuple[tuple[Token, ...], tuple[str, ...]]:
+    """A Latin stretch's atomic tokens and their keys."""
+    atoms = tuple(t for t in segment_tokens(segment) if t.kind in _ATOMIC)
+    return atoms, tuple(t.key for t in atoms)
 
 
 def _starts(keys: list[str], sequence: tuple[str, ...]) -> list[int]:

@@ -132,6 +132,9 @@ class _Analysed(NamedTuple):
     han: str
 
 
+_NO_CONCEPTS: frozenset[str] = frozenset()
+_NO_TERMS: frozenset[tuple[str, str]] = frozenset()
+
 K = TypeVar("K", str, tuple[str, str])
 
 
@@ -320,19 +323,20 @@ class SearchIndex:
         if cached is not None:
             return cached, False
         if text[0] == "#" and text[1:].isascii() and text[1:].isdigit() and not self._ref_terms:
-            # `#12345` (the PR, its references): one key, no glossary term, nothing to display.
-            return _Analysed(frozenset((f"#{int(text[1:])}",)), [], (), frozenset(), frozenset(), ""), False
+            # `#12345` (the PR, its references): one key, no glossary term, nothing to display
+            # (kept like a recurring field: an entry's refs recur as other entries' PRs).
+            analysed = _Analysed(frozenset((f"#{int(text[1:])}",)), [], (), _NO_CONCEPTS, _NO_TERMS, "")
+            self._analysed[text] = analysed
+            return analysed, False
         cut = split_text(text)
         keys = cut.keys()
         matches = tuple(self.glossary.find_in(cut, keys))
-        analysed = _Analysed(
-            keys,
-            cut.segments,
-            matches,
-            frozenset(m[0] for m in matches),
-            frozenset((m[0], m[1]) for m in matches),
-            cut.han,
-        )
+        if matches:
+            concepts = frozenset([m[0] for m in matches])
+            terms = frozenset([m[:2] for m in matches])
+        else:  # most fields name no concept: no sets made for them
+            concepts, terms = _NO_CONCEPTS, _NO_TERMS
+        analysed = _Analysed(keys, cut.segments, matches, concepts, terms, cut.han)
         if recurs:
             self._analysed[text] = analysed
         return analysed, True
