@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from hypothesis import strategies as st
 
 from chatbot.digest.library import load_file
 from chatbot.digest.model import DigestParseError, pull_url
-from chatbot.digest.rawtext import parse_raw_text
+from chatbot.digest.rawtext import ParseResult, parse_raw_text
 from chatbot.digest.structured import parse_structured
 
 RAW_PATH = "fuzz/vllm-digest-2099-01.txt"
@@ -136,6 +137,27 @@ def check_error(exc: DigestParseError, path: str, text: str) -> None:
     assert exc.problem.line == exc.line and exc.problem.severity == "error"
 
 
+def parse_broken(
+    parse: Callable[[str, str], ParseResult], path: str, lines: list[str]
+) -> tuple[str, ParseResult | None]:
+    """Parse a broken digest: ("entries", the result) or ("error", None) after checking that the
+    error names its file and a line of the text."""
+    text = "\n".join(lines)
+    try:
+        return "entries", parse(text, path)
+    except DigestParseError as exc:
+        check_error(exc, path, text)
+        return "error", None
+
+
+def assert_reached_the_parser(outcomes: Counter[str], entries_floor: float) -> None:
+    """The breakage reached the parser both ways: many still parse, many are reported. Each
+    floor sits well below its rate, so it fails when the breakage stops reaching the parser,
+    not by chance."""
+    total = sum(outcomes.values())
+    assert outcomes["entries"] >= total * entries_floor and outcomes["error"] >= total * 0.1, outcomes
+
+
 def test_broken_raw_digests_give_entries_or_an_error_at_a_line() -> None:
     outcomes: Counter[str] = Counter()
 
@@ -143,25 +165,16 @@ def test_broken_raw_digests_give_entries_or_an_error_at_a_line() -> None:
     @settings(max_examples=300)
     def run(case: tuple[str, list[str]]) -> None:
         how, lines = case
-        text = "\n".join(lines)
-        try:
-            result = parse_raw_text(text, RAW_PATH)
-        except DigestParseError as exc:
-            check_error(exc, RAW_PATH, text)
-            outcome = "error"
-        else:
-            numbered = text.removeprefix("\ufeff").splitlines()
-            for entry in result.entries:
-                line = int(entry.source.rsplit(":", 1)[1])
-                assert numbered[line - 1].strip() == entry.title
-            outcome = "entries"
+        outcome, result = parse_broken(parse_raw_text, RAW_PATH, lines)
+        numbered = "\n".join(lines).removeprefix("\ufeff").splitlines()
+        for entry in result.entries if result else []:
+            line = int(entry.source.rsplit(":", 1)[1])
+            assert numbered[line - 1].strip() == entry.title
         event(f"{how}: {outcome}")
         outcomes[outcome] += 1
 
     run()
-    # The breakage reached the parser both ways: most still parse, many are reported.
-    total = sum(outcomes.values())
-    assert outcomes["entries"] >= total * 0.3 and outcomes["error"] >= total * 0.1, outcomes
+    assert_reached_the_parser(outcomes, entries_floor=0.3)
 
 
 @dataclass(frozen=True)
@@ -238,24 +251,15 @@ def test_broken_yaml_digests_give_entries_or_an_error_at_a_line() -> None:
     @settings(max_examples=300)
     def run(case: tuple[str, list[str]]) -> None:
         how, lines = case
-        text = "\n".join(lines)
-        try:
-            result = parse_structured(text, YAML_PATH)
-        except DigestParseError as exc:
-            check_error(exc, YAML_PATH, text)
-            outcome = "error"
-        else:
-            for entry in result.entries:
-                assert 1 <= int(entry.source.rsplit(":", 1)[1]) <= len(text.splitlines())
-            outcome = "entries"
+        outcome, result = parse_broken(parse_structured, YAML_PATH, lines)
+        for entry in result.entries if result else []:
+            assert 1 <= int(entry.source.rsplit(":", 1)[1]) <= len("\n".join(lines).splitlines())
         event(f"{how}: {outcome}")
         outcomes[outcome] += 1
 
     run()
-    # About a third still parse (102 of 300 in one run): the floor sits five standard deviations
-    # below that, so it fails when the breakage stops reaching the parser, not by chance.
-    total = sum(outcomes.values())
-    assert outcomes["entries"] >= total * 0.2 and outcomes["error"] >= total * 0.1, outcomes
+    # About a third still parse (102 of 300 in one run): the floor is five deviations below.
+    assert_reached_the_parser(outcomes, entries_floor=0.2)
 
 
 BAD_BYTES = st.sampled_from([b"\xff", b"\xc3(", b"\xed\xa0\x80", b"\x00", b"\xe4\xbd"])
