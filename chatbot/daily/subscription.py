@@ -61,10 +61,6 @@ class Topic:
     label: str
     query: str  # what the search is asked for to find the entries on the topic
 
-    @property
-    def is_word(self) -> bool:
-        return self.key.startswith("word:")
-
     def to_json(self) -> dict[str, str]:
         return {"key": self.key, "label": self.label, "query": self.query}
 
