@@ -129,6 +129,7 @@ def test_an_unwritable_cache_is_one_line_and_the_bot_still_loads(
     blocked.write_text("not a folder")
     live = LiveIndex(Library(folder), snapshots=Snapshots(blocked / "cache", folder))
     assert live.state() == "ok" and len(live.library) > 0
+    assert [e.id for e in live.library.entries] == [e.id for e in Library.load(folder).entries]
     warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(warnings) == 1 and warnings[0].startswith("cannot write the digest snapshot"), warnings
 
