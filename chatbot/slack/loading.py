@@ -18,6 +18,7 @@ from typing import Any
 from slack_bolt import BoltRequest, BoltResponse
 from slack_sdk import WebClient
 
+from chatbot.slack.handlers.followups import Delivery, not_a_person
 from chatbot.slack.i18n import Language, Texts
 
 log = logging.getLogger(__name__)
@@ -56,8 +57,9 @@ def loading_gate(
 
 
 def _addressed_to_us(event: Mapping[str, Any]) -> bool:
-    """A person's mention of the bot, or a person's direct message (never a bot's: no loops)."""
-    if event.get("bot_id") or event.get("subtype") or not event.get("user"):
+    """A person's mention of the bot, or a person's direct message: the follow-ups' own rule for
+    what is a person's message (never a bot's: no loops), not a second copy of it."""
+    if not_a_person(Delivery(dict(event))) is not None:
         return False
     return event.get("type") == "app_mention" or (
         event.get("type") == "message" and event.get("channel_type") == "im"
