@@ -72,6 +72,9 @@ def synthetic_corpus(seed_entries: Sequence[Entry], glossary: Glossary, size: in
             + f"涉及 {rng.choice(en_terms)} 与 {rng.choice(zh_terms)}。"
         )
         pr = 60000 + n
+        # Drawn as when the why-line and focus points were given here (now an entry reads them from
+        # its note), so the corpus stays the one earlier figures were measured on.
+        rng.choice(sentences), rng.sample(sentences, 2)
         entries.append(
             Entry(
                 id=entry_id(REPO, title),
@@ -80,9 +83,6 @@ def synthetic_corpus(seed_entries: Sequence[Entry], glossary: Glossary, size: in
                 position=n + 1,
                 title=title,
                 note=note,
-                verdict="值得精读",
-                why=rng.choice(sentences)[:80],
-                highlights=rng.sample(sentences, 2),
                 identifiers=rng.sample(identifiers, 2),
                 people=[rng.choice(people)],
                 pr=pr,

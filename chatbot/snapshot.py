@@ -180,7 +180,7 @@ def _restore(library: Library, key: Key, payload: dict[str, Any]) -> SearchIndex
     entries = payload["entries"]
     with library._lock:
         library.entries = entries
-        library.problems = payload["problems"]
+        library._found = payload["problems"]
         library._parsed = {}  # until `Snapshots.finish`; a reload before then parses every file
         library._by_id = {entry.id: entry for entry in entries}
         library._stamp = key.stamp()

@@ -40,7 +40,7 @@ from chatbot.daily.subscription import (
     effective_subscriptions,
 )
 from chatbot.daily.topics import Resolved, entries_on, resolve_topics
-from chatbot.digest import Entry, Library
+from chatbot.digest import Entry, Library, Problem
 from chatbot.heap import build_long_lived
 from chatbot.observability import LibraryState, Metrics, count_slack_calls, request_id_middleware
 from chatbot.observability.metrics import CountedBreaker
@@ -167,9 +167,12 @@ class LiveIndex:
         """Load the library and its index (the snapshot's when it matches); raises what failed.
         A snapshot is written after the index is in service, not before."""
         started = time.perf_counter()
+        glossary_problems: list[Problem] = []
         try:
             key = Key.of(self.library.folder) if self.snapshots is not None else None
-            index = self._restore(key) or self._parse()
+            index = self._restore(key)
+            if index is None:
+                index, glossary_problems = self._parse()
         except Exception as exc:
             self._failed = f"{type(exc).__name__}: {exc}"
             self._loaded.set()
@@ -186,6 +189,7 @@ class LiveIndex:
         if self.loaded_from == "snapshot" and self.snapshots is not None:
             build_long_lived(self.snapshots.finish)
         else:
+            self._report(glossary_problems)
             self._save(key, index)
 
     def _save(self, key: Key | None, index: SearchIndex) -> None:
@@ -224,13 +228,13 @@ class LiveIndex:
             self.loaded_from = "snapshot"
         return restored
 
-    def _parse(self) -> SearchIndex:
+    def _parse(self) -> tuple[SearchIndex, list[Problem]]:
         """Parse the folder and build the index (entries live as long as the index: parsed with the
-        collector paused, like the index)."""
+        collector paused, like the index); the glossary's problems, for `_report`."""
         build_long_lived(self.library.refresh)
-        index = self._build()
+        built = self._build()
         self.loaded_from = "digest files"
-        return index
+        return built
 
     def current(self) -> SearchIndex:
         """The index to answer from now; starts a background check when one is due. Before the
@@ -259,8 +263,9 @@ class LiveIndex:
         try:
             if self.library.refresh():
                 generation = self.library.generation
-                index = self._build()
+                index, glossary_problems = self._build()
                 self._index, self._generation = index, generation
+                self._report(glossary_problems)
         except Exception:  # a reload must never take the bot down; the previous index stays
             log.exception("reloading the digest folder %s failed", self.library.folder)
         finally:
@@ -279,13 +284,17 @@ class LiveIndex:
         with self._idle:
             return self._idle.wait_for(lambda: not self._reloading, timeout)
 
-    def _build(self) -> SearchIndex:
-        for problem in self.library.problems:
-            log.warning("%s", problem)
+    def _build(self) -> tuple[SearchIndex, list[Problem]]:
+        """The index of the library as loaded, and the problems of the glossary it was built with."""
         glossary = load_glossary(self.library.folder)
-        for problem in glossary.problems:
+        return build_long_lived(lambda: SearchIndex.build(self.library.entries, glossary)), glossary.problems
+
+    def _report(self, glossary_problems: list[Problem]) -> None:
+        """Log the digest files' and the glossary's problems once the index is in service, not
+        before: deciding the digests' verdict warnings analyses every note not read yet (a second
+        of CPU at 10k entries), which also readies the parts the first answers read."""
+        for problem in [*self.library.problems, *glossary_problems]:
             log.warning("%s", problem)
-        return build_long_lived(lambda: SearchIndex.build(self.library.entries, glossary))
 
     @property
     def generation(self) -> int:

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chatbot.digest.model import DigestParseError, Entry, Problem, compact
-from chatbot.digest.rawtext import parse_raw_text
+from chatbot.digest.model import NOTE_PARTS, DigestParseError, Entry, Problem, compact
+from chatbot.digest.rawtext import Finding, decide, parse_raw_text
 from chatbot.digest.structured import is_glossary_file, parse_structured
 
 RAW_SUFFIXES = {".txt", ".md"}
@@ -26,12 +26,17 @@ STRUCTURED_SUFFIXES = {".yaml", ".yml"}
 
 @dataclass(frozen=True)
 class LoadedFile:
-    """What one file contributed: entries (possibly metadata-only) and problems."""
+    """What one file contributed: entries (possibly metadata-only) and problems (`found`: the
+    verdict checks among them are decided when `problems` is read)."""
 
     path: Path
     entries: list[Entry]
     metadata_only: set[str]
-    problems: list[Problem]
+    found: list[Finding]
+
+    @property
+    def problems(self) -> list[Problem]:
+        return decide(self.found)
 
 
 def scan_folder(folder: Path) -> tuple[list[Path], list[Problem]]:
@@ -98,9 +103,9 @@ def load_file(path: Path) -> LoadedFile:
     try:
         if path.suffix.lower() in STRUCTURED_SUFFIXES:
             result = parse_structured(text, str(path))
-            return LoadedFile(path, result.entries, result.metadata_only, result.warnings)
+            return LoadedFile(path, result.entries, result.metadata_only, result.found)
         raw = parse_raw_text(text, str(path))
-        return LoadedFile(path, raw.entries, set(), raw.warnings)
+        return LoadedFile(path, raw.entries, set(), raw.found)
     except DigestParseError as exc:
         return LoadedFile(path, [], set(), [exc.problem])
 
@@ -135,23 +140,35 @@ def merge_entries(files: Iterable[LoadedFile]) -> tuple[list[Entry], list[Proble
     return list(merged.values()), problems
 
 
-_LIST_FIELDS = ("tags", "related", "refs", "people", "identifiers", "highlights", "caveats")
+_LIST_FIELDS = ("tags", "related", "refs", "people", "identifiers")
 
 
-_SCALAR_FIELDS = ("pr", "url", "github_title", "author", "date", "verdict", "why", "audience")
+_SCALAR_FIELDS = ("pr", "url", "github_title", "author", "date")
 
 
 def _fill(base: Entry, extra: Entry) -> Entry:
-    """Fill the base entry's empty fields from another copy; lists are unioned in order."""
-    ours, theirs = base.__dict__, extra.__dict__  # the fields, read without 30 attribute lookups
-    update = {
-        name: theirs[name]
-        for name in _SCALAR_FIELDS
-        if ours[name] in (None, "") and theirs[name] not in (None, "")
-    }
-    for name in _LIST_FIELDS:
-        update[name] = _union(ours[name], theirs[name])
+    """Fill the base entry's empty fields from another copy; lists are unioned in order. The
+    note's parts likewise, but only from a copy with a note of its own (a repeated title: rare):
+    a metadata row has none to add, so merging it never has a note analysed."""
+    # The fields, read without 30 attribute lookups.
+    update = _filled(base.__dict__, extra.__dict__, _SCALAR_FIELDS, _LIST_FIELDS)
+    if extra.note:
+        ours = {name: getattr(base, name) for name in NOTE_PARTS}
+        theirs = {name: getattr(extra, name) for name in NOTE_PARTS}
+        update |= ours | _filled(ours, theirs, ("verdict", "why", "audience"), ("highlights", "caveats"))
     return compact(base.model_copy(update=update))
+
+
+def _filled(
+    ours: dict[str, Any], theirs: dict[str, Any], scalars: Iterable[str], lists: Iterable[str]
+) -> dict[str, Any]:
+    """Our empty scalars filled from theirs, our lists unioned with theirs."""
+    update = {
+        name: theirs[name] for name in scalars if ours[name] in (None, "") and theirs[name] not in (None, "")
+    }
+    for name in lists:
+        update[name] = _union(ours[name], theirs[name])
+    return update
 
 
 def _union(base: list[Any], extra: list[Any]) -> list[Any]:
@@ -172,7 +189,9 @@ class Library:
 
     folder: Path
     entries: list[Entry] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
+    # The problems as found; `problems` decides the verdict checks among them on first read.
+    _found: list[Finding] = field(default_factory=list)
+    _decided: tuple[list[Finding], list[Problem]] = ([], [])
     generation: int = 0
     _stamp: tuple[tuple[str, int, int], ...] = ()
     _by_id: dict[str, Entry] = field(default_factory=dict)
@@ -209,7 +228,7 @@ class Library:
             stamp = self._current_stamp()
             if stamp == self._stamp and self.generation:
                 return False
-            problems: list[Problem] = []
+            problems: list[Finding] = []
             if not self.folder.exists():
                 problems.append(
                     Problem(str(self.folder), 0, "error", "digest folder does not exist (DIGEST_DIR)")
@@ -221,14 +240,14 @@ class Library:
                 parsed[path] = self._load(path)
             loaded = [item for _, item in parsed.values()]
             for item in loaded:
-                problems.extend(item.problems)
+                problems.extend(item.found)
             entries, merge_problems = merge_entries(loaded)
             problems.extend(merge_problems)
             entries.sort(key=_sort_key)
             self._parsed = parsed
             self._by_id = {e.id: e for e in entries}
             self.entries = entries
-            self.problems = problems
+            self._found = problems
             self._stamp = stamp
             self.generation += 1
             return True
@@ -266,6 +285,17 @@ class Library:
             if len(matches) == 1:
                 return matches[0]
         return None
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Every problem of the loaded files, file:line. The first read after a load decides the
+        verdict checks: every note not read yet is analysed then (about a second at 10k entries),
+        not while loading. Computed again by two threads at once, it is the same list."""
+        found, (decided_from, decided) = self._found, self._decided
+        if decided_from is not found:
+            decided = decide(found)
+            self._decided = (found, decided)
+        return decided
 
     @property
     def errors(self) -> list[Problem]:

@@ -10,10 +10,22 @@ import datetime as dt
 import hashlib
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    computed_field,
+    model_serializer,
+)
+
+if TYPE_CHECKING:
+    from chatbot.digest.note import NoteParts
 
 GITHUB = "https://github.com"
 _SPACES_RE = re.compile(r"\s+")
@@ -44,10 +56,25 @@ class Ref(BaseModel):
     url: str
 
 
+_T = TypeVar("_T")
+
+
+def _note_part(description: str) -> Callable[[Callable[[Entry], _T]], cached_property[_T]]:
+    """A part of the note: a field of the JSON (`computed_field`) computed on first read and then
+    kept in the instance dict (`cached_property`), where a copy that sets it (`model_copy(update=
+    ...)`, a merged entry) puts the value it was given."""
+
+    def make(read: Callable[[Entry], _T]) -> cached_property[_T]:
+        return computed_field(description=description)(cached_property(read))
+
+    return make
+
+
 class Entry(BaseModel):
     """One digest entry: the curator's note and what was extracted from it, plus PR metadata."""
 
-    model_config = ConfigDict(frozen=True)
+    # `extra="forbid"`: a part passed as a field (`verdict=...`) would be dropped without a word.
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(description="Stable id: hash of repository and normalized title.")
     repo: str = Field(description="GitHub repository slug, owner/name.")
@@ -55,11 +82,6 @@ class Entry(BaseModel):
     position: int = Field(description="1-based position of the entry in its digest.")
     title: str
     note: str = Field(description="The review note exactly as the curator wrote it.")
-    verdict: str | None = Field(default=None, description="Opening verdict, e.g. 值得精读.")
-    why: str | None = Field(default=None, description="One line on why the PR is worth reading.")
-    highlights: list[str] = Field(default_factory=list, description="Focus points, curator's words.")
-    audience: str | None = Field(default=None, description="Who should read it, curator's words.")
-    caveats: list[str] = Field(default_factory=list, description="What to watch out for, open questions.")
     refs: list[Ref] = Field(default_factory=list, description="PRs/issues named in the note.")
     people: list[str] = Field(default_factory=list, description="Handles named in the note.")
     identifiers: list[str] = Field(default_factory=list, description="Code names in the note and title.")
@@ -71,6 +93,46 @@ class Entry(BaseModel):
     tags: list[str] = Field(default_factory=list)
     related: list[Ref] = Field(default_factory=list, description="Related PRs/issues from metadata.")
     source: str = Field(description="Where the entry's text starts, file:line.")
+
+    # The note's parts: read when an entry is shown or asked about, never by the load or the
+    # search index, so they are cut from the note on first read (see `_note_part`).
+    @_note_part("Opening verdict, e.g. 值得精读.")
+    def verdict(self) -> str | None:
+        return self._analysed().verdict
+
+    @_note_part("One line on why the PR is worth reading.")
+    def why(self) -> str | None:
+        return self._analysed().why
+
+    @_note_part("Focus points, curator's words.")
+    def highlights(self) -> list[str]:
+        return self._analysed().highlights
+
+    @_note_part("Who should read it, curator's words.")
+    def audience(self) -> str | None:
+        return self._analysed().audience
+
+    @_note_part("What to watch out for, open questions.")
+    def caveats(self) -> list[str]:
+        return self._analysed().caveats
+
+    def _analysed(self) -> NoteParts:
+        """The note cut into its parts, all five kept (a part already there stays, e.g. a merged
+        entry's): one analysis whichever part is read first. Two threads may both analyse; the
+        result is the same."""
+        from chatbot.digest.note import analyse_note  # the note's reader imports this module
+
+        parts = analyse_note(self.note, self.repo, self.title)
+        for name in NOTE_PARTS:
+            self.__dict__.setdefault(name, getattr(parts, name))
+        return parts
+
+    @model_serializer(mode="wrap")
+    def _in_field_order(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The parts where they stood when they were fields (pydantic puts computed ones last), so
+        the JSON export keeps its shape."""
+        data: dict[str, Any] = handler(self)
+        return {name: data[name] for name in _DUMP_ORDER if name in data}
 
     @property
     def all_refs(self) -> list[Ref]:
@@ -84,12 +146,15 @@ class Entry(BaseModel):
         return out
 
 
+NOTE_PARTS = ("verdict", "why", "highlights", "audience", "caveats")
+_FIELDS = list(Entry.model_fields)
+_DUMP_ORDER = (*_FIELDS[: _FIELDS.index("note") + 1], *NOTE_PARTS, *_FIELDS[_FIELDS.index("note") + 1 :])
 _EVERY_FIELD: set[str] = set(Entry.model_fields)
 
 
 def compact(entry: Entry) -> Entry:
     """The entry with one set of field names shared by all entries: pydantic keeps, per model, the
-    names passed to it (`model_fields_set`, never read here), a 22-name set of 2 KiB that was a
+    names passed to it (`model_fields_set`, never read here), a set of some 20 names that was a
     third of an entry's memory. An entry is frozen, so no one adds to the shared set
     (`model_copy` copies it first)."""
     object.__setattr__(entry, "__pydantic_fields_set__", _EVERY_FIELD)

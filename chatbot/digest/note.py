@@ -141,17 +141,8 @@ class NoteParts:
     identifiers: list[str] = field(default_factory=list)
 
     def entry_fields(self) -> dict[str, object]:
-        """The parts as keyword arguments of `Entry`."""
-        return {
-            "verdict": self.verdict,
-            "why": self.why,
-            "highlights": self.highlights,
-            "audience": self.audience,
-            "caveats": self.caveats,
-            "refs": self.refs,
-            "people": self.people,
-            "identifiers": self.identifiers,
-        }
+        """What `Entry` keeps as fields (the other parts it reads from the note when asked)."""
+        return {"refs": self.refs, "people": self.people, "identifiers": self.identifiers}
 
 
 def _dedupe(items: list[str]) -> list[str]:
@@ -299,8 +290,9 @@ class _Reading:
     verdict_labelled: bool = False
 
 
-def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
-    """Cut a note into its parts; pieces that fit no part stay only in the note."""
+def note_names(note: str, repo: str, title: str = "") -> NoteParts:
+    """What the search index and the merge need of a note, found when it is loaded: the refs,
+    people and code names, without cutting the note into its parts (`analyse_note` does that)."""
     parts = NoteParts()
     text = note.strip()
     if not text:
@@ -311,6 +303,15 @@ def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
     parts.refs = find_refs(text, repo)
     parts.people = find_people(text)
     parts.identifiers = find_identifiers(f"{title}\n{text}")
+    return parts
+
+
+def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
+    """Cut a note into its parts; pieces that fit no part stay only in the note."""
+    parts = note_names(note, repo, title)
+    text = note.strip()
+    if not text:
+        return parts
     reading = _Reading()
     for index, section in enumerate(layout(text, vocabulary())):
         if section.kind is None:

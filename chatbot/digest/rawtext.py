@@ -12,25 +12,59 @@ vllm-project/vllm
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
 from chatbot.digest.model import DigestParseError, Entry, Problem, compact, entry_id
-from chatbot.digest.note import analyse_note
+from chatbot.digest.note import note_names
 
 SLUG_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*)/[A-Za-z0-9._-]+$")
 MAX_TITLE = 300
 NO_VERDICT = "note does not open with a verdict (e.g. 值得精读)"
 
 
+@dataclass(frozen=True, slots=True)
+class VerdictCheck:
+    """The NO_VERDICT warning of one entry, decided when the problems are read, not when the file
+    is parsed: whether a note has a verdict takes the whole note cut into its parts, which loading
+    does not do (`Entry` reads its parts on first use)."""
+
+    entry: Entry
+    path: str
+    line: int
+
+    def problem(self) -> Problem | None:
+        return (
+            None if self.entry.verdict is not None else Problem(self.path, self.line, "warning", NO_VERDICT)
+        )
+
+
+Finding = Problem | VerdictCheck
+
+
+def decide(found: Iterable[Finding]) -> list[Problem]:
+    """The problems of `found` in their order, each verdict check decided where it stands."""
+    problems: list[Problem] = []
+    for item in found:
+        problem = item.problem() if isinstance(item, VerdictCheck) else item
+        if problem is not None:
+            problems.append(problem)
+    return problems
+
+
 @dataclass
 class ParseResult:
-    """Entries of one file and the warnings (not errors) met on the way."""
+    """Entries of one file and the warnings (not errors) met on the way, some not decided yet."""
 
     entries: list[Entry]
-    warnings: list[Problem] = field(default_factory=list)
+    found: list[Finding] = field(default_factory=list)
     metadata_only: set[str] = field(default_factory=set)
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return decide(self.found)
 
 
 def digest_name(path: str) -> str:
@@ -70,7 +104,7 @@ def parse_raw_text(text: str, path: str = "<text>") -> ParseResult:
     repo, rest = _slug_and_pairs(paragraphs(text), path)
     name = digest_name(path)
     entries: list[Entry] = []
-    warnings: list[Problem] = []
+    found: list[Finding] = []
     seen: dict[str, int] = {}
     for position, index in enumerate(range(0, len(rest), 2), start=1):
         title_line, title = _title(rest[index], path)
@@ -78,23 +112,22 @@ def parse_raw_text(text: str, path: str = "<text>") -> ParseResult:
         note = "\n".join(line.strip() for line in note_block)
         ident = entry_id(repo, title)
         if ident in seen:
-            warnings.append(
+            found.append(
                 Problem(path, title_line, "warning", f"same title as the entry at line {seen[ident]}; merged")
             )
         seen.setdefault(ident, title_line)
         entry = note_entry(ident, repo, name, position, title, note, source=f"{path}:{title_line}")
-        if entry.verdict is None:
-            warnings.append(Problem(path, note_line, "warning", NO_VERDICT))
+        found.append(VerdictCheck(entry, path, note_line))
         entries.append(entry)
-    return ParseResult(entries, warnings)
+    return ParseResult(entries, found)
 
 
 def note_entry(
     ident: str, repo: str, name: str, position: int, title: str, note: str, **metadata: Any
 ) -> Entry:
-    """An entry of either form: its place, its note and the parts the note is cut into (the note
-    is analysed once, here), with what else the form knows (`source`, PR metadata)."""
-    parts = analyse_note(note, repo, title)
+    """An entry of either form: its place, its note and the names found in it, with what else the
+    form knows (`source`, PR metadata). The note's other parts are cut when first read (`Entry`)."""
+    parts = note_names(note, repo, title)
     entry = Entry(
         id=ident,
         repo=repo,

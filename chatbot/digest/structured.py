@@ -16,8 +16,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from chatbot.digest.model import DigestParseError, Entry, Problem, Ref, entry_id, pull_url
-from chatbot.digest.rawtext import NO_VERDICT, SLUG_RE, ParseResult, digest_name, note_entry
+from chatbot.digest.model import DigestParseError, Entry, Ref, entry_id, pull_url
+from chatbot.digest.rawtext import SLUG_RE, ParseResult, VerdictCheck, digest_name, note_entry
 from chatbot.digest.yamlnodes import validation_error_line, yaml_error_line, yaml_line
 
 
@@ -124,8 +124,8 @@ def parse_structured(text: str, path: str = "<yaml>") -> ParseResult:
         entry = _entry(digest.repo, name, position, item, f"{path}:{line}")
         if not entry.note:
             result.metadata_only.add(entry.id)
-        elif entry.verdict is None:
-            result.warnings.append(Problem(path, line, "warning", NO_VERDICT))
+        else:
+            result.found.append(VerdictCheck(entry, path, line))
         result.entries.append(entry)
     return result
 
