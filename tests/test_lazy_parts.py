@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
 import subprocess
 import sys
@@ -21,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chatbot.digest.note as note_module
-from bench.corpus import write_library
+from bench.corpus import PER_FILE, write_library
 from chatbot.digest import Entry, Library, analyse_note, parse_raw_text
 from chatbot.digest.model import NOTE_PARTS
 from chatbot.digest.note_labels import NoteVocabulary
@@ -95,6 +96,22 @@ def test_parts_read_later_are_the_eager_analysis(which: str, library_1k: Path, a
     assert [lazy_parts(e) for e in library] and len(analysed) == before  # kept, not cut again
 
 
+def test_the_problems_ready_the_parts_every_entry_reads(library_1k: Path, analysed: list[str]) -> None:
+    """Deciding the verdict warnings (what `serve` does once it is ready) cuts each note once, and
+    the merged entries (a metadata row each here) read their parts from what was cut."""
+    library = Library.load(library_1k)
+    assert library.problems == [] and len(analysed) == 1000
+    assert all(lazy_parts(e) == eager_parts(e) for e in library)
+    assert len(analysed) == 2000  # `eager_parts` only: no entry cut its note again
+    # A reload re-parses the changed file only; the entries of the others keep what was cut.
+    changed = library_1k / "bench-digest-00003.txt"
+    os.utime(changed, ns=(changed.stat().st_atime_ns, changed.stat().st_mtime_ns + 10**9))
+    assert library.refresh()
+    analysed.clear()
+    assert library.problems == [] and [lazy_parts(e) for e in library]
+    assert len(analysed) == sum(e.source.startswith(f"{changed}:") for e in library) == PER_FILE
+
+
 def test_json_export_keeps_its_keys_in_order_with_the_parts(library_1k: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "chatbot.cli", "list", "--json", str(library_1k)],
@@ -134,6 +151,7 @@ def no_verdict_folder(tmp_path: Path) -> Path:
 def test_no_verdict_warnings_keep_their_file_line_and_order(tmp_path: Path, analysed: list[str]) -> None:
     folder = no_verdict_folder(tmp_path)
     library = Library.load(folder)
+    assert library.errors == []  # what /healthz reads: the verdict checks are warnings, not decided
     assert analysed == ["值得精读。看点：A、B。", "另外一段说明。注意：C 会泄漏。"]  # the merge only
     assert [str(p) for p in library.problems] == [
         f"{folder / 'a.txt'}:9: {NO_VERDICT}",

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chatbot.digest.model import NOTE_PARTS, DigestParseError, Entry, Problem, compact
+from chatbot.digest.model import NOTE_PARTS, DigestParseError, Entry, Problem, compact, shared_parts
 from chatbot.digest.rawtext import Finding, decide, parse_raw_text
 from chatbot.digest.structured import is_glossary_file, parse_structured
 
@@ -149,13 +149,16 @@ _SCALAR_FIELDS = ("pr", "url", "github_title", "author", "date")
 def _fill(base: Entry, extra: Entry) -> Entry:
     """Fill the base entry's empty fields from another copy; lists are unioned in order. The
     note's parts likewise, but only from a copy with a note of its own (a repeated title: rare):
-    a metadata row has none to add, so merging it never has a note analysed."""
+    a metadata row has none to add, so merging it has no note analysed, and the merged entry
+    reads its parts from the base (`shared_parts`)."""
     # The fields, read without 30 attribute lookups.
     update = _filled(base.__dict__, extra.__dict__, _SCALAR_FIELDS, _LIST_FIELDS)
     if extra.note:
         ours = {name: getattr(base, name) for name in NOTE_PARTS}
         theirs = {name: getattr(extra, name) for name in NOTE_PARTS}
         update |= ours | _filled(ours, theirs, ("verdict", "why", "audience"), ("highlights", "caveats"))
+    else:
+        update |= shared_parts(base)
     return compact(base.model_copy(update=update))
 
 
@@ -198,6 +201,8 @@ class Library:
     # What each file gave at its (mtime, size): unchanged files are not parsed again.
     _parsed: dict[Path, tuple[tuple[int, int], LoadedFile]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # Held while the verdict checks are decided: a second reader waits for that list.
+    _deciding: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
     def load(cls, folder: Path) -> Library:
@@ -290,13 +295,16 @@ class Library:
     def problems(self) -> list[Problem]:
         """Every problem of the loaded files, file:line. The first read after a load decides the
         verdict checks: every note not read yet is analysed then (about a second at 10k entries),
-        not while loading. Computed again by two threads at once, it is the same list."""
-        found, (decided_from, decided) = self._found, self._decided
-        if decided_from is not found:
-            decided = decide(found)
-            self._decided = (found, decided)
-        return decided
+        not while loading."""
+        with self._deciding:
+            found, (decided_from, decided) = self._found, self._decided
+            if decided_from is not found:
+                decided = decide(found)
+                self._decided = (found, decided)
+            return decided
 
     @property
     def errors(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == "error"]
+        """The errors among the problems, without deciding the verdict checks (warnings, all of
+        them): what a health check reads must not analyse the notes."""
+        return [p for p in self._found if isinstance(p, Problem) and p.severity == "error"]

@@ -118,11 +118,22 @@ class Entry(BaseModel):
 
     def _analysed(self) -> NoteParts:
         """The note cut into its parts, all five kept (a part already there stays, e.g. a merged
-        entry's): one analysis whichever part is read first. Two threads may both analyse; the
-        result is the same."""
-        from chatbot.digest.note import analyse_note  # the note's reader imports this module
+        entry's): one analysis whichever part is read first. A copy that shares its parts
+        (`shared_parts`) takes them from the entry it copies, which cuts the note once for both.
+        Two threads may both analyse; the result is the same."""
+        from chatbot.digest.note import NoteParts, analyse_note  # the note's reader imports this module
 
-        parts = analyse_note(self.note, self.repo, self.title)
+        source: Entry | None = self.__dict__.get(_PARTS_OF)
+        if source is None:
+            parts = analyse_note(self.note, self.repo, self.title)
+        else:
+            parts = NoteParts(
+                verdict=source.verdict,
+                why=source.why,
+                highlights=source.highlights,
+                audience=source.audience,
+                caveats=source.caveats,
+            )
         for name in NOTE_PARTS:
             self.__dict__.setdefault(name, getattr(parts, name))
         return parts
@@ -150,6 +161,17 @@ NOTE_PARTS = ("verdict", "why", "highlights", "audience", "caveats")
 _FIELDS = list(Entry.model_fields)
 _DUMP_ORDER = (*_FIELDS[: _FIELDS.index("note") + 1], *NOTE_PARTS, *_FIELDS[_FIELDS.index("note") + 1 :])
 _EVERY_FIELD: set[str] = set(Entry.model_fields)
+_PARTS_OF = "_parts_of"
+
+
+def shared_parts(entry: Entry) -> dict[str, Entry]:
+    """The update (`model_copy(update=...)`) that has a copy of `entry` with the same note read
+    its parts from `entry` (a metadata row merged in adds none): the note is cut once for both,
+    whichever is read first, and the copy made again at each reload finds them cut. Nothing
+    when `entry` has them already: the copy copies them."""
+    if all(name in entry.__dict__ for name in NOTE_PARTS):
+        return {}
+    return {_PARTS_OF: entry.__dict__.get(_PARTS_OF, entry)}
 
 
 def compact(entry: Entry) -> Entry:
