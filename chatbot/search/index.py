@@ -257,7 +257,11 @@ def _dedupe_surfaces(surfaces: Iterable[str]) -> list[str]:
             continue
         seen.add(s)
         folded = _display_key(s)
-        if not any(_contains(k, folded) or _contains(folded, k) for k in kept_keys):
+        # A plain loop, not `any` over a generator: this runs for every term of every hit.
+        for key in kept_keys:
+            if _contains(key, folded) or _contains(folded, key):
+                break
+        else:
             kept.append(s)
             kept_keys.append(folded)
     return kept
@@ -275,7 +279,9 @@ def _contains(longer: str, shorter: str) -> bool:
     return shorter in longer and (len(shorter) >= 4 or _is_han(shorter))
 
 
+@lru_cache(maxsize=1 << 14)
 def _is_han(text: str) -> bool:
+    """Cached: display terms recur, and every hit asks this of each of them, several times."""
     return bool(han_text(text))
 
 
@@ -415,8 +421,8 @@ class SearchIndex:
 
     def _surfaces(self, index: int, concept: str) -> list[str]:
         """How an entry writes a concept, heaviest field first (`torch.compile`, `编译`)."""
-        written = (w or t for _, matches in self.concept_fields[index] for c, t, w in matches if c == concept)
-        return _dedupe_surfaces(written)
+        written = [w or t for _, matches in self.concept_fields[index] for c, t, w in matches if c == concept]
+        return _dedupe_surfaces(dict.fromkeys(written))  # exact repeats dropped first, in C
 
     # -- querying ---------------------------------------------------------------------------
 
@@ -669,14 +675,12 @@ class SearchIndex:
 
     def _matched(self, index: int, units: list[tuple[float, _Unit]]) -> list[str]:
         """Display terms for one hit, the units that weighed most first."""
-        gains = sorted(
-            (
-                (factor * float(unit.scores[index]), unit)
-                for factor, unit in units
-                if unit.scores[index] > 0.0
-            ),
-            key=lambda g: -g[0],
-        )
+        gains: list[tuple[float, _Unit]] = []
+        for factor, unit in units:
+            score = unit.scores.item(index)  # a Python float, without a numpy scalar in between
+            if score > 0.0:
+                gains.append((factor * score, unit))
+        gains.sort(key=lambda g: -g[0])
         return _dedupe_surfaces(term for _, unit in gains for term in unit.display(index))
 
     def suggest(self, query: str, count: int = 5) -> list[str]:
