@@ -15,7 +15,7 @@ from chatbot.digest.model import Entry
 from chatbot.search.index import Hit, SearchResult
 from chatbot.slack import blocks, views
 from chatbot.slack.feedback import feedback_value, parse_feedback_value
-from chatbot.slack.handlers.command import Request, parse
+from chatbot.slack.handlers.command import Request, ephemeral_ack, parse
 from chatbot.slack.mrkdwn import clip, escape, truncate
 from chatbot.usage import FeedbackTarget
 from tests.conftest import DIGESTS
@@ -127,6 +127,19 @@ def test_a_feedback_value_is_the_compact_json_of_its_target(text: str, kind: str
     assert value == json.dumps(data, ensure_ascii=False, separators=(",", ":"))[:2000]
     if len(value) < 2000:
         assert parse_feedback_value(value) == FeedbackTarget(kind, text, target.entry_id, intent or None)  # type: ignore[arg-type]
+
+
+@settings(max_examples=200, deadline=None)
+@given(user_text, st.text(max_size=40))
+def test_the_ack_body_is_the_compact_json_of_the_answer(text: str, query: str) -> None:
+    """The ack is written by orjson; its body must be what json.dumps(ensure_ascii=False) wrote."""
+    entry = entry_with(text, BASE.entries[1])
+    result = SearchResult(query, [Hit(entry, 1.0, [text, query])] * 3, total=9)
+    for message in (blocks.render_results(result, "zh"), blocks.render_text(text), blocks.render_help("en")):
+        body = ephemeral_ack(message).body
+        assert body == json.dumps(
+            {**message, "response_type": "ephemeral"}, ensure_ascii=False, separators=(",", ":")
+        )
 
 
 def test_an_entry_changed_under_the_same_id_is_shown_as_it_is_now() -> None:
