@@ -421,8 +421,30 @@ class SearchIndex:
 
     def _surfaces(self, index: int, concept: str) -> list[str]:
         """How an entry writes a concept, heaviest field first (`torch.compile`, `编译`)."""
-        written = [w or t for _, matches in self.concept_fields[index] for c, t, w in matches if c == concept]
-        return _dedupe_surfaces(dict.fromkeys(written))  # exact repeats dropped first, in C
+        return _dedupe_surfaces(self._written(index).get(concept, ()))
+
+    # Entry → concept → how its fields write it (heaviest first, repeats dropped), made the first
+    # time a hit shows the entry: a note names dozens of concepts, and scanning them all for
+    # each hit and concept cost more than the ranking at 1k entries. Not part of a snapshot.
+    _written_memo: dict[int, dict[str, dict[str, None]]] | None = None
+    _WRITTEN_KEPT = 4096  # entries whose writings are kept; then it starts over
+
+    def _written(self, index: int) -> dict[str, dict[str, None]]:
+        memo = self._written_memo
+        if memo is None or len(memo) >= self._WRITTEN_KEPT:
+            memo = self._written_memo = {}
+        written = memo.get(index)
+        if written is None:
+            written = {}
+            for _, matches in self.concept_fields[index]:
+                for concept, term, text in matches:
+                    written.setdefault(concept, {})[text or term] = None
+            memo[index] = written
+        return written
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickles (the snapshot): everything but the display memo of answered queries."""
+        return {key: value for key, value in self.__dict__.items() if key != "_written_memo"}
 
     # -- querying ---------------------------------------------------------------------------
 
