@@ -8,7 +8,11 @@ as ratios (ours/bare). Goals: p99 < 100 ms, throughput >= 80 % of the bare app's
 Also the server process's CPU time per request (Linux: /proc/<pid>/stat), which is what the
 throughput ratio follows on a busy machine where wall-clock rates swing from round to round.
 
-    .venv/bin/python bench/http.py [--requests 2000] [--concurrency 16] [--rounds 5]
+    .venv/bin/python bench/http.py [--requests 2000] [--concurrency 16] [--rounds 5] [--digests DIR]
+
+`--digests` serves another digest folder (default: the repository's `digests/`), e.g. a bench
+library of `bench/corpus.py`: a bigger library has more hits per topic, and their display
+terms, rendering and JSON then weigh more than on the repository's few entries.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ SECRET = "bench-signing-secret"
 TRIGGERS = itertools.count()
 
 
-def serve(kind: str, api_url: str, ports: mp.Queue) -> None:  # type: ignore[type-arg]
+def serve(kind: str, api_url: str, ports: mp.Queue, digests: Path = ROOT / "digests") -> None:  # type: ignore[type-arg]
     """Child process: build the server of `kind` on a free port and serve until terminated."""
     from slack_bolt import Ack, App
     from slack_sdk import WebClient
@@ -57,7 +61,7 @@ def serve(kind: str, api_url: str, ports: mp.Queue) -> None:  # type: ignore[typ
             slack_bot_token="xoxb-bench",
             slack_signing_secret=SECRET,
             slack_api_url=api_url,
-            digest_dir=ROOT / "digests",
+            digest_dir=digests,
         )
         app = build(settings).app
     else:
@@ -139,26 +143,33 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def start_servers(api_url: str, kinds: Sequence[str]) -> dict[str, tuple[Any, int]]:
+def start_servers(
+    api_url: str, kinds: Sequence[str], digests: Path = ROOT / "digests"
+) -> dict[str, tuple[Any, int]]:
     ctx = mp.get_context("spawn")
     ports: mp.Queue = ctx.Queue()  # type: ignore[type-arg]
     servers = {}
     for kind in kinds:
-        process = ctx.Process(target=serve, args=(kind, api_url, ports), daemon=True)
+        process = ctx.Process(target=serve, args=(kind, api_url, ports, digests), daemon=True)
         process.start()
         servers[kind] = (process, ports.get(timeout=120))
     return servers
 
 
 def measure_rounds(
-    fake: Any, rounds: int, requests: int, concurrency: int, kinds: Sequence[str] = ("bare", "ours")
+    fake: Any,
+    rounds: int,
+    requests: int,
+    concurrency: int,
+    kinds: Sequence[str] = ("bare", "ours"),
+    digests: Path = ROOT / "digests",
 ) -> list[dict[str, dict[str, float]]]:
     """Per round and server: p50/p99/mean latency (ms) and throughput, every command text distinct
     (a topic never asked before in this run), so no answer cache does the work."""
     from bench.corpus import distinct_queries
 
     texts = iter(distinct_queries((rounds * len(kinds) + 1) * requests))
-    servers = start_servers(fake.api_url, kinds)
+    servers = start_servers(fake.api_url, kinds, digests)
     results: list[dict[str, dict[str, float]]] = []
     try:
         for _, port in servers.values():  # warm up imports and code paths, with topics of their own
@@ -193,12 +204,15 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=5, help="alternate the servers this many times")
     parser.add_argument("--json", action="store_true", help="one JSON line of medians (for bench/scale.py)")
+    parser.add_argument(
+        "--digests", type=Path, default=ROOT / "digests", help="the digest folder ours serves"
+    )
     args = parser.parse_args()
 
     from tests.fakeslack import FakeSlack
 
     with FakeSlack() as fake:
-        rounds = measure_rounds(fake, args.rounds, args.requests, args.concurrency)
+        rounds = measure_rounds(fake, args.rounds, args.requests, args.concurrency, digests=args.digests)
         late = len(fake.calls("response"))
 
     # Figures: medians over rounds; ratios: medians of the per-round ratios (same minute, same load).
@@ -217,7 +231,7 @@ def main() -> int:
         return 0
     print(
         f"{args.requests} signed slash commands × {args.rounds} rounds (medians), every text a topic not "
-        f"asked before; {args.concurrency} concurrent keep-alive clients, loopback"
+        f"asked before; {args.concurrency} concurrent keep-alive clients, loopback; ours serves {args.digests}"
     )
     print(f"{'':20}{'ours':>9}{'bare ack':>10}{'ours/bare':>11}")
     rows = (

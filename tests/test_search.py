@@ -204,3 +204,18 @@ def test_an_index_comes_back_from_pickle_with_the_same_answers(index: SearchInde
         ]
         assert theirs.total == ours.total
     assert restored.topics() == index.topics()
+    # How shown entries write their concepts is kept for later answers, never in a snapshot.
+    assert index._written_memo and pickle.loads(pickle.dumps(index))._written_memo is None
+
+
+def test_display_terms_do_not_depend_on_what_was_shown_before(seed_library: Library) -> None:
+    """Hits show how the entry writes the asked concept whether or not an earlier answer
+    showed the entry (the index keeps each shown entry's writings)."""
+    queries = ["compile", "投机解码", "KV 缓存 spec decode", "prefix cache", "CUDA graph", "compile 编译"]
+    warm = SearchIndex.build(seed_library.entries)
+    for query in queries:
+        warm.search(query, limit=10)
+    for query in queries:
+        fresh = SearchIndex.build(seed_library.entries)
+        expected = [(h.entry.id, h.matched) for h in fresh.search(query, limit=10).hits]
+        assert [(h.entry.id, h.matched) for h in warm.search(query, limit=10).hits] == expected

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from typing import Any
 
@@ -13,8 +14,10 @@ from chatbot.digest.library import Library
 from chatbot.digest.model import Entry
 from chatbot.search.index import Hit, SearchResult
 from chatbot.slack import blocks, views
-from chatbot.slack.handlers.command import Request, parse
+from chatbot.slack.feedback import feedback_value, parse_feedback_value
+from chatbot.slack.handlers.command import Request, ephemeral_ack, parse
 from chatbot.slack.mrkdwn import clip, escape, truncate
+from chatbot.usage import FeedbackTarget
 from tests.conftest import DIGESTS
 from tests.slackrequests import rendered_strings
 
@@ -113,6 +116,42 @@ def test_truncation_keeps_entities_whole_and_marks_the_cut(text: str, limit: int
         assert cut.endswith("…")
     else:
         assert cut == escape(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300), st.sampled_from(["search", "answer"]), st.text(max_size=40) | st.none())
+def test_a_feedback_value_is_the_compact_json_of_its_target(text: str, kind: str, intent: str | None) -> None:
+    target = FeedbackTarget(kind, text, f"e{len(text)}", intent)  # type: ignore[arg-type]
+    data = {"k": kind, "t": text, "e": target.entry_id, **({"i": intent} if intent else {})}
+    value = feedback_value(target)
+    assert value == json.dumps(data, ensure_ascii=False, separators=(",", ":"))[:2000]
+    if len(value) < 2000:
+        assert parse_feedback_value(value) == FeedbackTarget(kind, text, target.entry_id, intent or None)  # type: ignore[arg-type]
+
+
+@settings(max_examples=200, deadline=None)
+@given(user_text, st.text(max_size=40))
+def test_the_ack_body_is_the_compact_json_of_the_answer(text: str, query: str) -> None:
+    """The ack is written by orjson; its body must be what json.dumps(ensure_ascii=False) wrote."""
+    entry = entry_with(text, BASE.entries[1])
+    result = SearchResult(query, [Hit(entry, 1.0, [text, query])] * 3, total=9)
+    for message in (blocks.render_results(result, "zh"), blocks.render_text(text), blocks.render_help("en")):
+        body = ephemeral_ack(message).body
+        assert body == json.dumps(
+            {**message, "response_type": "ephemeral"}, ensure_ascii=False, separators=(",", ":")
+        )
+
+
+def test_an_entry_changed_under_the_same_id_is_shown_as_it_is_now() -> None:
+    """Titles and verdicts are kept per entry between answers; a reloaded entry (same id, new
+    text) must show its new text, and the old one still its own."""
+    base = BASE.entries[1]
+    edited = entry_with("Renamed in the digest", base)
+    for entry in (base, edited, base):
+        shown = blocks.render_results(SearchResult("q", [Hit(entry, 1.0, ["q"])], 1), "en")
+        assert escape(entry.title) in shown["blocks"][2]["text"]["text"]
+        assert escape(entry.verdict or "") in shown["blocks"][2]["text"]["text"]
+    assert escape(base.title) != escape(edited.title)
 
 
 def test_escape_turns_mentions_into_plain_text() -> None:

@@ -257,7 +257,11 @@ def _dedupe_surfaces(surfaces: Iterable[str]) -> list[str]:
             continue
         seen.add(s)
         folded = _display_key(s)
-        if not any(_contains(k, folded) or _contains(folded, k) for k in kept_keys):
+        # A plain loop, not `any` over a generator: this runs for every term of every hit.
+        for key in kept_keys:
+            if _contains(key, folded) or _contains(folded, key):
+                break
+        else:
             kept.append(s)
             kept_keys.append(folded)
     return kept
@@ -275,7 +279,9 @@ def _contains(longer: str, shorter: str) -> bool:
     return shorter in longer and (len(shorter) >= 4 or _is_han(shorter))
 
 
+@lru_cache(maxsize=1 << 14)
 def _is_han(text: str) -> bool:
+    """Cached: display terms recur, and every hit asks this of each of them, several times."""
     return bool(han_text(text))
 
 
@@ -415,8 +421,30 @@ class SearchIndex:
 
     def _surfaces(self, index: int, concept: str) -> list[str]:
         """How an entry writes a concept, heaviest field first (`torch.compile`, `编译`)."""
-        written = (w or t for _, matches in self.concept_fields[index] for c, t, w in matches if c == concept)
-        return _dedupe_surfaces(written)
+        return _dedupe_surfaces(self._written(index).get(concept, ()))
+
+    # Entry → concept → how its fields write it (heaviest first, repeats dropped), made the first
+    # time a hit shows the entry: a note names dozens of concepts, and scanning them all for
+    # each hit and concept cost more than the ranking at 1k entries. Not part of a snapshot.
+    _written_memo: dict[int, dict[str, dict[str, None]]] | None = None
+    _WRITTEN_KEPT = 4096  # entries whose writings are kept; then it starts over
+
+    def _written(self, index: int) -> dict[str, dict[str, None]]:
+        memo = self._written_memo
+        if memo is None or len(memo) >= self._WRITTEN_KEPT:
+            memo = self._written_memo = {}
+        written = memo.get(index)
+        if written is None:
+            written = {}
+            for _, matches in self.concept_fields[index]:
+                for concept, term, text in matches:
+                    written.setdefault(concept, {})[text or term] = None
+            memo[index] = written
+        return written
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickles (the snapshot): everything but the display memo of answered queries."""
+        return {key: value for key, value in self.__dict__.items() if key != "_written_memo"}
 
     # -- querying ---------------------------------------------------------------------------
 
@@ -669,14 +697,12 @@ class SearchIndex:
 
     def _matched(self, index: int, units: list[tuple[float, _Unit]]) -> list[str]:
         """Display terms for one hit, the units that weighed most first."""
-        gains = sorted(
-            (
-                (factor * float(unit.scores[index]), unit)
-                for factor, unit in units
-                if unit.scores[index] > 0.0
-            ),
-            key=lambda g: -g[0],
-        )
+        gains: list[tuple[float, _Unit]] = []
+        for factor, unit in units:
+            score = unit.scores.item(index)  # a Python float, without a numpy scalar in between
+            if score > 0.0:
+                gains.append((factor * score, unit))
+        gains.sort(key=lambda g: -g[0])
         return _dedupe_surfaces(term for _, unit in gains for term in unit.display(index))
 
     def suggest(self, query: str, count: int = 5) -> list[str]:

@@ -25,6 +25,7 @@ from chatbot.slack.mrkdwn import (
     MAX_HEADER_TEXT,
     MAX_SECTION_TEXT,
     clip,
+    clip_line,
     escape,
     link,
     one_line,
@@ -47,7 +48,7 @@ QUERY_LIMIT = 200
 
 def plain_text(text: str, limit: int) -> dict[str, Any]:
     """Plain text cut to `limit`; escaped too, as Slack decodes entities in every text."""
-    return {"type": "plain_text", "text": clip(one_line(text), limit) or "—", "emoji": True}
+    return {"type": "plain_text", "text": clip_line(text, limit) or "—", "emoji": True}
 
 
 def section(text: str) -> Block:
@@ -134,13 +135,28 @@ def parse_more_value(value: str) -> tuple[str, int]:
     return str(data["q"]), int(data["o"])
 
 
+# Entry id → (the entry, its title and verdict lines); see `entry_lines`.
+_LINES: dict[str, tuple[Entry, str]] = {}
+_LINES_KEPT = 2048
+
+
+def entry_lines(entry: Entry) -> str:
+    """Title and verdict lines of an entry. The same in every answer that lists the entry, so
+    kept per entry (entries are frozen; a reloaded one is a new object and is made again)."""
+    kept = _LINES.get(entry.id)
+    if kept is not None and kept[0] is entry:
+        return kept[1]
+    verdict = verdict_line(entry)
+    text = f"{title_line(entry)}\n{verdict}" if verdict else title_line(entry)
+    if len(_LINES) >= _LINES_KEPT:
+        _LINES.clear()
+    _LINES[entry.id] = (entry, text)
+    return text
+
+
 def entry_blocks(entry: Entry, texts: Texts, matched: Sequence[str] = ()) -> list[Block]:
     """One entry in a list: title and verdict, matched terms, Share and PR buttons."""
-    lines = [title_line(entry)]
-    verdict = verdict_line(entry)
-    if verdict:
-        lines.append(verdict)
-    blocks = [section("\n".join(lines))]
+    blocks = [section(entry_lines(entry))]
     if matched:
         terms = ", ".join(f"`{clip(term, 60)}`" for term in matched[:10])
         blocks.append(context(texts.mrkdwn("results.matched", markup={"terms": terms})))

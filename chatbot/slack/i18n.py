@@ -37,6 +37,12 @@ def catalogue() -> Mapping[str, Mapping[Language, str]]:
     return table
 
 
+@lru_cache(maxsize=1024)
+def _escaped(key: str, language: Language) -> str:
+    """A template escaped for mrkdwn (once per key and language, not per message)."""
+    return escape(catalogue()[key][language])
+
+
 class Texts:
     """The catalogue in one language: `texts("button.share")`, `texts("no_match", query=q)`."""
 
@@ -50,5 +56,5 @@ class Texts:
     def mrkdwn(self, key: str, markup: Mapping[str, str] | None = None, **fields: object) -> str:
         """The string for mrkdwn: template and `fields` escaped; `markup` (links, mentions,
         code spans a builder made from escaped pieces) inserted as it is."""
-        template = escape(catalogue()[key][self.language])
+        template = _escaped(key, self.language)
         return template.format(**{k: escape(str(v)) for k, v in fields.items()}, **(markup or {}))

@@ -16,6 +16,7 @@ from concurrent.futures import Executor
 from typing import Any
 
 from slack_bolt import BoltRequest, BoltResponse
+from slack_bolt.middleware import Middleware
 from slack_sdk import WebClient
 
 from chatbot.slack.handlers.followups import Delivery, not_a_person
@@ -26,34 +27,53 @@ log = logging.getLogger(__name__)
 LOADING_KEY = "loading.wait"
 
 
-def loading_gate(
-    ready: Callable[[], bool],
-    client: WebClient,
-    languages: Callable[[str | None], Language],
-    executor: Executor,
-) -> Any:
-    """A Bolt global middleware (first in the chain): every request passes once `ready()`."""
+class LoadingGate(Middleware):
+    """A Bolt global middleware (first in the chain): every request passes once `ready()`.
 
-    def gate(req: BoltRequest, resp: BoltResponse, next: Any) -> BoltResponse | None:
-        if ready():
+    A `Middleware` subclass, not a function: Bolt calls `process` directly, where a function
+    middleware costs a keyword-argument injection on every request (bench/http.py)."""
+
+    def __init__(
+        self,
+        ready: Callable[[], bool],
+        client: WebClient,
+        languages: Callable[[str | None], Language],
+        executor: Executor,
+    ) -> None:
+        self.ready = ready
+        self.client = client
+        self.languages = languages
+        self.executor = executor
+
+    def process(
+        self, *, req: BoltRequest, resp: BoltResponse, next: Callable[[], BoltResponse]
+    ) -> BoltResponse | None:
+        if self.ready():
             next()
             return None
         body: Mapping[str, Any] = req.body
         if "command" in body:
             log.info("answered %s while the digests load", body.get("command"))
-            text = Texts(languages(body.get("user_id")))(LOADING_KEY)
+            text = Texts(self.languages(body.get("user_id")))(LOADING_KEY)
             reply = json.dumps({"response_type": "ephemeral", "text": text}, ensure_ascii=False)
             return BoltResponse(status=200, body=reply, headers={"content-type": "application/json"})
         event = body.get("event") or {}
         if _addressed_to_us(event):
-            executor.submit(_say_loading, client, event, languages)
+            self.executor.submit(_say_loading, self.client, event, self.languages)
         else:
             log.info(
                 "dropped a %s while the digests load", event.get("type") or body.get("type") or "request"
             )
         return BoltResponse(status=200, body="")
 
-    return gate
+
+def loading_gate(
+    ready: Callable[[], bool],
+    client: WebClient,
+    languages: Callable[[str | None], Language],
+    executor: Executor,
+) -> LoadingGate:
+    return LoadingGate(ready, client, languages, executor)
 
 
 def _addressed_to_us(event: Mapping[str, Any]) -> bool:

@@ -8,6 +8,8 @@ Truncation cuts at a limit with "…" and never inside an `&amp;` entity.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 ELLIPSIS = "…"
 
 # Block Kit limits (https://api.slack.com/reference/block-kit).
@@ -41,6 +43,13 @@ def truncate(text: str, limit: int) -> str:
 def clip(text: str, limit: int) -> str:
     """Escape then truncate: the usual treatment of a piece of user or curator text."""
     return truncate(escape(text), limit)
+
+
+@lru_cache(maxsize=4096)
+def clip_line(text: str, limit: int) -> str:
+    """`clip(one_line(text), limit)`, cached: button labels and matched terms recur in every
+    answer, and each one costs five string passes (bench/http.py)."""
+    return clip(one_line(text), limit)
 
 
 def link(url: str, label: str, limit: int = 500) -> str:
