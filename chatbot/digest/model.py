@@ -35,10 +35,11 @@ def pull_url(repo: str, number: int) -> str:
     return f"{GITHUB}/{repo}/pull/{number}"
 
 
-class Ref(BaseModel):
-    """A `#12345` reference to a pull request or issue of the entry's repository."""
-
-    model_config = ConfigDict(frozen=True)
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """A `#12345` reference to a pull request or issue of the entry's repository. A slotted
+    dataclass, not a model: a library holds several per entry, and pydantic still validates and
+    dumps it as `{"number", "url"}` inside an `Entry`."""
 
     number: int
     url: str
