@@ -176,3 +176,36 @@ def test_glossary_edit_bumps_the_generation_without_being_read_as_a_digest(tmp_p
 
     glossary.unlink()
     assert library.refresh() is True and library.generation == generation + 2
+
+
+def test_a_metadata_file_edited_alone_refills_the_unchanged_notes(tmp_path: Path) -> None:
+    """Editing only the `.meta.yaml` re-reads it and refills the entries of the unchanged raw file
+    (not parsed again); deleting it takes its metadata and its warnings away."""
+    raw = tmp_path / "a.txt"
+    raw.write_text("o/r\n\n标题\n\n值得精读。看点：A、B。\n\n另一条\n\n值得一读。\n", encoding="utf-8")
+    meta = tmp_path / "a.meta.yaml"
+    meta.write_text(
+        "repo: o/r\nentries:\n  - title: 标题\n    pr: 7\n    tags: [x]\n  - title: 没有这条\n    pr: 8\n",
+        encoding="utf-8",
+    )
+    library = Library.load(tmp_path)
+    raw_parse = library._parsed[raw]
+    assert [(e.pr, e.tags) for e in library] == [(7, ["x"]), (None, [])]
+    assert [str(p) for p in library.problems] == [
+        f"{meta}:6: warning: metadata for '没有这条' matches no entry with a note (check the title)"
+    ]
+    meta.write_text(
+        "repo: o/r\nentries:\n  - title: 另一条\n    pr: 9\n    related: [5]\n  - title: 标题\n    tags: [y]\n",
+        encoding="utf-8",
+    )
+    os.utime(meta, ns=(meta.stat().st_atime_ns, meta.stat().st_mtime_ns + 1_000_000))
+    assert library.refresh() is True
+    assert library._parsed[raw] is raw_parse  # the raw file was not parsed again
+    assert [(e.pr, e.tags, [r.number for r in e.related]) for e in library] == [
+        (None, ["y"], []),
+        (9, [], [5]),
+    ]
+    assert library.problems == [] and library.get("9") == library.entries[1]
+    meta.unlink()
+    assert library.refresh() is True and library._parsed[raw] is raw_parse
+    assert [(e.pr, e.tags, e.related) for e in library] == [(None, [], []), (None, [], [])]

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chatbot.digest.model import DigestParseError, Entry, Problem, compact
+from chatbot.digest.model import DigestParseError, Entry, Metadata, Problem, compact
 from chatbot.digest.rawtext import parse_raw_text
 from chatbot.digest.structured import is_glossary_file, parse_structured
 
@@ -26,11 +26,12 @@ STRUCTURED_SUFFIXES = {".yaml", ".yml"}
 
 @dataclass(frozen=True)
 class LoadedFile:
-    """What one file contributed: entries (possibly metadata-only) and problems."""
+    """What one file contributed: entries with a note, what it adds to entries of other files
+    (in item order), and problems."""
 
     path: Path
     entries: list[Entry]
-    metadata_only: set[str]
+    metadata: list[Metadata | Entry]
     problems: list[Problem]
 
 
@@ -92,47 +93,63 @@ def load_file(path: Path) -> LoadedFile:
     except UnicodeDecodeError as exc:
         line = exc.object[: exc.start].count(b"\n") + 1
         problem = Problem(str(path), line, "error", f"not UTF-8 text: {exc.reason} at byte {exc.start}")
-        return LoadedFile(path, [], set(), [problem])
+        return LoadedFile(path, [], [], [problem])
     except OSError as exc:
-        return LoadedFile(path, [], set(), [Problem(str(path), 1, "error", f"cannot read: {exc.strerror}")])
+        return LoadedFile(path, [], [], [Problem(str(path), 1, "error", f"cannot read: {exc.strerror}")])
     try:
         if path.suffix.lower() in STRUCTURED_SUFFIXES:
             result = parse_structured(text, str(path))
-            return LoadedFile(path, result.entries, result.metadata_only, result.warnings)
+            return LoadedFile(path, *_split_metadata(result.entries, result.metadata), result.warnings)
         raw = parse_raw_text(text, str(path))
-        return LoadedFile(path, raw.entries, set(), raw.warnings)
+        return LoadedFile(path, raw.entries, [], raw.warnings)
     except DigestParseError as exc:
-        return LoadedFile(path, [], set(), [exc.problem])
+        return LoadedFile(path, [], [], [exc.problem])
+
+
+def _split_metadata(
+    entries: list[Entry], metadata: list[Metadata]
+) -> tuple[list[Entry], list[Metadata | Entry]]:
+    """A file's entries and its metadata. An entry whose title an item without a note of the
+    same file repeats counts as metadata too, in item order (as it always has: it is then
+    merged only into a note of another file)."""
+    ids = {meta.id for meta in metadata}
+    if not any(entry.id in ids for entry in entries):
+        return entries, list(metadata)
+    extras: list[Metadata | Entry] = [*metadata, *(e for e in entries if e.id in ids)]
+    extras.sort(key=_line)
+    return [e for e in entries if e.id not in ids], extras
+
+
+def _line(extra: Metadata | Entry) -> int:
+    return extra.line if isinstance(extra, Metadata) else int(extra.source.rsplit(":", 1)[1])
 
 
 def merge_entries(files: Iterable[LoadedFile]) -> tuple[list[Entry], list[Problem]]:
     """One entry per id: text from the file that has the note, metadata filled in from the others."""
     merged: dict[str, Entry] = {}
-    metadata: dict[str, list[tuple[Entry, LoadedFile]]] = {}
-    problems: list[Problem] = []
+    metadata: dict[str, list[tuple[Metadata | Entry, LoadedFile]]] = {}
     for loaded in files:
         for entry in loaded.entries:
-            if entry.id in loaded.metadata_only:
-                metadata.setdefault(entry.id, []).append((entry, loaded))
-            elif entry.id in merged:
-                merged[entry.id] = _fill(merged[entry.id], entry)
-            else:
-                merged[entry.id] = entry
+            known = merged.get(entry.id)
+            merged[entry.id] = entry if known is None else _fill(known, entry)
+        for extra in loaded.metadata:
+            metadata.setdefault(extra.id, []).append((extra, loaded))
+    problems: list[Problem] = []
     for entry_id, extras in metadata.items():
         for extra, loaded in extras:
-            if entry_id in merged:
-                merged[entry_id] = _fill(merged[entry_id], extra)
+            base = merged.get(entry_id)
+            if base is None:
+                problems.append(_unmatched(extra, loaded))
+            elif isinstance(extra, Metadata):
+                merged[entry_id] = _fill_metadata(base, extra)
             else:
-                line = int(extra.source.rsplit(":", 1)[1])
-                problems.append(
-                    Problem(
-                        str(loaded.path),
-                        line,
-                        "warning",
-                        f"metadata for {extra.title!r} matches no entry with a note (check the title)",
-                    )
-                )
+                merged[entry_id] = _fill(base, extra)
     return list(merged.values()), problems
+
+
+def _unmatched(extra: Metadata | Entry, loaded: LoadedFile) -> Problem:
+    message = f"metadata for {extra.title!r} matches no entry with a note (check the title)"
+    return Problem(str(loaded.path), _line(extra), "warning", message)
 
 
 _LIST_FIELDS = ("tags", "related", "refs", "people", "identifiers", "highlights", "caveats")
@@ -154,7 +171,25 @@ def _fill(base: Entry, extra: Entry) -> Entry:
     return compact(base.model_copy(update=update))
 
 
-def _union(base: list[Any], extra: list[Any]) -> list[Any]:
+_METADATA_SCALARS = ("pr", "url", "github_title", "author", "date")
+
+
+def _fill_metadata(base: Entry, meta: Metadata) -> Entry:
+    """The base entry with what a metadata item adds: its empty PR fields filled, its tags,
+    related refs and the title's code names unioned in order."""
+    ours = base.__dict__
+    update: dict[str, Any] = {}
+    for name in _METADATA_SCALARS:
+        value = getattr(meta, name)
+        if ours[name] in (None, "") and value not in (None, ""):
+            update[name] = value
+    update["tags"] = _union(ours["tags"], meta.tags)
+    update["related"] = _union(ours["related"], meta.related)
+    update["identifiers"] = _union(ours["identifiers"], meta.identifiers)
+    return compact(base.model_copy(update=update))
+
+
+def _union(base: list[Any], extra: Sequence[Any]) -> list[Any]:
     """`base` (as it is, repeats kept) then the items of `extra` it lacks, each once. `base`
     itself when `extra` adds nothing: entries share, never change, their lists."""
     seen = set(base)

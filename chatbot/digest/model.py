@@ -85,6 +85,26 @@ class Entry(BaseModel):
         return out
 
 
+@dataclass(frozen=True, slots=True)
+class Metadata:
+    """What an item without a note (a `.meta.yaml` beside the raw text) adds to the entry of the
+    same title in another file. A light record, not an `Entry`: a library holds one per entry,
+    and there is no note to analyse. `identifiers` are the title's code names (a title spelt
+    differently, same id, may name them differently)."""
+
+    id: str
+    title: str
+    line: int
+    pr: int | None
+    url: str | None
+    github_title: str | None
+    author: str | None
+    date: dt.date | None
+    tags: tuple[str, ...]
+    related: tuple[Ref, ...]
+    identifiers: tuple[str, ...]
+
+
 _EVERY_FIELD: set[str] = set(Entry.model_fields)
 
 

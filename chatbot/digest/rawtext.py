@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from chatbot.digest.model import DigestParseError, Entry, Problem, compact, entry_id
+from chatbot.digest.model import DigestParseError, Entry, Metadata, Problem, compact, entry_id
 from chatbot.digest.note import analyse_note
 
 SLUG_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*)/[A-Za-z0-9._-]+$")
@@ -26,11 +26,12 @@ NO_VERDICT = "note does not open with a verdict (e.g. 值得精读)"
 
 @dataclass
 class ParseResult:
-    """Entries of one file and the warnings (not errors) met on the way."""
+    """Entries of one file (items with a note), what its items without a note add to entries
+    of other files, and the warnings (not errors) met on the way."""
 
     entries: list[Entry]
     warnings: list[Problem] = field(default_factory=list)
-    metadata_only: set[str] = field(default_factory=set)
+    metadata: list[Metadata] = field(default_factory=list)
 
 
 def digest_name(path: str) -> str:

@@ -16,7 +16,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from chatbot.digest.model import DigestParseError, Entry, Problem, Ref, entry_id, pull_url
+from chatbot.digest.model import DigestParseError, Entry, Metadata, Problem, Ref, entry_id, pull_url
+from chatbot.digest.note import find_identifiers
 from chatbot.digest.rawtext import NO_VERDICT, SLUG_RE, ParseResult, digest_name, note_entry
 from chatbot.digest.yamlnodes import validation_error_line, yaml_error_line, yaml_line
 
@@ -121,10 +122,12 @@ def parse_structured(text: str, path: str = "<yaml>") -> ParseResult:
     result = ParseResult([])
     for position, item in enumerate(digest.entries, start=1):
         line = yaml_line(root, ("entries", position - 1))
-        entry = _entry(digest.repo, name, position, item, f"{path}:{line}")
-        if not entry.note:
-            result.metadata_only.add(entry.id)
-        elif entry.verdict is None:
+        note = (item.note or "").strip()
+        if not note:
+            result.metadata.append(_metadata(digest.repo, item, line))
+            continue
+        entry = _entry(digest.repo, name, position, item, note, f"{path}:{line}")
+        if entry.verdict is None:
             result.warnings.append(Problem(path, line, "warning", NO_VERDICT))
         result.entries.append(entry)
     return result
@@ -144,24 +147,53 @@ def _validated(text: str, path: str) -> tuple[yaml.Node | None, StructuredDigest
         raise DigestParseError(path, *validation_error_line(exc, root)) from None
 
 
-def _entry(repo: str, name: str, position: int, item: StructuredEntry, source: str) -> Entry:
-    """One item as an entry: its note's parts, its metadata, URLs derived from PR numbers."""
+def _entry(repo: str, name: str, position: int, item: StructuredEntry, note: str, source: str) -> Entry:
+    """One item with a note as an entry: its note's parts, its metadata, URLs derived from PR numbers."""
     return note_entry(
         entry_id(repo, item.title),
         repo,
         name,
         position,
         item.title,
-        (item.note or "").strip(),
+        note,
         pr=item.pr,
-        url=item.url or (pull_url(repo, item.pr) if item.pr else None),
+        url=_url(repo, item),
         github_title=item.github_title,
         author=item.author,
         date=item.date,
-        tags=[sys.intern(tag) for tag in item.tags],  # a few topics, thousands of entries
-        related=[Ref(number=n, url=pull_url(repo, n)) for n in item.related],
+        tags=list(_tags(item)),
+        related=list(_related(repo, item)),
         source=source,
     )
+
+
+def _metadata(repo: str, item: StructuredEntry, line: int) -> Metadata:
+    """One item without a note: only what it adds to the entry of its title elsewhere."""
+    return Metadata(
+        id=entry_id(repo, item.title),
+        title=item.title.strip(),
+        line=line,
+        pr=item.pr,
+        url=_url(repo, item),
+        github_title=item.github_title,
+        author=item.author,
+        date=item.date,
+        tags=_tags(item),
+        related=_related(repo, item),
+        identifiers=tuple(find_identifiers(f"{item.title}\n")),
+    )
+
+
+def _url(repo: str, item: StructuredEntry) -> str | None:
+    return item.url or (pull_url(repo, item.pr) if item.pr else None)
+
+
+def _tags(item: StructuredEntry) -> tuple[str, ...]:
+    return tuple(sys.intern(tag) for tag in item.tags)  # a few topics, thousands of entries
+
+
+def _related(repo: str, item: StructuredEntry) -> tuple[Ref, ...]:
+    return tuple(Ref(number=n, url=pull_url(repo, n)) for n in item.related)
 
 
 __all__ = ["StructuredDigest", "StructuredEntry", "is_glossary_file", "json_schema", "parse_structured"]
