@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from chatbot.digest.library import Library
+from chatbot.digest.model import Entry
 from tests.conftest import DIGESTS
 
 SEED = (DIGESTS / "vllm-digest-2026-08.txt").read_text(encoding="utf-8")
@@ -209,3 +210,22 @@ def test_a_metadata_file_edited_alone_refills_the_unchanged_notes(tmp_path: Path
     meta.unlink()
     assert library.refresh() is True and library._parsed[raw] is raw_parse
     assert [(e.pr, e.tags, e.related) for e in library] == [(None, [], []), (None, [], [])]
+
+
+def test_entries_built_without_validation_are_what_validation_makes_of_them(tmp_path: Path) -> None:
+    """The parsers build entries from values they checked, not validated twice: each field holds
+    exactly the type and value pydantic would have made of it."""
+    for name in ("vllm-digest-2026-08.txt", "vllm-digest-2026-08.meta.yaml"):
+        (tmp_path / name).write_text((DIGESTS / name).read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "more.yaml").write_text(
+        "repo: o/r\nentries:\n  - title: 标题\n    note: 值得精读。见 #12。\n    date: 2026-08-01\n"
+        "    related: [5]\n",
+        encoding="utf-8",
+    )
+    entries = Library.load(tmp_path).entries
+    assert len(entries) == 9
+    for entry in entries:
+        validated = Entry.model_validate(entry.model_dump())
+        assert validated == entry
+        assert [type(v) for v in entry.__dict__.values()] == [type(v) for v in validated.__dict__.values()]
+        assert list(entry.__dict__) == list(Entry.model_fields)

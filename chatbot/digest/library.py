@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chatbot.digest.model import DigestParseError, Entry, Metadata, Problem, compact
+from chatbot.digest.model import DigestParseError, Entry, Metadata, Problem, checked_entry
 from chatbot.digest.rawtext import parse_raw_text
 from chatbot.digest.structured import is_glossary_file, parse_structured
 
@@ -168,7 +168,7 @@ def _fill(base: Entry, extra: Entry) -> Entry:
     }
     for name in _LIST_FIELDS:
         update[name] = _union(ours[name], theirs[name])
-    return compact(base.model_copy(update=update))
+    return checked_entry({**ours, **update})
 
 
 _METADATA_SCALARS = ("pr", "url", "github_title", "author", "date")
@@ -186,7 +186,7 @@ def _fill_metadata(base: Entry, meta: Metadata) -> Entry:
     update["tags"] = _union(ours["tags"], meta.tags)
     update["related"] = _union(ours["related"], meta.related)
     update["identifiers"] = _union(ours["identifiers"], meta.identifiers)
-    return compact(base.model_copy(update=update))
+    return checked_entry({**ours, **update})
 
 
 def _union(base: list[Any], extra: Sequence[Any]) -> list[Any]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from chatbot.digest.model import DigestParseError, Entry, Metadata, Problem, compact, entry_id
+from chatbot.digest.model import DigestParseError, Entry, Metadata, Problem, checked_entry, entry_id
 from chatbot.digest.note import analyse_note
 
 SLUG_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*)/[A-Za-z0-9._-]+$")
@@ -96,17 +96,8 @@ def note_entry(
     """An entry of either form: its place, its note and the parts the note is cut into (the note
     is analysed once, here), with what else the form knows (`source`, PR metadata)."""
     parts = analyse_note(note, repo, title)
-    entry = Entry(
-        id=ident,
-        repo=repo,
-        digest=name,
-        position=position,
-        title=title.strip(),
-        note=note,
-        **parts.entry_fields(),
-        **metadata,
-    )
-    return compact(entry)
+    fields = {"id": ident, "repo": repo, "digest": name, "position": position, "title": title.strip()}
+    return checked_entry({**fields, "note": note, **parts.entry_fields(), **metadata})
 
 
 def _slug_and_pairs(
