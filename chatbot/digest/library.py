@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,8 +22,9 @@ from chatbot.digest.model import (
     Metadata,
     Problem,
     checked_entry,
-    entry_of_values,
+    entry_fields,
     entry_values,
+    values_id,
 )
 from chatbot.digest.rawtext import parse_raw_text
 from chatbot.digest.structured import is_glossary_file, parse_structured
@@ -34,14 +35,16 @@ STRUCTURED_SUFFIXES = {".yaml", ".yml"}
 
 # An entry's field values in field order (`entry_values`).
 Row = tuple[Any, ...]
+# Where a file keeps one of its entries: its list of entries and the index in it.
+Slot = tuple[list["Entry | Row"], int]
 
 
 @dataclass(frozen=True)
 class LoadedFile:
     """What one file contributed: entries with a note, what it adds to entries of other files
-    (in item order), and problems. An entry that metadata was merged into is kept, once merged,
-    as its field values (`Row`): the merged entry shares them, and a second full entry per
-    merged one was a sixth of the library's memory."""
+    (in item order), and problems. An entry that is not itself in the library (metadata was
+    merged into a copy of it) is kept as its field values (`Row`), which the copy shares: two
+    full entries per merged one were a sixth of the library's memory."""
 
     path: Path
     entries: list[Entry | Row]
@@ -138,37 +141,56 @@ def _line(extra: Metadata | Entry) -> int:
     return extra.line if isinstance(extra, Metadata) else int(extra.source.rsplit(":", 1)[1])
 
 
-def merge_entries(files: Iterable[LoadedFile]) -> tuple[list[Entry], list[Problem]]:
-    """One entry per id: text from the file that has the note, metadata filled in from the others."""
-    merged: dict[str, Entry] = {}
+def merge_entries(files: Sequence[LoadedFile]) -> tuple[list[Entry], list[Problem]]:
+    """One entry per id: text from the file that has the note, metadata filled in from the
+    others. Each file keeps an entry as is when the library has it unchanged, else its values."""
+    notes: dict[str, list[Slot]] = {}
     metadata: dict[str, list[tuple[Metadata | Entry, LoadedFile]]] = {}
     for loaded in files:
-        for item in loaded.entries:
-            entry = item if isinstance(item, Entry) else entry_of_values(item)
-            known = merged.get(entry.id)
-            merged[entry.id] = entry if known is None else _fill(known, entry)
+        for index, item in enumerate(loaded.entries):
+            item_id = item.id if isinstance(item, Entry) else values_id(item)
+            notes.setdefault(item_id, []).append((loaded.entries, index))
         for extra in loaded.metadata:
             metadata.setdefault(extra.id, []).append((extra, loaded))
-    problems: list[Problem] = []
-    for entry_id, extras in metadata.items():
-        for extra, loaded in extras:
-            base = merged.get(entry_id)
-            if base is None:
-                problems.append(_unmatched(extra, loaded))
-            elif isinstance(extra, Metadata):
-                merged[entry_id] = _fill_metadata(base, extra)
-            else:
-                merged[entry_id] = _fill(base, extra)
-    return list(merged.values()), problems
+    problems = [
+        _unmatched(extra, loaded)
+        for entry_id, extras in metadata.items()
+        if entry_id not in notes
+        for extra, loaded in extras
+    ]
+    merged = [_merged(slots, [e for e, _ in metadata.get(entry_id, [])]) for entry_id, slots in notes.items()]
+    return merged, problems
 
 
-def _keep_values_of_merged(files: Iterable[LoadedFile], merged: dict[str, Entry]) -> None:
-    """Of each parsed entry that is not itself in the library (a copy with metadata is), keep
-    only its field values: what the next merge needs when this file has not changed."""
-    for loaded in files:
-        for index, item in enumerate(loaded.entries):
-            if isinstance(item, Entry) and merged.get(item.id) is not item:
-                loaded.entries[index] = entry_values(item)
+def _merged(slots: list[Slot], extras: list[Metadata | Entry]) -> Entry:
+    """The entry of the note copies at `slots` with the metadata of `extras`. Alone and without
+    metadata, the parsed entry itself (its file keeps it as an entry again); else a new entry,
+    and the files keep the copies' values: each parsed entry is let go before the merged one is
+    made, which then takes its place in memory rather than a new one."""
+    if len(slots) == 1 and not extras:
+        entries, index = slots[0]
+        item = entries[index]
+        entry = item if isinstance(item, Entry) else checked_entry(entry_fields(item))
+        entries[index] = entry
+        return entry
+    first, *others = (_values(entries, index) for entries, index in slots)
+    fields = entry_fields(first)
+    for other in others:
+        _fill(fields, entry_fields(other))
+    for extra in extras:
+        if isinstance(extra, Metadata):
+            _fill_metadata(fields, extra)
+        else:
+            _fill(fields, extra.__dict__)
+    return checked_entry(fields)
+
+
+def _values(entries: list[Entry | Row], index: int) -> Row:
+    """The values of the entry at `index`, which its file keeps from now on instead of it."""
+    item = entries[index]
+    if isinstance(item, Entry):
+        item = entries[index] = entry_values(item)
+    return item
 
 
 def _unmatched(extra: Metadata | Entry, loaded: LoadedFile) -> Problem:
@@ -182,37 +204,28 @@ _LIST_FIELDS = ("tags", "related", "refs", "people", "identifiers", "highlights"
 _SCALAR_FIELDS = ("pr", "url", "github_title", "author", "date", "verdict", "why", "audience")
 
 
-def _fill(base: Entry, extra: Entry) -> Entry:
-    """Fill the base entry's empty fields from another copy; lists are unioned in order."""
-    ours, theirs = base.__dict__, extra.__dict__  # the fields, read without 30 attribute lookups
-    update = {
-        name: theirs[name]
-        for name in _SCALAR_FIELDS
-        if ours[name] in (None, "") and theirs[name] not in (None, "")
-    }
+def _fill(ours: dict[str, Any], theirs: Mapping[str, Any]) -> None:
+    """Fill the empty fields from another copy; lists are unioned in order."""
+    for name in _SCALAR_FIELDS:
+        if ours[name] in (None, "") and theirs[name] not in (None, ""):
+            ours[name] = theirs[name]
     for name in _LIST_FIELDS:
-        update[name] = _union(ours[name], theirs[name])
-    return checked_entry({**ours, **update})
+        ours[name] = _union(ours[name], theirs[name])
 
 
 _METADATA_SCALARS = ("pr", "url", "github_title", "author", "date")
 
 
-def _fill_metadata(base: Entry, meta: Metadata) -> Entry:
-    """The base entry with what a metadata item adds: its empty PR fields filled, its tags,
-    related refs and the title's code names unioned in order."""
-    ours = base.__dict__
-    update: dict[str, Any] = {}
+def _fill_metadata(ours: dict[str, Any], meta: Metadata) -> None:
+    """What a metadata item adds: the empty PR fields filled, its tags, related refs and the
+    title's code names unioned in order."""
     for name in _METADATA_SCALARS:
         value = getattr(meta, name)
         if ours[name] in (None, "") and value not in (None, ""):
-            update[name] = value
-    update["tags"] = _union(ours["tags"], meta.tags)
-    update["related"] = _union(ours["related"], meta.related)
-    update["identifiers"] = _union(ours["identifiers"], meta.identifiers)
-    if all(value is ours[name] for name, value in update.items()):
-        return base  # nothing added: the parsed entry itself, not a copy
-    return checked_entry({**ours, **update})
+            ours[name] = value
+    ours["tags"] = _union(ours["tags"], meta.tags)
+    ours["related"] = _union(ours["related"], meta.related)
+    ours["identifiers"] = _union(ours["identifiers"], meta.identifiers)
 
 
 def _union(base: list[Any], extra: Sequence[Any]) -> list[Any]:
@@ -288,7 +301,6 @@ class Library:
             entries.sort(key=_sort_key)
             self._parsed = parsed
             self._by_id = {e.id: e for e in entries}
-            _keep_values_of_merged(loaded, self._by_id)
             self.entries = entries
             self.problems = problems
             self._stamp = stamp
