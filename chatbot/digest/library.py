@@ -228,12 +228,16 @@ def _fill_metadata(ours: dict[str, Any], meta: Metadata) -> None:
     ours["identifiers"] = _union(ours["identifiers"], meta.identifiers)
 
 
-def _union(base: list[Any], extra: Sequence[Any]) -> list[Any]:
+def _union(base: list[Any], extra: list[Any]) -> list[Any]:
     """`base` (as it is, repeats kept) then the items of `extra` it lacks, each once. `base`
-    itself when `extra` adds nothing: entries share, never change, their lists."""
+    itself when `extra` adds nothing, `extra` itself when it is all that is added (the usual
+    metadata: the note's entry has no tags, no related refs): entries and metadata share, never
+    change, their lists."""
     seen = set(base)
     added = [item for item in dict.fromkeys(extra) if item not in seen]
-    return [*base, *added] if added else base
+    if not added:
+        return base
+    return extra if len(added) == len(extra) and not base else [*base, *added]
 
 
 def _sort_key(entry: Entry) -> tuple[str, int]:

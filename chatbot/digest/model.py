@@ -91,7 +91,7 @@ class Metadata:
     """What an item without a note (a `.meta.yaml` beside the raw text) adds to the entry of the
     same title in another file. A light record, not an `Entry`: a library holds one per entry,
     and there is no note to analyse. `identifiers` are the title's code names (a title spelt
-    differently, same id, may name them differently)."""
+    differently, same id, may name them differently). The entry it fills shares its lists."""
 
     id: str
     title: str
@@ -101,9 +101,9 @@ class Metadata:
     github_title: str | None
     author: str | None
     date: dt.date | None
-    tags: tuple[str, ...]
-    related: tuple[Ref, ...]
-    identifiers: tuple[str, ...]
+    tags: list[str]
+    related: list[Ref]
+    identifiers: list[str]
 
 
 _FIELDS = tuple(Entry.model_fields)

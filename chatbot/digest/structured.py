@@ -161,8 +161,8 @@ def _entry(repo: str, name: str, position: int, item: StructuredEntry, note: str
         github_title=item.github_title,
         author=item.author,
         date=item.date,
-        tags=list(_tags(item)),
-        related=list(_related(repo, item)),
+        tags=_tags(item),
+        related=_related(repo, item),
         source=source,
     )
 
@@ -180,7 +180,7 @@ def _metadata(repo: str, item: StructuredEntry, line: int) -> Metadata:
         date=item.date,
         tags=_tags(item),
         related=_related(repo, item),
-        identifiers=tuple(find_identifiers(f"{item.title}\n")),
+        identifiers=find_identifiers(f"{item.title}\n"),
     )
 
 
@@ -188,12 +188,12 @@ def _url(repo: str, item: StructuredEntry) -> str | None:
     return item.url or (pull_url(repo, item.pr) if item.pr else None)
 
 
-def _tags(item: StructuredEntry) -> tuple[str, ...]:
-    return tuple(sys.intern(tag) for tag in item.tags)  # a few topics, thousands of entries
+def _tags(item: StructuredEntry) -> list[str]:
+    return [sys.intern(tag) for tag in item.tags]  # a few topics, thousands of entries
 
 
-def _related(repo: str, item: StructuredEntry) -> tuple[Ref, ...]:
-    return tuple(Ref(number=n, url=pull_url(repo, n)) for n in item.related)
+def _related(repo: str, item: StructuredEntry) -> list[Ref]:
+    return [Ref(number=n, url=pull_url(repo, n)) for n in item.related]
 
 
 __all__ = ["StructuredDigest", "StructuredEntry", "is_glossary_file", "json_schema", "parse_structured"]
