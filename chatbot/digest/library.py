@@ -36,7 +36,7 @@ STRUCTURED_SUFFIXES = {".yaml", ".yml"}
 # An entry's field values in field order (`entry_values`).
 Row = tuple[Any, ...]
 # Where a file keeps one of its entries: its list of entries and the index in it.
-Slot = tuple[list["Entry | Row"], int]
+Slot = tuple[list[Entry | Row], int]
 
 
 @dataclass(frozen=True)
