@@ -229,3 +229,37 @@ def test_entries_built_without_validation_are_what_validation_makes_of_them(tmp_
         assert validated == entry
         assert [type(v) for v in entry.__dict__.values()] == [type(v) for v in validated.__dict__.values()]
         assert list(entry.__dict__) == list(Entry.model_fields)
+
+
+def test_note_copies_and_metadata_of_several_files_merge_in_file_order(tmp_path: Path) -> None:
+    """Two copies of a note (raw and YAML) and two metadata files: the first file's note and
+    values win, lists (refs, tags, related) are unioned in file order, a title spelt with other
+    case adds its code names; a reload that re-parses nothing merges the kept values into the same entries."""
+    (tmp_path / "a.txt").write_text(
+        "o/r\n\nFix `foo_bar`\n\n值得精读。看点：A、B。见 #12。\n", encoding="utf-8"
+    )
+    (tmp_path / "b.yaml").write_text(
+        'repo: o/r\nentries:\n  - title: fix `foo_bar`\n    note: "值得一读。看点：B、C。见 #13。"\n'
+        "    pr: 7\n    tags: [x, y]\n    related: [5]\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "c.meta.yaml").write_text(
+        "repo: o/r\nentries:\n  - title: FIX `Foo_Bar`\n    pr: 8\n    author: ann\n    tags: [y, z]\n"
+        "    related: [6, 5]\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "d.meta.yaml").write_text(
+        "repo: o/r\nentries:\n  - title: Fix `foo_bar`\n    author: bob\n    github_title: GH\n",
+        encoding="utf-8",
+    )
+    library = Library.load(tmp_path)
+    (entry,) = library.entries
+    assert (entry.title, entry.source) == ("Fix `foo_bar`", f"{tmp_path / 'a.txt'}:3")
+    assert (entry.pr, entry.author, entry.github_title) == (7, "ann", "GH")
+    assert [r.number for r in entry.refs] == [12, 13]
+    assert (entry.tags, [r.number for r in entry.related]) == (["x", "y", "z"], [5, 6])
+    assert entry.identifiers == ["foo_bar", "Foo_Bar"]
+    before = [e.model_dump() for e in library]
+    (tmp_path / "e.txt").write_text("o/r\n\n另一条\n\n值得一读。\n", encoding="utf-8")
+    assert library.refresh() is True and len(library) == 2
+    assert [e.model_dump() for e in library if e.title != "另一条"] == before
