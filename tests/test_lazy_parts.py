@@ -9,6 +9,7 @@ must be what an eager analysis gives — for the bundled digest and a 1k synthet
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -180,6 +181,45 @@ def test_a_repeated_title_merges_the_parts_of_both_notes(tmp_path: Path) -> None
     ]
     assert merged.caveats == [*first.caveats, *(c for c in second.caveats if c not in first.caveats)]
     assert "C 会泄漏" in " ".join(merged.caveats)
+
+
+def test_a_repeated_title_still_warns_for_the_copy_without_a_verdict(
+    tmp_path: Path, analysed: list[str]
+) -> None:
+    """The first copy of a repeated title has no verdict, the second has one: the merged entry
+    takes the second's, yet the first copy is warned about, as a plain parse of it would be. The
+    checks read the verdict each note was merged with: no note is cut again."""
+    folder = tmp_path / "digests"
+    folder.mkdir()
+    (folder / "a.txt").write_text(
+        "o/r\n\n甲\n\n就是一个说明。看点：X、Y。\n\n甲\n\n值得精读。看点：Y、Z。\n", encoding="utf-8"
+    )
+    (folder / "a.meta.yaml").write_text("repo: o/r\nentries:\n  - title: 甲\n    pr: 1\n", encoding="utf-8")
+    library = Library.load(folder)
+    (entry,) = library.entries
+    assert (entry.verdict, entry.highlights, entry.pr) == ("值得精读", ["X", "Y", "Z"], 1)
+    assert analysed == ["就是一个说明。看点：X、Y。", "值得精读。看点：Y、Z。"]  # merging them
+    assert [str(p) for p in library.problems] == [
+        f"{folder / 'a.txt'}:5: {NO_VERDICT}",
+        f"{folder / 'a.txt'}:7: warning: same title as the entry at line 3; merged",
+    ]
+    assert len(analysed) == 2
+
+
+def entries_alive() -> int:
+    gc.collect()
+    return sum(isinstance(item, Entry) for item in gc.get_objects())
+
+
+def test_verdict_checks_keep_no_parsed_entry_alive(library_1k: Path) -> None:
+    """A metadata row is merged into every bench entry: the files keep the parsed entries' values
+    only, and the verdict checks (decided later) their notes: one entry per library entry stays
+    alive, before and after the checks are decided."""
+    before = entries_alive()
+    library = Library.load(library_1k)
+    assert entries_alive() - before == len(library) == 1000
+    assert library.problems == []
+    assert entries_alive() - before == 1000
 
 
 def test_snapshot_round_trip_keeps_entries_parts_and_warnings(

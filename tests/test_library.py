@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from chatbot.digest.library import Library
+from chatbot.digest.model import NOTE_PARTS, Entry
 from tests.conftest import DIGESTS
 
 SEED = (DIGESTS / "vllm-digest-2026-08.txt").read_text(encoding="utf-8")
@@ -176,3 +177,91 @@ def test_glossary_edit_bumps_the_generation_without_being_read_as_a_digest(tmp_p
 
     glossary.unlink()
     assert library.refresh() is True and library.generation == generation + 2
+
+
+def test_a_metadata_file_edited_alone_refills_the_unchanged_notes(tmp_path: Path) -> None:
+    """Editing only the `.meta.yaml` re-reads it and refills the entries of the unchanged raw file
+    (not parsed again); deleting it takes its metadata and its warnings away."""
+    raw = tmp_path / "a.txt"
+    raw.write_text("o/r\n\n标题\n\n值得精读。看点：A、B。\n\n另一条\n\n值得一读。\n", encoding="utf-8")
+    meta = tmp_path / "a.meta.yaml"
+    meta.write_text(
+        "repo: o/r\nentries:\n  - title: 标题\n    pr: 7\n    tags: [x]\n  - title: 没有这条\n    pr: 8\n",
+        encoding="utf-8",
+    )
+    library = Library.load(tmp_path)
+    raw_parse = library._parsed[raw]
+    assert [(e.pr, e.tags) for e in library] == [(7, ["x"]), (None, [])]
+    assert [str(p) for p in library.problems] == [
+        f"{meta}:6: warning: metadata for '没有这条' matches no entry with a note (check the title)"
+    ]
+    meta.write_text(
+        "repo: o/r\nentries:\n  - title: 另一条\n    pr: 9\n    related: [5]\n  - title: 标题\n    tags: [y]\n",
+        encoding="utf-8",
+    )
+    os.utime(meta, ns=(meta.stat().st_atime_ns, meta.stat().st_mtime_ns + 1_000_000))
+    assert library.refresh() is True
+    assert library._parsed[raw] is raw_parse  # the raw file was not parsed again
+    assert [(e.pr, e.tags, [r.number for r in e.related]) for e in library] == [
+        (None, ["y"], []),
+        (9, [], [5]),
+    ]
+    assert library.problems == [] and library.get("9") == library.entries[1]
+    meta.unlink()
+    assert library.refresh() is True and library._parsed[raw] is raw_parse
+    assert [(e.pr, e.tags, e.related) for e in library] == [(None, [], []), (None, [], [])]
+
+
+def test_entries_built_without_validation_are_what_validation_makes_of_them(tmp_path: Path) -> None:
+    """The parsers build entries from values they checked, not validated twice: each field holds
+    exactly the type and value pydantic would have made of it, and the parts (not fields) read
+    from the note are those of the validated entry."""
+    for name in ("vllm-digest-2026-08.txt", "vllm-digest-2026-08.meta.yaml"):
+        (tmp_path / name).write_text((DIGESTS / name).read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "more.yaml").write_text(
+        "repo: o/r\nentries:\n  - title: 标题\n    note: 值得精读。见 #12。\n    date: 2026-08-01\n"
+        "    related: [5]\n",
+        encoding="utf-8",
+    )
+    entries = Library.load(tmp_path).entries
+    assert len(entries) == 9
+    for entry in entries:
+        assert list(entry.__dict__) == list(Entry.model_fields)  # the fields only: no part cut yet
+        validated = Entry.model_validate(entry.model_dump(exclude=set(NOTE_PARTS)))
+        assert validated == entry
+        assert [type(v) for v in entry.__dict__.values()] == [type(v) for v in validated.__dict__.values()]
+        assert entry.model_dump() == validated.model_dump()
+
+
+def test_note_copies_and_metadata_of_several_files_merge_in_file_order(tmp_path: Path) -> None:
+    """Two copies of a note (raw and YAML) and two metadata files: the first file's note and
+    values win, lists (refs, tags, related) are unioned in file order, a title spelt with other
+    case adds its code names; a reload that re-parses nothing merges the kept values into the same entries."""
+    (tmp_path / "a.txt").write_text(
+        "o/r\n\nFix `foo_bar`\n\n值得精读。看点：A、B。见 #12。\n", encoding="utf-8"
+    )
+    (tmp_path / "b.yaml").write_text(
+        'repo: o/r\nentries:\n  - title: fix `foo_bar`\n    note: "值得一读。看点：B、C。见 #13。"\n'
+        "    pr: 7\n    tags: [x, y]\n    related: [5]\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "c.meta.yaml").write_text(
+        "repo: o/r\nentries:\n  - title: FIX `Foo_Bar`\n    pr: 8\n    author: ann\n    tags: [y, z]\n"
+        "    related: [6, 5]\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "d.meta.yaml").write_text(
+        "repo: o/r\nentries:\n  - title: Fix `foo_bar`\n    author: bob\n    github_title: GH\n",
+        encoding="utf-8",
+    )
+    library = Library.load(tmp_path)
+    (entry,) = library.entries
+    assert (entry.title, entry.source) == ("Fix `foo_bar`", f"{tmp_path / 'a.txt'}:3")
+    assert (entry.pr, entry.author, entry.github_title) == (7, "ann", "GH")
+    assert [r.number for r in entry.refs] == [12, 13]
+    assert (entry.tags, [r.number for r in entry.related]) == (["x", "y", "z"], [5, 6])
+    assert entry.identifiers == ["foo_bar", "Foo_Bar"]
+    before = [e.model_dump() for e in library]
+    (tmp_path / "e.txt").write_text("o/r\n\n另一条\n\n值得一读。\n", encoding="utf-8")
+    assert library.refresh() is True and len(library) == 2
+    assert [e.model_dump() for e in library if e.title != "另一条"] == before

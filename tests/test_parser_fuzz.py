@@ -21,7 +21,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from chatbot.digest.library import load_file
-from chatbot.digest.model import DigestParseError, pull_url
+from chatbot.digest.model import DigestParseError, Entry, Metadata, entry_id, pull_url
 from chatbot.digest.rawtext import ParseResult, parse_raw_text
 from chatbot.digest.structured import parse_structured
 
@@ -226,22 +226,31 @@ def test_valid_yaml_digests_give_every_item_with_its_metadata(digest: YamlDigest
     event(
         f"{sum('note' in i for i in items)} with notes, {sum('note' not in i for i in items)} metadata only"
     )
-    assert [e.title for e in result.entries] == [str(i["title"]) for i in items]
-    assert [e.pr for e in result.entries] == [i.get("pr") for i in items]
-    assert [e.url for e in result.entries] == [
+    assert [e.title for e in result.entries] == [str(i["title"]) for i in items if "note" in i]
+    assert [m.title for m in result.metadata] == [str(i["title"]) for i in items if "note" not in i]
+    # Every item, with or without a note, in file order: the same metadata read from each.
+    rows = sorted([*result.entries, *result.metadata], key=item_line)
+    assert [e.pr for e in rows] == [i.get("pr") for i in items]
+    assert [e.url for e in rows] == [
         pull_url(digest.repo, int(str(i["pr"]))) if "pr" in i else None for i in items
     ]
-    assert [e.date for e in result.entries] == [i.get("date") for i in items]
-    assert [e.tags for e in result.entries] == [
+    assert [e.date for e in rows] == [i.get("date") for i in items]
+    assert [list(e.tags) for e in rows] == [
         [t.strip() for t in i.get("tags", [])]
         for i in items  # type: ignore[attr-defined]
     ]
-    assert [[r.number for r in e.related] for e in result.entries] == [i.get("related", []) for i in items]
-    assert [e.author for e in result.entries] == [i.get("author") for i in items]
-    only = {e.id for e, i in zip(result.entries, items, strict=True) if "note" not in i}
-    assert result.metadata_only == only
+    assert [[r.number for r in e.related] for e in rows] == [i.get("related", []) for i in items]
+    assert [e.author for e in rows] == [i.get("author") for i in items]
+    assert [m.id for m in result.metadata] == [
+        entry_id(digest.repo, str(i["title"])) for i in items if "note" not in i
+    ]
     item_lines = [n for n, line in enumerate(digest.text.splitlines(), start=1) if line.startswith("- ")]
-    assert [e.source for e in result.entries] == [f"{YAML_PATH}:{n}" for n in item_lines]
+    assert [item_line(e) for e in rows] == item_lines
+    assert all(e.source == f"{YAML_PATH}:{item_line(e)}" for e in result.entries)
+
+
+def item_line(row: Entry | Metadata) -> int:
+    return row.line if isinstance(row, Metadata) else int(row.source.rsplit(":", 1)[1])
 
 
 def test_broken_yaml_digests_give_entries_or_an_error_at_a_line() -> None:
@@ -252,8 +261,8 @@ def test_broken_yaml_digests_give_entries_or_an_error_at_a_line() -> None:
     def run(case: tuple[str, list[str]]) -> None:
         how, lines = case
         outcome, result = parse_broken(parse_structured, YAML_PATH, lines)
-        for entry in result.entries if result else []:
-            assert 1 <= int(entry.source.rsplit(":", 1)[1]) <= len("\n".join(lines).splitlines())
+        for row in [*result.entries, *result.metadata] if result else []:
+            assert 1 <= item_line(row) <= len("\n".join(lines).splitlines())
         event(f"{how}: {outcome}")
         outcomes[outcome] += 1
 

@@ -72,12 +72,13 @@ entries:
 
 def test_structured_entries_and_metadata_only_items() -> None:
     result = parse_structured(GOOD_YAML, "d/m.yaml")
-    full, meta = result.entries
+    (full,) = result.entries
+    (meta,) = result.metadata
     assert full.url == "https://github.com/vllm-project/vllm/pull/1234"
     assert full.source == "d/m.yaml:3"
     assert full.caveats == ["可能被重新审视"]
-    assert meta.id in result.metadata_only and full.id not in result.metadata_only
-    assert meta.source == "d/m.yaml:8"
+    assert (meta.title, meta.author, meta.line) == ("Only metadata", "someone", 8)
+    assert meta.id == entry_id("vllm-project/vllm", "only  METADATA")
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ Core: imports only the standard library, pydantic and PyYAML — never Slack, th
 from chatbot.digest.clauses import clauses, clean, sentences, split_top_level
 from chatbot.digest.explain import Explanation, explain
 from chatbot.digest.library import Library
-from chatbot.digest.model import DigestParseError, Entry, Problem, Ref, entry_id, pull_url
+from chatbot.digest.model import DigestParseError, Entry, Metadata, Problem, Ref, entry_id, pull_url
 from chatbot.digest.note import NoteParts, analyse_note
 from chatbot.digest.rawtext import ParseResult, parse_raw_text
 from chatbot.digest.structured import is_glossary_file, json_schema, parse_structured
@@ -17,6 +17,7 @@ __all__ = [
     "Entry",
     "Explanation",
     "Library",
+    "Metadata",
     "NoteParts",
     "ParseResult",
     "Problem",

@@ -11,12 +11,26 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chatbot.digest.model import NOTE_PARTS, DigestParseError, Entry, Problem, compact, shared_parts
+from chatbot.digest.model import (
+    NOTE_PARTS,
+    DigestParseError,
+    Entry,
+    Metadata,
+    Problem,
+    checked_entry,
+    cut_parts,
+    entry_fields,
+    entry_values,
+    merged_from,
+    set_merged_parts,
+    values_id,
+)
+from chatbot.digest.note import analyse_note
 from chatbot.digest.rawtext import Finding, decide, parse_raw_text
 from chatbot.digest.structured import is_glossary_file, parse_structured
 
@@ -24,19 +38,28 @@ RAW_SUFFIXES = {".txt", ".md"}
 STRUCTURED_SUFFIXES = {".yaml", ".yml"}
 
 
+# An entry's field values in field order (`entry_values`).
+Row = tuple[Any, ...]
+# Where a file keeps one of its entries: its list of entries and the index in it.
+Slot = tuple[list[Entry | Row], int]
+
+
 @dataclass(frozen=True)
 class LoadedFile:
-    """What one file contributed: entries (possibly metadata-only) and problems (`found`: the
-    verdict checks among them are decided when `problems` is read)."""
+    """What one file contributed: entries with a note, what it adds to entries of other files
+    (in item order), and problems (`found`: the verdict checks among them are decided when
+    `problems` is read). An entry that is not itself in the library (metadata was merged into a
+    copy of it) is kept as its field values (`Row`), which the copy shares: two full entries per
+    merged one were a sixth of the library's memory."""
 
     path: Path
-    entries: list[Entry]
-    metadata_only: set[str]
+    entries: list[Entry | Row]
+    metadata: list[Metadata | Entry]
     found: list[Finding]
 
     @property
     def problems(self) -> list[Problem]:
-        return decide(self.found)
+        return decide(self.found, {e.id: e for e in self.entries if isinstance(e, Entry)})
 
 
 def scan_folder(folder: Path) -> tuple[list[Path], list[Problem]]:
@@ -97,47 +120,118 @@ def load_file(path: Path) -> LoadedFile:
     except UnicodeDecodeError as exc:
         line = exc.object[: exc.start].count(b"\n") + 1
         problem = Problem(str(path), line, "error", f"not UTF-8 text: {exc.reason} at byte {exc.start}")
-        return LoadedFile(path, [], set(), [problem])
+        return LoadedFile(path, [], [], [problem])
     except OSError as exc:
-        return LoadedFile(path, [], set(), [Problem(str(path), 1, "error", f"cannot read: {exc.strerror}")])
+        return LoadedFile(path, [], [], [Problem(str(path), 1, "error", f"cannot read: {exc.strerror}")])
     try:
         if path.suffix.lower() in STRUCTURED_SUFFIXES:
             result = parse_structured(text, str(path))
-            return LoadedFile(path, result.entries, result.metadata_only, result.found)
+            return LoadedFile(path, *_split_metadata(result.entries, result.metadata), result.found)
         raw = parse_raw_text(text, str(path))
-        return LoadedFile(path, raw.entries, set(), raw.found)
+        return LoadedFile(path, [*raw.entries], [], raw.found)
     except DigestParseError as exc:
-        return LoadedFile(path, [], set(), [exc.problem])
+        return LoadedFile(path, [], [], [exc.problem])
 
 
-def merge_entries(files: Iterable[LoadedFile]) -> tuple[list[Entry], list[Problem]]:
-    """One entry per id: text from the file that has the note, metadata filled in from the others."""
-    merged: dict[str, Entry] = {}
-    metadata: dict[str, list[tuple[Entry, LoadedFile]]] = {}
-    problems: list[Problem] = []
+def _split_metadata(
+    entries: list[Entry], metadata: list[Metadata]
+) -> tuple[list[Entry | Row], list[Metadata | Entry]]:
+    """A file's entries and its metadata. An entry whose title an item without a note of the
+    same file repeats counts as metadata too, in item order (as it always has: it is then
+    merged only into a note of another file)."""
+    ids = {meta.id for meta in metadata}
+    if not any(entry.id in ids for entry in entries):
+        return [*entries], [*metadata]
+    extras: list[Metadata | Entry] = [*metadata, *(e for e in entries if e.id in ids)]
+    extras.sort(key=_line)
+    return [e for e in entries if e.id not in ids], extras
+
+
+def _line(extra: Metadata | Entry) -> int:
+    return extra.line if isinstance(extra, Metadata) else int(extra.source.rsplit(":", 1)[1])
+
+
+def merge_entries(
+    files: Sequence[LoadedFile], previous: Mapping[str, Entry]
+) -> tuple[list[Entry], list[Problem]]:
+    """One entry per id: text from the file that has the note, metadata filled in from the
+    others. Each file keeps an entry as is when the library has it unchanged, else its values.
+    An entry made again from the very note of the `previous` load's entry of its id takes the
+    parts that one has cut: a reload cuts only the notes of the files it parsed again."""
+    notes: dict[str, list[Slot]] = {}
+    metadata: dict[str, list[tuple[Metadata | Entry, LoadedFile]]] = {}
     for loaded in files:
-        for entry in loaded.entries:
-            if entry.id in loaded.metadata_only:
-                metadata.setdefault(entry.id, []).append((entry, loaded))
-            elif entry.id in merged:
-                merged[entry.id] = _fill(merged[entry.id], entry)
-            else:
-                merged[entry.id] = entry
-    for entry_id, extras in metadata.items():
-        for extra, loaded in extras:
-            if entry_id in merged:
-                merged[entry_id] = _fill(merged[entry_id], extra)
-            else:
-                line = int(extra.source.rsplit(":", 1)[1])
-                problems.append(
-                    Problem(
-                        str(loaded.path),
-                        line,
-                        "warning",
-                        f"metadata for {extra.title!r} matches no entry with a note (check the title)",
-                    )
-                )
-    return list(merged.values()), problems
+        for index, item in enumerate(loaded.entries):
+            item_id = item.id if isinstance(item, Entry) else values_id(item)
+            notes.setdefault(item_id, []).append((loaded.entries, index))
+        for extra in loaded.metadata:
+            metadata.setdefault(extra.id, []).append((extra, loaded))
+    problems = [
+        _unmatched(extra, loaded)
+        for entry_id, extras in metadata.items()
+        if entry_id not in notes
+        for extra, loaded in extras
+    ]
+    merged = [_merged(slots, [e for e, _ in metadata.get(entry_id, [])]) for entry_id, slots in notes.items()]
+    _take_parts(merged, previous)
+    return merged, problems
+
+
+def _take_parts(entries: list[Entry], previous: Mapping[str, Entry]) -> None:
+    """Give each entry the parts its previous entry cut from the same note object (so the same
+    text), unless either has the parts of several notes merged."""
+    for entry in entries:
+        old = previous.get(entry.id)
+        if (
+            old is not None
+            and old is not entry
+            and old.note is entry.note
+            and merged_from(old) is None
+            and merged_from(entry) is None
+        ):
+            entry.__dict__.update(cut_parts(old))
+
+
+def _merged(slots: list[Slot], extras: list[Metadata | Entry]) -> Entry:
+    """The entry of the note copies at `slots` with the metadata of `extras`. Alone and without
+    metadata, the parsed entry itself (its file keeps it as an entry again); else a new entry,
+    and the files keep the copies' values: each parsed entry is let go before the merged one is
+    made, which then takes its place in memory rather than a new one."""
+    if len(slots) == 1 and not extras:
+        entries, index = slots[0]
+        item = entries[index]
+        entry = item if isinstance(item, Entry) else checked_entry(entry_fields(item))
+        entries[index] = entry
+        return entry
+    first, *others = (_values(entries, index) for entries, index in slots)
+    fields = entry_fields(first)
+    copies: list[Mapping[str, Any]] = []  # the other copies, to merge the notes' parts
+    for other in others:
+        theirs = entry_fields(other)
+        _fill(fields, theirs)
+        copies.append(theirs)
+    for extra in extras:
+        if isinstance(extra, Metadata):
+            _fill_metadata(fields, extra)
+        else:
+            _fill(fields, extra.__dict__)
+            copies.append(extra.__dict__)
+    entry = checked_entry(fields)
+    _merge_parts(entry, [fields, *copies])
+    return entry
+
+
+def _values(entries: list[Entry | Row], index: int) -> Row:
+    """The values of the entry at `index`, which its file keeps from now on instead of it."""
+    item = entries[index]
+    if isinstance(item, Entry):
+        item = entries[index] = entry_values(item)
+    return item
+
+
+def _unmatched(extra: Metadata | Entry, loaded: LoadedFile) -> Problem:
+    message = f"metadata for {extra.title!r} matches no entry with a note (check the title)"
+    return Problem(str(loaded.path), _line(extra), "warning", message)
 
 
 _LIST_FIELDS = ("tags", "related", "refs", "people", "identifiers")
@@ -146,40 +240,59 @@ _LIST_FIELDS = ("tags", "related", "refs", "people", "identifiers")
 _SCALAR_FIELDS = ("pr", "url", "github_title", "author", "date")
 
 
-def _fill(base: Entry, extra: Entry) -> Entry:
-    """Fill the base entry's empty fields from another copy; lists are unioned in order. The
-    note's parts likewise, but only from a copy with a note of its own (a repeated title: rare):
-    a metadata row has none to add, so merging it has no note analysed, and the merged entry
-    reads its parts from the base (`shared_parts`)."""
-    # The fields, read without 30 attribute lookups.
-    update = _filled(base.__dict__, extra.__dict__, _SCALAR_FIELDS, _LIST_FIELDS)
-    if extra.note:
-        ours = {name: getattr(base, name) for name in NOTE_PARTS}
-        theirs = {name: getattr(extra, name) for name in NOTE_PARTS}
-        update |= ours | _filled(ours, theirs, ("verdict", "why", "audience"), ("highlights", "caveats"))
-    else:
-        update |= shared_parts(base)
-    return compact(base.model_copy(update=update))
-
-
-def _filled(
-    ours: dict[str, Any], theirs: dict[str, Any], scalars: Iterable[str], lists: Iterable[str]
-) -> dict[str, Any]:
-    """Our empty scalars filled from theirs, our lists unioned with theirs."""
-    update = {
-        name: theirs[name] for name in scalars if ours[name] in (None, "") and theirs[name] not in (None, "")
-    }
+def _fill(
+    ours: dict[str, Any],
+    theirs: Mapping[str, Any],
+    scalars: Iterable[str] = _SCALAR_FIELDS,
+    lists: Iterable[str] = _LIST_FIELDS,
+) -> None:
+    """Fill the empty fields (or parts) from another copy; lists are unioned in order."""
+    for name in scalars:
+        if ours[name] in (None, "") and theirs[name] not in (None, ""):
+            ours[name] = theirs[name]
     for name in lists:
-        update[name] = _union(ours[name], theirs[name])
-    return update
+        ours[name] = _union(ours[name], theirs[name])
+
+
+def _fill_metadata(ours: dict[str, Any], meta: Metadata) -> None:
+    """What a metadata item adds: the empty PR fields filled, its tags, related refs and the
+    title's code names unioned in order."""
+    for name in _SCALAR_FIELDS:
+        value = getattr(meta, name)
+        if ours[name] in (None, "") and value not in (None, ""):
+            ours[name] = value
+    ours["tags"] = _union(ours["tags"], meta.tags)
+    ours["related"] = _union(ours["related"], meta.related)
+    ours["identifiers"] = _union(ours["identifiers"], meta.identifiers)
+
+
+def _merge_parts(entry: Entry, copies: list[Mapping[str, Any]]) -> None:
+    """Give the entry of several copies with a note (a repeated title: rare) the parts of all
+    notes: the first note's filled and unioned with the others', as fields are. An entry with
+    metadata only merged in keeps its own note's, cut on first read: metadata adds no note."""
+    first, *others = copies
+    notes = [first, *(values for values in others if values["note"])]
+    if len(notes) < 2:
+        return
+    cut = [analyse_note(values["note"], values["repo"], values["title"]) for values in notes]
+    verdicts = [(values["note"], parts.verdict) for values, parts in zip(notes, cut, strict=True)]
+    merged = {name: getattr(cut[0], name) for name in NOTE_PARTS}
+    for parts in cut[1:]:
+        theirs = {name: getattr(parts, name) for name in NOTE_PARTS}
+        _fill(merged, theirs, ("verdict", "why", "audience"), ("highlights", "caveats"))
+    set_merged_parts(entry, merged, verdicts)
 
 
 def _union(base: list[Any], extra: list[Any]) -> list[Any]:
     """`base` (as it is, repeats kept) then the items of `extra` it lacks, each once. `base`
-    itself when `extra` adds nothing: entries share, never change, their lists."""
+    itself when `extra` adds nothing, `extra` itself when it is all that is added (the usual
+    metadata: the note's entry has no tags, no related refs): entries and metadata share, never
+    change, their lists."""
     seen = set(base)
     added = [item for item in dict.fromkeys(extra) if item not in seen]
-    return [*base, *added] if added else base
+    if not added:
+        return base
+    return extra if len(added) == len(extra) and not base else [*base, *added]
 
 
 def _sort_key(entry: Entry) -> tuple[str, int]:
@@ -246,7 +359,7 @@ class Library:
             loaded = [item for _, item in parsed.values()]
             for item in loaded:
                 problems.extend(item.found)
-            entries, merge_problems = merge_entries(loaded)
+            entries, merge_problems = merge_entries(loaded, self._by_id)
             problems.extend(merge_problems)
             entries.sort(key=_sort_key)
             self._parsed = parsed
@@ -299,7 +412,7 @@ class Library:
         with self._deciding:
             found, (decided_from, decided) = self._found, self._decided
             if decided_from is not found:
-                decided = decide(found)
+                decided = decide(found, self._by_id)
                 self._decided = (found, decided)
             return decided
 

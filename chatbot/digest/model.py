@@ -10,7 +10,7 @@ import datetime as dt
 import hashlib
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -47,10 +47,11 @@ def pull_url(repo: str, number: int) -> str:
     return f"{GITHUB}/{repo}/pull/{number}"
 
 
-class Ref(BaseModel):
-    """A `#12345` reference to a pull request or issue of the entry's repository."""
-
-    model_config = ConfigDict(frozen=True)
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """A `#12345` reference to a pull request or issue of the entry's repository. A slotted
+    dataclass, not a model: a library holds several per entry, and pydantic still validates and
+    dumps it as `{"number", "url"}` inside an `Entry`."""
 
     number: int
     url: str
@@ -62,7 +63,7 @@ _T = TypeVar("_T")
 def _note_part(description: str) -> Callable[[Callable[[Entry], _T]], cached_property[_T]]:
     """A part of the note: a field of the JSON (`computed_field`) computed on first read and then
     kept in the instance dict (`cached_property`), where a copy that sets it (`model_copy(update=
-    ...)`, a merged entry) puts the value it was given."""
+    ...)`, an entry merged from several notes: `set_merged_parts`) puts the value it was given."""
 
     def make(read: Callable[[Entry], _T]) -> cached_property[_T]:
         return computed_field(description=description)(cached_property(read))
@@ -117,23 +118,11 @@ class Entry(BaseModel):
         return self._analysed().caveats
 
     def _analysed(self) -> NoteParts:
-        """The note cut into its parts, all five kept (a part already there stays, e.g. a merged
-        entry's): one analysis whichever part is read first. A copy that shares its parts
-        (`shared_parts`) takes them from the entry it copies, which cuts the note once for both.
-        Two threads may both analyse; the result is the same."""
-        from chatbot.digest.note import NoteParts, analyse_note  # the note's reader imports this module
+        """The note cut into its parts, all five kept (a part already there stays): one analysis
+        whichever part is read first. Two threads may both analyse; the result is the same."""
+        from chatbot.digest.note import analyse_note  # the note's reader imports this module
 
-        source: Entry | None = self.__dict__.get(_PARTS_OF)
-        if source is None:
-            parts = analyse_note(self.note, self.repo, self.title)
-        else:
-            parts = NoteParts(
-                verdict=source.verdict,
-                why=source.why,
-                highlights=source.highlights,
-                audience=source.audience,
-                caveats=source.caveats,
-            )
+        parts = analyse_note(self.note, self.repo, self.title)
         for name in NOTE_PARTS:
             self.__dict__.setdefault(name, getattr(parts, name))
         return parts
@@ -157,30 +146,101 @@ class Entry(BaseModel):
         return out
 
 
+@dataclass(frozen=True, slots=True)
+class Metadata:
+    """What an item without a note (a `.meta.yaml` beside the raw text) adds to the entry of the
+    same title in another file. A light record, not an `Entry`: a library holds one per entry,
+    and there is no note to analyse. `identifiers` are the title's code names (a title spelt
+    differently, same id, may name them differently). The entry it fills shares its lists."""
+
+    id: str
+    title: str
+    line: int
+    pr: int | None
+    url: str | None
+    github_title: str | None
+    author: str | None
+    date: dt.date | None
+    tags: list[str]
+    related: list[Ref]
+    identifiers: list[str]
+
+
 NOTE_PARTS = ("verdict", "why", "highlights", "audience", "caveats")
-_FIELDS = list(Entry.model_fields)
+_FIELDS = tuple(Entry.model_fields)
 _DUMP_ORDER = (*_FIELDS[: _FIELDS.index("note") + 1], *NOTE_PARTS, *_FIELDS[_FIELDS.index("note") + 1 :])
-_EVERY_FIELD: set[str] = set(Entry.model_fields)
-_PARTS_OF = "_parts_of"
+_EVERY_FIELD: set[str] = set(_FIELDS)
+# What a field left out gets: a new empty list, or its default value.
+_LIST_FIELDS = frozenset(name for name, field in Entry.model_fields.items() if field.default_factory is list)
+_DEFAULTS = {name: field.default for name, field in Entry.model_fields.items() if not field.is_required()}
 
 
-def shared_parts(entry: Entry) -> dict[str, Entry]:
-    """The update (`model_copy(update=...)`) that has a copy of `entry` with the same note read
-    its parts from `entry` (a metadata row merged in adds none): the note is cut once for both,
-    whichever is read first, and the copy made again at each reload finds them cut. Nothing
-    when `entry` has them already: the copy copies them."""
-    if all(name in entry.__dict__ for name in NOTE_PARTS):
-        return {}
-    return {_PARTS_OF: entry.__dict__.get(_PARTS_OF, entry)}
-
-
-def compact(entry: Entry) -> Entry:
-    """The entry with one set of field names shared by all entries: pydantic keeps, per model, the
-    names passed to it (`model_fields_set`, never read here), a set of some 20 names that was a
-    third of an entry's memory. An entry is frozen, so no one adds to the shared set
-    (`model_copy` copies it first)."""
+def checked_entry(values: Mapping[str, Any]) -> Entry:
+    """An entry from field values already of their fields' types (the parsers' own, or another
+    entry's): validating them again was half the cost of an entry. Missing fields get their
+    defaults. Entries share one set of field names: pydantic keeps, per model, the names passed
+    to it (`model_fields_set`, never read here), a 22-name set of 2 KiB that was a third of an
+    entry's memory; an entry is frozen, so no one adds to it (`model_copy` copies it first)."""
+    fields: dict[str, Any] = {}
+    for name in _FIELDS:
+        if name in values:
+            fields[name] = values[name]
+        else:
+            fields[name] = [] if name in _LIST_FIELDS else _DEFAULTS[name]
+    entry = Entry.__new__(Entry)
+    object.__setattr__(entry, "__dict__", fields)
     object.__setattr__(entry, "__pydantic_fields_set__", _EVERY_FIELD)
+    object.__setattr__(entry, "__pydantic_extra__", None)
+    object.__setattr__(entry, "__pydantic_private__", None)
     return entry
+
+
+# In the dict of an entry merged from several notes (a repeated title): each with its verdict.
+_MERGED_FROM = "_merged_from"
+
+
+def set_merged_parts(
+    entry: Entry, parts: Mapping[str, Any], verdicts: Iterable[tuple[str, str | None]]
+) -> None:
+    """Give an entry merged from several notes the parts of all of them (`checked_entry` makes
+    the fields only, and its own note's parts would lack the others'), and each note with its own
+    verdict, which the verdict checks of the copies read instead of cutting the notes again."""
+    entry.__dict__.update(parts)
+    entry.__dict__[_MERGED_FROM] = tuple(verdicts)
+
+
+def merged_from(entry: Entry) -> tuple[tuple[str, str | None], ...] | None:
+    """The notes an entry was merged from, each with its own verdict (`set_merged_parts`); None
+    when its parts are cut from its own note alone: then another entry with the very same note
+    may read them instead of cutting the note again."""
+    merged: tuple[tuple[str, str | None], ...] | None = entry.__dict__.get(_MERGED_FROM)
+    return merged
+
+
+def cut_parts(entry: Entry) -> dict[str, Any]:
+    """The parts the entry has cut from its note so far (all five once one is read)."""
+    fields = entry.__dict__
+    return {name: fields[name] for name in NOTE_PARTS if name in fields}
+
+
+def entry_values(entry: Entry) -> tuple[Any, ...]:
+    """The entry's field values in field order: a quarter of the entry's own memory, and
+    `entry_fields` makes them fields again."""
+    fields = entry.__dict__
+    return tuple(fields[name] for name in _FIELDS)
+
+
+def entry_fields(values: tuple[Any, ...]) -> dict[str, Any]:
+    """The fields (name: value) of `entry_values`, for `checked_entry`."""
+    return dict(zip(_FIELDS, values, strict=True))
+
+
+_ID = _FIELDS.index("id")
+
+
+def values_id(values: tuple[Any, ...]) -> str:
+    """The id among `entry_values`."""
+    return str(values[_ID])
 
 
 Severity = Literal["error", "warning"]

@@ -12,13 +12,21 @@ vllm-project/vllm
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from chatbot.digest.model import DigestParseError, Entry, Problem, compact, entry_id
-from chatbot.digest.note import note_names
+from chatbot.digest.model import (
+    DigestParseError,
+    Entry,
+    Metadata,
+    Problem,
+    checked_entry,
+    entry_id,
+    merged_from,
+)
+from chatbot.digest.note import analyse_note, note_names
 
 SLUG_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*)/[A-Za-z0-9._-]+$")
 MAX_TITLE = 300
@@ -27,28 +35,50 @@ NO_VERDICT = "note does not open with a verdict (e.g. 值得精读)"
 
 @dataclass(frozen=True, slots=True)
 class VerdictCheck:
-    """The NO_VERDICT warning of one entry, decided when the problems are read, not when the file
+    """The NO_VERDICT warning of one note, decided when the problems are read, not when the file
     is parsed: whether a note has a verdict takes the whole note cut into its parts, which loading
-    does not do (`Entry` reads its parts on first use)."""
+    does not do (`Entry` reads its parts on first use). It keeps the note, not its parsed entry:
+    a file keeps a parsed entry that metadata was merged into as its values only, and the check
+    reads the verdict of the entry users see, which then keeps the analysis."""
 
-    entry: Entry
+    id: str
+    note: str
+    repo: str
     path: str
     line: int
 
-    def problem(self) -> Problem | None:
-        return (
-            None if self.entry.verdict is not None else Problem(self.path, self.line, "warning", NO_VERDICT)
-        )
+    @classmethod
+    def of(cls, entry: Entry, path: str, line: int) -> VerdictCheck:
+        return cls(entry.id, entry.note, entry.repo, path, line)
+
+    def problem(self, entries: Mapping[str, Entry]) -> Problem | None:
+        """The warning, if the note has no verdict."""
+        verdict = self._verdict(entries.get(self.id))
+        return None if verdict is not None else Problem(self.path, self.line, "warning", NO_VERDICT)
+
+    def _verdict(self, entry: Entry | None) -> str | None:
+        """The verdict of the entry of this id when it has this very note and its parts are that
+        note's (its analysis is then the one users' entry keeps), or the verdict it was given for
+        this note when it was merged from several (a repeated title); else this note's own."""
+        if entry is not None:
+            merged = merged_from(entry)
+            if merged is None and entry.note is self.note:
+                return entry.verdict
+            for note, verdict in merged or ():
+                if note is self.note:
+                    return verdict
+        return analyse_note(self.note, self.repo).verdict
 
 
 Finding = Problem | VerdictCheck
 
 
-def decide(found: Iterable[Finding]) -> list[Problem]:
-    """The problems of `found` in their order, each verdict check decided where it stands."""
+def decide(found: Iterable[Finding], entries: Mapping[str, Entry]) -> list[Problem]:
+    """The problems of `found` in their order, each verdict check decided where it stands against
+    the entries (by id) it was found for."""
     problems: list[Problem] = []
     for item in found:
-        problem = item.problem() if isinstance(item, VerdictCheck) else item
+        problem = item.problem(entries) if isinstance(item, VerdictCheck) else item
         if problem is not None:
             problems.append(problem)
     return problems
@@ -56,15 +86,16 @@ def decide(found: Iterable[Finding]) -> list[Problem]:
 
 @dataclass
 class ParseResult:
-    """Entries of one file and the warnings (not errors) met on the way, some not decided yet."""
+    """Entries of one file (items with a note), what its items without a note add to entries
+    of other files, and the warnings (not errors) met on the way, some not decided yet."""
 
     entries: list[Entry]
     found: list[Finding] = field(default_factory=list)
-    metadata_only: set[str] = field(default_factory=set)
+    metadata: list[Metadata] = field(default_factory=list)
 
     @property
     def warnings(self) -> list[Problem]:
-        return decide(self.found)
+        return decide(self.found, {entry.id: entry for entry in self.entries})
 
 
 def digest_name(path: str) -> str:
@@ -117,7 +148,7 @@ def parse_raw_text(text: str, path: str = "<text>") -> ParseResult:
             )
         seen.setdefault(ident, title_line)
         entry = note_entry(ident, repo, name, position, title, note, source=f"{path}:{title_line}")
-        found.append(VerdictCheck(entry, path, note_line))
+        found.append(VerdictCheck.of(entry, path, note_line))
         entries.append(entry)
     return ParseResult(entries, found)
 
@@ -128,17 +159,8 @@ def note_entry(
     """An entry of either form: its place, its note and the names found in it, with what else the
     form knows (`source`, PR metadata). The note's other parts are cut when first read (`Entry`)."""
     parts = note_names(note, repo, title)
-    entry = Entry(
-        id=ident,
-        repo=repo,
-        digest=name,
-        position=position,
-        title=title.strip(),
-        note=note,
-        **parts.entry_fields(),
-        **metadata,
-    )
-    return compact(entry)
+    fields = {"id": ident, "repo": repo, "digest": name, "position": position, "title": title.strip()}
+    return checked_entry({**fields, "note": note, **parts.entry_fields(), **metadata})
 
 
 def _slug_and_pairs(

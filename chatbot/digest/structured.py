@@ -16,7 +16,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from chatbot.digest.model import DigestParseError, Entry, Ref, entry_id, pull_url
+from chatbot.digest.model import DigestParseError, Entry, Metadata, Ref, entry_id, pull_url
+from chatbot.digest.note import find_identifiers
 from chatbot.digest.rawtext import SLUG_RE, ParseResult, VerdictCheck, digest_name, note_entry
 from chatbot.digest.yamlnodes import validation_error_line, yaml_error_line, yaml_line
 
@@ -121,11 +122,12 @@ def parse_structured(text: str, path: str = "<yaml>") -> ParseResult:
     result = ParseResult([])
     for position, item in enumerate(digest.entries, start=1):
         line = yaml_line(root, ("entries", position - 1))
-        entry = _entry(digest.repo, name, position, item, f"{path}:{line}")
-        if not entry.note:
-            result.metadata_only.add(entry.id)
-        else:
-            result.found.append(VerdictCheck(entry, path, line))
+        note = (item.note or "").strip()
+        if not note:
+            result.metadata.append(_metadata(digest.repo, item, line))
+            continue
+        entry = _entry(digest.repo, name, position, item, note, f"{path}:{line}")
+        result.found.append(VerdictCheck.of(entry, path, line))
         result.entries.append(entry)
     return result
 
@@ -144,24 +146,36 @@ def _validated(text: str, path: str) -> tuple[yaml.Node | None, StructuredDigest
         raise DigestParseError(path, *validation_error_line(exc, root)) from None
 
 
-def _entry(repo: str, name: str, position: int, item: StructuredEntry, source: str) -> Entry:
-    """One item as an entry: its note's parts, its metadata, URLs derived from PR numbers."""
+def _entry(repo: str, name: str, position: int, item: StructuredEntry, note: str, source: str) -> Entry:
+    """One item with a note as an entry: its note's parts, its metadata, URLs derived from PR numbers."""
+    ident = entry_id(repo, item.title)
     return note_entry(
-        entry_id(repo, item.title),
-        repo,
-        name,
-        position,
-        item.title,
-        (item.note or "").strip(),
-        pr=item.pr,
-        url=item.url or (pull_url(repo, item.pr) if item.pr else None),
-        github_title=item.github_title,
-        author=item.author,
-        date=item.date,
-        tags=[sys.intern(tag) for tag in item.tags],  # a few topics, thousands of entries
-        related=[Ref(number=n, url=pull_url(repo, n)) for n in item.related],
-        source=source,
+        ident, repo, name, position, item.title, note, **_pr_metadata(repo, item), source=source
     )
+
+
+def _metadata(repo: str, item: StructuredEntry, line: int) -> Metadata:
+    """One item without a note: only what it adds to the entry of its title elsewhere."""
+    return Metadata(
+        id=entry_id(repo, item.title),
+        title=item.title.strip(),
+        line=line,
+        **_pr_metadata(repo, item),
+        identifiers=find_identifiers(f"{item.title}\n"),
+    )
+
+
+def _pr_metadata(repo: str, item: StructuredEntry) -> dict[str, Any]:
+    """What an item says of its PR, with a note or without: URLs derived from PR numbers."""
+    return {
+        "pr": item.pr,
+        "url": item.url or (pull_url(repo, item.pr) if item.pr else None),
+        "github_title": item.github_title,
+        "author": item.author,
+        "date": item.date,
+        "tags": [sys.intern(tag) for tag in item.tags],  # a few topics, thousands of entries
+        "related": [Ref(number=n, url=pull_url(repo, n)) for n in item.related],
+    }
 
 
 __all__ = ["StructuredDigest", "StructuredEntry", "is_glossary_file", "json_schema", "parse_structured"]
