@@ -18,12 +18,11 @@ are matched against; `ident`/`joined` tokens are extra whole-word keys.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
-from chatbot.text import HAN_RUN, han_bigrams, han_class
+from chatbot.text import HAN_RUN, han_bigrams, han_class, nfkc
 from chatbot.text import stem as stem  # the one stemmer (search and answers); re-exported
 
 Kind = Literal["word", "ident", "joined", "part", "ref", "cjk"]
@@ -132,7 +131,7 @@ def _han_tokens(run: str, group: int) -> list[Token]:
 
 def tokenize(text: str) -> list[Token]:
     """All tokens of a text in order; tokens of one identifier or Chinese run share a group."""
-    text = unicodedata.normalize("NFKC", text)
+    text = nfkc(text)
     text = _URL_REF.sub(lambda m: f" #{m.group(1)} ", text)
     text = _URL.sub(" ", text)
     out: list[Token] = []
@@ -228,8 +227,7 @@ class SplitText:
 
 def split_text(text: str) -> SplitText:
     """Chinese runs and the Latin stretches between them, for fast indexing of long notes."""
-    if not text.isascii():
-        text = unicodedata.normalize("NFKC", text)
+    text = nfkc(text)
     if "http" in text:
         text = _URL_REF.sub(lambda m: f" #{m.group(1)} ", text)
         text = _URL.sub(" ", text)
@@ -252,7 +250,7 @@ def keys(text: str) -> list[str]:
 
 def han_text(text: str) -> str:
     """Only the Chinese characters of a text, for phrase checks of Chinese query runs."""
-    return "".join(_HAN.findall(unicodedata.normalize("NFKC", text)))
+    return "".join(_HAN.findall(nfkc(text)))
 
 
 def surface_of(tokens: list[Token]) -> str:
