@@ -20,11 +20,9 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import repeat
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -32,11 +30,14 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from chatbot.digest import Entry
-from chatbot.search.glossary import ConceptMatch, Glossary
+from chatbot.search.glossary import MEMO_LIMIT, ConceptMatch, Glossary, KeyTest, MatchMemo
 from chatbot.search.tokens import (
+    SplitText,
     Token,
     atomic,
     han_text,
+    run_keys,
+    segment_keys,
     segment_words,
     split_text,
     stem,
@@ -124,7 +125,7 @@ class SearchResult:
 class _Analysed(NamedTuple):
     """What one field contributes to the index."""
 
-    keys: AbstractSet[str]
+    keys: list[array[int]]  # key numbers per Latin stretch and Chinese run (pieces may share keys)
     segments: list[str]  # Latin stretches, for the vocabulary
     matches: tuple[tuple[str, str, str], ...]  # (concept, glossary term, as written)
     concepts: frozenset[str]
@@ -150,40 +151,64 @@ class _Ids(dict[Any, int]):
 class _Postings(Generic[K]):
     """Per key, the entries holding it with the weight of the heaviest field it occurs in.
 
-    Built as three flat arrays (key number, entry, field level: 9 bytes a posting, no object
-    per posting) and packed once by `finish` into one table sorted by key (entries ascending
-    within a key, 5 bytes a posting), sliced per key at query time."""
+    Built as flat arrays: the key numbers of each field as its pieces of text give them
+    (repeats included), and per field its entry, level and key count (no object, no dict per
+    entry or posting). `finish` packs them once into one table sorted by key (entries ascending
+    within a key, each (key, entry) once with its heaviest level, 5 bytes a posting), sliced per
+    key at query time."""
 
     def __init__(self) -> None:
         self.weights = np.array(WEIGHT_OF_LEVEL, dtype=np.float64)
         self._ids: dict[K, int] = _Ids()
         self._keys = array("I")
+        self._counts = array("I")
         self._entries = array("I")
         self._levels = array("B")
         self._starts = np.zeros(1, dtype=np.intp)
         self._found = np.zeros(0, dtype=np.uint32)
         self._found_levels = np.zeros(0, dtype=np.uint8)
 
-    def add(self, index: int, levels: dict[K, int]) -> None:
-        """Post one entry under each key, with the level of the heaviest field holding it."""
-        self._keys.extend(map(self._ids.__getitem__, levels))
-        self._levels.extend(levels.values())
-        self._entries.extend(repeat(index, len(levels)))
+    def numbers(self, keys: Iterable[K]) -> array[int]:
+        """The keys' numbers (a new key gets the next one)."""
+        return array("I", map(self._ids.__getitem__, keys))
+
+    def add(self, index: int, level: int, pieces: Iterable[array[int]]) -> None:
+        """Post one field of entry `index`: the key numbers of its pieces, at its level. An
+        entry's fields come heaviest first, so its first posting of a key has the right level."""
+        before = len(self._keys)
+        for numbers in pieces:
+            self._keys.extend(numbers)
+        self._counts.append(len(self._keys) - before)
+        self._entries.append(index)
+        self._levels.append(level)
 
     def finish(self) -> None:
-        """Pack the postings by key, each key's entries in the order they were added."""
+        """Pack the postings by key, each key's entries ascending, each (key, entry) once.
+        Temporaries go as soon as used: at 10k entries each is megabytes."""
         keys = np.frombuffer(self._keys, dtype=np.uint32)
         order = _stable_order(keys)
-        self._found = np.frombuffer(self._entries, dtype=np.uint32)[order]
-        self._found_levels = np.frombuffer(self._levels, dtype=np.uint8)[order]
+        keys = keys[order]
+        counts = np.frombuffer(self._counts, dtype=np.uint32)
+        found = np.repeat(np.frombuffer(self._entries, dtype=np.uint32), counts)[order]
+        levels = np.repeat(np.frombuffer(self._levels, dtype=np.uint8), counts)[order]
+        del order
+        self._keys, self._counts, self._entries, self._levels = array("I"), array("I"), array("I"), array("B")
+        first = np.ones(len(keys), dtype=np.bool_)  # first posting of a (key, entry): its heaviest
+        np.not_equal(keys[1:], keys[:-1], out=first[1:])
+        first[1:] |= found[1:] != found[:-1]
+        self._found, self._found_levels = found[first], levels[first]
+        del found, levels
         self._starts = np.zeros(len(self._ids) + 1, dtype=np.intp)
-        np.cumsum(np.bincount(keys, minlength=len(self._ids)), out=self._starts[1:])
+        np.cumsum(np.bincount(keys[first], minlength=len(self._ids)), out=self._starts[1:])
         self._ids = dict(self._ids)  # a plain dict: a lookup of an absent key must not add it
-        self._keys, self._entries, self._levels = array("I"), array("I"), array("B")
+
+    def number_of(self, key: K) -> int | None:
+        """The key's number, None for a key never posted."""
+        return self._ids.get(key)
 
     def get(self, key: K) -> tuple[NDArray[np.uint32], NDArray[np.float64]]:
         """The entries holding `key` (ascending) and each one's field weight."""
-        number = self._ids.get(key)
+        number = self.number_of(key)
         if number is None:
             return self._found[:0], self.weights[:0]
         lo, hi = self._starts[number], self._starts[number + 1]
@@ -289,6 +314,64 @@ def _display(surfaces: list[str], query_terms: list[str]) -> list[str]:
     return [first, other] if other else [first]
 
 
+class _Build(MatchMemo):
+    """What one index build remembers and then drops: glossary matches and key numbers per
+    distinct Latin stretch and Chinese run (notes repeat them), and the analyses of recurring
+    fields. Nothing of it outlives the build: module-level caches would keep a library's worth
+    of small objects for the life of the process."""
+
+    def __init__(self, postings: _Postings[str], glossary: Glossary) -> None:
+        super().__init__()
+        self.postings = postings
+        self.glossary = glossary
+        self.segment_numbers: dict[str, array[int]] = {}
+        self.run_numbers: dict[str, array[int]] = {}
+        self.analysed: dict[str, _Analysed] = {}
+        self._cut: SplitText | None = None  # the text analysed last, and its key numbers
+        self._pieces: list[array[int]] = []
+
+    def key_numbers(self, cut: SplitText) -> list[array[int]]:
+        """The key numbers of each Latin stretch and Chinese run of a text (a new stretch is
+        matched against the glossary on the way, from the same keys)."""
+        found = list(map(self.segment_numbers.get, cut.segments))
+        found.extend(map(self.run_numbers.get, cut.han_runs))
+        if None in found:
+            pieces = [*cut.segments, *cut.han_runs]
+            for i, number in enumerate(found):
+                if number is None:
+                    found[i] = self._segment(pieces[i]) if i < len(cut.segments) else self._run(pieces[i])
+        self._cut, self._pieces = cut, cast("list[array[int]]", found)
+        return self._pieces
+
+    def _segment(self, segment: str) -> array[int]:
+        keys = segment_keys(segment)
+        if segment not in self.segments:
+            self.add_segment(self.glossary, segment, keys)
+        return _remember(self.segment_numbers, segment, self.postings.numbers(keys))
+
+    def _run(self, run: str) -> array[int]:
+        return _remember(self.run_numbers, run, self.postings.numbers(run_keys(run)))
+
+    def key_test(self, text: SplitText) -> KeyTest:
+        """For the text just numbered, a test on its key numbers (no key set gathered)."""
+        if text is not self._cut:
+            return super().key_test(text)
+        pieces, number_of = self._pieces, self.postings.number_of
+
+        def has_all(keys: tuple[str, ...]) -> bool:
+            numbers = [number_of(key) for key in keys]
+            return all(n is not None and any(n in piece for piece in pieces) for n in numbers)
+
+        return has_all
+
+
+def _remember(memo: dict[str, array[int]], piece: str, numbers: array[int]) -> array[int]:
+    if len(memo) >= MEMO_LIMIT:
+        memo.clear()
+    memo[piece] = numbers
+    return numbers
+
+
 class SearchIndex:
     """An inverted index over entries' token keys and glossary concepts."""
 
@@ -303,7 +386,6 @@ class SearchIndex:
         self.concept_fields: list[tuple[tuple[float, tuple[tuple[str, str, str], ...]], ...]] = []
         self.han: list[tuple[tuple[float, str], ...]] = []
         self.vocabulary: dict[str, str] = {}
-        self._analysed: dict[str, _Analysed] = {}
         self._ref_terms = any(key.startswith("#") for key in glossary.terms_by_first_key())
         # A build allocates much and frees nothing: callers that own the process pause and
         # freeze the collector around it (`chatbot.heap.build_long_lived`).
@@ -315,22 +397,23 @@ class SearchIndex:
 
     # -- building ---------------------------------------------------------------------------
 
-    def _analyse(self, text: str, recurs: bool) -> tuple[_Analysed, bool]:
+    def _analyse(self, text: str, recurs: bool, build: _Build) -> tuple[_Analysed, bool]:
         """Keys, glossary concepts and Chinese text of one field, and whether it is new.
-        Recurring fields (tags, identifiers, handles) are analysed once per index; titles and
+        Recurring fields (tags, identifiers, handles) are analysed once per build; titles and
         notes are not kept (they rarely repeat, and a build would hold all their analyses)."""
-        cached = self._analysed.get(text)
+        cached = build.analysed.get(text)
         if cached is not None:
             return cached, False
         if text[0] == "#" and text[1:].isascii() and text[1:].isdigit() and not self._ref_terms:
             # `#12345` (the PR, its references): one key, no glossary term, nothing to display
             # (kept like a recurring field: an entry's refs recur as other entries' PRs).
-            analysed = _Analysed(frozenset((f"#{int(text[1:])}",)), [], (), _NO_CONCEPTS, _NO_TERMS, "")
-            self._analysed[text] = analysed
+            number = self.postings.numbers((f"#{int(text[1:])}",))
+            analysed = _Analysed([number], [], (), _NO_CONCEPTS, _NO_TERMS, "")
+            build.analysed[text] = analysed
             return analysed, False
         cut = split_text(text)
-        keys = cut.keys()
-        matches = tuple(self.glossary.find_in(cut, keys))
+        keys = build.key_numbers(cut)
+        matches = tuple(self.glossary.find_in(cut, build))
         if matches:
             concepts = frozenset([m[0] for m in matches])
             terms = frozenset([m[:2] for m in matches])
@@ -338,7 +421,7 @@ class SearchIndex:
             concepts, terms = _NO_CONCEPTS, _NO_TERMS
         analysed = _Analysed(keys, cut.segments, matches, concepts, terms, cut.han)
         if recurs:
-            self._analysed[text] = analysed
+            build.analysed[text] = analysed
         return analysed, True
 
     def _index_all(self) -> list[tuple[str, int]]:
@@ -347,23 +430,26 @@ class SearchIndex:
         topic_counts: dict[str, int] = {}
         plain_tags: dict[str, bool] = {}
         concept_labels = {c: self.glossary.label(c) for c in self.glossary.concepts}
+        build = _Build(self.postings, self.glossary)
         for index, entry in enumerate(self.entries):
-            strong = self._index_entry(index, entry, segment_order)
+            strong = self._index_entry(index, entry, segment_order, build)
             labels = {concept_labels[c] for c in strong}
             labels.update(tag for tag in entry.tags if self._plain_tag(tag, plain_tags))
             for label in labels:
                 topic_counts[label] = topic_counts.get(label, 0) + 1
-        self._analysed.clear()
+        del build  # its memos served this build only
         for table in (self.postings, self.concepts, self.concept_terms):
             table.finish()
         self._build_vocabulary(segment_order)
         return sorted(topic_counts.items(), key=lambda kv: (-kv[1], kv[0].casefold()))
 
-    def _index_entry(self, index: int, entry: Entry, segment_order: dict[str, None]) -> set[str]:
+    def _index_entry(
+        self, index: int, entry: Entry, segment_order: dict[str, None], build: _Build
+    ) -> set[str]:
         """Post one entry's fields and keep what display and phrase checks need; return the
         concepts its strong fields name."""
         analysed = [
-            (weight, *self._analyse(text, recurs))
+            (weight, *self._analyse(text, recurs, build))
             for weight, text, recurs in sorted(_fields(entry), key=_heaviest_first)
         ]
         fields = [(weight, fielded) for weight, fielded, _ in analysed]
@@ -380,20 +466,13 @@ class SearchIndex:
         self.han.append(tuple([(w, a.han) for w, a in fields if a.han]))
 
     def _post(self, index: int, fields: list[tuple[float, _Analysed]]) -> None:
-        """Post an entry under its keys, concepts and concept terms, each with the heaviest
-        field holding it (fields come heaviest first; levels of lighter ones are overwritten)."""
-        keys: dict[str, int] = {}
-        concepts: dict[str, int] = {}
-        terms: dict[tuple[str, str], int] = {}
-        for weight, analysed in reversed(fields):
+        """Post an entry's fields (heaviest first) under their keys, concepts and concept terms."""
+        for weight, analysed in fields:
             level = LEVEL[weight]
-            keys.update(dict.fromkeys(analysed.keys, level))
+            self.postings.add(index, level, analysed.keys)
             if analysed.concepts:
-                concepts.update(dict.fromkeys(analysed.concepts, level))
-                terms.update(dict.fromkeys(analysed.concept_terms, level))
-        self.postings.add(index, keys)
-        self.concepts.add(index, concepts)
-        self.concept_terms.add(index, terms)
+                self.concepts.add(index, level, (self.concepts.numbers(analysed.concepts),))
+                self.concept_terms.add(index, level, (self.concept_terms.numbers(analysed.concept_terms),))
 
     def _plain_tag(self, tag: str, cache: dict[str, bool]) -> bool:
         """A tag that is a topic of its own: not generic and naming no glossary concept."""

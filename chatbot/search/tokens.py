@@ -172,16 +172,13 @@ def segment_words(segment: str) -> list[tuple[str, str, Kind]]:
     return [cut for raw in _LATIN.findall(segment) for cut in _latin_cut(raw)]
 
 
-@lru_cache(maxsize=1 << 16)
 def segment_keys(segment: str) -> frozenset[str]:
     """Distinct keys of `segment_tokens`."""
     return frozenset([key for key, _, _ in segment_words(segment)])
 
 
-@lru_cache(maxsize=1 << 16)
 def run_keys(run: str) -> frozenset[str]:
-    """Distinct keys of one Chinese run: its bigrams, or the lone character (cached: short
-    runs such as `重点关注` repeat across a library)."""
+    """Distinct keys of one Chinese run: its bigrams, or the lone character."""
     if len(run) == 1:
         return frozenset((run,))
     return frozenset([run[i : i + 2] for i in range(len(run) - 1)])
