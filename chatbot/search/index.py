@@ -176,8 +176,7 @@ class _Postings(Generic[K]):
         """Post one field of entry `index`: the key numbers of its pieces, at its level. An
         entry's fields come heaviest first, so its first posting of a key has the right level."""
         before = len(self._keys)
-        for numbers in pieces:
-            self._keys.extend(numbers)
+        self._keys.frombytes(b"".join(pieces))  # one copy of all the pieces' buffers
         self._counts.append(len(self._keys) - before)
         self._entries.append(index)
         self._levels.append(level)

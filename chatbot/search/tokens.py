@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Literal, NamedTuple
 
 from chatbot.text import HAN_RUN, han_bigrams, han_class, nfkc
@@ -216,9 +216,10 @@ class SplitText:
         """The bigram (or lone character) keys of the Chinese runs."""
         return set().union(*map(run_keys, self.han_runs))
 
-    @property
+    @cached_property
     def han(self) -> str:
-        """The Chinese runs, one per line (a phrase check never spans two runs)."""
+        """The Chinese runs, one per line (a phrase check never spans two runs; made once:
+        the index keeps it and the glossary looks for terms in it)."""
         return "\n".join(self.han_runs)
 
 
