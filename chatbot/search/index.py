@@ -131,6 +131,7 @@ class _Analysed(NamedTuple):
     concepts: frozenset[str]
     concept_terms: frozenset[tuple[str, str]]
     han: str
+    numbers: tuple[array[int], array[int]] = (array("I"), array("I"))  # of concepts, of terms
 
 
 _NO_CONCEPTS: frozenset[str] = frozenset()
@@ -416,9 +417,10 @@ class SearchIndex:
         if matches:
             concepts = frozenset([m[0] for m in matches])
             terms = frozenset([m[:2] for m in matches])
+            numbers = (self.concepts.numbers(concepts), self.concept_terms.numbers(terms))
+            analysed = _Analysed(keys, cut.segments, matches, concepts, terms, cut.han, numbers)
         else:  # most fields name no concept: no sets made for them
-            concepts, terms = _NO_CONCEPTS, _NO_TERMS
-        analysed = _Analysed(keys, cut.segments, matches, concepts, terms, cut.han)
+            analysed = _Analysed(keys, cut.segments, matches, _NO_CONCEPTS, _NO_TERMS, cut.han)
         if recurs:
             build.analysed[text] = analysed
         return analysed, True
@@ -470,8 +472,8 @@ class SearchIndex:
             level = LEVEL[weight]
             self.postings.add(index, level, analysed.keys)
             if analysed.concepts:
-                self.concepts.add(index, level, (self.concepts.numbers(analysed.concepts),))
-                self.concept_terms.add(index, level, (self.concept_terms.numbers(analysed.concept_terms),))
+                self.concepts.add(index, level, analysed.numbers[:1])
+                self.concept_terms.add(index, level, analysed.numbers[1:])
 
     def _plain_tag(self, tag: str, cache: dict[str, bool]) -> bool:
         """A tag that is a topic of its own: not generic and naming no glossary concept."""
