@@ -22,7 +22,7 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Generic, NamedTuple, TypeVar, cast
+from typing import Generic, NamedTuple, TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -140,15 +140,6 @@ _NO_TERMS: frozenset[tuple[str, str]] = frozenset()
 K = TypeVar("K", str, tuple[str, str])
 
 
-class _Ids(dict[Any, int]):
-    """Interned keys: a key's number is the count of keys before it (assigned at C speed on
-    lookup, a Python call only for a new key)."""
-
-    def __missing__(self, key: Any) -> int:
-        number = self[key] = len(self)
-        return number
-
-
 class _Postings(Generic[K]):
     """Per key, the entries holding it with the weight of the heaviest field it occurs in.
 
@@ -160,7 +151,7 @@ class _Postings(Generic[K]):
 
     def __init__(self) -> None:
         self.weights = np.array(WEIGHT_OF_LEVEL, dtype=np.float64)
-        self._ids: dict[K, int] = _Ids()
+        self._ids: dict[K, int] = {}  # interned keys: a key's number is the count of keys before it
         self._keys = array("I")
         self._counts = array("I")
         self._entries = array("I")
@@ -169,9 +160,14 @@ class _Postings(Generic[K]):
         self._found = np.zeros(0, dtype=np.uint32)
         self._found_levels = np.zeros(0, dtype=np.uint8)
 
-    def numbers(self, keys: Iterable[K]) -> array[int]:
-        """The keys' numbers (a new key gets the next one)."""
-        return array("I", map(self._ids.__getitem__, keys))
+    def numbers(self, keys: frozenset[K]) -> array[int]:
+        """The keys' numbers, new keys numbered first (all at C level: a set difference with
+        the dict, an update, a lookup per key; no Python call per key)."""
+        ids = self._ids
+        new = keys.difference(ids)
+        if new:
+            ids.update(zip(new, range(len(ids), len(ids) + len(new)), strict=True))
+        return array("I", map(ids.__getitem__, keys))
 
     def add(self, index: int, level: int, pieces: Iterable[array[int]]) -> None:
         """Post one field of entry `index`: the key numbers of its pieces, at its level. An
@@ -211,7 +207,6 @@ class _Postings(Generic[K]):
         del keys
         packed &= np.uint64(0xFFFFFFF)
         self._found = packed.astype(np.uint32)
-        self._ids = dict(self._ids)  # a plain dict: a lookup of an absent key must not add it
 
     def number_of(self, key: K) -> int | None:
         """The key's number, None for a key never posted."""
@@ -409,7 +404,7 @@ class SearchIndex:
         if text[0] == "#" and text[1:].isascii() and text[1:].isdigit() and not self._ref_terms:
             # `#12345` (the PR, its references): one key, no glossary term, nothing to display;
             # not kept (cheaper made again than held: most PR numbers occur once or twice).
-            number = self.postings.numbers((f"#{int(text[1:])}",))
+            number = self.postings.numbers(frozenset((f"#{int(text[1:])}",)))
             return _Analysed([number], [], (), _NO_CONCEPTS, _NO_TERMS, ""), False
         cut = split_text(text)
         keys = build.key_numbers(cut)

@@ -55,7 +55,7 @@ def _latin_tokens(raw: str, group: int) -> list[Token]:
     return [Token(key, surface, kind, group) for key, surface, kind in _latin_cut(raw)]
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 14)
 def _latin_cut(raw: str) -> tuple[tuple[str, str, Kind], ...]:
     """Cached per distinct Latin run: words and identifiers repeat across a library."""
     return tuple((t.key, t.surface, t.kind) for t in _latin_tokens_uncached(raw, 0))
