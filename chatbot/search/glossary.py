@@ -268,12 +268,13 @@ class Glossary:
         found.extend(self._mixed_matches(text, firsts, memo))
         return found
 
-    def match_run(self, run: str) -> _Matches:
-        """The Chinese-only terms in one run (the glossary's own triples: an index holds many
-        matches, not many copies), by position in the run, the longer term first."""
+    def match_run(self, run: str, keys: frozenset[str]) -> _Matches:
+        """The Chinese-only terms in one run whose keys are `keys` (the glossary's own triples:
+        an index holds many matches, not many copies), by position in the run, the longer term
+        first."""
         found = [
             match
-            for first in run_keys(run) & self._han_first.keys()
+            for first in keys & self._han_first.keys()
             for match in self._han_first[first]
             if match[2] in run
         ]
@@ -416,16 +417,21 @@ class MatchMemo:
         found = self.segments[segment] = glossary.match_segment(segment, keys)
         return found
 
+    def add_run(self, glossary: Glossary, run: str, keys: frozenset[str]) -> _Matches:
+        """Match a Chinese run whose keys are `keys`, and remember it."""
+        if len(self.runs) >= MEMO_LIMIT:
+            self.runs.clear()
+        found = self.runs[run] = glossary.match_run(run, keys)
+        return found
+
     def run_matches(self, glossary: Glossary, runs: list[str]) -> list[_Matches]:
         """Each distinct Chinese run's matches, in order."""
         distinct = list(dict.fromkeys(runs))
         found = list(map(self.runs.get, distinct))
         if None in found:
-            if len(self.runs) >= MEMO_LIMIT:
-                self.runs.clear()
             for i, run in enumerate(distinct):
                 if found[i] is None:
-                    found[i] = self.runs[run] = glossary.match_run(run)
+                    found[i] = self.add_run(glossary, run, run_keys(run))
         return cast("list[_Matches]", found)
 
     def key_test(self, text: SplitText) -> KeyTest:

@@ -347,7 +347,10 @@ class _Build(MatchMemo):
         return _remember(self.segment_numbers, segment, self.postings.numbers(keys))
 
     def _run(self, run: str) -> array[int]:
-        return _remember(self.run_numbers, run, self.postings.numbers(run_keys(run)))
+        keys = run_keys(run)
+        if run not in self.runs:
+            self.add_run(self.glossary, run, keys)
+        return _remember(self.run_numbers, run, self.postings.numbers(keys))
 
     def key_test(self, text: SplitText) -> KeyTest:
         """For the text just numbered, a test on its key numbers (no key set gathered)."""
