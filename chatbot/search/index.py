@@ -32,12 +32,12 @@ from rapidfuzz.distance import OSA
 from chatbot.digest import Entry
 from chatbot.search.glossary import MEMO_LIMIT, ConceptMatch, Glossary, KeyTest, MatchMemo
 from chatbot.search.tokens import (
+    Kind,
     SplitText,
     Token,
     atomic,
     han_text,
     run_keys,
-    segment_keys,
     segment_words,
     split_text,
     stem,
@@ -324,6 +324,9 @@ class _Build(MatchMemo):
         self.segment_numbers: dict[str, array[int]] = {}
         self.run_numbers: dict[str, array[int]] = {}
         self.analysed: dict[str, _Analysed] = {}
+        self.words: dict[str, str] = {}  # surface → key of the library's words, first seen first
+        self._collected: set[str] = set()  # Latin stretches whose words are in `words`
+        self._new_words: dict[str, list[tuple[str, str, Kind]]] = {}  # this entry's new stretches'
         self._cut: SplitText | None = None  # the text analysed last, and its key numbers
         self._pieces: list[array[int]] = []
 
@@ -341,7 +344,8 @@ class _Build(MatchMemo):
         return self._pieces
 
     def _segment(self, segment: str) -> array[int]:
-        keys = segment_keys(segment)
+        words = self._new_words[segment] = segment_words(segment)
+        keys = frozenset([key for key, _, _ in words])
         if segment not in self.segments:
             self.add_segment(self.glossary, segment, keys)
         return _remember(self.segment_numbers, segment, self.postings.numbers(keys))
@@ -351,6 +355,20 @@ class _Build(MatchMemo):
         if run not in self.runs:
             self.add_run(self.glossary, run, keys)
         return _remember(self.run_numbers, run, self.postings.numbers(keys))
+
+    def collect_words(self, segments: list[str]) -> None:
+        """Add the words of stretches not collected yet to the vocabulary, in order (each
+        stretch cut once: its words were kept when it was numbered, for this entry only)."""
+        for segment in segments:
+            if segment not in self._collected:
+                self._collected.add(segment)
+                words = self._new_words.pop(segment, None)
+                for key, surface, kind in segment_words(segment) if words is None else words:
+                    if kind != "ref":
+                        self.words.setdefault(surface, key)
+
+    def end_entry(self) -> None:
+        self._new_words.clear()
 
     def key_test(self, text: SplitText) -> KeyTest:
         """For the text just numbered, a test on its key numbers (no key set gathered)."""
@@ -425,26 +443,24 @@ class SearchIndex:
 
     def _index_all(self) -> list[tuple[str, int]]:
         """Fill the postings and the vocabulary; return the topic counts (title, tags, identifiers)."""
-        segment_order: dict[str, None] = {}  # Latin stretches in first-seen order, for the vocabulary
         topic_counts: dict[str, int] = {}
         plain_tags: dict[str, bool] = {}
         concept_labels = {c: self.glossary.label(c) for c in self.glossary.concepts}
         build = _Build(self.postings, self.glossary)
         for index, entry in enumerate(self.entries):
-            strong = self._index_entry(index, entry, segment_order, build)
+            strong = self._index_entry(index, entry, build)
             labels = {concept_labels[c] for c in strong}
             labels.update(tag for tag in entry.tags if self._plain_tag(tag, plain_tags))
             for label in labels:
                 topic_counts[label] = topic_counts.get(label, 0) + 1
+        words = build.words
         del build  # its memos served this build only
         for table in (self.postings, self.concepts, self.concept_terms):
             table.finish()
-        self._build_vocabulary(segment_order)
+        self._build_vocabulary(words)
         return sorted(topic_counts.items(), key=lambda kv: (-kv[1], kv[0].casefold()))
 
-    def _index_entry(
-        self, index: int, entry: Entry, segment_order: dict[str, None], build: _Build
-    ) -> set[str]:
+    def _index_entry(self, index: int, entry: Entry, build: _Build) -> set[str]:
         """Post one entry's fields and keep what display and phrase checks need; return the
         concepts its strong fields name."""
         analysed = [
@@ -455,7 +471,8 @@ class SearchIndex:
         self._post(index, fields)
         for _, fielded, new in reversed(analysed):  # lightest first, as words were always collected
             if new:
-                segment_order.update(dict.fromkeys(fielded.segments))
+                build.collect_words(fielded.segments)
+        build.end_entry()
         self._keep(fields)
         return {c for weight, fielded in fields if weight >= STRONG_FIELD for c in fielded.concepts}
 
@@ -483,9 +500,9 @@ class SearchIndex:
             )
         return plain
 
-    def _build_vocabulary(self, segment_order: Iterable[str]) -> None:
-        """Words of the library and the glossary (surface → key), the typo corrector's choices."""
-        vocabulary = _library_words(segment_order)
+    def _build_vocabulary(self, vocabulary: dict[str, str]) -> None:
+        """Words of the library (surface → key, first seen first) and of the glossary, the typo
+        corrector's choices."""
         for surface, key in _glossary_words(self.glossary):
             vocabulary.setdefault(surface, key)
         self.vocabulary = {s.casefold(): k for s, k in vocabulary.items() if s[0].isalpha()}
@@ -820,16 +837,6 @@ def _outermost(matches: list[ConceptMatch]) -> list[ConceptMatch]:
         for m in matches
         if not any(lo <= m.start and m.end <= hi and (hi - lo) > (m.end - m.start) for lo, hi in spans)
     ]
-
-
-def _library_words(segment_order: Iterable[str]) -> dict[str, str]:
-    """Surface → key of the entries' Latin words and identifiers, first seen first."""
-    vocabulary: dict[str, str] = {}
-    for segment in segment_order:
-        for key, surface, kind in segment_words(segment):
-            if kind != "ref":
-                vocabulary.setdefault(surface, key)
-    return vocabulary
 
 
 def _glossary_words(glossary: Glossary) -> Iterator[tuple[str, str]]:
