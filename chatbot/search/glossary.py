@@ -14,10 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import chain, repeat
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -299,7 +298,7 @@ class Glossary:
         if not wanted:
             return []
         found: list[tuple[str, str, str]] = []
-        stream, origins = _edge_stream(text, self._mixed_width)
+        stream, origins = _edge_stream(text, self._mixed_width, memo)
         for term in wanted:
             n = len(term.sequence)
             for i in _starts(stream, term.sequence):
@@ -386,7 +385,17 @@ _NO_KEYS: frozenset[str] = frozenset()
 
 
 MEMO_LIMIT = 1 << 16  # pieces a memo holds before starting over (a library that rarely repeats)
+_EDGE_LIMIT = 1 << 14  # pieces of the few texts with a mixed-script candidate (tokens: larger)
 KeyTest = Callable[[tuple[str, ...]], bool]
+V = TypeVar("V")
+
+
+def remember(memo: dict[str, V], piece: str, value: V, limit: int = MEMO_LIMIT) -> V:
+    """Keep `value` for a piece of text; a memo past `limit` pieces starts over."""
+    if len(memo) >= limit:
+        memo.clear()
+    memo[piece] = value
+    return value
 
 
 class MatchMemo:
@@ -397,6 +406,8 @@ class MatchMemo:
     def __init__(self) -> None:
         self.segments: dict[str, tuple[_Matches, frozenset[str]]] = {}
         self.runs: dict[str, _Matches] = {}
+        self.edges: dict[str, tuple[str, ...]] = {}  # a run's bigrams at its edges (mixed terms)
+        self.atoms: dict[str, tuple[tuple[Token, ...], tuple[str, ...]]] = {}  # a stretch's atoms
 
     def segment_matches(
         self, glossary: Glossary, segments: list[str]
@@ -412,17 +423,11 @@ class MatchMemo:
         self, glossary: Glossary, segment: str, keys: AbstractSet[str]
     ) -> tuple[_Matches, frozenset[str]]:
         """Match a stretch whose keys are `keys`, and remember it."""
-        if len(self.segments) >= MEMO_LIMIT:
-            self.segments.clear()
-        found = self.segments[segment] = glossary.match_segment(segment, keys)
-        return found
+        return remember(self.segments, segment, glossary.match_segment(segment, keys))
 
     def add_run(self, glossary: Glossary, run: str, keys: frozenset[str]) -> _Matches:
         """Match a Chinese run whose keys are `keys`, and remember it."""
-        if len(self.runs) >= MEMO_LIMIT:
-            self.runs.clear()
-        found = self.runs[run] = glossary.match_run(run, keys)
-        return found
+        return remember(self.runs, run, glossary.match_run(run, keys))
 
     def run_matches(self, glossary: Glossary, runs: list[str]) -> list[_Matches]:
         """Each distinct Chinese run's matches, in order."""
@@ -469,25 +474,27 @@ def _spans(tokens: Sequence[Token]) -> tuple[list[Token], dict[int, tuple[int, i
     return stream, group_span
 
 
-def _edge_stream(text: SplitText, width: int) -> tuple[list[str], list[Token | int]]:
+def _edge_stream(text: SplitText, width: int, memo: MatchMemo) -> tuple[list[str], list[Token | int]]:
     """Keys of the atomic stream with each long Chinese run cut to its first and last `width`
     bigrams (every match of a term joining Latin and Chinese survives), and where each key
     came from: its Latin token, or the number of its Chinese run. No token per bigram; runs and
-    stretches repeat, so their keys are cached."""
+    stretches repeat, so their keys are kept in the memo."""
     keys: list[str] = []
     origins: list[Token | int] = []
     for i, segment in enumerate(text.segments):
         if i:
-            bigrams = _edge_bigrams(text.han_runs[i - 1], width)
+            run = text.han_runs[i - 1]
+            bigrams = memo.edges.get(run) or remember(memo.edges, run, _edge_bigrams(run, width), _EDGE_LIMIT)
             keys.extend(bigrams)
             origins.extend(repeat(i, len(bigrams)))
-        atoms, atom_keys = _atoms(segment)
+        atoms, atom_keys = memo.atoms.get(segment) or remember(
+            memo.atoms, segment, _atoms(segment), _EDGE_LIMIT
+        )
         keys.extend(atom_keys)
         origins.extend(atoms)
     return keys, origins
 
 
-@lru_cache(maxsize=1 << 14)
 def _edge_bigrams(run: str, width: int) -> tuple[str, ...]:
     """A Chinese run's bigrams, a long run cut to its first and last `width` (a NUL between)."""
     if len(run) == 1:
@@ -504,7 +511,6 @@ def _written(keys: list[str], origins: list[Token | int]) -> str:
     return surface_of(span)
 
 
-@lru_cache(maxsize=1 << 14)
 def _atoms(segment: str) -> tuple[tuple[Token, ...], tuple[str, ...]]:
     """A Latin stretch's atomic tokens and their keys."""
     atoms = tuple(t for t in segment_tokens(segment) if t.kind in _ATOMIC)

@@ -30,7 +30,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from chatbot.digest import Entry
-from chatbot.search.glossary import MEMO_LIMIT, ConceptMatch, Glossary, KeyTest, MatchMemo
+from chatbot.search.glossary import ConceptMatch, Glossary, KeyTest, MatchMemo, remember
 from chatbot.search.tokens import (
     Kind,
     SplitText,
@@ -348,13 +348,13 @@ class _Build(MatchMemo):
         keys = frozenset([key for key, _, _ in words])
         if segment not in self.segments:
             self.add_segment(self.glossary, segment, keys)
-        return _remember(self.segment_numbers, segment, self.postings.numbers(keys))
+        return remember(self.segment_numbers, segment, self.postings.numbers(keys))
 
     def _run(self, run: str) -> array[int]:
         keys = run_keys(run)
         if run not in self.runs:
             self.add_run(self.glossary, run, keys)
-        return _remember(self.run_numbers, run, self.postings.numbers(keys))
+        return remember(self.run_numbers, run, self.postings.numbers(keys))
 
     def collect_words(self, segments: list[str]) -> None:
         """Add the words of stretches not collected yet to the vocabulary, in order (each
@@ -381,13 +381,6 @@ class _Build(MatchMemo):
             return all(n is not None and any(n in piece for piece in pieces) for n in numbers)
 
         return has_all
-
-
-def _remember(memo: dict[str, array[int]], piece: str, numbers: array[int]) -> array[int]:
-    if len(memo) >= MEMO_LIMIT:
-        memo.clear()
-    memo[piece] = numbers
-    return numbers
 
 
 class SearchIndex:
