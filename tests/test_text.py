@@ -18,6 +18,7 @@ from chatbot.text import (
     han_bigrams,
     han_class,
     has_han,
+    nfkc,
     normalize_question,
     stem,
     strip_slack_markup,
@@ -81,3 +82,21 @@ def test_search_and_answers_cut_chinese_into_the_same_bigrams() -> None:
     assert [t.key for t in tokenize("前缀缓存")] == han_bigrams("前缀缓存")
     assert {"前缀", "缀缓", "缓存"} <= piece_terms("前缀缓存")
     assert normalize_question("  Ｗhat\u3000is\tIT？ ") == "what is it?"
+
+
+@given(
+    st.text(
+        alphabet=st.one_of(
+            st.characters(),
+            st.sampled_from(list("，：（）；！？。、“”ＡＢｆｉ①㈱ﬁ\u0301\u0308 的编译aA1")),
+        ),
+        max_size=60,
+    )
+)
+def test_nfkc_is_unicodedata_nfkc(text: str) -> None:
+    """The fast path (full-width punctuation replaced, then a quick check) never differs."""
+    assert nfkc(text) == unicodedata.normalize("NFKC", text)
+
+
+def test_nfkc_of_chinese_prose_with_full_width_punctuation() -> None:
+    assert nfkc("修复（A）：缓存，见 ＃１２！") == "修复(A):缓存,见 #12!"

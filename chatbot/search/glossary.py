@@ -12,11 +12,11 @@ adds a concept. A bad concept is reported with file:line and skipped; the rest l
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import chain, repeat
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -117,8 +117,6 @@ class Glossary:
     _mixed_first: dict[str, list[tuple[Term, tuple[str, ...]]]] = field(default_factory=dict, repr=False)
     _mixed_width: int = field(default=1, repr=False)
     _split_han: list[tuple[Term, tuple[str, ...]]] = field(default_factory=list, repr=False)
-    _segment_matches: dict[str, _Matches] = field(default_factory=dict, repr=False)
-    _run_matches: dict[str, _Matches] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, paths: Iterable[Path] = (), *, bundled: bool = True) -> Glossary:
@@ -214,8 +212,6 @@ class Glossary:
         self._mixed_first = {}
         self._mixed_width = 1
         self._split_han = []
-        self._segment_matches = {}
-        self._run_matches = {}
         for concept in self.concepts.values():
             for surface in concept.terms:
                 self._compile_term(concept.id, surface)
@@ -248,86 +244,83 @@ class Glossary:
             self._mixed_first.setdefault(first_latin, []).append((term, pieces))
         self._mixed_width = max(self._mixed_width, len(pieces))
 
-    def find_in(self, text: SplitText, keys: set[str] | None = None) -> list[tuple[str, str, str]]:
+    def find_in(self, text: SplitText, memo: MatchMemo | None = None) -> list[tuple[str, str, str]]:
         """(concept, glossary term, text as written) for every term in a text cut for indexing.
 
         Chinese-only terms are found by substring within each Chinese run (the same as matching
         their bigram sequence), Latin terms as `find` does, per Latin stretch between Chinese
-        runs (no term of one script spans a run's edge; runs and stretches repeat, so their
-        matches are cached), and the few terms that mix both (`PD 分离`) or are cut by a particle
-        on the stream cut to the edges of Chinese runs, only when their first Latin key and all
-        their Chinese pieces occur. Each distinct match is listed once, in text order per kind.
-        `keys` (every token key of the text, `text.keys()`) can be passed when the caller has
-        them already.
+        runs (no term of one script spans a run's edge; runs and stretches repeat, so an index
+        build passes a `memo` of their matches), and the few terms that mix both (`PD 分离`) or
+        are cut by a particle on the stream cut to the edges of Chinese runs, only when their
+        first Latin key and all their keys and Chinese pieces occur. Each distinct match is
+        listed once, in text order per kind.
         """
-        if keys is None:
-            keys = text.keys()
+        if memo is None:
+            memo = MatchMemo()
+        segments = memo.segment_matches(self, text.segments)
+        latin = list(chain.from_iterable(matches for matches, _ in segments))
         if not text.han_runs:
-            return self._latin_matches(text.segments)
-        found = self._han_matches(text.han_runs)
-        found.extend(self._latin_matches(text.segments))
-        found.extend(self._mixed_matches(text, keys))
+            return latin
+        found = list(dict.fromkeys(chain.from_iterable(memo.run_matches(self, text.han_runs))))
+        found.extend(latin)
+        firsts = set().union(*(starts for _, starts in segments))
+        found.extend(self._mixed_matches(text, firsts, memo))
         return found
 
-    def _han_matches(self, runs: list[str]) -> list[tuple[str, str, str]]:
-        """Chinese-only terms within the Chinese runs: in text order, the longer term first,
-        each once."""
-        per_run = _memo(self._run_matches, list(dict.fromkeys(runs)), self._match_run)
-        return list(dict.fromkeys(chain.from_iterable(per_run)))
-
-    def _match_run(self, run: str) -> tuple[tuple[str, str, str], ...]:
-        """The Chinese-only terms in one run (the glossary's own triples: an index holds many
-        matches, not many copies), by position in the run, the longer term first."""
+    def match_run(self, run: str, keys: frozenset[str]) -> _Matches:
+        """The Chinese-only terms in one run whose keys are `keys` (the glossary's own triples:
+        an index holds many matches, not many copies), by position in the run, the longer term
+        first."""
         found = [
             match
-            for first in run_keys(run) & self._han_first.keys()
+            for first in keys & self._han_first.keys()
             for match in self._han_first[first]
             if match[2] in run
         ]
         found.sort(key=lambda m: (run.index(m[2]), -len(m[2]), m[0], m[1]))
         return tuple(found)
 
-    def _latin_matches(self, segments: list[str]) -> list[tuple[str, str, str]]:
-        """Latin terms per distinct Latin stretch (a term found in two stretches is listed twice)."""
-        per_segment = _memo(self._segment_matches, list(dict.fromkeys(segments)), self._match_segment)
-        return list(chain.from_iterable(per_segment))
+    def match_segment(self, segment: str, keys: AbstractSet[str]) -> tuple[_Matches, frozenset[str]]:
+        """The Latin terms in a stretch of text whose keys are `keys`, and those of its keys
+        that start a term mixing scripts. A stretch none of whose keys can start a term (about
+        half of a library's) is not tokenized."""
+        starts = frozenset(keys & self._mixed_first.keys()) if keys else _NO_KEYS
+        if keys.isdisjoint(self._term_keys):
+            return (), starts
+        return self._match_latin(segment_tokens(segment)), starts
 
-    def _match_segment(self, segment: str) -> _Matches:
-        """A stretch none of whose keys can start a term (about half of a library's) is not
-        tokenized: its keys are cached already."""
-        if segment_keys(segment).isdisjoint(self._term_keys):
-            return ()
-        return self._match_latin(segment_tokens(segment))
-
-    def _mixed_matches(self, text: SplitText, keys: set[str]) -> list[tuple[str, str, str]]:
+    def _mixed_matches(
+        self, text: SplitText, firsts: AbstractSet[str], memo: MatchMemo
+    ) -> list[tuple[str, str, str]]:
         """Terms mixing scripts or cut by a particle, matched on the atomic stream exactly as
         `find` does, but only when all their keys and Chinese pieces occur."""
-        wanted = self._mixed_candidates(text, keys)
+        wanted = self._mixed_candidates(text, firsts, memo)
         if not wanted:
             return []
         found: list[tuple[str, str, str]] = []
-        stream, origins = _edge_stream(text, self._mixed_width)
+        stream, origins = _edge_stream(text, self._mixed_width, memo)
         for term in wanted:
             n = len(term.sequence)
             for i in _starts(stream, term.sequence):
                 found.append((term.concept, term.surface, _written(stream[i : i + n], origins[i : i + n])))
         return found
 
-    def _mixed_candidates(self, text: SplitText, keys: set[str]) -> list[Term]:
-        """Terms mixing scripts or cut by a particle whose keys and Chinese pieces all occur."""
+    def _mixed_candidates(self, text: SplitText, firsts: AbstractSet[str], memo: MatchMemo) -> list[Term]:
+        """Terms mixing scripts or cut by a particle whose keys and Chinese pieces all occur
+        (in glossary order; the text's keys are gathered only for a term that may match)."""
         han = text.han
         candidates = chain(
             (
                 term_pieces
-                for first in keys & self._mixed_first.keys()
-                for term_pieces in self._mixed_first[first]
+                for first, terms in self._mixed_first.items()
+                if first in firsts
+                for term_pieces in terms
             ),
             self._split_han,
         )
+        has_all = memo.key_test(text)
         return [
-            term
-            for term, pieces in candidates
-            if keys.issuperset(term.sequence) and all(piece in han for piece in pieces)
+            term for term, pieces in candidates if all(p in han for p in pieces) and has_all(term.sequence)
         ]
 
     def _match_latin(self, tokens: Sequence[Token]) -> tuple[tuple[str, str, str], ...]:
@@ -387,20 +380,75 @@ class Glossary:
         return list(out.values())
 
 
-_SEGMENT_CACHE = 1 << 16  # distinct Latin stretches (or Chinese runs) whose matches are kept
 _Matches = tuple[tuple[str, str, str], ...]
+_NO_KEYS: frozenset[str] = frozenset()
 
 
-def _memo(cache: dict[str, _Matches], pieces: list[str], match: Callable[[str], _Matches]) -> list[_Matches]:
-    """Glossary matches of each piece of text, from `cache` (looked up at C level) or made and
-    kept; the cache forgets everything when full. A plain dict, so a pickled glossary (the
-    snapshot) carries no function."""
-    found = list(map(cache.get, pieces))
-    if None not in found:
+MEMO_LIMIT = 1 << 16  # pieces a memo holds before starting over (a library that rarely repeats)
+_EDGE_LIMIT = 1 << 14  # pieces of the few texts with a mixed-script candidate (tokens: larger)
+KeyTest = Callable[[tuple[str, ...]], bool]
+V = TypeVar("V")
+
+
+def remember(memo: dict[str, V], piece: str, value: V, limit: int = MEMO_LIMIT) -> V:
+    """Keep `value` for a piece of text; a memo past `limit` pieces starts over."""
+    if len(memo) >= limit:
+        memo.clear()
+    memo[piece] = value
+    return value
+
+
+class MatchMemo:
+    """Glossary matches per distinct Latin stretch and Chinese run: they repeat across a
+    library, so one index build matches each once. Made per build and dropped with it (a
+    glossary lives as long as the process and is pickled with the index)."""
+
+    def __init__(self) -> None:
+        self.segments: dict[str, tuple[_Matches, frozenset[str]]] = {}
+        self.runs: dict[str, _Matches] = {}
+        self.edges: dict[str, tuple[str, ...]] = {}  # a run's bigrams at its edges (mixed terms)
+        self.atoms: dict[str, tuple[tuple[Token, ...], tuple[str, ...]]] = {}  # a stretch's atoms
+
+    def segment_matches(
+        self, glossary: Glossary, segments: list[str]
+    ) -> list[tuple[_Matches, frozenset[str]]]:
+        """Each distinct stretch's Latin matches and mixed-term starts, in order."""
+        distinct = list(dict.fromkeys(segments))
+        found = list(map(self.segments.get, distinct))
+        if None in found:
+            found = [self.segments.get(s) or self.add_segment(glossary, s, segment_keys(s)) for s in distinct]
+        return cast("list[tuple[_Matches, frozenset[str]]]", found)
+
+    def add_segment(
+        self, glossary: Glossary, segment: str, keys: AbstractSet[str]
+    ) -> tuple[_Matches, frozenset[str]]:
+        """Match a stretch whose keys are `keys`, and remember it."""
+        return remember(self.segments, segment, glossary.match_segment(segment, keys))
+
+    def add_run(self, glossary: Glossary, run: str, keys: frozenset[str]) -> _Matches:
+        """Match a Chinese run whose keys are `keys`, and remember it."""
+        return remember(self.runs, run, glossary.match_run(run, keys))
+
+    def run_matches(self, glossary: Glossary, runs: list[str]) -> list[_Matches]:
+        """Each distinct Chinese run's matches, in order."""
+        distinct = list(dict.fromkeys(runs))
+        found = list(map(self.runs.get, distinct))
+        if None in found:
+            for i, run in enumerate(distinct):
+                if found[i] is None:
+                    found[i] = self.add_run(glossary, run, run_keys(run))
         return cast("list[_Matches]", found)
-    if len(cache) >= _SEGMENT_CACHE:
-        cache.clear()
-    return [m if m is not None else cache.setdefault(p, match(p)) for m, p in zip(found, pieces, strict=True)]
+
+    def key_test(self, text: SplitText) -> KeyTest:
+        """Whether the text holds every one of some keys (its keys gathered on first use)."""
+        gathered: list[set[str]] = []
+
+        def has_all(keys: tuple[str, ...]) -> bool:
+            if not gathered:
+                gathered.append(text.keys())
+            return gathered[0].issuperset(keys)
+
+        return has_all
 
 
 def _whole_keys(tokens: list[Token], stream: list[Token]) -> frozenset[str]:
@@ -426,25 +474,27 @@ def _spans(tokens: Sequence[Token]) -> tuple[list[Token], dict[int, tuple[int, i
     return stream, group_span
 
 
-def _edge_stream(text: SplitText, width: int) -> tuple[list[str], list[Token | int]]:
+def _edge_stream(text: SplitText, width: int, memo: MatchMemo) -> tuple[list[str], list[Token | int]]:
     """Keys of the atomic stream with each long Chinese run cut to its first and last `width`
     bigrams (every match of a term joining Latin and Chinese survives), and where each key
     came from: its Latin token, or the number of its Chinese run. No token per bigram; runs and
-    stretches repeat, so their keys are cached."""
+    stretches repeat, so their keys are kept in the memo."""
     keys: list[str] = []
     origins: list[Token | int] = []
     for i, segment in enumerate(text.segments):
         if i:
-            bigrams = _edge_bigrams(text.han_runs[i - 1], width)
+            run = text.han_runs[i - 1]
+            bigrams = memo.edges.get(run) or remember(memo.edges, run, _edge_bigrams(run, width), _EDGE_LIMIT)
             keys.extend(bigrams)
             origins.extend(repeat(i, len(bigrams)))
-        atoms, atom_keys = _atoms(segment)
+        atoms, atom_keys = memo.atoms.get(segment) or remember(
+            memo.atoms, segment, _atoms(segment), _EDGE_LIMIT
+        )
         keys.extend(atom_keys)
         origins.extend(atoms)
     return keys, origins
 
 
-@lru_cache(maxsize=1 << 14)
 def _edge_bigrams(run: str, width: int) -> tuple[str, ...]:
     """A Chinese run's bigrams, a long run cut to its first and last `width` (a NUL between)."""
     if len(run) == 1:
@@ -461,7 +511,6 @@ def _written(keys: list[str], origins: list[Token | int]) -> str:
     return surface_of(span)
 
 
-@lru_cache(maxsize=1 << 14)
 def _atoms(segment: str) -> tuple[tuple[Token, ...], tuple[str, ...]]:
     """A Latin stretch's atomic tokens and their keys."""
     atoms = tuple(t for t in segment_tokens(segment) if t.kind in _ATOMIC)

@@ -20,11 +20,9 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import repeat
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Generic, NamedTuple, TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -32,11 +30,14 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from chatbot.digest import Entry
-from chatbot.search.glossary import ConceptMatch, Glossary
+from chatbot.search.glossary import ConceptMatch, Glossary, KeyTest, MatchMemo, remember
 from chatbot.search.tokens import (
+    Kind,
+    SplitText,
     Token,
     atomic,
     han_text,
+    run_keys,
     segment_words,
     split_text,
     stem,
@@ -124,12 +125,13 @@ class SearchResult:
 class _Analysed(NamedTuple):
     """What one field contributes to the index."""
 
-    keys: AbstractSet[str]
+    keys: list[array[int]]  # key numbers per Latin stretch and Chinese run (pieces may share keys)
     segments: list[str]  # Latin stretches, for the vocabulary
     matches: tuple[tuple[str, str, str], ...]  # (concept, glossary term, as written)
     concepts: frozenset[str]
     concept_terms: frozenset[tuple[str, str]]
     han: str
+    numbers: tuple[array[int], array[int]] = (array("I"), array("I"))  # of concepts, of terms
 
 
 _NO_CONCEPTS: frozenset[str] = frozenset()
@@ -138,52 +140,81 @@ _NO_TERMS: frozenset[tuple[str, str]] = frozenset()
 K = TypeVar("K", str, tuple[str, str])
 
 
-class _Ids(dict[Any, int]):
-    """Interned keys: a key's number is the count of keys before it (assigned at C speed on
-    lookup, a Python call only for a new key)."""
-
-    def __missing__(self, key: Any) -> int:
-        number = self[key] = len(self)
-        return number
-
-
 class _Postings(Generic[K]):
     """Per key, the entries holding it with the weight of the heaviest field it occurs in.
 
-    Built as three flat arrays (key number, entry, field level: 9 bytes a posting, no object
-    per posting) and packed once by `finish` into one table sorted by key (entries ascending
-    within a key, 5 bytes a posting), sliced per key at query time."""
+    Built as flat arrays: the key numbers of each field as its pieces of text give them
+    (repeats included), and per field its entry, level and key count (no object, no dict per
+    entry or posting). `finish` packs them once into one table sorted by key (entries ascending
+    within a key, each (key, entry) once with its heaviest level, 5 bytes a posting), sliced per
+    key at query time."""
 
     def __init__(self) -> None:
         self.weights = np.array(WEIGHT_OF_LEVEL, dtype=np.float64)
-        self._ids: dict[K, int] = _Ids()
+        self._ids: dict[K, int] = {}  # interned keys: a key's number is the count of keys before it
         self._keys = array("I")
+        self._counts = array("I")
         self._entries = array("I")
         self._levels = array("B")
         self._starts = np.zeros(1, dtype=np.intp)
         self._found = np.zeros(0, dtype=np.uint32)
         self._found_levels = np.zeros(0, dtype=np.uint8)
 
-    def add(self, index: int, levels: dict[K, int]) -> None:
-        """Post one entry under each key, with the level of the heaviest field holding it."""
-        self._keys.extend(map(self._ids.__getitem__, levels))
-        self._levels.extend(levels.values())
-        self._entries.extend(repeat(index, len(levels)))
+    def numbers(self, keys: frozenset[K]) -> array[int]:
+        """The keys' numbers, new keys numbered first (all at C level: a set difference with
+        the dict, an update, a lookup per key; no Python call per key)."""
+        ids = self._ids
+        new = keys.difference(ids)
+        if new:
+            ids.update(zip(new, range(len(ids), len(ids) + len(new)), strict=True))
+        return array("I", map(ids.__getitem__, keys))
+
+    def add(self, index: int, level: int, pieces: Iterable[array[int]]) -> None:
+        """Post one field of entry `index`: the key numbers of its pieces, at its level. An
+        entry's fields come heaviest first, so its first posting of a key has the right level."""
+        before = len(self._keys)
+        self._keys.frombytes(b"".join(pieces))  # one copy of all the pieces' buffers
+        self._counts.append(len(self._keys) - before)
+        self._entries.append(index)
+        self._levels.append(level)
 
     def finish(self) -> None:
-        """Pack the postings by key, each key's entries in the order they were added."""
-        keys = np.frombuffer(self._keys, dtype=np.uint32)
-        order = _stable_order(keys)
-        self._found = np.frombuffer(self._entries, dtype=np.uint32)[order]
-        self._found_levels = np.frombuffer(self._levels, dtype=np.uint8)[order]
+        """Pack the postings by key, each key's entries ascending, each (key, entry) once at
+        its heaviest level: one in-place sort of 64-bit (key, entry, 15 - level) values, so the
+        first of each (key, entry) is its heaviest. Temporaries go as soon as used (megabytes
+        at 10k entries)."""
+        if self._entries and self._entries[-1] >= 1 << 28:  # entries come in ascending order
+            raise ValueError("an index holds fewer than 2**28 entries")
+        counts = np.frombuffer(self._counts, dtype=np.uint32)
+        per_field = np.frombuffer(self._entries, dtype=np.uint32) << np.uint32(4)
+        per_field |= np.uint32(15) - np.frombuffer(self._levels, dtype=np.uint8)
+        packed = np.frombuffer(self._keys, dtype=np.uint32).astype(np.uint64)
+        self._keys, self._counts, self._entries, self._levels = array("I"), array("I"), array("I"), array("B")
+        packed <<= np.uint64(32)
+        packed |= np.repeat(per_field, counts)  # 4 bytes a posting, widened in the ufunc's buffer
+        del per_field, counts
+        packed.sort()
+        first = np.ones(len(packed), dtype=np.bool_)
+        np.greater(packed[1:] ^ packed[:-1], np.uint64(15), out=first[1:])  # a new (key, entry)
+        packed = packed[first]
+        del first
+        levels = (packed & np.uint64(0xF)).astype(np.uint8)
+        self._found_levels = np.uint8(15) - levels
+        packed >>= np.uint64(4)  # (key, entry); in place from here on
+        keys = (packed >> np.uint64(28)).view(np.int64)  # below 2**32: the same numbers
         self._starts = np.zeros(len(self._ids) + 1, dtype=np.intp)
         np.cumsum(np.bincount(keys, minlength=len(self._ids)), out=self._starts[1:])
-        self._ids = dict(self._ids)  # a plain dict: a lookup of an absent key must not add it
-        self._keys, self._entries, self._levels = array("I"), array("I"), array("B")
+        del keys
+        packed &= np.uint64(0xFFFFFFF)
+        self._found = packed.astype(np.uint32)
+
+    def number_of(self, key: K) -> int | None:
+        """The key's number, None for a key never posted."""
+        return self._ids.get(key)
 
     def get(self, key: K) -> tuple[NDArray[np.uint32], NDArray[np.float64]]:
         """The entries holding `key` (ascending) and each one's field weight."""
-        number = self._ids.get(key)
+        number = self.number_of(key)
         if number is None:
             return self._found[:0], self.weights[:0]
         lo, hi = self._starts[number], self._starts[number + 1]
@@ -197,15 +228,6 @@ class _Postings(Generic[K]):
 
     def __contains__(self, key: K) -> bool:
         return key in self._ids
-
-
-def _stable_order(keys: NDArray[np.uint32]) -> NDArray[np.intp]:
-    """The stable sort order of `keys`, as two 16-bit radix passes (numpy sorts 16-bit
-    integers stably by radix: linear, ~5x faster than its stable sort of 32-bit ones)."""
-    order = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
-    if len(keys) and int(keys.max()) > 0xFFFF:
-        order = order[np.argsort((keys >> 16).astype(np.uint16)[order], kind="stable")]
-    return order
 
 
 @dataclass
@@ -295,6 +317,78 @@ def _display(surfaces: list[str], query_terms: list[str]) -> list[str]:
     return [first, other] if other else [first]
 
 
+class _Build(MatchMemo):
+    """What one index build remembers and then drops: glossary matches and key numbers per
+    distinct Latin stretch and Chinese run (notes repeat them), and the analyses of recurring
+    fields. Nothing of it outlives the build: module-level caches would keep a library's worth
+    of small objects for the life of the process."""
+
+    def __init__(self, postings: _Postings[str], glossary: Glossary) -> None:
+        super().__init__()
+        self.postings = postings
+        self.glossary = glossary
+        self.segment_numbers: dict[str, array[int]] = {}
+        self.run_numbers: dict[str, array[int]] = {}
+        self.analysed: dict[str, _Analysed] = {}
+        self.words: dict[str, str] = {}  # surface → key of the library's words, first seen first
+        self._collected: set[str] = set()  # Latin stretches whose words are in `words`
+        self._new_words: dict[str, list[tuple[str, str, Kind]]] = {}  # this entry's new stretches'
+        self._cut: SplitText | None = None  # the text analysed last, and its key numbers
+        self._pieces: list[array[int]] = []
+
+    def key_numbers(self, cut: SplitText) -> list[array[int]]:
+        """The key numbers of each Latin stretch and Chinese run of a text (a new stretch is
+        matched against the glossary on the way, from the same keys)."""
+        found = list(map(self.segment_numbers.get, cut.segments))
+        found.extend(map(self.run_numbers.get, cut.han_runs))
+        if None in found:
+            pieces = [*cut.segments, *cut.han_runs]
+            for i, number in enumerate(found):
+                if number is None:
+                    found[i] = self._segment(pieces[i]) if i < len(cut.segments) else self._run(pieces[i])
+        self._cut, self._pieces = cut, cast("list[array[int]]", found)
+        return self._pieces
+
+    def _segment(self, segment: str) -> array[int]:
+        words = self._new_words[segment] = segment_words(segment)
+        keys = frozenset([key for key, _, _ in words])
+        if segment not in self.segments:
+            self.add_segment(self.glossary, segment, keys)
+        return remember(self.segment_numbers, segment, self.postings.numbers(keys))
+
+    def _run(self, run: str) -> array[int]:
+        keys = run_keys(run)
+        if run not in self.runs:
+            self.add_run(self.glossary, run, keys)
+        return remember(self.run_numbers, run, self.postings.numbers(keys))
+
+    def collect_words(self, segments: list[str]) -> None:
+        """Add the words of stretches not collected yet to the vocabulary, in order (each
+        stretch cut once: its words were kept when it was numbered, for this entry only)."""
+        for segment in segments:
+            if segment not in self._collected:
+                self._collected.add(segment)
+                words = self._new_words.pop(segment, None)
+                for key, surface, kind in segment_words(segment) if words is None else words:
+                    if kind != "ref":
+                        self.words.setdefault(surface, key)
+
+    def end_entry(self) -> None:
+        self._new_words.clear()
+
+    def key_test(self, text: SplitText) -> KeyTest:
+        """For the text just numbered, a test on its key numbers (no key set gathered)."""
+        if text is not self._cut:
+            return super().key_test(text)
+        pieces, number_of = self._pieces, self.postings.number_of
+
+        def has_all(keys: tuple[str, ...]) -> bool:
+            numbers = [number_of(key) for key in keys]
+            return all(n is not None and any(n in piece for piece in pieces) for n in numbers)
+
+        return has_all
+
+
 class SearchIndex:
     """An inverted index over entries' token keys and glossary concepts."""
 
@@ -309,7 +403,6 @@ class SearchIndex:
         self.concept_fields: list[tuple[tuple[float, tuple[tuple[str, str, str], ...]], ...]] = []
         self.han: list[tuple[tuple[float, str], ...]] = []
         self.vocabulary: dict[str, str] = {}
-        self._analysed: dict[str, _Analysed] = {}
         self._ref_terms = any(key.startswith("#") for key in glossary.terms_by_first_key())
         # A build allocates much and frees nothing: callers that own the process pause and
         # freeze the collector around it (`chatbot.heap.build_long_lived`).
@@ -321,62 +414,64 @@ class SearchIndex:
 
     # -- building ---------------------------------------------------------------------------
 
-    def _analyse(self, text: str, recurs: bool) -> tuple[_Analysed, bool]:
+    def _analyse(self, text: str, recurs: bool, build: _Build) -> tuple[_Analysed, bool]:
         """Keys, glossary concepts and Chinese text of one field, and whether it is new.
-        Recurring fields (tags, identifiers, handles) are analysed once per index; titles and
+        Recurring fields (tags, identifiers, handles) are analysed once per build; titles and
         notes are not kept (they rarely repeat, and a build would hold all their analyses)."""
-        cached = self._analysed.get(text)
+        cached = build.analysed.get(text)
         if cached is not None:
             return cached, False
         if text[0] == "#" and text[1:].isascii() and text[1:].isdigit() and not self._ref_terms:
-            # `#12345` (the PR, its references): one key, no glossary term, nothing to display
-            # (kept like a recurring field: an entry's refs recur as other entries' PRs).
-            analysed = _Analysed(frozenset((f"#{int(text[1:])}",)), [], (), _NO_CONCEPTS, _NO_TERMS, "")
-            self._analysed[text] = analysed
-            return analysed, False
+            # `#12345` (the PR, its references): one key, no glossary term, nothing to display;
+            # not kept (cheaper made again than held: most PR numbers occur once or twice).
+            number = self.postings.numbers(frozenset((f"#{int(text[1:])}",)))
+            return _Analysed([number], [], (), _NO_CONCEPTS, _NO_TERMS, ""), False
         cut = split_text(text)
-        keys = cut.keys()
-        matches = tuple(self.glossary.find_in(cut, keys))
+        keys = build.key_numbers(cut)
+        matches = tuple(self.glossary.find_in(cut, build))
         if matches:
             concepts = frozenset([m[0] for m in matches])
             terms = frozenset([m[:2] for m in matches])
+            numbers = (self.concepts.numbers(concepts), self.concept_terms.numbers(terms))
+            analysed = _Analysed(keys, cut.segments, matches, concepts, terms, cut.han, numbers)
         else:  # most fields name no concept: no sets made for them
-            concepts, terms = _NO_CONCEPTS, _NO_TERMS
-        analysed = _Analysed(keys, cut.segments, matches, concepts, terms, cut.han)
+            analysed = _Analysed(keys, cut.segments, matches, _NO_CONCEPTS, _NO_TERMS, cut.han)
         if recurs:
-            self._analysed[text] = analysed
+            build.analysed[text] = analysed
         return analysed, True
 
     def _index_all(self) -> list[tuple[str, int]]:
         """Fill the postings and the vocabulary; return the topic counts (title, tags, identifiers)."""
-        segment_order: dict[str, None] = {}  # Latin stretches in first-seen order, for the vocabulary
         topic_counts: dict[str, int] = {}
         plain_tags: dict[str, bool] = {}
         concept_labels = {c: self.glossary.label(c) for c in self.glossary.concepts}
+        build = _Build(self.postings, self.glossary)
         for index, entry in enumerate(self.entries):
-            strong = self._index_entry(index, entry, segment_order)
+            strong = self._index_entry(index, entry, build)
             labels = {concept_labels[c] for c in strong}
             labels.update(tag for tag in entry.tags if self._plain_tag(tag, plain_tags))
             for label in labels:
                 topic_counts[label] = topic_counts.get(label, 0) + 1
-        self._analysed.clear()
+        words = build.words
+        del build  # its memos served this build only
         for table in (self.postings, self.concepts, self.concept_terms):
             table.finish()
-        self._build_vocabulary(segment_order)
+        self._build_vocabulary(words)
         return sorted(topic_counts.items(), key=lambda kv: (-kv[1], kv[0].casefold()))
 
-    def _index_entry(self, index: int, entry: Entry, segment_order: dict[str, None]) -> set[str]:
+    def _index_entry(self, index: int, entry: Entry, build: _Build) -> set[str]:
         """Post one entry's fields and keep what display and phrase checks need; return the
         concepts its strong fields name."""
         analysed = [
-            (weight, *self._analyse(text, recurs))
+            (weight, *self._analyse(text, recurs, build))
             for weight, text, recurs in sorted(_fields(entry), key=_heaviest_first)
         ]
         fields = [(weight, fielded) for weight, fielded, _ in analysed]
         self._post(index, fields)
         for _, fielded, new in reversed(analysed):  # lightest first, as words were always collected
             if new:
-                segment_order.update(dict.fromkeys(fielded.segments))
+                build.collect_words(fielded.segments)
+        build.end_entry()
         self._keep(fields)
         return {c for weight, fielded in fields if weight >= STRONG_FIELD for c in fielded.concepts}
 
@@ -386,20 +481,13 @@ class SearchIndex:
         self.han.append(tuple([(w, a.han) for w, a in fields if a.han]))
 
     def _post(self, index: int, fields: list[tuple[float, _Analysed]]) -> None:
-        """Post an entry under its keys, concepts and concept terms, each with the heaviest
-        field holding it (fields come heaviest first; levels of lighter ones are overwritten)."""
-        keys: dict[str, int] = {}
-        concepts: dict[str, int] = {}
-        terms: dict[tuple[str, str], int] = {}
-        for weight, analysed in reversed(fields):
+        """Post an entry's fields (heaviest first) under their keys, concepts and concept terms."""
+        for weight, analysed in fields:
             level = LEVEL[weight]
-            keys.update(dict.fromkeys(analysed.keys, level))
+            self.postings.add(index, level, analysed.keys)
             if analysed.concepts:
-                concepts.update(dict.fromkeys(analysed.concepts, level))
-                terms.update(dict.fromkeys(analysed.concept_terms, level))
-        self.postings.add(index, keys)
-        self.concepts.add(index, concepts)
-        self.concept_terms.add(index, terms)
+                self.concepts.add(index, level, analysed.numbers[:1])
+                self.concept_terms.add(index, level, analysed.numbers[1:])
 
     def _plain_tag(self, tag: str, cache: dict[str, bool]) -> bool:
         """A tag that is a topic of its own: not generic and naming no glossary concept."""
@@ -411,9 +499,9 @@ class SearchIndex:
             )
         return plain
 
-    def _build_vocabulary(self, segment_order: Iterable[str]) -> None:
-        """Words of the library and the glossary (surface → key), the typo corrector's choices."""
-        vocabulary = _library_words(segment_order)
+    def _build_vocabulary(self, vocabulary: dict[str, str]) -> None:
+        """Words of the library (surface → key, first seen first) and of the glossary, the typo
+        corrector's choices."""
         for surface, key in _glossary_words(self.glossary):
             vocabulary.setdefault(surface, key)
         self.vocabulary = {s.casefold(): k for s, k in vocabulary.items() if s[0].isalpha()}
@@ -768,16 +856,6 @@ def _outermost(matches: list[ConceptMatch]) -> list[ConceptMatch]:
         for m in matches
         if not any(lo <= m.start and m.end <= hi and (hi - lo) > (m.end - m.start) for lo, hi in spans)
     ]
-
-
-def _library_words(segment_order: Iterable[str]) -> dict[str, str]:
-    """Surface → key of the entries' Latin words and identifiers, first seen first."""
-    vocabulary: dict[str, str] = {}
-    for segment in segment_order:
-        for key, surface, kind in segment_words(segment):
-            if kind != "ref":
-                vocabulary.setdefault(surface, key)
-    return vocabulary
 
 
 def _glossary_words(glossary: Glossary) -> Iterator[tuple[str, str]]:

@@ -18,12 +18,11 @@ are matched against; `ident`/`joined` tokens are extra whole-word keys.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Literal, NamedTuple
 
-from chatbot.text import HAN_RUN, han_bigrams, han_class
+from chatbot.text import HAN_RUN, han_bigrams, han_class, nfkc
 from chatbot.text import stem as stem  # the one stemmer (search and answers); re-exported
 
 Kind = Literal["word", "ident", "joined", "part", "ref", "cjk"]
@@ -56,7 +55,7 @@ def _latin_tokens(raw: str, group: int) -> list[Token]:
     return [Token(key, surface, kind, group) for key, surface, kind in _latin_cut(raw)]
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 14)
 def _latin_cut(raw: str) -> tuple[tuple[str, str, Kind], ...]:
     """Cached per distinct Latin run: words and identifiers repeat across a library."""
     return tuple((t.key, t.surface, t.kind) for t in _latin_tokens_uncached(raw, 0))
@@ -132,7 +131,7 @@ def _han_tokens(run: str, group: int) -> list[Token]:
 
 def tokenize(text: str) -> list[Token]:
     """All tokens of a text in order; tokens of one identifier or Chinese run share a group."""
-    text = unicodedata.normalize("NFKC", text)
+    text = nfkc(text)
     text = _URL_REF.sub(lambda m: f" #{m.group(1)} ", text)
     text = _URL.sub(" ", text)
     out: list[Token] = []
@@ -173,16 +172,13 @@ def segment_words(segment: str) -> list[tuple[str, str, Kind]]:
     return [cut for raw in _LATIN.findall(segment) for cut in _latin_cut(raw)]
 
 
-@lru_cache(maxsize=1 << 16)
 def segment_keys(segment: str) -> frozenset[str]:
     """Distinct keys of `segment_tokens`."""
     return frozenset([key for key, _, _ in segment_words(segment)])
 
 
-@lru_cache(maxsize=1 << 16)
 def run_keys(run: str) -> frozenset[str]:
-    """Distinct keys of one Chinese run: its bigrams, or the lone character (cached: short
-    runs such as `重点关注` repeat across a library)."""
+    """Distinct keys of one Chinese run: its bigrams, or the lone character."""
     if len(run) == 1:
         return frozenset((run,))
     return frozenset([run[i : i + 2] for i in range(len(run) - 1)])
@@ -220,16 +216,16 @@ class SplitText:
         """The bigram (or lone character) keys of the Chinese runs."""
         return set().union(*map(run_keys, self.han_runs))
 
-    @property
+    @cached_property
     def han(self) -> str:
-        """The Chinese runs, one per line (a phrase check never spans two runs)."""
+        """The Chinese runs, one per line (a phrase check never spans two runs; made once:
+        the index keeps it and the glossary looks for terms in it)."""
         return "\n".join(self.han_runs)
 
 
 def split_text(text: str) -> SplitText:
     """Chinese runs and the Latin stretches between them, for fast indexing of long notes."""
-    if not text.isascii():
-        text = unicodedata.normalize("NFKC", text)
+    text = nfkc(text)
     if "http" in text:
         text = _URL_REF.sub(lambda m: f" #{m.group(1)} ", text)
         text = _URL.sub(" ", text)
@@ -252,7 +248,7 @@ def keys(text: str) -> list[str]:
 
 def han_text(text: str) -> str:
     """Only the Chinese characters of a text, for phrase checks of Chinese query runs."""
-    return "".join(_HAN.findall(unicodedata.normalize("NFKC", text)))
+    return "".join(_HAN.findall(nfkc(text)))
 
 
 def surface_of(tokens: list[Token]) -> str:

@@ -8,7 +8,7 @@ Slack follow-ups ask the same questions of text through them, so no two parts di
 
 from chatbot.text.han import HAN_CHAR, HAN_RANGES, HAN_RUN, han_class, has_han
 from chatbot.text.mentions import SLACK_MARKUP, strip_slack_markup
-from chatbot.text.words import INFLECTIONS, LATIN_WORD, han_bigrams, normalize, normalize_question, stem
+from chatbot.text.words import INFLECTIONS, LATIN_WORD, han_bigrams, nfkc, normalize, normalize_question, stem
 
 __all__ = [
     "HAN_CHAR",
@@ -20,6 +20,7 @@ __all__ = [
     "han_bigrams",
     "han_class",
     "has_han",
+    "nfkc",
     "normalize",
     "normalize_question",
     "stem",

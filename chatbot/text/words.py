@@ -37,14 +37,30 @@ _SUFFIXES = (
 )
 
 
+# Full-width punctuation of Chinese prose and its NFKC form: replacing a character by its whole
+# compatibility decomposition leaves the text's NFKC unchanged, and is far cheaper than NFKC.
+_FULL_WIDTH = (("，", ","), ("：", ":"), ("（", "("), ("）", ")"), ("；", ";"), ("！", "!"), ("？", "?"))
+
+
+def nfkc(text: str) -> str:
+    """`unicodedata.normalize("NFKC", text)`, without normalizing text that needs none: most
+    notes are normalized once their full-width punctuation is (a quick check says so)."""
+    if text.isascii() or unicodedata.is_normalized("NFKC", text):
+        return text
+    for wide, narrow in _FULL_WIDTH:
+        if wide in text:
+            text = text.replace(wide, narrow)
+    return text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
+
+
 def normalize(text: str) -> str:
     """NFKC and casefold: full-width letters, ligatures and case never decide a match."""
-    return unicodedata.normalize("NFKC", text).casefold()
+    return nfkc(text).casefold()
 
 
 def normalize_question(text: str) -> str:
     """NFKC (full-width ？ and letters), casefold, one space between words."""
-    return _SPACES.sub(" ", unicodedata.normalize("NFKC", text)).strip().casefold()
+    return _SPACES.sub(" ", nfkc(text)).strip().casefold()
 
 
 # Only the inflections (plural, past, -ing): for looking a word up in a list of dictionary words
