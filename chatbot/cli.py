@@ -10,6 +10,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -146,7 +147,10 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     threading.Thread(
         target=_start_bot, args=(settings, server, starting, started), name="start", daemon=True
     ).start()
-    server.serve_forever()
+    stopped_by = server.serve_forever()
+    if stopped_by is not None:
+        name = signal.Signals(stopped_by).name
+        print(f"vllm-digest: {name}: stopping, finishing the answers in progress", file=sys.stderr)
     if "bot" in started:
         started["bot"].close()
     return int(started.get("exit", 0))

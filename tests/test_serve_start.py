@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -205,8 +206,11 @@ def wait_logged(log: Path, line: str, timeout: float = 60.0) -> None:
         time.sleep(0.02)  # polling another process's log: nothing to wait on
 
 
-def serve_once(fake: FakeSlack, folder: Path, cache: Path, log: Path, then: str = "") -> str:
-    """`vllm-digest serve` until /readyz is 200 (and the log says `then`); its log."""
+def serve_once(
+    fake: FakeSlack, folder: Path, cache: Path, log: Path, then: str = "", stop: int = signal.SIGTERM
+) -> tuple[str, int]:
+    """`vllm-digest serve` until /readyz is 200 (and the log says `then`), then stopped by `stop`;
+    its log and exit code."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -232,9 +236,9 @@ def serve_once(fake: FakeSlack, folder: Path, cache: Path, log: Path, then: str 
             wait_ready(f"http://127.0.0.1:{port}", timeout=120)
             wait_logged(log, then)
         finally:
-            process.terminate()
-            process.wait(timeout=30)
-    return log.read_text(encoding="utf-8")
+            process.send_signal(stop)
+            code = process.wait(timeout=30)
+    return log.read_text(encoding="utf-8"), code
 
 
 def test_serve_saves_the_snapshot_and_a_restart_loads_it(
@@ -242,9 +246,9 @@ def test_serve_saves_the_snapshot_and_a_restart_loads_it(
 ) -> None:
     cache = tmp_path / "serve-cache"
     # The snapshot is written once the bot is ready, not before.
-    first = serve_once(fake_slack, folder, cache, tmp_path / "first.log", then="saved the digest snapshot")
+    first, _ = serve_once(fake_slack, folder, cache, tmp_path / "first.log", then="saved the digest snapshot")
     assert "from the digest files" in first and "saved the digest snapshot" in first, first
-    second = serve_once(fake_slack, folder, cache, tmp_path / "second.log")
+    second, _ = serve_once(fake_slack, folder, cache, tmp_path / "second.log")
     assert "from the snapshot" in second and "saved the digest snapshot" not in second, second
     entries = len(Library.load(folder))
     assert f"loaded {entries} digest entries from the snapshot" in second
@@ -281,3 +285,15 @@ def test_serve_listens_before_the_bot_is_built(fake_slack: FakeSlack) -> None:
         assert post(f"http://127.0.0.1:{server.port}/slack/events", body).status_code == 503
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
+def test_serve_stops_on_sigterm_or_ctrl_c_with_one_line_and_exit_code_0(
+    fake_slack: FakeSlack, folder: Path, tmp_path: Path, stop: signal.Signals
+) -> None:
+    # uvicorn raises the signal again once it has shut down: without a handler of ours SIGTERM
+    # killed the process before the answers in progress drained (-15), Ctrl-C printed a traceback.
+    log, code = serve_once(fake_slack, folder, tmp_path / "cache", tmp_path / "serve.log", stop=stop)
+    assert code == 0, log
+    assert f"vllm-digest: {stop.name}: stopping, finishing the answers in progress" in log
+    assert "Traceback" not in log and "KeyboardInterrupt" not in log, log

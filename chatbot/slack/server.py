@@ -17,6 +17,7 @@ its first moment, while the bot is still being built.
 from __future__ import annotations
 
 import logging
+import signal
 import socket
 import threading
 from collections.abc import Callable
@@ -171,6 +172,10 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+# What stops `serve` gracefully: Ctrl-C, and what an orchestrator sends before it kills.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 class HttpServer:
     """uvicorn on a socket bound at construction, so `port` is known (port 0 picks a free one)
     and connections queue in the backlog until serving starts: no waiting for start-up."""
@@ -189,9 +194,23 @@ class HttpServer:
     def port(self) -> int:
         return int(self.socket.getsockname()[1])
 
-    def serve_forever(self) -> None:
-        """Serve in this thread until SIGINT/SIGTERM (when this is the main thread) or stop()."""
-        self.server.run(sockets=[self.socket])
+    def serve_forever(self) -> int | None:
+        """Serve in this thread until SIGINT/SIGTERM (when this is the main thread) or stop();
+        the signal that stopped it, if one did. uvicorn shuts down, then raises that signal again
+        for the handler it found: a default one would kill the process (SIGTERM: the answers in
+        progress never drained) or print a KeyboardInterrupt traceback (Ctrl-C). In the main
+        thread the handler it finds only notes the signal, and the caller winds down."""
+        if threading.current_thread() is not threading.main_thread():
+            self.server.run(sockets=[self.socket])
+            return None
+        stopped_by: list[int] = []
+        noted = {sig: signal.signal(sig, lambda number, _: stopped_by.append(number)) for sig in STOP_SIGNALS}
+        try:
+            self.server.run(sockets=[self.socket])
+        finally:
+            for sig, handler in noted.items():
+                signal.signal(sig, handler)
+        return stopped_by[0] if stopped_by else None
 
     def start(self) -> HttpServer:
         """Serve on a background thread (tests, benchmarks)."""
