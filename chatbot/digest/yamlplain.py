@@ -28,11 +28,14 @@ _QUOTED = r"\"[^\"\\\n]*\"|'[^'\n]*'"
 _ITEM = rf"(?:{_QUOTED}|{_FLOW})"
 _VALUE = rf"\[ *(?:{_ITEM} *(?:, *{_ITEM} *)*)?\]|{_QUOTED}|{_BLOCK}"
 _KEY = r"[A-Za-z_][A-Za-z0-9_]{0,100}"
-# Indent, then `- key: value`, `- value` or `key: value` (the value may be missing), a comment.
-_LINE = re.compile(
-    rf"( *)(?:(- +)(?:({_KEY}):(?: +({_VALUE}))?|({_VALUE}))|({_KEY}):(?: +({_VALUE}))?)(?: +#.*)? *"
+# Each line: blank or a comment; else its indent, then `- key: value`, `- value` or
+# `key: value` (the value may be missing: ''), and a comment. A line of any other form is not
+# matched, and the count of matches falls short of the count of lines.
+_LINES = re.compile(
+    rf"^(?: *(?:#.*)?|( *)(?:(- +)(?:({_KEY}):(?: +({_VALUE}))?|({_VALUE}))|({_KEY}):(?: +({_VALUE}))?)"
+    r"(?: +#.*)? *)$",
+    re.MULTILINE,
 )
-_BLANK = re.compile(r" *(?:#.*)?")
 _FLOW_ITEM = re.compile(rf"({_ITEM}) *(?:,|\]) *")
 # Printable characters YAML reads as such, without line breaks other than `\n` (NEL, LS, PS),
 # tabs, `\r` or a byte-order mark: any other character sends the file to PyYAML.
@@ -63,23 +66,25 @@ class _Reader:
         self.item: tuple[dict[str, Any], int] | None = None  # current item, its key indent
         self.sub: tuple[list[Any], int] | None = None  # scalar list of an item key, dash indent
 
-    def line(self, number: int, m: re.Match[str]) -> None:
-        indent, dash, item_key, item_value, element, key, value = m.groups()
+    def line(self, number: int, groups: tuple[str, ...]) -> None:
+        indent, dash, item_key, item_value, element, key, value = groups
+        if not (key or dash):
+            return  # blank, or a comment
         ind = len(indent)
         if self.pending is not None and not self._opens_list(ind, dash):
             self.pending = None  # `key:` and nothing under it: null, as set
-        if dash is None:
+        if not dash:
             self._key(ind, key, value)
-        elif element is not None:
+        elif element:
             self._element(ind, element)
         else:
             self._item(number, ind, ind + len(dash), item_key, item_value)
 
-    def _opens_list(self, ind: int, dash: str | None) -> bool:
-        """Whether a dash line opens the list of the pending key (or goes on with it)."""
+    def _opens_list(self, ind: int, dash: str) -> bool:
+        """Whether a dash line opens the list of the pending key."""
         assert self.pending is not None
         mapping, key, key_indent = self.pending
-        if dash is None or ind < key_indent:
+        if not dash or ind < key_indent:
             return False
         if mapping is self.top:
             self.items = ([], key, ind)
@@ -91,7 +96,7 @@ class _Reader:
         self.pending = None
         return True
 
-    def _key(self, ind: int, key: str, value: str | None) -> None:
+    def _key(self, ind: int, key: str, value: str) -> None:
         if ind == 0:
             self.items = self.item = self.sub = None
             self._set(self.top, key, value, 0)
@@ -106,7 +111,7 @@ class _Reader:
             raise NotPlain
         self.sub[0].append(self.value(element))
 
-    def _item(self, number: int, ind: int, key_indent: int, key: str, value: str | None) -> None:
+    def _item(self, number: int, ind: int, key_indent: int, key: str, value: str) -> None:
         if self.items is None or ind != self.items[2]:
             raise NotPlain
         items, top_key, _ = self.items
@@ -116,10 +121,10 @@ class _Reader:
         self.item, self.sub = (mapping, key_indent), None
         self._set(mapping, key, value, key_indent)
 
-    def _set(self, mapping: dict[str, Any], key: str, value: str | None, ind: int) -> None:
+    def _set(self, mapping: dict[str, Any], key: str, value: str, ind: int) -> None:
         if self.scalar(key) != key or key in mapping:
             raise NotPlain  # a key that reads as null, a bool…; a repeated key
-        if value is None:
+        if not value:
             mapping[key] = None
             self.pending = (mapping, key, ind)
         else:
@@ -168,14 +173,13 @@ def read_plain(text: str) -> tuple[dict[str, Any], dict[str, list[int]]] | None:
     top-level lists of mappings; None for any other document."""
     if _OUTSIDE.search(text):
         return None
+    lines = _LINES.findall(text)
+    if len(lines) != text.count("\n") + 1:
+        return None  # a line of another form
     reader = _Reader()
     try:
-        for number, line in enumerate(text.split("\n"), start=1):
-            m = _LINE.fullmatch(line)
-            if m is not None:
-                reader.line(number, m)
-            elif not _BLANK.fullmatch(line):
-                return None
+        for number, groups in enumerate(lines, start=1):
+            reader.line(number, groups)
     except NotPlain:
         return None
     return (reader.top, reader.item_lines) if reader.top else None
