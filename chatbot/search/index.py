@@ -22,7 +22,7 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Generic, NamedTuple, TypeVar, cast
+from typing import Any, Generic, NamedTuple, TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
