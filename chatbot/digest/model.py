@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -24,6 +23,8 @@ from pydantic import (
     model_serializer,
 )
 
+from chatbot.text.words import nfkc
+
 if TYPE_CHECKING:
     from chatbot.digest.note import NoteParts
 
@@ -33,7 +34,7 @@ _SPACES_RE = re.compile(r"\s+")
 
 def normalize_title(title: str) -> str:
     """Title as identity: NFKC, collapsed whitespace, so re-saving a file keeps ids."""
-    return _SPACES_RE.sub(" ", unicodedata.normalize("NFKC", title)).strip().casefold()
+    return _SPACES_RE.sub(" ", nfkc(title)).strip().casefold()
 
 
 def entry_id(repo: str, title: str) -> str:

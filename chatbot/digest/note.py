@@ -106,7 +106,7 @@ _PERSON_PATTERNS = (
         re.compile(
             r"([a-z0-9](?<![\w`].)[a-z0-9-]{2,38}+)\s*的[^，。；\s]{0,6}(?:分析|解释|评论|意见|建议|审查|review)"
         ),
-        re.compile("分析|解释|评论|意见|建议|审查|review"),
+        re.compile(r"的[^，。；\s]{0,6}(?:分析|解释|评论|意见|建议|审查|review)"),
     ),
     (POSSESSIVE_RE, re.compile("['’]s")),
 )
@@ -194,7 +194,7 @@ def find_identifiers(text: str) -> list[str]:
 def find_people(text: str) -> list[str]:
     """Handles the note names: `@x`, `x[bot]`, `x 指出`, `x's review`, `x argued`, a line opening `x:`."""
     vocab = vocabulary()
-    plain = BACKTICK_RE.sub(" ", GITHUB_URL_RE.sub(" ", text))
+    plain = _without_links_and_code(text)
     found = [
         (m.start(1), m.group(1))
         for pattern in _person_patterns(plain, vocab)
@@ -203,6 +203,16 @@ def find_people(text: str) -> list[str]:
     found.extend(_speakers(plain, vocab))
     names = [name for _, name in sorted(found)]
     return _dedupe([p for p in names if p.casefold() not in vocab.not_people and p.lower() != "the"])
+
+
+def _without_links_and_code(text: str) -> str:
+    """The note without its GitHub links and code spans, where no name is looked for; each
+    pattern runs only on a note that holds what it needs (most hold neither)."""
+    if "github.com/" in text:
+        text = GITHUB_URL_RE.sub(" ", text)
+    if "`" in text:
+        text = BACKTICK_RE.sub(" ", text)
+    return text
 
 
 def _person_patterns(plain: str, vocab: NoteVocabulary) -> Iterator[re.Pattern[str]]:

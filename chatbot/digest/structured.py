@@ -20,6 +20,7 @@ from chatbot.digest.model import DigestParseError, Entry, Metadata, Ref, entry_i
 from chatbot.digest.note import find_identifiers
 from chatbot.digest.rawtext import SLUG_RE, ParseResult, VerdictCheck, digest_name, note_entry
 from chatbot.digest.yamlnodes import validation_error_line, yaml_error_line, yaml_line
+from chatbot.digest.yamlplain import read_plain
 
 
 class StructuredEntry(BaseModel):
@@ -117,11 +118,10 @@ _PLAIN_NODES: dict[tuple[str, type], Callable[[Any, Any], Any]] = {
 
 def parse_structured(text: str, path: str = "<yaml>") -> ParseResult:
     """Parse and validate a YAML digest; raises DigestParseError with the line of the problem."""
-    root, digest = _validated(text, path)
+    lines, digest = _validated(text, path)
     name = digest.digest or digest_name(path)
     result = ParseResult([])
-    for position, item in enumerate(digest.entries, start=1):
-        line = yaml_line(root, ("entries", position - 1))
+    for position, (item, line) in enumerate(zip(digest.entries, lines, strict=True), start=1):
         note = (item.note or "").strip()
         if not note:
             result.metadata.append(_metadata(digest.repo, item, line))
@@ -132,7 +132,22 @@ def parse_structured(text: str, path: str = "<yaml>") -> ParseResult:
     return result
 
 
-def _validated(text: str, path: str) -> tuple[yaml.Node | None, StructuredDigest]:
+def _validated(text: str, path: str) -> tuple[list[int], StructuredDigest]:
+    """The digest a file holds and the line of each of its entries, or the DigestParseError of
+    the first problem. A file of the plain shape is read without PyYAML's nodes; any other, and
+    one whose data do not validate (for the line of the problem), with them."""
+    plain = read_plain(text)
+    if plain is not None:
+        data, item_lines = plain
+        try:
+            return item_lines.get("entries", []), StructuredDigest.model_validate(data)
+        except ValidationError:
+            pass
+    root, digest = _validated_nodes(text, path)
+    return [yaml_line(root, ("entries", index)) for index in range(len(digest.entries))], digest
+
+
+def _validated_nodes(text: str, path: str) -> tuple[yaml.Node | None, StructuredDigest]:
     """The node tree and the digest it holds, or the DigestParseError of the first problem."""
     try:
         root, data = _compose_and_construct(text)
