@@ -11,10 +11,11 @@ adds a concept. A bad concept is reported with file:line and skipped; the rest l
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from itertools import chain, repeat
+from itertools import accumulate, chain
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -29,6 +30,7 @@ from chatbot.search.tokens import (
     run_keys,
     segment_keys,
     segment_tokens,
+    segment_words,
     surface_of,
     tokenize,
 )
@@ -298,11 +300,13 @@ class Glossary:
         if not wanted:
             return []
         found: list[tuple[str, str, str]] = []
-        stream, origins = _edge_stream(text, self._mixed_width, memo)
+        stream, starts = _edge_stream(text, self._mixed_width, memo)
         for term in wanted:
             n = len(term.sequence)
             for i in _starts(stream, term.sequence):
-                found.append((term.concept, term.surface, _written(stream[i : i + n], origins[i : i + n])))
+                found.append(
+                    (term.concept, term.surface, _written(text, stream, starts, range(i, i + n), memo))
+                )
         return found
 
     def _mixed_candidates(self, text: SplitText, firsts: AbstractSet[str], memo: MatchMemo) -> list[Term]:
@@ -312,7 +316,7 @@ class Glossary:
         candidates = chain(
             (
                 term_pieces
-                for first, terms in self._mixed_first.items()
+                for first, terms in (self._mixed_first.items() if firsts else ())
                 if first in firsts
                 for term_pieces in terms
             ),
@@ -407,7 +411,8 @@ class MatchMemo:
         self.segments: dict[str, tuple[_Matches, frozenset[str]]] = {}
         self.runs: dict[str, _Matches] = {}
         self.edges: dict[str, tuple[str, ...]] = {}  # a run's bigrams at its edges (mixed terms)
-        self.atoms: dict[str, tuple[tuple[Token, ...], tuple[str, ...]]] = {}  # a stretch's atoms
+        self.atom_keys: dict[str, tuple[str, ...]] = {}  # a stretch's atomic keys (mixed terms)
+        self.atoms: dict[str, tuple[Token, ...]] = {}  # its atomic tokens, where a mixed term matched
 
     def segment_matches(
         self, glossary: Glossary, segments: list[str]
@@ -474,25 +479,23 @@ def _spans(tokens: Sequence[Token]) -> tuple[list[Token], dict[int, tuple[int, i
     return stream, group_span
 
 
-def _edge_stream(text: SplitText, width: int, memo: MatchMemo) -> tuple[list[str], list[Token | int]]:
+def _edge_stream(text: SplitText, width: int, memo: MatchMemo) -> tuple[list[str], list[int]]:
     """Keys of the atomic stream with each long Chinese run cut to its first and last `width`
-    bigrams (every match of a term joining Latin and Chinese survives), and where each key
-    came from: its Latin token, or the number of its Chinese run. No token per bigram; runs and
-    stretches repeat, so their keys are kept in the memo."""
-    keys: list[str] = []
-    origins: list[Token | int] = []
+    bigrams (every match of a term joining Latin and Chinese survives), and where each piece's
+    keys start in it (pieces alternate: stretch, run, stretch…). No token per key and no origin
+    per key (only a match's few keys are traced back, by `_written`); runs and stretches repeat,
+    so their keys are kept in the memo."""
+    pieces: list[tuple[str, ...]] = []
+    edges, atom_keys = memo.edges, memo.atom_keys
     for i, segment in enumerate(text.segments):
         if i:
             run = text.han_runs[i - 1]
-            bigrams = memo.edges.get(run) or remember(memo.edges, run, _edge_bigrams(run, width), _EDGE_LIMIT)
-            keys.extend(bigrams)
-            origins.extend(repeat(i, len(bigrams)))
-        atoms, atom_keys = memo.atoms.get(segment) or remember(
-            memo.atoms, segment, _atoms(segment), _EDGE_LIMIT
-        )
-        keys.extend(atom_keys)
-        origins.extend(atoms)
-    return keys, origins
+            pieces.append(edges.get(run) or remember(edges, run, _edge_bigrams(run, width), _EDGE_LIMIT))
+        keys = atom_keys.get(segment)
+        if keys is None:  # an empty tuple (no Latin atom: `，`) is a kept answer too
+            keys = remember(atom_keys, segment, _atom_keys(segment), _EDGE_LIMIT)
+        pieces.append(keys)
+    return list(chain.from_iterable(pieces)), list(accumulate(map(len, pieces), initial=0))
 
 
 def _edge_bigrams(run: str, width: int) -> tuple[str, ...]:
@@ -505,16 +508,29 @@ def _edge_bigrams(run: str, width: int) -> tuple[str, ...]:
     return tuple(run[j : j + 2] for j in range(len(run) - 1))
 
 
-def _written(keys: list[str], origins: list[Token | int]) -> str:
-    """How the text wrote a stretch of the edge stream (a bigram's origin is its run number)."""
-    span = [o if isinstance(o, Token) else Token(k, k, "cjk", o) for k, o in zip(keys, origins, strict=True)]
-    return surface_of(span)
+def _written(text: SplitText, keys: list[str], starts: list[int], span: range, memo: MatchMemo) -> str:
+    """How the text wrote a stretch of its edge stream: each key traced to its piece (a run's
+    bigram is grouped by the run's number, a Latin key is its stretch's token)."""
+    tokens: list[Token] = []
+    for j in span:
+        piece = bisect_right(starts, j) - 1
+        if piece % 2:
+            tokens.append(Token(keys[j], keys[j], "cjk", (piece + 1) // 2))
+        else:
+            segment = text.segments[piece // 2]
+            atoms = memo.atoms.get(segment) or remember(memo.atoms, segment, _atoms(segment), _EDGE_LIMIT)
+            tokens.append(atoms[j - starts[piece]])
+    return surface_of(tokens)
 
 
-def _atoms(segment: str) -> tuple[tuple[Token, ...], tuple[str, ...]]:
-    """A Latin stretch's atomic tokens and their keys."""
-    atoms = tuple(t for t in segment_tokens(segment) if t.kind in _ATOMIC)
-    return atoms, tuple(t.key for t in atoms)
+def _atoms(segment: str) -> tuple[Token, ...]:
+    """A Latin stretch's atomic tokens."""
+    return tuple(t for t in segment_tokens(segment) if t.kind in _ATOMIC)
+
+
+def _atom_keys(segment: str) -> tuple[str, ...]:
+    """A Latin stretch's atomic keys, as `_atoms` gives them (no token made)."""
+    return tuple([key for key, _, kind in segment_words(segment) if kind in _ATOMIC])
 
 
 def _starts(keys: list[str], sequence: tuple[str, ...]) -> list[int]:
