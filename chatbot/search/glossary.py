@@ -116,9 +116,10 @@ class Glossary:
     _by_whole: dict[str, list[Term]] = field(default_factory=dict, repr=False)
     _term_keys: frozenset[str] = field(default=frozenset(), repr=False)  # keys that can start a match
     _han_first: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict, repr=False)
-    _mixed_first: dict[str, list[tuple[Term, tuple[str, ...]]]] = field(default_factory=dict, repr=False)
+    _mixed_first: dict[str, list[_Mixed]] = field(default_factory=dict, repr=False)
     _mixed_width: int = field(default=1, repr=False)
-    _split_han: list[tuple[Term, tuple[str, ...]]] = field(default_factory=list, repr=False)
+    _split_han: list[_Mixed] = field(default_factory=list, repr=False)
+    _mixed_han: frozenset[str] = field(default=frozenset(), repr=False)  # their Chinese keys
 
     @classmethod
     def load(cls, paths: Iterable[Path] = (), *, bundled: bool = True) -> Glossary:
@@ -218,6 +219,8 @@ class Glossary:
             for surface in concept.terms:
                 self._compile_term(concept.id, surface)
         self._term_keys = frozenset(self._by_first.keys() | self._by_whole.keys())
+        mixed = chain(self._split_han, *self._mixed_first.values())
+        self._mixed_han = frozenset().union(*(bigrams for _, _, bigrams in mixed))
 
     def _compile_term(self, concept: str, surface: str) -> None:
         """File one term under its first key, its whole-word keys and, for Chinese, its script."""
@@ -239,11 +242,12 @@ class Glossary:
             chinese = surface_of(stream)
             self._han_first.setdefault(chinese[:2], []).append((term.concept, term.surface, chinese))
             return
+        mixed = (term, pieces, frozenset(pieces))
         if len(pieces) == len(stream):
-            self._split_han.append((term, pieces))
+            self._split_han.append(mixed)
         else:
             first_latin = next(t.key for t in stream if t.kind != "cjk")
-            self._mixed_first.setdefault(first_latin, []).append((term, pieces))
+            self._mixed_first.setdefault(first_latin, []).append(mixed)
         self._mixed_width = max(self._mixed_width, len(pieces))
 
     def find_in(self, text: SplitText, memo: MatchMemo | None = None) -> list[tuple[str, str, str]]:
@@ -263,10 +267,13 @@ class Glossary:
         latin = list(chain.from_iterable(matches for matches, _ in segments))
         if not text.han_runs:
             return latin
-        found = list(dict.fromkeys(chain.from_iterable(memo.run_matches(self, text.han_runs))))
+        runs = memo.run_matches(self, text.han_runs)
+        found = list(dict.fromkeys(chain.from_iterable(matches for matches, _ in runs)))
         found.extend(latin)
-        firsts = set().union(*(starts for _, starts in segments))
-        found.extend(self._mixed_matches(text, firsts, memo))
+        bigrams = set().union(*(bigrams for _, bigrams in runs))
+        if bigrams:  # every term mixing scripts or cut by a particle has a Chinese key
+            firsts = set().union(*(starts for _, starts in segments))
+            found.extend(self._mixed_matches(text, firsts, bigrams, memo))
         return found
 
     def match_run(self, run: str, keys: frozenset[str]) -> _Matches:
@@ -292,11 +299,11 @@ class Glossary:
         return self._match_latin(segment_tokens(segment)), starts
 
     def _mixed_matches(
-        self, text: SplitText, firsts: AbstractSet[str], memo: MatchMemo
+        self, text: SplitText, firsts: AbstractSet[str], bigrams: AbstractSet[str], memo: MatchMemo
     ) -> list[tuple[str, str, str]]:
         """Terms mixing scripts or cut by a particle, matched on the atomic stream exactly as
         `find` does, but only when all their keys and Chinese pieces occur."""
-        wanted = self._mixed_candidates(text, firsts, memo)
+        wanted = self._mixed_candidates(text, firsts, bigrams, memo)
         if not wanted:
             return []
         found: list[tuple[str, str, str]] = []
@@ -309,9 +316,13 @@ class Glossary:
                 )
         return found
 
-    def _mixed_candidates(self, text: SplitText, firsts: AbstractSet[str], memo: MatchMemo) -> list[Term]:
+    def _mixed_candidates(
+        self, text: SplitText, firsts: AbstractSet[str], bigrams: AbstractSet[str], memo: MatchMemo
+    ) -> list[Term]:
         """Terms mixing scripts or cut by a particle whose keys and Chinese pieces all occur
-        (in glossary order; the text's keys are gathered only for a term that may match)."""
+        (in glossary order). `bigrams` are the keys of the text's runs that such terms have (a
+        bigram, or a one-character run): a term lacking one of its own is dropped by a set
+        test, before any substring test or key gathered."""
         han = text.han
         candidates = chain(
             (
@@ -324,7 +335,9 @@ class Glossary:
         )
         has_all = memo.key_test(text)
         return [
-            term for term, pieces in candidates if all(p in han for p in pieces) and has_all(term.sequence)
+            term
+            for term, pieces, own in candidates
+            if own <= bigrams and all(p in han for p in pieces) and has_all(term.sequence)
         ]
 
     def _match_latin(self, tokens: Sequence[Token]) -> tuple[tuple[str, str, str], ...]:
@@ -385,6 +398,7 @@ class Glossary:
 
 
 _Matches = tuple[tuple[str, str, str], ...]
+_Mixed = tuple[Term, tuple[str, ...], frozenset[str]]  # a term, its Chinese pieces, as a set
 _NO_KEYS: frozenset[str] = frozenset()
 
 
@@ -409,7 +423,7 @@ class MatchMemo:
 
     def __init__(self) -> None:
         self.segments: dict[str, tuple[_Matches, frozenset[str]]] = {}
-        self.runs: dict[str, _Matches] = {}
+        self.runs: dict[str, tuple[_Matches, frozenset[str]]] = {}  # and its mixed terms' bigrams
         self.edges: dict[str, tuple[str, ...]] = {}  # a run's bigrams at its edges (mixed terms)
         self.atom_keys: dict[str, tuple[str, ...]] = {}  # a stretch's atomic keys (mixed terms)
         self.atoms: dict[str, tuple[Token, ...]] = {}  # its atomic tokens, where a mixed term matched
@@ -430,19 +444,20 @@ class MatchMemo:
         """Match a stretch whose keys are `keys`, and remember it."""
         return remember(self.segments, segment, glossary.match_segment(segment, keys))
 
-    def add_run(self, glossary: Glossary, run: str, keys: frozenset[str]) -> _Matches:
-        """Match a Chinese run whose keys are `keys`, and remember it."""
-        return remember(self.runs, run, glossary.match_run(run, keys))
+    def add_run(self, glossary: Glossary, run: str, keys: frozenset[str]) -> tuple[_Matches, frozenset[str]]:
+        """Match a Chinese run whose keys are `keys`, and remember it with those of its keys
+        that terms mixing scripts or cut by a particle have (most runs: none)."""
+        return remember(self.runs, run, (glossary.match_run(run, keys), keys & glossary._mixed_han))
 
-    def run_matches(self, glossary: Glossary, runs: list[str]) -> list[_Matches]:
-        """Each distinct Chinese run's matches, in order."""
+    def run_matches(self, glossary: Glossary, runs: list[str]) -> list[tuple[_Matches, frozenset[str]]]:
+        """Each distinct Chinese run's matches and mixed terms' bigrams, in order."""
         distinct = list(dict.fromkeys(runs))
         found = list(map(self.runs.get, distinct))
         if None in found:
             for i, run in enumerate(distinct):
                 if found[i] is None:
                     found[i] = self.add_run(glossary, run, run_keys(run))
-        return cast("list[_Matches]", found)
+        return cast("list[tuple[_Matches, frozenset[str]]]", found)
 
     def key_test(self, text: SplitText) -> KeyTest:
         """Whether the text holds every one of some keys (its keys gathered on first use)."""
