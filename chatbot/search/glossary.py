@@ -270,10 +270,12 @@ class Glossary:
         runs = memo.run_matches(self, text.han_runs)
         found = list(dict.fromkeys(chain.from_iterable(matches for matches, _ in runs)))
         found.extend(latin)
-        bigrams = set().union(*(bigrams for _, bigrams in runs))
-        if bigrams:  # every term mixing scripts or cut by a particle has a Chinese key
+        # Runs with a Chinese key of a term mixing scripts or cut by a particle: every such term
+        # has one, and every run its match spans is one of them.
+        hot = {run: keys for run, (_, keys) in zip(dict.fromkeys(text.han_runs), runs, strict=True) if keys}
+        if hot:
             firsts = set().union(*(starts for _, starts in segments))
-            found.extend(self._mixed_matches(text, firsts, bigrams, memo))
+            found.extend(self._mixed_matches(text, firsts, hot, memo))
         return found
 
     def match_run(self, run: str, keys: frozenset[str]) -> _Matches:
@@ -299,21 +301,20 @@ class Glossary:
         return self._match_latin(segment_tokens(segment)), starts
 
     def _mixed_matches(
-        self, text: SplitText, firsts: AbstractSet[str], bigrams: AbstractSet[str], memo: MatchMemo
+        self, text: SplitText, firsts: AbstractSet[str], hot: dict[str, frozenset[str]], memo: MatchMemo
     ) -> list[tuple[str, str, str]]:
         """Terms mixing scripts or cut by a particle, matched on the atomic stream exactly as
-        `find` does, but only when all their keys and Chinese pieces occur."""
-        wanted = self._mixed_candidates(text, firsts, bigrams, memo)
+        `find` does, but only when all their keys and Chinese pieces occur, and only around the
+        `hot` runs (those holding a Chinese key of such a term)."""
+        wanted = self._mixed_candidates(text, firsts, set().union(*hot.values()), memo)
         if not wanted:
             return []
         found: list[tuple[str, str, str]] = []
-        stream, starts = _edge_stream(text, self._mixed_width, memo)
+        stream = _edge_stream(text, hot.keys(), self._mixed_width, memo)
         for term in wanted:
             n = len(term.sequence)
-            for i in _starts(stream, term.sequence):
-                found.append(
-                    (term.concept, term.surface, _written(text, stream, starts, range(i, i + n), memo))
-                )
+            for i in _starts(stream.keys, term.sequence):
+                found.append((term.concept, term.surface, stream.written(text, range(i, i + n), memo)))
         return found
 
     def _mixed_candidates(
@@ -494,23 +495,68 @@ def _spans(tokens: Sequence[Token]) -> tuple[list[Token], dict[int, tuple[int, i
     return stream, group_span
 
 
-def _edge_stream(text: SplitText, width: int, memo: MatchMemo) -> tuple[list[str], list[int]]:
-    """Keys of the atomic stream with each long Chinese run cut to its first and last `width`
-    bigrams (every match of a term joining Latin and Chinese survives), and where each piece's
-    keys start in it (pieces alternate: stretch, run, stretch…). No token per key and no origin
-    per key (only a match's few keys are traced back, by `_written`); runs and stretches repeat,
-    so their keys are kept in the memo."""
+@dataclass
+class _EdgeStream:
+    """Keys of the atomic stream around a text's hot Chinese runs, each long run cut to its
+    first and last `width` bigrams, and where each piece's keys start in it with the piece's
+    number (stretch i is 2i, run i is 2i + 1; a gap between regions, -1)."""
+
+    keys: list[str]
+    starts: list[int]
+    numbers: list[int]
+
+    def written(self, text: SplitText, span: range, memo: MatchMemo) -> str:
+        """How the text wrote a stretch of the stream: each key traced to its piece (a run's
+        bigram is grouped by the run's number, a Latin key is its stretch's token)."""
+        tokens: list[Token] = []
+        for j in span:
+            at = bisect_right(self.starts, j) - 1
+            piece = self.numbers[at]
+            if piece % 2:
+                tokens.append(Token(self.keys[j], self.keys[j], "cjk", (piece + 1) // 2))
+            else:
+                segment = text.segments[piece // 2]
+                atoms = memo.atoms.get(segment) or remember(memo.atoms, segment, _atoms(segment), _EDGE_LIMIT)
+                tokens.append(atoms[j - self.starts[at]])
+        return surface_of(tokens)
+
+
+_GAP = ("\x00",)  # between two regions of an edge stream: no term holds it
+
+
+def _edge_stream(text: SplitText, hot: AbstractSet[str], width: int, memo: MatchMemo) -> _EdgeStream:
+    """The atomic stream where a term mixing scripts or cut by a particle can match: each run
+    of `hot` with the Latin stretches either side of it (every run such a match spans is hot,
+    so it never reaches past them), each long run cut to its edges (every match of a term
+    joining Latin and Chinese survives). No token per key: a match's few keys are traced back
+    by `written`; runs and stretches repeat, so their keys are kept in the memo."""
     pieces: list[tuple[str, ...]] = []
-    edges, atom_keys = memo.edges, memo.atom_keys
-    for i, segment in enumerate(text.segments):
-        if i:
-            run = text.han_runs[i - 1]
-            pieces.append(edges.get(run) or remember(edges, run, _edge_bigrams(run, width), _EDGE_LIMIT))
-        keys = atom_keys.get(segment)
-        if keys is None:  # an empty tuple (no Latin atom: `，`) is a kept answer too
-            keys = remember(atom_keys, segment, _atom_keys(segment), _EDGE_LIMIT)
-        pieces.append(keys)
-    return list(chain.from_iterable(pieces)), list(accumulate(map(len, pieces), initial=0))
+    numbers: list[int] = []
+    last = -2  # the number of the last piece taken
+    for i, run in enumerate(text.han_runs):
+        if run not in hot:
+            continue
+        if 2 * i > last + 1:  # a new region: the stretch before the run starts it
+            if pieces:
+                pieces.append(_GAP)
+                numbers.append(-1)
+            pieces.append(_segment_atom_keys(text.segments[i], memo))
+            numbers.append(2 * i)
+        pieces.append(
+            memo.edges.get(run) or remember(memo.edges, run, _edge_bigrams(run, width), _EDGE_LIMIT)
+        )
+        pieces.append(_segment_atom_keys(text.segments[i + 1], memo))
+        numbers.extend((2 * i + 1, 2 * i + 2))
+        last = 2 * i + 2
+    starts = list(accumulate(map(len, pieces[:-1]), initial=0))
+    return _EdgeStream(list(chain.from_iterable(pieces)), starts, numbers)
+
+
+def _segment_atom_keys(segment: str, memo: MatchMemo) -> tuple[str, ...]:
+    keys = memo.atom_keys.get(segment)
+    if keys is None:  # an empty tuple (no Latin atom: `，`) is a kept answer too
+        keys = remember(memo.atom_keys, segment, _atom_keys(segment), _EDGE_LIMIT)
+    return keys
 
 
 def _edge_bigrams(run: str, width: int) -> tuple[str, ...]:
@@ -521,21 +567,6 @@ def _edge_bigrams(run: str, width: int) -> tuple[str, ...]:
         head, tail = run[: width + 1], run[-width - 1 :]
         return (*(head[j : j + 2] for j in range(width)), "\x00", *(tail[j : j + 2] for j in range(width)))
     return tuple(run[j : j + 2] for j in range(len(run) - 1))
-
-
-def _written(text: SplitText, keys: list[str], starts: list[int], span: range, memo: MatchMemo) -> str:
-    """How the text wrote a stretch of its edge stream: each key traced to its piece (a run's
-    bigram is grouped by the run's number, a Latin key is its stretch's token)."""
-    tokens: list[Token] = []
-    for j in span:
-        piece = bisect_right(starts, j) - 1
-        if piece % 2:
-            tokens.append(Token(keys[j], keys[j], "cjk", (piece + 1) // 2))
-        else:
-            segment = text.segments[piece // 2]
-            atoms = memo.atoms.get(segment) or remember(memo.atoms, segment, _atoms(segment), _EDGE_LIMIT)
-            tokens.append(atoms[j - starts[piece]])
-    return surface_of(tokens)
 
 
 def _atoms(segment: str) -> tuple[Token, ...]:
