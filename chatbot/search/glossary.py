@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from itertools import accumulate, chain
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -264,17 +265,18 @@ class Glossary:
         if memo is None:
             memo = MatchMemo()
         segments = memo.segment_matches(self, text.segments)
-        latin = list(chain.from_iterable(matches for matches, _ in segments))
+        latin = list(chain.from_iterable(map(_first, segments)))  # C-level: runs per field
         if not text.han_runs:
             return latin
-        runs = memo.run_matches(self, text.han_runs)
-        found = list(dict.fromkeys(chain.from_iterable(matches for matches, _ in runs)))
+        distinct = list(dict.fromkeys(text.han_runs))
+        runs = memo.run_matches(self, distinct)
+        found = list(dict.fromkeys(chain.from_iterable(map(_first, runs))))
         found.extend(latin)
         # Runs with a Chinese key of a term mixing scripts or cut by a particle: every such term
         # has one, and every run its match spans is one of them.
-        hot = {run: keys for run, (_, keys) in zip(dict.fromkeys(text.han_runs), runs, strict=True) if keys}
+        hot = {run: keys for run, (_, keys) in zip(distinct, runs, strict=True) if keys}
         if hot:
-            firsts = set().union(*(starts for _, starts in segments))
+            firsts = set().union(*map(_second, segments))
             found.extend(self._mixed_matches(text, firsts, hot, memo))
         return found
 
@@ -399,6 +401,7 @@ class Glossary:
 
 
 _Matches = tuple[tuple[str, str, str], ...]
+_first, _second = itemgetter(0), itemgetter(1)
 _Mixed = tuple[Term, tuple[str, ...], frozenset[str]]  # a term, its Chinese pieces, as a set
 _NO_KEYS: frozenset[str] = frozenset()
 
@@ -450,9 +453,8 @@ class MatchMemo:
         that terms mixing scripts or cut by a particle have (most runs: none)."""
         return remember(self.runs, run, (glossary.match_run(run, keys), keys & glossary._mixed_han))
 
-    def run_matches(self, glossary: Glossary, runs: list[str]) -> list[tuple[_Matches, frozenset[str]]]:
-        """Each distinct Chinese run's matches and mixed terms' bigrams, in order."""
-        distinct = list(dict.fromkeys(runs))
+    def run_matches(self, glossary: Glossary, distinct: list[str]) -> list[tuple[_Matches, frozenset[str]]]:
+        """Each of some distinct Chinese runs' matches and mixed terms' bigrams, in order."""
         found = list(map(self.runs.get, distinct))
         if None in found:
             for i, run in enumerate(distinct):

@@ -395,14 +395,18 @@ class _Build(MatchMemo):
         self._new_words.clear()
 
     def key_test(self, text: SplitText) -> KeyTest:
-        """For the text just numbered, a test on its key numbers (no key set gathered)."""
+        """For the text just numbered, a test on its key numbers (no key set gathered: its
+        pieces' numbers joined in one array on first use, each key one C-level scan of it)."""
         if text is not self._cut:
             return super().key_test(text)
         pieces, number_of = self._pieces, self.postings.number_of
+        joined: list[array[int]] = []
 
         def has_all(keys: tuple[str, ...]) -> bool:
-            numbers = [number_of(key) for key in keys]
-            return all(n is not None and any(n in piece for piece in pieces) for n in numbers)
+            if not joined:
+                joined.append(array("I", b"".join(pieces)))
+            numbers = joined[0]
+            return all(n is not None and n in numbers for n in map(number_of, keys))
 
         return has_all
 
