@@ -15,7 +15,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from itertools import accumulate, chain
+from itertools import accumulate, chain, compress
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -274,7 +274,8 @@ class Glossary:
         found.extend(latin)
         # Runs with a Chinese key of a term mixing scripts or cut by a particle: every such term
         # has one, and every run its match spans is one of them.
-        hot = {run: keys for run, (_, keys) in zip(distinct, runs, strict=True) if keys}
+        keys = list(map(_second, runs))
+        hot = dict(compress(zip(distinct, keys, strict=True), keys))  # C-level: a note has dozens of runs
         if hot:
             firsts = set().union(*map(_second, segments))
             found.extend(self._mixed_matches(text, firsts, hot, memo))
