@@ -11,10 +11,12 @@ adds a concept. A bad concept is reported with file:line and skipped; the rest l
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from itertools import chain, repeat
+from itertools import accumulate, chain, compress
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -29,6 +31,7 @@ from chatbot.search.tokens import (
     run_keys,
     segment_keys,
     segment_tokens,
+    segment_words,
     surface_of,
     tokenize,
 )
@@ -114,9 +117,10 @@ class Glossary:
     _by_whole: dict[str, list[Term]] = field(default_factory=dict, repr=False)
     _term_keys: frozenset[str] = field(default=frozenset(), repr=False)  # keys that can start a match
     _han_first: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict, repr=False)
-    _mixed_first: dict[str, list[tuple[Term, tuple[str, ...]]]] = field(default_factory=dict, repr=False)
+    _mixed_first: dict[str, list[_Mixed]] = field(default_factory=dict, repr=False)
     _mixed_width: int = field(default=1, repr=False)
-    _split_han: list[tuple[Term, tuple[str, ...]]] = field(default_factory=list, repr=False)
+    _split_han: list[_Mixed] = field(default_factory=list, repr=False)
+    _mixed_han: frozenset[str] = field(default=frozenset(), repr=False)  # their Chinese keys
 
     @classmethod
     def load(cls, paths: Iterable[Path] = (), *, bundled: bool = True) -> Glossary:
@@ -216,6 +220,8 @@ class Glossary:
             for surface in concept.terms:
                 self._compile_term(concept.id, surface)
         self._term_keys = frozenset(self._by_first.keys() | self._by_whole.keys())
+        mixed = chain(self._split_han, *self._mixed_first.values())
+        self._mixed_han = frozenset().union(*(bigrams for _, _, bigrams in mixed))
 
     def _compile_term(self, concept: str, surface: str) -> None:
         """File one term under its first key, its whole-word keys and, for Chinese, its script."""
@@ -237,11 +243,12 @@ class Glossary:
             chinese = surface_of(stream)
             self._han_first.setdefault(chinese[:2], []).append((term.concept, term.surface, chinese))
             return
+        mixed = (term, pieces, frozenset(pieces))
         if len(pieces) == len(stream):
-            self._split_han.append((term, pieces))
+            self._split_han.append(mixed)
         else:
             first_latin = next(t.key for t in stream if t.kind != "cjk")
-            self._mixed_first.setdefault(first_latin, []).append((term, pieces))
+            self._mixed_first.setdefault(first_latin, []).append(mixed)
         self._mixed_width = max(self._mixed_width, len(pieces))
 
     def find_in(self, text: SplitText, memo: MatchMemo | None = None) -> list[tuple[str, str, str]]:
@@ -258,13 +265,20 @@ class Glossary:
         if memo is None:
             memo = MatchMemo()
         segments = memo.segment_matches(self, text.segments)
-        latin = list(chain.from_iterable(matches for matches, _ in segments))
+        latin = list(chain.from_iterable(map(_first, segments)))  # C-level: runs per field
         if not text.han_runs:
             return latin
-        found = list(dict.fromkeys(chain.from_iterable(memo.run_matches(self, text.han_runs))))
+        distinct = list(dict.fromkeys(text.han_runs))
+        runs = memo.run_matches(self, distinct)
+        found = list(dict.fromkeys(chain.from_iterable(map(_first, runs))))
         found.extend(latin)
-        firsts = set().union(*(starts for _, starts in segments))
-        found.extend(self._mixed_matches(text, firsts, memo))
+        # Runs with a Chinese key of a term mixing scripts or cut by a particle: every such term
+        # has one, and every run its match spans is one of them.
+        keys = list(map(_second, runs))
+        hot = dict(compress(zip(distinct, keys, strict=True), keys))  # C-level: a note has dozens of runs
+        if hot:
+            firsts = set().union(*map(_second, segments))
+            found.extend(self._mixed_matches(text, firsts, hot, memo))
         return found
 
     def match_run(self, run: str, keys: frozenset[str]) -> _Matches:
@@ -290,29 +304,34 @@ class Glossary:
         return self._match_latin(segment_tokens(segment)), starts
 
     def _mixed_matches(
-        self, text: SplitText, firsts: AbstractSet[str], memo: MatchMemo
+        self, text: SplitText, firsts: AbstractSet[str], hot: dict[str, frozenset[str]], memo: MatchMemo
     ) -> list[tuple[str, str, str]]:
         """Terms mixing scripts or cut by a particle, matched on the atomic stream exactly as
-        `find` does, but only when all their keys and Chinese pieces occur."""
-        wanted = self._mixed_candidates(text, firsts, memo)
+        `find` does, but only when all their keys and Chinese pieces occur, and only around the
+        `hot` runs (those holding a Chinese key of such a term)."""
+        wanted = self._mixed_candidates(text, firsts, set().union(*hot.values()), memo)
         if not wanted:
             return []
         found: list[tuple[str, str, str]] = []
-        stream, origins = _edge_stream(text, self._mixed_width, memo)
+        stream = _edge_stream(text, hot.keys(), self._mixed_width, memo)
         for term in wanted:
             n = len(term.sequence)
-            for i in _starts(stream, term.sequence):
-                found.append((term.concept, term.surface, _written(stream[i : i + n], origins[i : i + n])))
+            for i in _starts(stream.keys, term.sequence):
+                found.append((term.concept, term.surface, stream.written(text, range(i, i + n), memo)))
         return found
 
-    def _mixed_candidates(self, text: SplitText, firsts: AbstractSet[str], memo: MatchMemo) -> list[Term]:
+    def _mixed_candidates(
+        self, text: SplitText, firsts: AbstractSet[str], bigrams: AbstractSet[str], memo: MatchMemo
+    ) -> list[Term]:
         """Terms mixing scripts or cut by a particle whose keys and Chinese pieces all occur
-        (in glossary order; the text's keys are gathered only for a term that may match)."""
+        (in glossary order). `bigrams` are the keys of the text's runs that such terms have (a
+        bigram, or a one-character run): a term lacking one of its own is dropped by a set
+        test, before any substring test or key gathered."""
         han = text.han
         candidates = chain(
             (
                 term_pieces
-                for first, terms in self._mixed_first.items()
+                for first, terms in (self._mixed_first.items() if firsts else ())
                 if first in firsts
                 for term_pieces in terms
             ),
@@ -320,7 +339,9 @@ class Glossary:
         )
         has_all = memo.key_test(text)
         return [
-            term for term, pieces in candidates if all(p in han for p in pieces) and has_all(term.sequence)
+            term
+            for term, pieces, own in candidates
+            if own <= bigrams and all(p in han for p in pieces) and has_all(term.sequence)
         ]
 
     def _match_latin(self, tokens: Sequence[Token]) -> tuple[tuple[str, str, str], ...]:
@@ -381,6 +402,8 @@ class Glossary:
 
 
 _Matches = tuple[tuple[str, str, str], ...]
+_first, _second = itemgetter(0), itemgetter(1)
+_Mixed = tuple[Term, tuple[str, ...], frozenset[str]]  # a term, its Chinese pieces, as a set
 _NO_KEYS: frozenset[str] = frozenset()
 
 
@@ -405,9 +428,10 @@ class MatchMemo:
 
     def __init__(self) -> None:
         self.segments: dict[str, tuple[_Matches, frozenset[str]]] = {}
-        self.runs: dict[str, _Matches] = {}
+        self.runs: dict[str, tuple[_Matches, frozenset[str]]] = {}  # and its mixed terms' bigrams
         self.edges: dict[str, tuple[str, ...]] = {}  # a run's bigrams at its edges (mixed terms)
-        self.atoms: dict[str, tuple[tuple[Token, ...], tuple[str, ...]]] = {}  # a stretch's atoms
+        self.atom_keys: dict[str, tuple[str, ...]] = {}  # a stretch's atomic keys (mixed terms)
+        self.atoms: dict[str, tuple[Token, ...]] = {}  # its atomic tokens, where a mixed term matched
 
     def segment_matches(
         self, glossary: Glossary, segments: list[str]
@@ -425,19 +449,19 @@ class MatchMemo:
         """Match a stretch whose keys are `keys`, and remember it."""
         return remember(self.segments, segment, glossary.match_segment(segment, keys))
 
-    def add_run(self, glossary: Glossary, run: str, keys: frozenset[str]) -> _Matches:
-        """Match a Chinese run whose keys are `keys`, and remember it."""
-        return remember(self.runs, run, glossary.match_run(run, keys))
+    def add_run(self, glossary: Glossary, run: str, keys: frozenset[str]) -> tuple[_Matches, frozenset[str]]:
+        """Match a Chinese run whose keys are `keys`, and remember it with those of its keys
+        that terms mixing scripts or cut by a particle have (most runs: none)."""
+        return remember(self.runs, run, (glossary.match_run(run, keys), keys & glossary._mixed_han))
 
-    def run_matches(self, glossary: Glossary, runs: list[str]) -> list[_Matches]:
-        """Each distinct Chinese run's matches, in order."""
-        distinct = list(dict.fromkeys(runs))
+    def run_matches(self, glossary: Glossary, distinct: list[str]) -> list[tuple[_Matches, frozenset[str]]]:
+        """Each of some distinct Chinese runs' matches and mixed terms' bigrams, in order."""
         found = list(map(self.runs.get, distinct))
         if None in found:
             for i, run in enumerate(distinct):
                 if found[i] is None:
                     found[i] = self.add_run(glossary, run, run_keys(run))
-        return cast("list[_Matches]", found)
+        return cast("list[tuple[_Matches, frozenset[str]]]", found)
 
     def key_test(self, text: SplitText) -> KeyTest:
         """Whether the text holds every one of some keys (its keys gathered on first use)."""
@@ -474,25 +498,68 @@ def _spans(tokens: Sequence[Token]) -> tuple[list[Token], dict[int, tuple[int, i
     return stream, group_span
 
 
-def _edge_stream(text: SplitText, width: int, memo: MatchMemo) -> tuple[list[str], list[Token | int]]:
-    """Keys of the atomic stream with each long Chinese run cut to its first and last `width`
-    bigrams (every match of a term joining Latin and Chinese survives), and where each key
-    came from: its Latin token, or the number of its Chinese run. No token per bigram; runs and
-    stretches repeat, so their keys are kept in the memo."""
-    keys: list[str] = []
-    origins: list[Token | int] = []
-    for i, segment in enumerate(text.segments):
-        if i:
-            run = text.han_runs[i - 1]
-            bigrams = memo.edges.get(run) or remember(memo.edges, run, _edge_bigrams(run, width), _EDGE_LIMIT)
-            keys.extend(bigrams)
-            origins.extend(repeat(i, len(bigrams)))
-        atoms, atom_keys = memo.atoms.get(segment) or remember(
-            memo.atoms, segment, _atoms(segment), _EDGE_LIMIT
+@dataclass
+class _EdgeStream:
+    """Keys of the atomic stream around a text's hot Chinese runs, each long run cut to its
+    first and last `width` bigrams, and where each piece's keys start in it with the piece's
+    number (stretch i is 2i, run i is 2i + 1; a gap between regions, -1)."""
+
+    keys: list[str]
+    starts: list[int]
+    numbers: list[int]
+
+    def written(self, text: SplitText, span: range, memo: MatchMemo) -> str:
+        """How the text wrote a stretch of the stream: each key traced to its piece (a run's
+        bigram is grouped by the run's number, a Latin key is its stretch's token)."""
+        tokens: list[Token] = []
+        for j in span:
+            at = bisect_right(self.starts, j) - 1
+            piece = self.numbers[at]
+            if piece % 2:
+                tokens.append(Token(self.keys[j], self.keys[j], "cjk", (piece + 1) // 2))
+            else:
+                segment = text.segments[piece // 2]
+                atoms = memo.atoms.get(segment) or remember(memo.atoms, segment, _atoms(segment), _EDGE_LIMIT)
+                tokens.append(atoms[j - self.starts[at]])
+        return surface_of(tokens)
+
+
+_GAP = ("\x00",)  # between two regions of an edge stream: no term holds it
+
+
+def _edge_stream(text: SplitText, hot: AbstractSet[str], width: int, memo: MatchMemo) -> _EdgeStream:
+    """The atomic stream where a term mixing scripts or cut by a particle can match: each run
+    of `hot` with the Latin stretches either side of it (every run such a match spans is hot,
+    so it never reaches past them), each long run cut to its edges (every match of a term
+    joining Latin and Chinese survives). No token per key: a match's few keys are traced back
+    by `written`; runs and stretches repeat, so their keys are kept in the memo."""
+    pieces: list[tuple[str, ...]] = []
+    numbers: list[int] = []
+    last = -2  # the number of the last piece taken
+    for i, run in enumerate(text.han_runs):
+        if run not in hot:
+            continue
+        if 2 * i > last + 1:  # a new region: the stretch before the run starts it
+            if pieces:
+                pieces.append(_GAP)
+                numbers.append(-1)
+            pieces.append(_segment_atom_keys(text.segments[i], memo))
+            numbers.append(2 * i)
+        pieces.append(
+            memo.edges.get(run) or remember(memo.edges, run, _edge_bigrams(run, width), _EDGE_LIMIT)
         )
-        keys.extend(atom_keys)
-        origins.extend(atoms)
-    return keys, origins
+        pieces.append(_segment_atom_keys(text.segments[i + 1], memo))
+        numbers.extend((2 * i + 1, 2 * i + 2))
+        last = 2 * i + 2
+    starts = list(accumulate(map(len, pieces[:-1]), initial=0))
+    return _EdgeStream(list(chain.from_iterable(pieces)), starts, numbers)
+
+
+def _segment_atom_keys(segment: str, memo: MatchMemo) -> tuple[str, ...]:
+    keys = memo.atom_keys.get(segment)
+    if keys is None:  # an empty tuple (no Latin atom: `，`) is a kept answer too
+        keys = remember(memo.atom_keys, segment, _atom_keys(segment), _EDGE_LIMIT)
+    return keys
 
 
 def _edge_bigrams(run: str, width: int) -> tuple[str, ...]:
@@ -505,16 +572,14 @@ def _edge_bigrams(run: str, width: int) -> tuple[str, ...]:
     return tuple(run[j : j + 2] for j in range(len(run) - 1))
 
 
-def _written(keys: list[str], origins: list[Token | int]) -> str:
-    """How the text wrote a stretch of the edge stream (a bigram's origin is its run number)."""
-    span = [o if isinstance(o, Token) else Token(k, k, "cjk", o) for k, o in zip(keys, origins, strict=True)]
-    return surface_of(span)
+def _atoms(segment: str) -> tuple[Token, ...]:
+    """A Latin stretch's atomic tokens."""
+    return tuple(t for t in segment_tokens(segment) if t.kind in _ATOMIC)
 
 
-def _atoms(segment: str) -> tuple[tuple[Token, ...], tuple[str, ...]]:
-    """A Latin stretch's atomic tokens and their keys."""
-    atoms = tuple(t for t in segment_tokens(segment) if t.kind in _ATOMIC)
-    return atoms, tuple(t.key for t in atoms)
+def _atom_keys(segment: str) -> tuple[str, ...]:
+    """A Latin stretch's atomic keys, as `_atoms` gives them (no token made)."""
+    return tuple([key for key, _, kind in segment_words(segment) if kind in _ATOMIC])
 
 
 def _starts(keys: list[str], sequence: tuple[str, ...]) -> list[int]:

@@ -22,6 +22,7 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain, repeat
 from typing import Any, Generic, NamedTuple, TypeVar, cast
 
 import numpy as np
@@ -169,6 +170,14 @@ class _Postings(Generic[K]):
             ids.update(zip(new, range(len(ids), len(ids) + len(new)), strict=True))
         return array("I", map(ids.__getitem__, keys))
 
+    def number(self, key: K) -> array[int]:
+        """One key's number (a PR number field holds one key: no set made for it)."""
+        ids = self._ids
+        number = ids.get(key)
+        if number is None:
+            number = ids[key] = len(ids)
+        return array("I", (number,))
+
     def add(self, index: int, level: int, pieces: Iterable[array[int]]) -> None:
         """Post one field of entry `index`: the key numbers of its pieces, at its level. An
         entry's fields come heaviest first, so its first posting of a key has the right level."""
@@ -177,6 +186,15 @@ class _Postings(Generic[K]):
         self._counts.append(len(self._keys) - before)
         self._entries.append(index)
         self._levels.append(level)
+
+    def add_fields(self, index: int, levels: Sequence[int], fields: Sequence[Sequence[array[int]]]) -> None:
+        """Post several fields of entry `index` at once (heaviest first, as `add` posts them one
+        by one): one copy of all their buffers, a few C-level extends, no Python call per field
+        beyond counting its keys."""
+        self._keys.frombytes(b"".join(chain.from_iterable(fields)))
+        self._counts.extend([sum(map(len, pieces)) for pieces in fields])
+        self._entries.extend(repeat(index, len(levels)))
+        self._levels.extend(levels)
 
     def finish(self) -> None:
         """Pack the postings by key, each key's entries ascending, each (key, entry) once at
@@ -377,14 +395,18 @@ class _Build(MatchMemo):
         self._new_words.clear()
 
     def key_test(self, text: SplitText) -> KeyTest:
-        """For the text just numbered, a test on its key numbers (no key set gathered)."""
+        """For the text just numbered, a test on its key numbers (no key set gathered: its
+        pieces' numbers joined in one array on first use, each key one C-level scan of it)."""
         if text is not self._cut:
             return super().key_test(text)
         pieces, number_of = self._pieces, self.postings.number_of
+        joined: list[array[int]] = []
 
         def has_all(keys: tuple[str, ...]) -> bool:
-            numbers = [number_of(key) for key in keys]
-            return all(n is not None and any(n in piece for piece in pieces) for n in numbers)
+            if not joined:
+                joined.append(array("I", b"".join(pieces)))
+            numbers = joined[0]
+            return all(n is not None and n in numbers for n in map(number_of, keys))
 
         return has_all
 
@@ -424,7 +446,7 @@ class SearchIndex:
         if text[0] == "#" and text[1:].isascii() and text[1:].isdigit() and not self._ref_terms:
             # `#12345` (the PR, its references): one key, no glossary term, nothing to display;
             # not kept (cheaper made again than held: most PR numbers occur once or twice).
-            number = self.postings.numbers(frozenset((f"#{int(text[1:])}",)))
+            number = self.postings.number(f"#{int(text[1:])}")
             return _Analysed([number], [], (), _NO_CONCEPTS, _NO_TERMS, ""), False
         cut = split_text(text)
         keys = build.key_numbers(cut)
@@ -482,12 +504,12 @@ class SearchIndex:
 
     def _post(self, index: int, fields: list[tuple[float, _Analysed]]) -> None:
         """Post an entry's fields (heaviest first) under their keys, concepts and concept terms."""
-        for weight, analysed in fields:
-            level = LEVEL[weight]
-            self.postings.add(index, level, analysed.keys)
-            if analysed.concepts:
-                self.concepts.add(index, level, analysed.numbers[:1])
-                self.concept_terms.add(index, level, analysed.numbers[1:])
+        self.postings.add_fields(index, [LEVEL[w] for w, _ in fields], [a.keys for _, a in fields])
+        named = [(LEVEL[w], a.numbers) for w, a in fields if a.concepts]
+        if named:
+            levels = [level for level, _ in named]
+            self.concepts.add_fields(index, levels, [numbers[:1] for _, numbers in named])
+            self.concept_terms.add_fields(index, levels, [numbers[1:] for _, numbers in named])
 
     def _plain_tag(self, tag: str, cache: dict[str, bool]) -> bool:
         """A tag that is a topic of its own: not generic and naming no glossary concept."""
