@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -75,10 +75,16 @@ def distinct_queries(count: int) -> list[str]:
 
 def write_library(folder: Path, size: int, glossary: Glossary | None = None) -> Path:
     """`size` entries as monthly digest files of `PER_FILE` entries in `folder` (made if missing)."""
-    folder.mkdir(parents=True, exist_ok=True)
     items = synthetic_notes(seed_entries(), glossary or Glossary.load(), size)
-    for start in range(0, size, PER_FILE):
-        name = f"bench-digest-{start // PER_FILE:05d}"
+    return write_items(folder, items, "bench-digest")
+
+
+def write_items(folder: Path, items: Sequence[Mapping[str, object]], prefix: str) -> Path:
+    """Items (title, note and metadata) as digest files of `PER_FILE` entries in `folder` (made if
+    missing): the raw text and its `.meta.yaml`, the two forms a curator's folder holds."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for start in range(0, len(items), PER_FILE):
+        name = f"{prefix}-{start // PER_FILE:05d}"
         chunk = items[start : start + PER_FILE]
         text = REPO + "\n\n" + "".join(f"{i['title']}\n\n{i['note']}\n\n" for i in chunk)
         (folder / f"{name}.txt").write_text(text, encoding="utf-8")

@@ -31,8 +31,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 # Nothing of `chatbot` (nor of bench.corpus, which imports it) is imported at the top: a child
@@ -134,28 +132,14 @@ def low_repetition_items(size: int) -> list[dict[str, Any]]:
 
 def low_repetition_dir(size: int) -> Path:
     """The low-repetition library of `size` entries, written once per machine and reused."""
-    from bench.corpus import _DUMPER, PER_FILE, REPO
+    from bench.corpus import write_items
     from bench.scale import CACHE
 
     folder = CACHE / f"low-repetition-{size}"
     done = folder / ".complete"
     if done.exists():
         return folder
-    folder.mkdir(parents=True, exist_ok=True)
-    items = low_repetition_items(size)
-    for start in range(0, size, PER_FILE):
-        name = f"lowrep-digest-{start // PER_FILE:05d}"
-        chunk = items[start : start + PER_FILE]
-        body = REPO + "\n\n" + "".join(f"{i['title']}\n\n{i['note']}\n\n" for i in chunk)
-        (folder / f"{name}.txt").write_text(body, encoding="utf-8")
-        meta = {
-            "repo": REPO,
-            "digest": name,
-            "entries": [{k: v for k, v in i.items() if k != "note"} for i in chunk],
-        }
-        (folder / f"{name}.meta.yaml").write_text(
-            yaml.dump(meta, Dumper=_DUMPER, allow_unicode=True, sort_keys=False), encoding="utf-8"
-        )
+    write_items(folder, low_repetition_items(size), "lowrep-digest")
     done.write_text("ok")
     return folder
 
