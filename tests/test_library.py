@@ -105,6 +105,28 @@ def test_same_entry_in_two_files_is_one_entry_with_merged_metadata(tmp_path: Pat
     assert library.get("7") == entry and library.get("#7") == entry and library.get(entry.id[:5]) == entry
 
 
+def test_an_item_with_a_note_and_one_without_in_one_file_are_one_entry(tmp_path: Path) -> None:
+    """The note is kept and the other item's metadata fills it, whichever comes first (the note
+    was once taken for metadata of another file and dropped with a "matches no entry" warning)."""
+    note = "    note: 值得精读。看点：A、B。\n"
+    for name, items in {
+        "note-first.yaml": ["  - title: 标题\n" + note, "  - title: 标题\n    pr: 7\n    tags: [x]\n"],
+        "note-last.yaml": ["  - title: 标题\n    pr: 7\n    tags: [x]\n", "  - title: 标题\n" + note],
+    }.items():
+        folder = tmp_path / name.removesuffix(".yaml")
+        folder.mkdir()
+        (folder / name).write_text("repo: o/r\nentries:\n" + "".join(items), encoding="utf-8")
+        library = Library.load(folder)
+        (entry,) = library.entries
+        assert (entry.note, entry.pr, entry.tags, entry.highlights) == (
+            "值得精读。看点：A、B。",
+            7,
+            ["x"],
+            ["A", "B"],
+        )
+        assert library.problems == []
+
+
 def test_merged_entries_share_their_field_names_and_stay_apart(tmp_path: Path) -> None:
     """Entries share one set of field names (memory); a copy with an update is still its own."""
     (tmp_path / "a.txt").write_text(

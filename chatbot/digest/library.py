@@ -46,15 +46,15 @@ Slot = tuple[list[Entry | Row], int]
 
 @dataclass(frozen=True)
 class LoadedFile:
-    """What one file contributed: entries with a note, what it adds to entries of other files
-    (in item order), and problems (`found`: the verdict checks among them are decided when
+    """What one file contributed: entries with a note, what its items without one add to the
+    entries of their titles (this file's or another's; in item order), and problems (`found`: the verdict checks among them are decided when
     `problems` is read). An entry that is not itself in the library (metadata was merged into a
     copy of it) is kept as its field values (`Row`), which the copy shares: two full entries per
     merged one were a sixth of the library's memory."""
 
     path: Path
     entries: list[Entry | Row]
-    metadata: list[Metadata | Entry]
+    metadata: list[Metadata]
     found: list[Finding]
 
     @property
@@ -126,29 +126,11 @@ def load_file(path: Path) -> LoadedFile:
     try:
         if path.suffix.lower() in STRUCTURED_SUFFIXES:
             result = parse_structured(text, str(path))
-            return LoadedFile(path, *_split_metadata(result.entries, result.metadata), result.found)
+            return LoadedFile(path, [*result.entries], result.metadata, result.found)
         raw = parse_raw_text(text, str(path))
         return LoadedFile(path, [*raw.entries], [], raw.found)
     except DigestParseError as exc:
         return LoadedFile(path, [], [], [exc.problem])
-
-
-def _split_metadata(
-    entries: list[Entry], metadata: list[Metadata]
-) -> tuple[list[Entry | Row], list[Metadata | Entry]]:
-    """A file's entries and its metadata. An entry whose title an item without a note of the
-    same file repeats counts as metadata too, in item order (as it always has: it is then
-    merged only into a note of another file)."""
-    ids = {meta.id for meta in metadata}
-    if not any(entry.id in ids for entry in entries):
-        return [*entries], [*metadata]
-    extras: list[Metadata | Entry] = [*metadata, *(e for e in entries if e.id in ids)]
-    extras.sort(key=_line)
-    return [e for e in entries if e.id not in ids], extras
-
-
-def _line(extra: Metadata | Entry) -> int:
-    return extra.line if isinstance(extra, Metadata) else int(extra.source.rsplit(":", 1)[1])
 
 
 def merge_entries(
@@ -159,7 +141,7 @@ def merge_entries(
     An entry made again from the very note of the `previous` load's entry of its id takes the
     parts that one has cut: a reload cuts only the notes of the files it parsed again."""
     notes: dict[str, list[Slot]] = {}
-    metadata: dict[str, list[tuple[Metadata | Entry, LoadedFile]]] = {}
+    metadata: dict[str, list[tuple[Metadata, LoadedFile]]] = {}
     for loaded in files:
         for index, item in enumerate(loaded.entries):
             item_id = item.id if isinstance(item, Entry) else values_id(item)
@@ -192,7 +174,7 @@ def _take_parts(entries: list[Entry], previous: Mapping[str, Entry]) -> None:
             entry.__dict__.update(cut_parts(old))
 
 
-def _merged(slots: list[Slot], extras: list[Metadata | Entry]) -> Entry:
+def _merged(slots: list[Slot], extras: list[Metadata]) -> Entry:
     """The entry of the note copies at `slots` with the metadata of `extras`. Alone and without
     metadata, the parsed entry itself (its file keeps it as an entry again); else a new entry,
     and the files keep the copies' values: each parsed entry is let go before the merged one is
@@ -211,11 +193,7 @@ def _merged(slots: list[Slot], extras: list[Metadata | Entry]) -> Entry:
         _fill(fields, theirs)
         copies.append(theirs)
     for extra in extras:
-        if isinstance(extra, Metadata):
-            _fill_metadata(fields, extra)
-        else:
-            _fill(fields, extra.__dict__)
-            copies.append(extra.__dict__)
+        _fill_metadata(fields, extra)
     entry = checked_entry(fields)
     _merge_parts(entry, [fields, *copies])
     return entry
@@ -229,9 +207,9 @@ def _values(entries: list[Entry | Row], index: int) -> Row:
     return item
 
 
-def _unmatched(extra: Metadata | Entry, loaded: LoadedFile) -> Problem:
+def _unmatched(extra: Metadata, loaded: LoadedFile) -> Problem:
     message = f"metadata for {extra.title!r} matches no entry with a note (check the title)"
-    return Problem(str(loaded.path), _line(extra), "warning", message)
+    return Problem(str(loaded.path), extra.line, "warning", message)
 
 
 _LIST_FIELDS = ("tags", "related", "refs", "people", "identifiers")
