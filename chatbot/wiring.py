@@ -61,7 +61,7 @@ from chatbot.slack.handlers.model_answers import ModelAnswers
 from chatbot.slack.handlers.shortcut import MessageShortcut
 from chatbot.slack.handlers.subscriptions import SubscriptionCommands
 from chatbot.slack.i18n import Language, Texts
-from chatbot.slack.loading import loading_gate
+from chatbot.slack.loading import LoadingGate
 from chatbot.slack.locale import UserLanguages, slack_locale
 from chatbot.slack.replays import InMemoryReplayLedger, ReplayLedger
 from chatbot.slack.subscription_blocks import render_announcement
@@ -488,7 +488,7 @@ def _slack_app(
         follow_up=follow_up,
         listener_executor=listeners,
         # No Slack call on the gate's path: the language of a person already known, else the default.
-        loading=loading_gate(
+        loading=LoadingGate(
             parts.live.ready,
             parts.client,
             lambda user: languages.cached(user) or languages.default,

@@ -33,7 +33,7 @@ def test_bulk_postings_hold_each_key_once_per_entry_at_its_heaviest_field(
     expected: dict[str, dict[int, int]] = {}
     for index, fields in enumerate(entries):
         for level, pieces in fields:
-            table.add(index, level, [table.numbers(frozenset(keys)) for keys in pieces])
+            table.add_fields(index, [level], [[table.numbers(frozenset(keys)) for keys in pieces]])
             for key in (k for keys in pieces for k in keys):
                 expected.setdefault(key, {}).setdefault(index, level)  # heaviest came first
     table.finish()

@@ -178,19 +178,11 @@ class _Postings(Generic[K]):
             number = ids[key] = len(ids)
         return array("I", (number,))
 
-    def add(self, index: int, level: int, pieces: Iterable[array[int]]) -> None:
-        """Post one field of entry `index`: the key numbers of its pieces, at its level. An
-        entry's fields come heaviest first, so its first posting of a key has the right level."""
-        before = len(self._keys)
-        self._keys.frombytes(b"".join(pieces))  # one copy of all the pieces' buffers
-        self._counts.append(len(self._keys) - before)
-        self._entries.append(index)
-        self._levels.append(level)
-
     def add_fields(self, index: int, levels: Sequence[int], fields: Sequence[Sequence[array[int]]]) -> None:
-        """Post several fields of entry `index` at once (heaviest first, as `add` posts them one
-        by one): one copy of all their buffers, a few C-level extends, no Python call per field
-        beyond counting its keys."""
+        """Post the fields of entry `index`, each the key numbers of its pieces at its level, at
+        once: one copy of all their buffers, a few C-level extends, no Python call per field
+        beyond counting its keys. Fields come heaviest first, so an entry's first posting of a
+        key has the right level."""
         self._keys.frombytes(b"".join(chain.from_iterable(fields)))
         self._counts.extend([sum(map(len, pieces)) for pieces in fields])
         self._entries.extend(repeat(index, len(levels)))

@@ -67,15 +67,6 @@ class LoadingGate(Middleware):
         return BoltResponse(status=200, body="")
 
 
-def loading_gate(
-    ready: Callable[[], bool],
-    client: WebClient,
-    languages: Callable[[str | None], Language],
-    executor: Executor,
-) -> LoadingGate:
-    return LoadingGate(ready, client, languages, executor)
-
-
 def _addressed_to_us(event: Mapping[str, Any]) -> bool:
     """A person's mention of the bot, or a person's direct message: the follow-ups' own rule for
     what is a person's message (never a bot's: no loops), not a second copy of it."""
