@@ -232,16 +232,15 @@ def _fill(
         ours[name] = _union(ours[name], theirs[name])
 
 
+# What a metadata item adds to lists: its tags, related refs and the title's code names.
+_METADATA_LISTS = ("tags", "related", "identifiers")
+
+
 def _fill_metadata(ours: dict[str, Any], meta: Metadata) -> None:
-    """What a metadata item adds: the empty PR fields filled, its tags, related refs and the
-    title's code names unioned in order."""
-    for name in _SCALAR_FIELDS:
-        value = getattr(meta, name)
-        if ours[name] in (None, "") and value not in (None, ""):
-            ours[name] = value
-    ours["tags"] = _union(ours["tags"], meta.tags)
-    ours["related"] = _union(ours["related"], meta.related)
-    ours["identifiers"] = _union(ours["identifiers"], meta.identifiers)
+    """What a metadata item adds, as another copy's fields would: the empty PR fields filled,
+    its lists unioned in order."""
+    theirs = {name: getattr(meta, name) for name in (*_SCALAR_FIELDS, *_METADATA_LISTS)}
+    _fill(ours, theirs, lists=_METADATA_LISTS)
 
 
 def _merge_parts(entry: Entry, copies: list[Mapping[str, Any]]) -> None:
