@@ -9,6 +9,7 @@ whoever loaded the library reports them once (the CLI prints them, the server lo
 
 from __future__ import annotations
 
+import operator
 import os
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -239,8 +240,12 @@ _METADATA_LISTS = ("tags", "related", "identifiers")
 def _fill_metadata(ours: dict[str, Any], meta: Metadata) -> None:
     """What a metadata item adds, as another copy's fields would: the empty PR fields filled,
     its lists unioned in order."""
-    theirs = {name: getattr(meta, name) for name in (*_SCALAR_FIELDS, *_METADATA_LISTS)}
+    theirs = dict(zip(_METADATA_FIELDS, _METADATA_OF(meta), strict=True))
     _fill(ours, theirs, lists=_METADATA_LISTS)
+
+
+_METADATA_FIELDS = (*_SCALAR_FIELDS, *_METADATA_LISTS)
+_METADATA_OF = operator.attrgetter(*_METADATA_FIELDS)
 
 
 def _merge_parts(entry: Entry, copies: list[Mapping[str, Any]]) -> None:
@@ -265,11 +270,14 @@ def _union(base: list[Any], extra: list[Any]) -> list[Any]:
     itself when `extra` adds nothing, `extra` itself when it is all that is added (the usual
     metadata: the note's entry has no tags, no related refs): entries and metadata share, never
     change, their lists."""
+    if not extra:
+        return base
+    if not base:  # all of `extra` is added, each once
+        added = list(dict.fromkeys(extra))
+        return extra if len(added) == len(extra) else added
     seen = set(base)
     added = [item for item in dict.fromkeys(extra) if item not in seen]
-    if not added:
-        return base
-    return extra if len(added) == len(extra) and not base else [*base, *added]
+    return [*base, *added] if added else base
 
 
 def _sort_key(entry: Entry) -> tuple[str, int]:

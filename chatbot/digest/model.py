@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import re
+import operator
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -29,12 +29,11 @@ if TYPE_CHECKING:
     from chatbot.digest.note import NoteParts
 
 GITHUB = "https://github.com"
-_SPACES_RE = re.compile(r"\s+")
 
 
 def normalize_title(title: str) -> str:
     """Title as identity: NFKC, collapsed whitespace, so re-saving a file keeps ids."""
-    return _SPACES_RE.sub(" ", nfkc(title)).strip().casefold()
+    return " ".join(nfkc(title).split()).casefold()  # `split` cuts at what `\s` matches
 
 
 def entry_id(repo: str, title: str) -> str:
@@ -176,18 +175,37 @@ _LIST_FIELDS = frozenset(name for name, field in Entry.model_fields.items() if f
 _DEFAULTS = {name: field.default for name, field in Entry.model_fields.items() if not field.is_required()}
 
 
+# Each field's value when left out: its default, or a mark for a new empty list (`_LIST_FIELDS`)
+# and for a required field (which `checked_entry` then fails on, as a lookup would).
+_LEFT_OUT = object()
+_DEFAULT_ROW = tuple(
+    _DEFAULTS[name] if name in _DEFAULTS and name not in _LIST_FIELDS else _LEFT_OUT for name in _FIELDS
+)
+_MARKED = tuple(name for name, default in zip(_FIELDS, _DEFAULT_ROW, strict=True) if default is _LEFT_OUT)
+_ROW_OF = operator.itemgetter(*_FIELDS)
+
+
 def checked_entry(values: Mapping[str, Any]) -> Entry:
     """An entry from field values already of their fields' types (the parsers' own, or another
     entry's): validating them again was half the cost of an entry. Missing fields get their
     defaults. Entries share one set of field names: pydantic keeps, per model, the names passed
     to it (`model_fields_set`, never read here), a 22-name set of 2 KiB that was a third of an
-    entry's memory; an entry is frozen, so no one adds to it (`model_copy` copies it first)."""
-    fields: dict[str, Any] = {}
-    for name in _FIELDS:
-        if name in values:
-            fields[name] = values[name]
-        else:
-            fields[name] = [] if name in _LIST_FIELDS else _DEFAULTS[name]
+    entry's memory; an entry is frozen, so no one adds to it (`model_copy` copies it first).
+    The fields are looked up in one C-level pass (`map`), then the few left out are filled."""
+    if len(values) == len(_FIELDS):  # every field, as another entry's: one C-level lookup
+        try:
+            return _entry(dict(zip(_FIELDS, _ROW_OF(values), strict=True)))
+        except KeyError:
+            pass  # a name that is no field among them: looked up as below
+    fields = dict(zip(_FIELDS, map(values.get, _FIELDS, _DEFAULT_ROW), strict=True))
+    for name in _MARKED:
+        if fields[name] is _LEFT_OUT:
+            fields[name] = [] if name in _LIST_FIELDS else values[name]  # a required one: KeyError
+    return _entry(fields)
+
+
+def _entry(fields: dict[str, Any]) -> Entry:
+    """An entry of these fields, every one of them there, in field order."""
     entry = Entry.__new__(Entry)
     object.__setattr__(entry, "__dict__", fields)
     object.__setattr__(entry, "__pydantic_fields_set__", _EVERY_FIELD)
@@ -227,8 +245,8 @@ def cut_parts(entry: Entry) -> dict[str, Any]:
 def entry_values(entry: Entry) -> tuple[Any, ...]:
     """The entry's field values in field order: a quarter of the entry's own memory, and
     `entry_fields` makes them fields again."""
-    fields = entry.__dict__
-    return tuple(fields[name] for name in _FIELDS)
+    values: tuple[Any, ...] = _ROW_OF(entry.__dict__)
+    return values
 
 
 def entry_fields(values: tuple[Any, ...]) -> dict[str, Any]:
