@@ -11,7 +11,7 @@ import hashlib
 import operator
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import (
@@ -36,6 +36,9 @@ def normalize_title(title: str) -> str:
     return " ".join(nfkc(title).split()).casefold()  # `split` cuts at what `\s` matches
 
 
+# A title's id is asked twice in a row: by the raw text and by the metadata file beside it
+# (parsed one after the other); the last few thousand are kept for the second time.
+@lru_cache(maxsize=2048)
 def entry_id(repo: str, title: str) -> str:
     """Stable id from repository and title: independent of file name and position."""
     digest = hashlib.sha1(f"{repo.casefold()}\n{normalize_title(title)}".encode()).hexdigest()
