@@ -20,7 +20,6 @@ from hypothesis import strategies as st
 from chatbot.digest import note_labels
 from chatbot.digest.library import _union
 from chatbot.digest.model import Entry, Ref, checked_entry, entry_values, normalize_title
-from chatbot.digest.note import find_people, find_people_each
 from chatbot.text.words import nfkc
 
 REQUIRED = {
@@ -115,36 +114,3 @@ def test_union_is_the_plain_union(base: list[str], extra: list[str]) -> None:
 def test_note_vocabulary_data_read_by_the_c_reader_as_by_pyyaml() -> None:
     text = resources.files("chatbot.digest").joinpath("data/note_labels.yaml").read_text(encoding="utf-8")
     assert yaml.load(text, Loader=note_labels._LOADER) == yaml.safe_load(text)
-
-
-# Pieces the person patterns and their cheap gates look for, and what sits at a join.
-PEOPLE_PIECES = st.one_of(
-    st.text(alphabet="ab-_.:@'’ \n\x00`#[]", max_size=6),
-    st.sampled_from(
-        [
-            "@alice",
-            "carol argued",
-            " pointed out",
-            "renovate[bot]",
-            "bob 指出",
-            "dave 对 X 的解释",
-            "eve 的分析",
-            "frank-x's review",
-            "gina’s",
-            "bob: this breaks",
-            "Risks: none",
-            "https://github.com/o/r/pull/12",
-            "`code here`",
-            "提出",
-            "的意见",
-            "the",
-        ]
-    ),
-)
-NOTES = st.lists(st.lists(PEOPLE_PIECES, max_size=6).map("".join), max_size=6)
-
-
-@settings(max_examples=400)
-@given(NOTES)
-def test_people_of_notes_together_are_each_notes_own(texts: list[str]) -> None:
-    assert find_people_each(texts) == [find_people(text) for text in texts]

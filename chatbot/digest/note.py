@@ -7,10 +7,8 @@ Notes follow the curator's habits (一是…二是…, (1)(2)(3), 重点关注�
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate
 
 from chatbot.digest.clauses import clauses, clean, sentences, split_top_level
 from chatbot.digest.model import Ref, pull_url
@@ -117,8 +115,6 @@ SPEAKER_RE = re.compile(
     r"(?:^|(?<=[\n。！？!?；;])|(?<=[.!?] ))\s*([a-z][a-z0-9-]{1,38})\s*:\s+(?!//)", re.MULTILINE
 )
 HEAD_SEPARATORS = ("——", "：", ":", "，", ",", "；")
-# Between the notes `find_people_each` joins: a cheap pattern's match across it marks both.
-_JOIN = "\n\x00\n"
 # Patterns the helpers below apply to every note, compiled once here rather than looked up in
 # `re`'s cache on each call (tens of thousands of calls for a 10k-entry library).
 _LIST_TAIL_RE = re.compile(r"(?:，?以及|, and )$")
@@ -199,37 +195,11 @@ def find_people(text: str) -> list[str]:
     """Handles the note names: `@x`, `x[bot]`, `x 指出`, `x's review`, `x argued`, a line opening `x:`."""
     vocab = vocabulary()
     plain = _without_links_and_code(text)
-    return _people(plain, _person_patterns(plain, vocab), vocab)
-
-
-def find_people_each(texts: Sequence[str]) -> list[list[str]]:
-    """`find_people` of each text (a file's notes): the cheap patterns that tell which costly
-    ones may match run once over all the texts joined, not once per text."""
-    vocab = vocabulary()
-    plains = [_without_links_and_code(text) for text in texts]
-    needed = _needed_patterns(plains, vocab)
-    return [_people(plain, patterns, vocab) for plain, patterns in zip(plains, needed, strict=True)]
-
-
-def _needed_patterns(plains: Sequence[str], vocab: NoteVocabulary) -> list[list[re.Pattern[str]]]:
-    """For each text, the person patterns whose cheap pattern matches in it, or in a match
-    that reaches into it across the join (a costly pattern run in vain finds nothing)."""
-    joined = _JOIN.join(plains)
-    starts = list(accumulate((len(plain) + len(_JOIN) for plain in plains[:-1]), initial=0))
-    needed: list[list[re.Pattern[str]]] = [[] for _ in plains]
-    for pattern, cheap in (*_PERSON_PATTERNS, (vocab.person_before_verb_re, vocab.person_verb_re)):
-        marked = -1  # the last text this pattern was given: each gets it once
-        for m in cheap.finditer(joined):
-            first = max(bisect_right(starts, m.start()) - 1, marked + 1)
-            marked = bisect_right(starts, max(m.end() - 1, m.start())) - 1
-            for index in range(first, marked + 1):
-                needed[index].append(pattern)
-    return needed
-
-
-def _people(plain: str, patterns: Iterable[re.Pattern[str]], vocab: NoteVocabulary) -> list[str]:
-    """The handles `patterns` and the speakers' pattern find in a text without links and code."""
-    found = [(m.start(1), m.group(1)) for pattern in patterns for m in pattern.finditer(plain)]
+    found = [
+        (m.start(1), m.group(1))
+        for pattern in _person_patterns(plain, vocab)
+        for m in pattern.finditer(plain)
+    ]
     found.extend(_speakers(plain, vocab))
     names = [name for _, name in sorted(found)]
     return _dedupe([p for p in names if p.casefold() not in vocab.not_people and p.lower() != "the"])
@@ -330,10 +300,9 @@ class _Reading:
     verdict_labelled: bool = False
 
 
-def note_names(note: str, repo: str, title: str = "", people: list[str] | None = None) -> NoteParts:
+def note_names(note: str, repo: str, title: str = "") -> NoteParts:
     """What the search index and the merge need of a note, found when it is loaded: the refs,
-    people and code names, without cutting the note into its parts (`analyse_note` does that).
-    `people`: the note's (stripped) `find_people`, when found with other notes' already."""
+    people and code names, without cutting the note into its parts (`analyse_note` does that)."""
     parts = NoteParts()
     text = note.strip()
     if not text:
@@ -342,7 +311,7 @@ def note_names(note: str, repo: str, title: str = "", people: list[str] | None =
         parts.identifiers = find_identifiers(f"{title}\n")
         return parts
     parts.refs = find_refs(text, repo)
-    parts.people = find_people(text) if people is None else people
+    parts.people = find_people(text)
     parts.identifiers = find_identifiers(f"{title}\n{text}")
     return parts
 

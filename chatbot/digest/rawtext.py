@@ -26,7 +26,7 @@ from chatbot.digest.model import (
     entry_id,
     merged_from,
 )
-from chatbot.digest.note import analyse_note, find_people_each, note_names
+from chatbot.digest.note import analyse_note, note_names
 
 SLUG_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*)/[A-Za-z0-9._-]+$")
 MAX_TITLE = 300
@@ -137,40 +137,28 @@ def parse_raw_text(text: str, path: str = "<text>") -> ParseResult:
     entries: list[Entry] = []
     found: list[Finding] = []
     seen: dict[str, int] = {}
-    titles = [_title(rest[index], path) for index in range(0, len(rest), 2)]
-    notes = [(line, "\n".join(part.strip() for part in block)) for line, block in rest[1::2]]
-    people = find_people_each([note.strip() for _, note in notes])
-    for position, ((title_line, title), (note_line, note)) in enumerate(
-        zip(titles, notes, strict=True), start=1
-    ):
+    for position, index in enumerate(range(0, len(rest), 2), start=1):
+        title_line, title = _title(rest[index], path)
+        note_line, note_block = rest[index + 1]
+        note = "\n".join(line.strip() for line in note_block)
         ident = entry_id(repo, title)
         if ident in seen:
             found.append(
                 Problem(path, title_line, "warning", f"same title as the entry at line {seen[ident]}; merged")
             )
         seen.setdefault(ident, title_line)
-        entry = note_entry(
-            ident, repo, name, position, title, note, people[position - 1], source=f"{path}:{title_line}"
-        )
+        entry = note_entry(ident, repo, name, position, title, note, source=f"{path}:{title_line}")
         found.append(VerdictCheck.of(entry, path, note_line))
         entries.append(entry)
     return ParseResult(entries, found)
 
 
 def note_entry(
-    ident: str,
-    repo: str,
-    name: str,
-    position: int,
-    title: str,
-    note: str,
-    people: list[str] | None = None,
-    **metadata: Any,
+    ident: str, repo: str, name: str, position: int, title: str, note: str, **metadata: Any
 ) -> Entry:
-    """An entry of either form: its place, its note and the names found in it (`people` when
-    found with the file's other notes), with what else the form knows (`source`, PR metadata).
-    The note's other parts are cut when first read (`Entry`)."""
-    parts = note_names(note, repo, title, people)
+    """An entry of either form: its place, its note and the names found in it, with what else the
+    form knows (`source`, PR metadata). The note's other parts are cut when first read (`Entry`)."""
+    parts = note_names(note, repo, title)
     fields = {"id": ident, "repo": repo, "digest": name, "position": position, "title": title.strip()}
     return checked_entry({**fields, "note": note, **parts.entry_fields(), **metadata})
 
