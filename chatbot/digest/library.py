@@ -186,6 +186,11 @@ def _merged(slots: list[Slot], extras: list[Metadata]) -> Entry:
         entry = item if isinstance(item, Entry) else checked_entry(entry_fields(item))
         entries[index] = entry
         return entry
+    if len(slots) == 1:  # one note, metadata merged in (the usual `.meta.yaml`): no parts to merge
+        fields = entry_fields(_values(*slots[0]))
+        for extra in extras:
+            _fill_metadata(fields, extra)
+        return checked_entry(fields)
     first, *others = (_values(entries, index) for entries, index in slots)
     fields = entry_fields(first)
     copies: list[Mapping[str, Any]] = []  # the other copies, to merge the notes' parts
@@ -280,8 +285,8 @@ def _union(base: list[Any], extra: list[Any]) -> list[Any]:
     return [*base, *added] if added else base
 
 
-def _sort_key(entry: Entry) -> tuple[str, int]:
-    return (entry.digest, entry.position)
+# The library's order: by digest, then place in it.
+_sort_key = operator.attrgetter("digest", "position")
 
 
 @dataclass

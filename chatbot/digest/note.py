@@ -304,16 +304,19 @@ def note_names(note: str, repo: str, title: str = "") -> NoteParts:
     """What the search index and the merge need of a note, found when it is loaded: the refs,
     people and code names, without cutting the note into its parts (`analyse_note` does that)."""
     parts = NoteParts()
+    parts.refs, parts.people, parts.identifiers = found_names(note, repo, title)
+    return parts
+
+
+def found_names(note: str, repo: str, title: str = "") -> tuple[list[Ref], list[str], list[str]]:
+    """The refs, people and code names of `note_names`, as they are: what loading keeps of a
+    note, without the parts it leaves empty."""
     text = note.strip()
     if not text:
         # Metadata-only entries (a `.meta.yaml` beside the raw text) have no note: only the
         # title's code names, without running every reader over nothing.
-        parts.identifiers = find_identifiers(f"{title}\n")
-        return parts
-    parts.refs = find_refs(text, repo)
-    parts.people = find_people(text)
-    parts.identifiers = find_identifiers(f"{title}\n{text}")
-    return parts
+        return [], [], find_identifiers(f"{title}\n")
+    return find_refs(text, repo), find_people(text), find_identifiers(f"{title}\n{text}")
 
 
 def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:

@@ -26,7 +26,7 @@ from chatbot.digest.model import (
     entry_id,
     merged_from,
 )
-from chatbot.digest.note import analyse_note, note_names
+from chatbot.digest.note import analyse_note, found_names
 
 SLUG_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*)/[A-Za-z0-9._-]+$")
 MAX_TITLE = 300
@@ -158,9 +158,20 @@ def note_entry(
 ) -> Entry:
     """An entry of either form: its place, its note and the names found in it, with what else the
     form knows (`source`, PR metadata). The note's other parts are cut when first read (`Entry`)."""
-    parts = note_names(note, repo, title)
-    fields = {"id": ident, "repo": repo, "digest": name, "position": position, "title": title.strip()}
-    return checked_entry({**fields, "note": note, **parts.entry_fields(), **metadata})
+    refs, people, identifiers = found_names(note, repo, title)
+    fields = {
+        "id": ident,
+        "repo": repo,
+        "digest": name,
+        "position": position,
+        "title": title.strip(),
+        "note": note,
+        "refs": refs,
+        "people": people,
+        "identifiers": identifiers,
+        **metadata,
+    }
+    return checked_entry(fields)
 
 
 def _slug_and_pairs(
