@@ -37,8 +37,8 @@ def normalize_title(title: str) -> str:
 
 
 # A title's id is asked twice in a row: by the raw text and by the metadata file beside it
-# (parsed one after the other); the last few thousand are kept for the second time.
-@lru_cache(maxsize=2048)
+# (parsed one after the other); the last few hundred are kept for the second time.
+@lru_cache(maxsize=512)
 def entry_id(repo: str, title: str) -> str:
     """Stable id from repository and title: independent of file name and position."""
     digest = hashlib.sha1(f"{repo.casefold()}\n{normalize_title(title)}".encode()).hexdigest()
