@@ -1,5 +1,6 @@
 """The slash command's ack deadline kept on the event loop (chatbot.slack.deadline): the answer
-in the response when it is ready in time, else the stand-in at the budget and the answer later."""
+in the response when it is ready in time, else the stand-in at the budget and the answer later;
+and the listener's own path (one answer-cache lookup per uncached command)."""
 
 from __future__ import annotations
 
@@ -118,3 +119,28 @@ def test_a_dispatch_error_in_time_is_raised_to_the_server() -> None:
 
     with pytest.raises(RuntimeError, match="listener failed"):
         asyncio.run(run())
+
+
+def test_an_uncached_command_looks_in_the_answer_cache_once(seed_library: Any) -> None:
+    """The listener looks the answer up before answering; the answer path does not again."""
+    import json
+    from concurrent.futures import ThreadPoolExecutor
+
+    from chatbot.search.index import SearchIndex
+    from chatbot.slack.handlers.command import Answers, CommandHandler, Request
+
+    lookups: list[Request] = []
+
+    class Counted(Answers):
+        def cached(self, request: Request, offset: int = 0, lang: Any = None) -> Any:
+            lookups.append(request)
+            return super().cached(request, offset, lang)
+
+    answers = Counted(SearchIndex.build(seed_library.entries), lambda n: [], lambda: None, "en")
+    with ThreadPoolExecutor(1) as pool:
+        handler = CommandHandler(answers, pool)
+        command = {"text": "compile", "user_id": "U1"}
+        first = json.loads(str(handler(command, respond=None).body))
+        assert len(lookups) == 1  # missed, then answered without a second look
+        again = json.loads(str(handler(command, respond=None).body))
+        assert len(lookups) == 2 and again == first  # the second time, from the cache
