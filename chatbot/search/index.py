@@ -858,7 +858,7 @@ def _best(found: NDArray[np.intp], scores: NDArray[np.float64], count: int) -> l
 
 
 # Up to this many matches, `_best` sorts Python floats: the same order as the lexsort below.
-_SORTED_IN_PYTHON = 64
+_SORTED_IN_PYTHON = 16
 
 
 def _score_then_entry(pair: tuple[float, int]) -> tuple[float, int]:
