@@ -202,8 +202,8 @@ class FailingIndex(BlockedIndex):
 
 
 def test_a_failed_search_is_answered_with_the_error_line_in_time_or_late(fake_slack: FakeSlack) -> None:
-    """Over HTTP the answer is computed on the dispatch thread (the event loop keeps the
-    budget): a failure in time is the ack's error line; a late one is posted in its place."""
+    """A failure in time is the ack's error line; a late one is posted in the "searching…"
+    line's place."""
     failing: list[FailingIndex] = []
 
     def broken(live: LiveIndex) -> FailingIndex:

@@ -6,8 +6,7 @@ parses it (400): nothing unsigned is decoded, nothing is ever logged with its bo
 no listener handles (an unknown action, a view submission, an event type we do not use) gets
 200 and one log line: Slack retries anything else. Bolt's own Starlette adapter runs the
 synchronous `App.dispatch` on the event loop, which would stall every other request while one
-listener works; here dispatch runs in Starlette's thread pool instead. A slash command's ack
-deadline is kept on the event loop (`chatbot.slack.deadline`).
+listener works; here dispatch runs in Starlette's thread pool instead.
 
 Probes: `GET /livez` (liveness: the process serves HTTP), `GET /readyz` (readiness: the digests
 are loaded, the store answers and, in Socket Mode, the socket is connected; 503 otherwise) and
@@ -34,7 +33,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from chatbot.slack import deadline, inbound
+from chatbot.slack import inbound
 
 EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
@@ -69,13 +68,7 @@ def asgi_app(
             client = request.client.host if request.client else "?"
             log.warning("refused a request from %s: %s (HTTP %d)", client, exc.reason, exc.status)
             return JSONResponse({"error": exc.reason}, status_code=exc.status)
-        bolt_request = to_bolt_request(request, body)
-        if "command" in payload:  # the listener answers on the dispatch thread, timed from here
-            bolt_response = await deadline.within_deadline(
-                lambda: run_in_threadpool(app.dispatch, bolt_request)
-            )
-        else:
-            bolt_response = await run_in_threadpool(app.dispatch, bolt_request)
+        bolt_response = await run_in_threadpool(app.dispatch, to_bolt_request(request, body))
         if bolt_response.status == 404:
             # Nothing listens for it; Slack would retry a 404, so acknowledge it.
             log.info("ignored %s: no listener for it", inbound.describe(payload))

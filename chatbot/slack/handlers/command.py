@@ -1,16 +1,13 @@
 """The `/vllm-digest` slash command: grammar, then an answer inside Slack's 3 seconds.
 
-When the answer is ready within `ack_budget` seconds it goes back in the acknowledgement itself
-(one round trip, nothing else to fail); otherwise the command is acknowledged with a
-"searching…" line and the answer follows through the response URL. Either way the HTTP response
-to Slack leaves well inside 3 s, whatever the search costs. Over HTTP the answer is computed on
-the dispatch thread and the event loop keeps the budget (`chatbot.slack.deadline`); elsewhere
-(Socket Mode, the console) on a worker thread, the dispatch thread waiting for it.
+The answer is computed on a worker thread. When it is ready within `ack_budget` seconds it goes
+back in the acknowledgement itself (one round trip, nothing else to fail); otherwise the command
+is acknowledged with a "searching…" line and the answer follows through the response URL. Either
+way the HTTP response to Slack leaves well inside 3 s, whatever the search costs.
 """
 
 from __future__ import annotations
 
-import contextvars
 import logging
 import threading
 from collections import OrderedDict
@@ -25,7 +22,7 @@ from slack_bolt import BoltResponse
 
 from chatbot.digest import Entry
 from chatbot.search import SearchResult
-from chatbot.slack import blocks, deadline
+from chatbot.slack import blocks
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.locale import UserLanguages
 
@@ -187,11 +184,9 @@ class CommandHandler:
                 return self.answers.answer(request, lang, looked_up=True)
             return self.answers.answer(request, self.languages(user) if self.languages else None)
 
-        shown = lang or self.answers.language
-        timed = deadline.current.get()
-        if timed is not None:
-            return self._answer_here(timed, answer, request, shown, respond)
-        return self._ack_in_time(self.executor.submit(answer), request, shown, respond)
+        return self._ack_in_time(
+            self.executor.submit(answer), request, lang or self.answers.language, respond
+        )
 
     @staticmethod
     def _request(command: dict[str, Any]) -> Request:
@@ -211,52 +206,11 @@ class CommandHandler:
             return ephemeral_ack(future.result(timeout=self.ack_budget))
         except FutureTimeout:
             future.add_done_callback(lambda done: _respond_later(done, respond, shown))
-            return searching_ack(request, shown)
+            searching = Texts(shown)("searching", query=request.query or request.kind)
+            return ephemeral_ack(blocks.render_text(searching))
         except Exception:
             log.exception("answering %r failed", request)
             return ephemeral_ack(blocks.render_text(Texts(shown)("error")))
-
-    def _answer_here(
-        self,
-        timed: deadline.AckDeadline,
-        answer: Callable[[], blocks.Message],
-        request: Request,
-        shown: Language,
-        respond: Any,
-    ) -> BoltResponse:
-        """The answer computed on this (the dispatch) thread while the event loop keeps the
-        budget: in the ack when it is ready in time, else through the response URL after the
-        "searching…" line (`chatbot.slack.deadline`). The late part waits on the pool, so that
-        closing the bot drains it like any answer in progress."""
-        ready: Future[blocks.Message] = Future()
-        context = contextvars.copy_context()  # the request id, for the late answer's logs
-
-        def searching() -> BoltResponse:  # on the event loop, when the budget has passed
-            try:
-                late = context.run(self.executor.submit, ready.result)
-                late.add_done_callback(lambda done: _respond_later(done, respond, shown))
-            except RuntimeError:  # the pool is shut down: the bot is stopping
-                log.warning("a slow answer to %r was dropped: the bot is stopping", request.kind)
-            return searching_ack(request, shown)
-
-        timed.defer(searching, self.ack_budget)
-        try:
-            ready.set_result(answer())
-        except Exception as exc:
-            ready.set_exception(exc)
-        if not timed.finish():
-            return BoltResponse(status=200, body="")  # goes nowhere: the stand-in was the response
-        try:
-            return ephemeral_ack(ready.result())
-        except Exception:
-            log.exception("answering %r failed", request)
-            return ephemeral_ack(blocks.render_text(Texts(shown)("error")))
-
-
-def searching_ack(request: Request, shown: Language) -> BoltResponse:
-    """The stand-in ack of an answer not ready within the budget; the answer follows."""
-    searching = Texts(shown)("searching", query=request.query or request.kind)
-    return ephemeral_ack(blocks.render_text(searching))
 
 
 def ephemeral_ack(message: blocks.Message) -> BoltResponse:
