@@ -219,3 +219,40 @@ def test_display_terms_do_not_depend_on_what_was_shown_before(seed_library: Libr
         fresh = SearchIndex.build(seed_library.entries)
         expected = [(h.entry.id, h.matched) for h in fresh.search(query, limit=10).hits]
         assert [(h.entry.id, h.matched) for h in warm.search(query, limit=10).hits] == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    scores=st.lists(st.sampled_from([0.5, 1.0, 1.25, 2.0, 3.5]), min_size=1, max_size=40),
+    count=st.integers(min_value=1, max_value=100),
+)
+def test_a_page_is_ordered_the_same_in_python_and_in_numpy(scores: list[float], count: int) -> None:
+    """`_best` sorts a few matches in Python and many with numpy: the same page, ties by entry."""
+    import numpy as np
+
+    from chatbot.search import index as search_index
+
+    found = np.arange(len(scores), dtype=np.intp) * 3
+    values = np.array(scores, dtype=np.float64)
+    expected = sorted(zip(scores, found.tolist(), strict=True), key=lambda p: (-p[0], p[1]))[:count]
+    assert search_index._best(found, values, count) == expected
+    limit = search_index._SORTED_IN_PYTHON
+    try:
+        search_index._SORTED_IN_PYTHON = 0  # the numpy path for every size
+        assert search_index._best(found, values, count) == expected
+    finally:
+        search_index._SORTED_IN_PYTHON = limit
+
+
+def test_outermost_keeps_only_matches_no_longer_one_contains() -> None:
+    from chatbot.search.glossary import ConceptMatch
+    from chatbot.search.index import _outermost
+
+    matches = [
+        ConceptMatch("spec", "speculative decoding", 0, 2, "speculative decoding"),
+        ConceptMatch("decode", "decoding", 1, 2, "decoding"),
+        ConceptMatch("decode2", "decoding", 1, 2, "decoding"),
+        ConceptMatch("kv", "kv", 3, 4, "kv"),
+        ConceptMatch("kv2", "kv", 3, 4, "kv"),
+    ]
+    assert [m.concept for m in _outermost(matches)] == ["spec", "kv", "kv2"]

@@ -22,7 +22,7 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import chain, repeat
+from itertools import chain, islice, repeat
 from typing import Any, Generic, NamedTuple, TypeVar, cast
 
 import numpy as np
@@ -545,8 +545,8 @@ class SearchIndex:
         return written
 
     def __getstate__(self) -> dict[str, Any]:
-        """What pickles (the snapshot): everything but the display memo of answered queries."""
-        return {key: value for key, value in self.__dict__.items() if key != "_written_memo"}
+        """What pickles (the snapshot): everything but the memos of answered queries."""
+        return {key: value for key, value in self.__dict__.items() if key not in _QUERY_MEMOS}
 
     # -- querying ---------------------------------------------------------------------------
 
@@ -617,7 +617,7 @@ class SearchIndex:
         by_concept: dict[str, list[tuple[str, bool]]] = {}
         for m in _outermost(self.glossary.find(tokens)):
             covered.update(range(m.start, m.end))
-            is_fuzzy = any(stream[i].key in fuzzy_keys for i in range(m.start, m.end))
+            is_fuzzy = bool(fuzzy_keys) and any(stream[i].key in fuzzy_keys for i in range(m.start, m.end))
             by_concept.setdefault(m.concept, []).append((m.term, is_fuzzy))
         units: list[_Unit] = []
         for concept, terms in by_concept.items():
@@ -673,6 +673,8 @@ class SearchIndex:
         its score came from: 0 the asked one, n the n-th narrower."""
         shown_concept = np.zeros(len(self.entries), dtype=np.intp)
         for position, narrower in enumerate(includes, start=1):
+            if narrower not in self.concepts:  # no entry names it: nothing to raise
+                continue
             found, weights = self.concepts.get(narrower)
             values = weights * NARROWER * factor
             raised = values > scores[found]
@@ -687,7 +689,8 @@ class SearchIndex:
     def _key_scores(self, table: _Postings[K], key: K, factor: float = 1.0) -> NDArray[np.float64]:
         """Each entry's field weight for `key` times `factor`, as a unit's scores."""
         scores = self._vector()
-        table.raise_to(scores, key, factor)
+        found, weights = table.get(key)
+        scores[found] = weights * factor  # a fresh vector: raising 0.0 to a weight is the weight
         return scores
 
     def _show(self, index: int, concept: str, asked: list[str]) -> list[str]:
@@ -785,14 +788,16 @@ class SearchIndex:
             for u in self._units(tokens, fuzzy_keys)
             if (matched := u.matched)
         ]
-        totals = self._vector()
-        real = np.zeros(len(self.entries), dtype=np.bool_)
-        for factor, unit in units:  # 0.0 * factor adds nothing to unmatched entries
-            totals += unit.scores * factor
-            if not unit.generic and unit.qualifies:
-                real |= unit.scores > 0.0
-        if not real.any():
+        qualifying = [unit.scores for _, unit in units if not unit.generic and unit.qualifies]
+        if not qualifying:  # every unit matched something: a qualifying one makes a real match
             return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float64), units
+        # The first product is the first sum (0.0 + x is x): no zero vector to add it to.
+        totals = units[0][1].scores * units[0][0]
+        for factor, unit in units[1:]:
+            totals += unit.scores * factor
+        real = qualifying[0] > 0.0
+        for scores in qualifying[1:]:
+            real |= scores > 0.0
         floor = max(float(totals[real].max()) * RELATIVE_FLOOR, 1e-12)
         found = np.flatnonzero(real & (totals >= floor))
         return found, totals[found], units
@@ -809,7 +814,7 @@ class SearchIndex:
 
     def suggest(self, query: str, count: int = 5) -> list[str]:
         """Topics to offer when nothing matched: ones that look like the query first."""
-        topics = [label for label, _ in self.topics()]
+        topics = self._topic_labels()
         if not topics:
             return []
         close = [
@@ -817,11 +822,23 @@ class SearchIndex:
             for label, score, _ in process.extract(query.casefold(), topics, limit=3, score_cutoff=75)
             if score
         ]
-        return [*close, *[t for t in topics if t not in close]][:count]
+        # Only `count` are shown: stop at them, not after a copy of every topic.
+        return [*close, *islice((t for t in topics if t not in close), max(count - len(close), 0))][:count]
+
+    def _topic_labels(self) -> list[str]:
+        """The topics' labels, made once per index (every no-match answer offers some)."""
+        labels = self.__dict__.get("_labels")
+        if labels is None:
+            labels = self.__dict__["_labels"] = [label for label, _ in self._topics]
+        return labels
 
     def topics(self) -> list[tuple[str, int]]:
         """Concepts the library is about (title, tags, identifiers), with how many entries."""
         return list(self._topics)
+
+
+# SearchIndex attributes made while answering, not by the build: never part of a snapshot.
+_QUERY_MEMOS = frozenset({"_written_memo", "_labels"})
 
 
 def _best(found: NDArray[np.intp], scores: NDArray[np.float64], count: int) -> list[tuple[float, int]]:
@@ -829,6 +846,8 @@ def _best(found: NDArray[np.intp], scores: NDArray[np.float64], count: int) -> l
     Only the page is ordered: a broad query over 10k entries need not sort them all."""
     if count <= 0 or not len(found):
         return []
+    if len(found) <= _SORTED_IN_PYTHON:  # a few matches: numpy's per-call cost is the cost
+        return sorted(zip(scores.tolist(), found.tolist(), strict=True), key=_score_then_entry)[:count]
     if count < len(found):
         # Every entry scoring at least the count-th best score, ties at the cut included.
         cut = np.partition(scores, len(scores) - count)[len(scores) - count]
@@ -836,6 +855,14 @@ def _best(found: NDArray[np.intp], scores: NDArray[np.float64], count: int) -> l
         found, scores = found[keep], scores[keep]
     order = np.lexsort((found, -scores))[:count]
     return list(zip(scores[order].tolist(), found[order].tolist(), strict=True))
+
+
+# Up to this many matches, `_best` sorts Python floats: the same order as the lexsort below.
+_SORTED_IN_PYTHON = 16
+
+
+def _score_then_entry(pair: tuple[float, int]) -> tuple[float, int]:
+    return -pair[0], pair[1]
 
 
 def _heaviest_first(field: tuple[float, str, bool]) -> float:
@@ -864,12 +891,16 @@ def _rewritten(tokens: list[Token], fixes: dict[str, str]) -> list[str]:
 
 def _outermost(matches: list[ConceptMatch]) -> list[ConceptMatch]:
     """Matches not inside a longer one (`decoding` inside `speculative decoding`)."""
-    spans = [(m.start, m.end) for m in matches]
-    return [
-        m
-        for m in matches
-        if not any(lo <= m.start and m.end <= hi and (hi - lo) > (m.end - m.start) for lo, hi in spans)
-    ]
+    spans = {(m.start, m.end) for m in matches}  # matches of several concepts share spans
+    kept: list[ConceptMatch] = []
+    for m in matches:  # plain loops, not `any` over a generator: every uncached query runs this
+        length = m.end - m.start
+        for lo, hi in spans:
+            if lo <= m.start and m.end <= hi and hi - lo > length:
+                break
+        else:
+            kept.append(m)
+    return kept
 
 
 def _glossary_words(glossary: Glossary) -> Iterator[tuple[str, str]]:

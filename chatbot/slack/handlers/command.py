@@ -118,11 +118,14 @@ class Answers:
                     self._cache.popitem(last=False)
         return answer
 
-    def answer(self, request: Request, lang: Language | None = None) -> blocks.Message:
-        """The answer in `lang` (default: the configured language)."""
+    def answer(
+        self, request: Request, lang: Language | None = None, *, looked_up: bool = False
+    ) -> blocks.Message:
+        """The answer in `lang` (default: the configured language); `looked_up`: the caller
+        found it missing from the cache just now (`cached`), so it is not looked up again."""
         lang = lang or self.language
         if request.kind == "search":
-            return self.page(request.query, 0, lang)
+            return self.page(request.query, 0, lang, looked_up=looked_up)
         return self._keep(request, 0, self._answer(request, lang), lang)
 
     def _answer(self, request: Request, lang: Language) -> blocks.Message:
@@ -141,10 +144,12 @@ class Answers:
             return self.channel_commands.handle(request.kind, request.query, request.channel, request.user)
         raise ValueError(f"not a subcommand: {request.kind}")
 
-    def page(self, query: str, offset: int, lang: Language | None = None) -> blocks.Message:
+    def page(
+        self, query: str, offset: int, lang: Language | None = None, *, looked_up: bool = False
+    ) -> blocks.Message:
         lang = lang or self.language
         request = Request("search", query)
-        answer = self.cached(request, offset, lang)
+        answer = None if looked_up else self.cached(request, offset, lang)
         if answer is None:
             result = self.index.search(query, limit=self.page_size, offset=offset)
             answer = self._keep(request, offset, blocks.render_results(result, lang, offset), lang)
@@ -175,7 +180,9 @@ class CommandHandler:
             return ephemeral_ack(at_hand)
 
         def answer() -> blocks.Message:
-            return self.answers.answer(request, lang or (self.languages(user) if self.languages else None))
+            if lang:  # looked up in the cache above, in this language: missing
+                return self.answers.answer(request, lang, looked_up=True)
+            return self.answers.answer(request, self.languages(user) if self.languages else None)
 
         return self._ack_in_time(
             self.executor.submit(answer), request, lang or self.answers.language, respond
