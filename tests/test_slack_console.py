@@ -122,3 +122,15 @@ def test_console_answers_thread_replies_from_the_shared_entry(tmp_path: Path) ->
         assert store.entry_for("C0CONSOLE", ts) == "51badd0821"
     finally:
         store.close()
+
+
+def test_console_answers_a_command_that_holds_the_word_payload(tmp_path: Path) -> None:
+    """The console hands Bolt the payload it parsed, as the server does: Bolt's own parser
+    would take this command for an empty interactivity payload and answer nothing."""
+    out = io.StringIO()
+    settings = Settings(_env_file=None, digest_dir=DIGESTS, database_url=f"sqlite:///{tmp_path}/c.db")  # type: ignore[call-arg]
+    assert run_console(settings, io.StringIO("/vllm-digest compile payload\nquit\n"), out) == 0
+    assert (
+        "新增 Qwen3-VL DeepStack 编译契约回归测试 (https://github.com/vllm-project/vllm/pull/53529)"
+        in out.getvalue()
+    )

@@ -349,3 +349,16 @@ def test_a_listener_that_raises_is_logged_in_one_line_by_our_error_handler(
     assert errors[0].exc_info is None  # one line; the traceback is at DEBUG
     traced = [r for r in caplog.records if r.name == "chatbot.slack.app" and r.levelno == logging.DEBUG]
     assert traced and traced[0].exc_info is not None
+
+
+@pytest.mark.parametrize("text", ["payload attention", "payload=compile", "compile payload"])
+def test_a_command_whose_text_holds_the_word_payload_is_answered(served: Served, text: str) -> None:
+    """Bolt's own body parser takes any form body holding "payload" for an interactivity
+    payload and dispatches an empty request: the command must still reach its listener."""
+    response = post(served.url, command_body(text, served.fake.response_url()))
+    assert response.status_code == 200
+    answer = response.json()
+    assert answer["response_type"] == "ephemeral"
+    shown = all_text(answer)
+    assert f"“{text}”" in shown  # the header names what was asked: the listener got the text
+    assert "attention" in text or DEEPSTACK_TITLE in shown

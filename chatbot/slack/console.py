@@ -28,11 +28,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TextIO
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from slack_bolt import BoltRequest
 from slack_sdk.signature import SignatureVerifier
 
 from chatbot.settings import Settings
 from chatbot.slack import action_ids as ids
+from chatbot.slack import inbound
 from chatbot.wiring import Bot, build, build_store
 
 CHANNEL = "C0CONSOLE"
@@ -255,7 +255,8 @@ class Console:
             "x-slack-request-timestamp": ts,
             "x-slack-signature": str(self.verifier.generate_signature(timestamp=ts, body=body)),
         }
-        response = self.bot.app.dispatch(BoltRequest(body=body, headers=headers))
+        request = inbound.bolt_request(body, inbound.parse_payload(body.encode(), content_type), headers)
+        response = self.bot.app.dispatch(request)
         return response.status, response.body
 
     def command(self, text: str) -> None:

@@ -25,7 +25,7 @@ from typing import Any
 
 import uvicorn
 from slack_bolt import App
-from slack_bolt.adapter.starlette.handler import to_bolt_request, to_starlette_response
+from slack_bolt.adapter.starlette.handler import to_starlette_response
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -68,7 +68,10 @@ def asgi_app(
             client = request.client.host if request.client else "?"
             log.warning("refused a request from %s: %s (HTTP %d)", client, exc.reason, exc.status)
             return JSONResponse({"error": exc.reason}, status_code=exc.status)
-        bolt_response = await run_in_threadpool(app.dispatch, to_bolt_request(request, body))
+        bolt_request = inbound.bolt_request(
+            body.decode("utf-8"), payload, request.headers, request.query_params
+        )
+        bolt_response = await run_in_threadpool(app.dispatch, bolt_request)
         if bolt_response.status == 404:
             # Nothing listens for it; Slack would retry a 404, so acknowledge it.
             log.info("ignored %s: no listener for it", inbound.describe(payload))
