@@ -146,9 +146,13 @@ class _Postings(Generic[K]):
 
     Built as flat arrays: the key numbers of each field as its pieces of text give them
     (repeats included), and per field its entry, level and key count (no object, no dict per
-    entry or posting). `finish` packs them once into one table sorted by key (entries ascending
-    within a key, each (key, entry) once with its heaviest level, 5 bytes a posting), sliced per
-    key at query time."""
+    entry or posting). Every `chunk` raw postings they are packed (`_pack`) into 64-bit
+    (key, entry, 15 - level) values, each (key, entry) once, and the raw arrays start over:
+    a build never holds all its raw postings, nor sorts them at once. `finish` sorts the packed
+    values by key (entries ascending within a key, 5 bytes a posting kept), sliced per key at
+    query time."""
+
+    chunk = 1 << 16  # raw postings packed at a time: big enough that numpy's calls are few
 
     def __init__(self) -> None:
         self.weights = np.array(WEIGHT_OF_LEVEL, dtype=np.float64)
@@ -157,6 +161,7 @@ class _Postings(Generic[K]):
         self._counts = array("I")
         self._entries = array("I")
         self._levels = array("B")
+        self._packed = array("Q")  # packed postings of the entries so far, each (key, entry) once
         self._starts = np.zeros(1, dtype=np.intp)
         self._found = np.zeros(0, dtype=np.uint32)
         self._found_levels = np.zeros(0, dtype=np.uint8)
@@ -182,41 +187,52 @@ class _Postings(Generic[K]):
         """Post the fields of entry `index`, each the key numbers of its pieces at its level, at
         once: one copy of all their buffers, a few C-level extends, no Python call per field
         beyond counting its keys. Fields come heaviest first, so an entry's first posting of a
-        key has the right level."""
+        key has the right level. All of an entry's fields come in one call: a pack never splits
+        an entry."""
         self._keys.frombytes(b"".join(chain.from_iterable(fields)))
         self._counts.extend([sum(map(len, pieces)) for pieces in fields])
         self._entries.extend(repeat(index, len(levels)))
         self._levels.extend(levels)
+        if len(self._keys) >= self.chunk:
+            self._pack()
 
-    def finish(self) -> None:
-        """Pack the postings by key, each key's entries ascending, each (key, entry) once at
-        its heaviest level: one in-place sort of 64-bit (key, entry, 15 - level) values, so the
-        first of each (key, entry) is its heaviest. Temporaries go as soon as used (megabytes
-        at 10k entries)."""
-        if self._entries and self._entries[-1] >= 1 << 28:  # entries come in ascending order
+    def _pack(self) -> None:
+        """Pack the raw postings since the last pack: one in-place sort of 64-bit (key, entry,
+        15 - level) values, so the first of each (key, entry) is its heaviest, and only that one
+        kept. Entries come in ascending order: no later pack holds one of these (key, entry)."""
+        if not self._entries:
+            return
+        if self._entries[-1] >= 1 << 28:
             raise ValueError("an index holds fewer than 2**28 entries")
         counts = np.frombuffer(self._counts, dtype=np.uint32)
         per_field = np.frombuffer(self._entries, dtype=np.uint32) << np.uint32(4)
         per_field |= np.uint32(15) - np.frombuffer(self._levels, dtype=np.uint8)
         packed = np.frombuffer(self._keys, dtype=np.uint32).astype(np.uint64)
-        self._keys, self._counts, self._entries, self._levels = array("I"), array("I"), array("I"), array("B")
         packed <<= np.uint64(32)
         packed |= np.repeat(per_field, counts)  # 4 bytes a posting, widened in the ufunc's buffer
         del per_field, counts
+        self._keys, self._counts, self._entries, self._levels = array("I"), array("I"), array("I"), array("B")
         packed.sort()
         first = np.ones(len(packed), dtype=np.bool_)
         np.greater(packed[1:] ^ packed[:-1], np.uint64(15), out=first[1:])  # a new (key, entry)
-        packed = packed[first]
-        del first
-        levels = (packed & np.uint64(0xF)).astype(np.uint8)
-        self._found_levels = np.uint8(15) - levels
-        packed >>= np.uint64(4)  # (key, entry); in place from here on
-        keys = (packed >> np.uint64(28)).view(np.int64)  # below 2**32: the same numbers
-        self._starts = np.zeros(len(self._ids) + 1, dtype=np.intp)
-        np.cumsum(np.bincount(keys, minlength=len(self._ids)), out=self._starts[1:])
-        del keys
-        packed &= np.uint64(0xFFFFFFF)
-        self._found = packed.astype(np.uint32)
+        self._packed.frombytes(packed[first].view(np.uint8))
+
+    def finish(self) -> None:
+        """Sort the packed postings by key, in place, and split them into the entries and
+        levels kept, a slice at a time: no temporary as big as the table."""
+        self._pack()
+        packed = np.frombuffer(self._packed, dtype=np.uint64)
+        packed.sort()
+        # Key k's postings start at the first value of at least k << 32.
+        bounds = np.arange(len(self._ids) + 1, dtype=np.uint64) << np.uint64(32)
+        self._starts = np.searchsorted(packed, bounds).astype(np.intp)
+        self._found = np.empty(len(packed), dtype=np.uint32)
+        self._found_levels = np.empty(len(packed), dtype=np.uint8)
+        for lo in range(0, len(packed), self.chunk):
+            part = packed[lo : lo + self.chunk]
+            self._found_levels[lo : lo + self.chunk] = np.uint64(15) - (part & np.uint64(0xF))
+            self._found[lo : lo + self.chunk] = (part >> np.uint64(4)) & np.uint64(0xFFFFFFF)
+        self._packed = array("Q")  # its buffer goes with the views on return
 
     def number_of(self, key: K) -> int | None:
         """The key's number, None for a key never posted."""
