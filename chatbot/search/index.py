@@ -215,7 +215,7 @@ class _Postings(Generic[K]):
         packed.sort()
         first = np.ones(len(packed), dtype=np.bool_)
         np.greater(packed[1:] ^ packed[:-1], np.uint64(15), out=first[1:])  # a new (key, entry)
-        self._packed.frombytes(packed[first].view(np.uint8))
+        self._packed.frombytes(packed[first].tobytes())
 
     def finish(self) -> None:
         """Sort the packed postings by key, in place, and split them into the entries and
