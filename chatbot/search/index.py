@@ -32,6 +32,7 @@ from rapidfuzz.distance import OSA
 
 from chatbot.digest import Entry
 from chatbot.search.glossary import ConceptMatch, Glossary, KeyTest, MatchMemo, remember
+from chatbot.search.hanfields import han_fields, level_holding
 from chatbot.search.tokens import (
     Kind,
     SplitText,
@@ -45,6 +46,7 @@ from chatbot.search.tokens import (
     surface_of,
     tokenize,
 )
+from chatbot.search.written import Writings
 
 # Field weights: where a term occurs says how much the entry is about it.
 W_PR = 5.0
@@ -428,10 +430,10 @@ class SearchIndex:
         self.postings: _Postings[str] = _Postings()
         self.concepts: _Postings[str] = _Postings()
         self.concept_terms: _Postings[tuple[str, str]] = _Postings()
-        # Per entry, tuples of strings and floats: the collector stops tracking them, so a
-        # built index adds almost nothing for later full collections to walk.
-        self.concept_fields: list[tuple[tuple[float, tuple[tuple[str, str, str], ...]], ...]] = []
-        self.han: list[tuple[tuple[float, str], ...]] = []
+        # Per entry, numbers into one list of writings, and one string: a built index adds
+        # almost nothing for later full collections to walk, and little memory per entry.
+        self.concept_fields = Writings()
+        self.han: list[str] = []
         self.vocabulary: dict[str, str] = {}
         self._ref_terms = any(key.startswith("#") for key in glossary.terms_by_first_key())
         # A build allocates much and frees nothing: callers that own the process pause and
@@ -486,6 +488,7 @@ class SearchIndex:
         del build  # its memos served this build only
         for table in (self.postings, self.concepts, self.concept_terms):
             table.finish()
+        self.concept_fields.finish()
         self._build_vocabulary(words)
         return sorted(topic_counts.items(), key=lambda kv: (-kv[1], kv[0].casefold()))
 
@@ -507,8 +510,8 @@ class SearchIndex:
 
     def _keep(self, fields: list[tuple[float, _Analysed]]) -> None:
         """What display (how a field wrote a concept) and Chinese phrase checks need later."""
-        self.concept_fields.append(tuple([(w, a.matches) for w, a in fields if a.concepts]))
-        self.han.append(tuple([(w, a.han) for w, a in fields if a.han]))
+        self.concept_fields.add(chain.from_iterable([a.matches for _, a in fields if a.concepts]))
+        self.han.append(han_fields([(LEVEL[w], a.han) for w, a in fields if a.han]))
 
     def _post(self, index: int, fields: list[tuple[float, _Analysed]]) -> None:
         """Post an entry's fields (heaviest first) under their keys, concepts and concept terms."""
@@ -554,9 +557,8 @@ class SearchIndex:
         written = memo.get(index)
         if written is None:
             written = {}
-            for _, matches in self.concept_fields[index]:
-                for concept, term, text in matches:
-                    written.setdefault(concept, {})[text or term] = None
+            for concept, term, text in self.concept_fields.of(index):
+                written.setdefault(concept, {})[text or term] = None
             memo[index] = written
         return written
 
@@ -768,9 +770,9 @@ class SearchIndex:
         enough = np.flatnonzero(coverage >= 0.5)
         scores[enough] = heaviest[enough] * PARTIAL * coverage[enough]
         for index in np.flatnonzero(coverage == 1.0).tolist():
-            in_field = [w for w, text in self.han[index] if phrase in text]
-            if in_field:
-                scores[index] = max(in_field)
+            level = level_holding(self.han[index], phrase)
+            if level is not None:
+                scores[index] = WEIGHT_OF_LEVEL[level]
         return _Unit(generic, scores, lambda _index: shown)
 
     def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:
