@@ -221,20 +221,29 @@ class _Postings(Generic[K]):
 
     def finish(self) -> None:
         """Sort the packed postings by key, in place, and split them into the entries and
-        levels kept, a slice at a time: no temporary as big as the table."""
+        levels kept, a slice at a time: the entries (4 bytes a posting) are written over the
+        front of the packed buffer itself, which then shrinks to them. No second table-sized
+        array is ever held (at 100k entries the table is ~90 MB packed)."""
         self._pack()
-        packed = np.frombuffer(self._packed, dtype=np.uint64)
+        buffer, self._packed = self._packed, array("Q")
+        packed = np.frombuffer(buffer, dtype=np.uint64)
         packed.sort()
         # Key k's postings start at the first value of at least k << 32.
         bounds = np.arange(len(self._ids) + 1, dtype=np.uint64) << np.uint64(32)
         self._starts = np.searchsorted(packed, bounds).astype(np.intp)
-        self._found = np.empty(len(packed), dtype=np.uint32)
         self._found_levels = np.empty(len(packed), dtype=np.uint8)
-        for lo in range(0, len(packed), self.chunk):
-            part = packed[lo : lo + self.chunk]
-            self._found_levels[lo : lo + self.chunk] = np.uint64(15) - (part & np.uint64(0xF))
-            self._found[lo : lo + self.chunk] = (part >> np.uint64(4)) & np.uint64(0xFFFFFFF)
-        self._packed = array("Q")  # its buffer goes with the views on return
+        found = np.frombuffer(buffer, dtype=np.uint32)  # posting i's entry goes to its 4i..4i+3
+        step, part = self.chunk, packed[:0]
+        for lo in range(0, len(packed), step):
+            # Values lo.. are read before the slice writes bytes 4lo..4(lo+step), values below
+            # lo: a step never longer than lo (the first slice is computed before it is written).
+            part = packed[lo : lo + step]
+            self._found_levels[lo : lo + step] = np.uint64(15) - (part & np.uint64(0xF))
+            found[lo : lo + len(part)] = (part >> np.uint64(4)) & np.uint64(0xFFFFFFF)
+        count = len(packed)
+        del packed, found, part
+        del buffer[(count + 1) // 2 :]  # the entries' half stays; realloc gives the rest back
+        self._found = np.frombuffer(buffer, dtype=np.uint32, count=count)
 
     def number_of(self, key: K) -> int | None:
         """The key's number, None for a key never posted."""
