@@ -9,6 +9,7 @@ heaviest. One string instead of a tuple of (weight, text) pairs: a third less me
 
 from __future__ import annotations
 
+_DIGITS = [chr(ord("0") + level) for level in range(16)]  # a level is 4 bits
 _ZERO = ord("0")
 _SEPARATOR = "\x00"
 
@@ -17,8 +18,8 @@ def han_fields(fields: list[tuple[int, str]]) -> str:
     """(level, Chinese text) of each field holding some, heaviest first, as one string ("" for none)."""
     if not fields:
         return ""
-    levels = "".join(chr(_ZERO + level) for level, _ in fields)
-    return levels + "".join(_SEPARATOR + text for _, text in fields)
+    levels = "".join([_DIGITS[level] for level, _ in fields])
+    return levels + _SEPARATOR + _SEPARATOR.join([text for _, text in fields])
 
 
 def level_holding(kept: str, phrase: str) -> int | None:

@@ -519,7 +519,7 @@ class SearchIndex:
 
     def _keep(self, fields: list[tuple[float, _Analysed]]) -> None:
         """What display (how a field wrote a concept) and Chinese phrase checks need later."""
-        self.concept_fields.add(chain.from_iterable([a.matches for _, a in fields if a.concepts]))
+        self.concept_fields.add([a.matches for _, a in fields if a.concepts])
         self.han.append(han_fields([(LEVEL[w], a.han) for w, a in fields if a.han]))
 
     def _post(self, index: int, fields: list[tuple[float, _Analysed]]) -> None:

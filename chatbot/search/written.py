@@ -12,13 +12,14 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import chain
 
 Writing = tuple[str, str, str]  # (concept, glossary term, the text as the field wrote it)
 
 
 @dataclass(eq=True)
 class Writings:
-    """Per entry (in the order added), its writings in field order, each once."""
+    """Per entry (in the order added), its writings in field order."""
 
     triples: list[Writing] = field(default_factory=list)  # the distinct writings, first seen first
     _flat: array[int] = field(default_factory=lambda: array("I"))  # every entry's, one after another
@@ -26,16 +27,22 @@ class Writings:
     # Writing → its number in `triples`; only a build adds, so `finish` drops it.
     _numbers: dict[Writing, int] = field(default_factory=dict, compare=False, repr=False)
 
-    def add(self, writings: Iterable[Writing]) -> None:
-        """The next entry's writings (repeats dropped: display keeps the first of each)."""
-        order = dict.fromkeys(writings)
-        numbers = self._numbers
-        new = [w for w in order if w not in numbers]
-        if new:
+    def add(self, fields: Iterable[Iterable[Writing]]) -> None:
+        """The next entry's writings, field by field, in order (display keeps the first of
+        repeats). One hash lookup per writing at C level while all are known (most entries:
+        a library writes a few thousand ways), though a note names dozens."""
+        flat, numbers = self._flat, self._numbers
+        done = len(flat)
+        try:
+            flat.extend(map(numbers.__getitem__, chain.from_iterable(fields)))
+        except KeyError:  # some are new: number them, first seen first
+            del flat[done:]
+            writings = list(chain.from_iterable(fields))
+            new = [w for w in dict.fromkeys(writings) if w not in numbers]
             numbers.update(zip(new, range(len(self.triples), len(self.triples) + len(new)), strict=True))
             self.triples.extend(new)
-        self._flat.extend(map(numbers.__getitem__, order))
-        self._starts.append(len(self._flat))
+            flat.extend(map(numbers.__getitem__, writings))
+        self._starts.append(len(flat))
 
     def finish(self) -> None:
         """Drop what only adding needs."""
