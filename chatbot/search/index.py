@@ -439,8 +439,8 @@ class SearchIndex:
         self.postings: _Postings[str] = _Postings()
         self.concepts: _Postings[str] = _Postings()
         self.concept_terms: _Postings[tuple[str, str]] = _Postings()
-        # Per entry, numbers into one list of writings, and one string: a built index adds
-        # almost nothing for later full collections to walk, and little memory per entry.
+        # Per entry, one tuple of writings and one string: a built index adds almost nothing
+        # for later full collections to walk, and little memory per entry.
         self.concept_fields = Writings()
         self.han: list[str] = []
         self.vocabulary: dict[str, str] = {}
@@ -497,7 +497,6 @@ class SearchIndex:
         del build  # its memos served this build only
         for table in (self.postings, self.concepts, self.concept_terms):
             table.finish()
-        self.concept_fields.finish()
         self._build_vocabulary(words)
         return sorted(topic_counts.items(), key=lambda kv: (-kv[1], kv[0].casefold()))
 
