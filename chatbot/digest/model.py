@@ -176,6 +176,12 @@ _LIST_FIELDS = frozenset(name for name, field in Entry.model_fields.items() if f
 _DEFAULTS = {name: field.default for name, field in Entry.model_fields.items() if not field.is_required()}
 
 
+# The one empty list of every entry's empty list fields: most entries have several (no refs,
+# no people...), 56 bytes each, 2.5 MiB at 10k entries with their files' copies. Entries never
+# change their lists (a field is replaced, never appended to), so they can share it.
+_NO_ITEMS: list[Any] = []
+
+
 def checked_entry(values: Mapping[str, Any]) -> Entry:
     """An entry from field values already of their fields' types (the parsers' own, or another
     entry's): validating them again was half the cost of an entry. Missing fields get their
@@ -185,9 +191,10 @@ def checked_entry(values: Mapping[str, Any]) -> Entry:
     fields: dict[str, Any] = {}
     for name in _FIELDS:
         if name in values:
-            fields[name] = values[name]
+            value = values[name]
+            fields[name] = _NO_ITEMS if name in _LIST_FIELDS and value == [] else value
         else:
-            fields[name] = [] if name in _LIST_FIELDS else _DEFAULTS[name]
+            fields[name] = _NO_ITEMS if name in _LIST_FIELDS else _DEFAULTS[name]
     entry = Entry.__new__(Entry)
     object.__setattr__(entry, "__dict__", fields)
     object.__setattr__(entry, "__pydantic_fields_set__", _EVERY_FIELD)
