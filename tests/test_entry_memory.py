@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from chatbot.digest.library import Library
 from chatbot.digest.model import checked_entry
 
@@ -26,3 +28,19 @@ def test_lists_with_items_are_the_values_given(seed_library: Library) -> None:
     entry = seed_library.entries[0]
     tags = ["kv cache"]
     assert checked_entry({**entry.__dict__, "tags": tags}).tags is tags
+
+
+def test_a_load_shares_equal_list_items_across_entries(tmp_path: Path) -> None:
+    """Two entries naming the same handle, code name and PR hold one object for each, and
+    still read (and dump) as before."""
+    note = "值得精读。@alice 用 `torch.compile` 修了 #123 的问题。"
+    text = f"vllm-project/vllm\n\n第一个条目\n\n{note}\n\n第二个条目\n\n{note}\n"
+    (tmp_path / "vllm-digest-2026-01.txt").write_text(text, encoding="utf-8")
+    first, second = Library.load(tmp_path).entries
+    assert first.people == second.people == ["alice"]
+    assert first.people[0] is second.people[0]
+    assert first.identifiers == second.identifiers and first.identifiers
+    assert first.identifiers[0] is second.identifiers[0]
+    assert first.refs == second.refs and first.refs[0].number == 123
+    assert first.refs[0] is second.refs[0]
+    assert first.model_dump()["refs"] == second.model_dump()["refs"]
