@@ -49,8 +49,8 @@ def test_bulk_postings_hold_each_key_once_per_entry_at_its_heaviest_field(
 def test_postings_packed_a_few_at_a_time_equal_postings_packed_at_once(
     entries: list[list[tuple[int, list[list[str]]]]], chunk: int
 ) -> None:
-    """A build packs its raw postings every `chunk` of them (never splitting an entry): the
-    table is the one a single pack at the end gives."""
+    """A build packs its raw postings every `chunk` of them and dedupes them at the end, a
+    slice at a time: the table is the one a single pack and slice give."""
     tables: list[_Postings[str]] = [_Postings(), _Postings()]
     tables[0].chunk = chunk
     for table in tables:
