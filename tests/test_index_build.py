@@ -45,6 +45,28 @@ def test_bulk_postings_hold_each_key_once_per_entry_at_its_heaviest_field(
         assert (key in table) == bool(want)
 
 
+@given(_entries, st.integers(1, 12))
+def test_postings_packed_a_few_at_a_time_equal_postings_packed_at_once(
+    entries: list[list[tuple[int, list[list[str]]]]], chunk: int
+) -> None:
+    """A build packs its raw postings every `chunk` of them and dedupes them at the end, a
+    slice at a time: the table is the one a single pack and slice give."""
+    tables: list[_Postings[str]] = [_Postings(), _Postings()]
+    tables[0].chunk = chunk
+    for table in tables:
+        for index, fields in enumerate(entries):
+            table.add_fields(
+                index,
+                [level for level, _ in fields],
+                [[table.numbers(frozenset(keys)) for keys in pieces] for _, pieces in fields],
+            )
+        table.finish()
+    small, whole = tables
+    for key in "abcdefgh":
+        assert [a.tolist() for a in small.get(key)] == [a.tolist() for a in whole.get(key)]
+    assert small._starts.tolist() == whole._starts.tolist()
+
+
 _pieces = st.one_of(
     st.sampled_from(_TERMS),
     st.sampled_from(["的", " ", "，", "修复", "上", "and", "_", "-", "。", "PD", "KV", "3", "kv cache"]),

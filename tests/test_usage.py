@@ -168,3 +168,9 @@ def test_the_weekly_report_is_posted_once_per_week_across_replicas(
     assert "Queries with no match" in shown and "&lt;!channel&gt; quantum" in shown
     assert "<!channel>" not in shown
     assert iso_week(NOW, ZONE) == "2026-W49"
+
+
+@pytest.mark.parametrize("text", ["<@", "<!", "<<@U1>", "a <@ b", "<<@@", "spec <!here decode"])
+def test_markup_that_never_closes_leaves_no_mention_opening(text: str) -> None:
+    once = normalise(text)
+    assert "<@" not in once and "<!" not in once and normalise(once) == once

@@ -285,6 +285,32 @@ def _union(base: list[Any], extra: list[Any]) -> list[Any]:
     return [*base, *added] if added else base
 
 
+# List fields whose items repeat across entries: handles, code names, tags; references.
+_STRING_LISTS = ("people", "identifiers", "tags")
+_REF_LISTS = ("refs", "related")
+_REF_KEY = operator.attrgetter("number", "url")  # a `Ref`'s own hash is a Python call
+
+
+def share_list_items(entries: list[Entry]) -> None:
+    """One object per equal item of the entries' lists. The parsers make a new string or `Ref`
+    for every occurrence, and a library names the same handles, code names, tags and PRs in
+    thousands of entries: 4.5 MiB of copies at 10k entries. The lists are changed in place, to
+    equal items, so whatever else holds them (a file's metadata and merged copies) shares too;
+    nothing else changes an entry's lists. C-level calls only: it runs on every load."""
+    pool: dict[object, object] = {}
+    share = pool.setdefault
+    for entry in entries:
+        fields = entry.__dict__
+        for name in _STRING_LISTS:
+            items = fields[name]
+            if items:
+                items[:] = map(share, items, items)
+        for name in _REF_LISTS:
+            items = fields[name]
+            if items:
+                items[:] = map(share, map(_REF_KEY, items), items)
+
+
 # The library's order: by digest, then place in it.
 _sort_key = operator.attrgetter("digest", "position")
 
@@ -351,6 +377,7 @@ class Library:
                 problems.extend(item.found)
             entries, merge_problems = merge_entries(loaded, self._by_id)
             problems.extend(merge_problems)
+            share_list_items(entries)
             entries.sort(key=_sort_key)
             self._parsed = parsed
             self._by_id = {e.id: e for e in entries}

@@ -32,6 +32,7 @@ from rapidfuzz.distance import OSA
 
 from chatbot.digest import Entry
 from chatbot.search.glossary import ConceptMatch, Glossary, KeyTest, MatchMemo, remember
+from chatbot.search.hanfields import han_fields, level_holding
 from chatbot.search.tokens import (
     Kind,
     SplitText,
@@ -45,6 +46,7 @@ from chatbot.search.tokens import (
     surface_of,
     tokenize,
 )
+from chatbot.search.written import Writings
 
 # Field weights: where a term occurs says how much the entry is about it.
 W_PR = 5.0
@@ -146,9 +148,13 @@ class _Postings(Generic[K]):
 
     Built as flat arrays: the key numbers of each field as its pieces of text give them
     (repeats included), and per field its entry, level and key count (no object, no dict per
-    entry or posting). `finish` packs them once into one table sorted by key (entries ascending
-    within a key, each (key, entry) once with its heaviest level, 5 bytes a posting), sliced per
-    key at query time."""
+    entry or posting). Every `chunk` raw postings they are packed (`_pack`) into 64-bit
+    (key, entry, 15 - level) values and the raw arrays start over. `finish` sorts the packed
+    values in place, keeps each (key, entry) once at its heaviest level and splits them into
+    entries and levels (5 bytes a posting kept), sliced per key at query time: no step holds
+    a second copy of the table."""
+
+    chunk = 1 << 16  # raw postings packed at a time: big enough that numpy's calls are few
 
     def __init__(self) -> None:
         self.weights = np.array(WEIGHT_OF_LEVEL, dtype=np.float64)
@@ -157,6 +163,7 @@ class _Postings(Generic[K]):
         self._counts = array("I")
         self._entries = array("I")
         self._levels = array("B")
+        self._packed = array("Q")  # packed postings of the entries so far, each (key, entry) once
         self._starts = np.zeros(1, dtype=np.intp)
         self._found = np.zeros(0, dtype=np.uint32)
         self._found_levels = np.zeros(0, dtype=np.uint8)
@@ -187,36 +194,68 @@ class _Postings(Generic[K]):
         self._counts.extend([sum(map(len, pieces)) for pieces in fields])
         self._entries.extend(repeat(index, len(levels)))
         self._levels.extend(levels)
+        if len(self._keys) >= self.chunk:
+            self._pack()
 
-    def finish(self) -> None:
-        """Pack the postings by key, each key's entries ascending, each (key, entry) once at
-        its heaviest level: one in-place sort of 64-bit (key, entry, 15 - level) values, so the
-        first of each (key, entry) is its heaviest. Temporaries go as soon as used (megabytes
-        at 10k entries)."""
-        if self._entries and self._entries[-1] >= 1 << 28:  # entries come in ascending order
+    def _pack(self) -> None:
+        """Pack the raw postings since the last pack into 64-bit (key, entry, 15 - level)
+        values (sorting them here too, to drop repeats early, cost 3% of a build: a second sort
+        of every posting for 15% fewer of them)."""
+        if not self._entries:
+            return
+        if self._entries[-1] >= 1 << 28:
             raise ValueError("an index holds fewer than 2**28 entries")
         counts = np.frombuffer(self._counts, dtype=np.uint32)
         per_field = np.frombuffer(self._entries, dtype=np.uint32) << np.uint32(4)
         per_field |= np.uint32(15) - np.frombuffer(self._levels, dtype=np.uint8)
         packed = np.frombuffer(self._keys, dtype=np.uint32).astype(np.uint64)
-        self._keys, self._counts, self._entries, self._levels = array("I"), array("I"), array("I"), array("B")
         packed <<= np.uint64(32)
         packed |= np.repeat(per_field, counts)  # 4 bytes a posting, widened in the ufunc's buffer
         del per_field, counts
+        self._keys, self._counts, self._entries, self._levels = array("I"), array("I"), array("I"), array("B")
+        self._packed.frombytes(packed.tobytes())
+
+    def finish(self) -> None:
+        """Sort the packed postings in place (by key, entries ascending, the heaviest level of
+        a (key, entry) first), keep the first of each (key, entry) and split them into the
+        entries and levels kept, a slice at a time: the entries (4 bytes a posting) are written
+        over the front of the packed buffer itself, which then shrinks to them. No second
+        table-sized array is ever held (at 100k entries the table is ~100 MB packed)."""
+        self._pack()
+        buffer, self._packed = self._packed, array("Q")
+        packed = np.frombuffer(buffer, dtype=np.uint64)
         packed.sort()
-        first = np.ones(len(packed), dtype=np.bool_)
-        np.greater(packed[1:] ^ packed[:-1], np.uint64(15), out=first[1:])  # a new (key, entry)
-        packed = packed[first]
-        del first
-        levels = (packed & np.uint64(0xF)).astype(np.uint8)
-        self._found_levels = np.uint8(15) - levels
-        packed >>= np.uint64(4)  # (key, entry); in place from here on
-        keys = (packed >> np.uint64(28)).view(np.int64)  # below 2**32: the same numbers
-        self._starts = np.zeros(len(self._ids) + 1, dtype=np.intp)
-        np.cumsum(np.bincount(keys, minlength=len(self._ids)), out=self._starts[1:])
-        del keys
-        packed &= np.uint64(0xFFFFFFF)
-        self._found = packed.astype(np.uint32)
+        packed = packed[: self._dedupe(packed)]
+        # Key k's postings start at the first value of at least k << 32.
+        bounds = np.arange(len(self._ids) + 1, dtype=np.uint64) << np.uint64(32)
+        self._starts = np.searchsorted(packed, bounds).astype(np.intp)
+        self._found_levels = np.empty(len(packed), dtype=np.uint8)
+        found = np.frombuffer(buffer, dtype=np.uint32)  # posting i's entry goes to its 4i..4i+3
+        step, part = self.chunk, packed[:0]
+        for lo in range(0, len(packed), step):
+            # Values lo.. are read before the slice writes bytes 4lo..4(lo+step), values below
+            # lo: a step never longer than lo (the first slice is computed before it is written).
+            part = packed[lo : lo + step]
+            self._found_levels[lo : lo + step] = np.uint64(15) - (part & np.uint64(0xF))
+            found[lo : lo + len(part)] = (part >> np.uint64(4)) & np.uint64(0xFFFFFFF)
+        count = len(packed)
+        del packed, found, part
+        del buffer[(count + 1) // 2 :]  # the entries' half stays; realloc gives the rest back
+        self._found = np.frombuffer(buffer, dtype=np.uint32, count=count)
+
+    def _dedupe(self, packed: NDArray[np.uint64]) -> int:
+        """Keep the first of each (key, entry) of the sorted values (its heaviest level) at the
+        front, in place, a slice at a time; return how many."""
+        kept, step = 0, self.chunk
+        for lo in range(0, len(packed), step):
+            part = packed[lo : lo + step + 1]  # the next slice's first value: is it new?
+            new = (part[1:] ^ part[:-1]) > np.uint64(15)
+            values = part[1:][new]
+            if lo == 0:
+                values = np.concatenate([part[:1], values])
+            packed[kept : kept + len(values)] = values
+            kept += len(values)
+        return kept
 
     def number_of(self, key: K) -> int | None:
         """The key's number, None for a key never posted."""
@@ -412,10 +451,10 @@ class SearchIndex:
         self.postings: _Postings[str] = _Postings()
         self.concepts: _Postings[str] = _Postings()
         self.concept_terms: _Postings[tuple[str, str]] = _Postings()
-        # Per entry, tuples of strings and floats: the collector stops tracking them, so a
-        # built index adds almost nothing for later full collections to walk.
-        self.concept_fields: list[tuple[tuple[float, tuple[tuple[str, str, str], ...]], ...]] = []
-        self.han: list[tuple[tuple[float, str], ...]] = []
+        # Per entry, one tuple of writings and one string: a built index adds almost nothing
+        # for later full collections to walk, and little memory per entry.
+        self.concept_fields = Writings()
+        self.han: list[str] = []
         self.vocabulary: dict[str, str] = {}
         self._ref_terms = any(key.startswith("#") for key in glossary.terms_by_first_key())
         # A build allocates much and frees nothing: callers that own the process pause and
@@ -491,8 +530,8 @@ class SearchIndex:
 
     def _keep(self, fields: list[tuple[float, _Analysed]]) -> None:
         """What display (how a field wrote a concept) and Chinese phrase checks need later."""
-        self.concept_fields.append(tuple([(w, a.matches) for w, a in fields if a.concepts]))
-        self.han.append(tuple([(w, a.han) for w, a in fields if a.han]))
+        self.concept_fields.add([a.matches for _, a in fields if a.concepts])
+        self.han.append(han_fields([(LEVEL[w], a.han) for w, a in fields if a.han]))
 
     def _post(self, index: int, fields: list[tuple[float, _Analysed]]) -> None:
         """Post an entry's fields (heaviest first) under their keys, concepts and concept terms."""
@@ -538,9 +577,8 @@ class SearchIndex:
         written = memo.get(index)
         if written is None:
             written = {}
-            for _, matches in self.concept_fields[index]:
-                for concept, term, text in matches:
-                    written.setdefault(concept, {})[text or term] = None
+            for concept, term, text in self.concept_fields.of(index):
+                written.setdefault(concept, {})[text or term] = None
             memo[index] = written
         return written
 
@@ -755,9 +793,9 @@ class SearchIndex:
         enough = np.flatnonzero(coverage >= 0.5)
         scores[enough] = heaviest[enough] * PARTIAL * coverage[enough]
         for index in np.flatnonzero(coverage == 1.0).tolist():
-            in_field = [w for w, text in self.han[index] if phrase in text]
-            if in_field:
-                scores[index] = max(in_field)
+            level = level_holding(self.han[index], phrase)
+            if level is not None:
+                scores[index] = WEIGHT_OF_LEVEL[level]
         return _Unit(generic, scores, lambda _index: shown)
 
     def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:

@@ -18,6 +18,9 @@ from chatbot.observability.logs import redact
 
 # <@U123>, <#C123|name>, <!here>, <https://…|label>: Slack markup in what people type.
 _MARKUP = re.compile(r"<[^<>]*>")
+# What is left of markup that never closes (`<@` typed alone): its `<` goes, so no mention's
+# opening is kept, and none is made by what is removed around it.
+_UNCLOSED = re.compile(r"<(?=[@!#])")
 # Punctuation at either end carries no meaning for a topic ("compile?", "「投机解码」").
 _PUNCT = r"\s?!.,;:。？！，、；：…「」『』“”‘’\"'()（）\[\]【】"
 _EDGE = re.compile(rf"^[{_PUNCT}]+|[{_PUNCT}]+$")
@@ -26,7 +29,7 @@ _EDGE = re.compile(rf"^[{_PUNCT}]+|[{_PUNCT}]+$")
 def normalise(text: str, limit: int = 200) -> str:
     """NFKC, case-folded, markup and secrets removed, whitespace collapsed, edge punctuation cut."""
     text = unicodedata.normalize("NFKC", text)
-    text = _MARKUP.sub(" ", text)
+    text = _UNCLOSED.sub(" ", _MARKUP.sub(" ", text))
     text = redact(text)
     text = " ".join(text.casefold().split())
     return _EDGE.sub("", text)[:limit].strip()
