@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain, repeat
@@ -31,13 +32,16 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from chatbot.digest import Entry
-from chatbot.search.glossary import ConceptMatch, Glossary, KeyTest, MatchMemo, remember
+from chatbot.search.glossary import ConceptMatch, Glossary, KeyTest, MatchMemo, MemoPolicy, remember
 from chatbot.search.tokens import (
     Kind,
     SplitText,
     Token,
     atomic,
     han_text,
+    joined_run_keys,
+    latin_cut,
+    latin_runs,
     run_keys,
     segment_words,
     split_text,
@@ -161,7 +165,7 @@ class _Postings(Generic[K]):
         self._found = np.zeros(0, dtype=np.uint32)
         self._found_levels = np.zeros(0, dtype=np.uint8)
 
-    def numbers(self, keys: frozenset[K]) -> array[int]:
+    def numbers(self, keys: set[K] | frozenset[K]) -> array[int]:
         """The keys' numbers, new keys numbered first (all at C level: a set difference with
         the dict, an update, a lookup per key; no Python call per key)."""
         ids = self._ids
@@ -327,6 +331,10 @@ def _display(surfaces: list[str], query_terms: list[str]) -> list[str]:
     return [first, other] if other else [first]
 
 
+def _raw_keys(raw: str) -> frozenset[str]:
+    return frozenset([key for key, _, _ in latin_cut(raw)])
+
+
 class _Build(MatchMemo):
     """What one index build remembers and then drops: glossary matches and key numbers per
     distinct Latin stretch and Chinese run (notes repeat them), and the analyses of recurring
@@ -343,6 +351,9 @@ class _Build(MatchMemo):
         self.words: dict[str, str] = {}  # surface → key of the library's words, first seen first
         self._collected: set[str] = set()  # Latin stretches whose words are in `words`
         self._new_words: dict[str, list[tuple[str, str, Kind]]] = {}  # this entry's new stretches'
+        self.piece_memo = MemoPolicy()  # whether to number keys per stretch and run
+        self.raw_keys: dict[str, frozenset[str]] = {}  # keys per Latin run, where not per piece
+        self._han: tuple[SplitText | None, AbstractSet[str]] = (None, frozenset())
         self._cut: SplitText | None = None  # the text analysed last, and its key numbers
         self._pieces: list[array[int]] = []
 
@@ -351,13 +362,33 @@ class _Build(MatchMemo):
         matched against the glossary on the way, from the same keys)."""
         found = list(map(self.segment_numbers.get, cut.segments))
         found.extend(map(self.run_numbers.get, cut.han_runs))
-        if None in found:
+        keep = self.piece_memo.remembers(len(found), found.count(None))
+        if None in found and not keep:  # pieces that rarely repeat: the whole text at once
+            found = [self._text_numbers(cut)]
+        elif None in found:
             pieces = [*cut.segments, *cut.han_runs]
             for i, number in enumerate(found):
                 if number is None:
                     found[i] = self._segment(pieces[i]) if i < len(cut.segments) else self._run(pieces[i])
         self._cut, self._pieces = cut, cast("list[array[int]]", found)
         return self._pieces
+
+    def _text_numbers(self, cut: SplitText) -> array[int]:
+        """The numbers of a text's distinct keys, in a few C-level passes: its Latin runs by one
+        `findall` (their keys remembered per run, looked up by `map`), its Chinese bigrams by
+        another; the Chinese keys are kept for the glossary's look at the same text."""
+        raws = latin_runs(cut.text)
+        found = list(map(self.raw_keys.get, raws))
+        if None in found:
+            for i, raw in enumerate(raws):
+                if found[i] is None:
+                    found[i] = self.raw_keys.get(raw) or remember(self.raw_keys, raw, _raw_keys(raw))
+        han = joined_run_keys(cut.han)
+        self._han = (cut, han)
+        return self.postings.numbers(han.union(*cast("list[frozenset[str]]", found)))
+
+    def han_keys(self, text: SplitText) -> AbstractSet[str]:
+        return self._han[1] if text is self._han[0] else super().han_keys(text)
 
     def _segment(self, segment: str) -> array[int]:
         words = self._new_words[segment] = segment_words(segment)

@@ -66,6 +66,8 @@ def _latin_tokens_uncached(raw: str, group: int) -> list[Token]:
         raw = raw[1:]
     if raw.startswith("#") and raw[1:].isdigit():
         return [Token(f"#{int(raw[1:])}", raw, "ref", group)]
+    if raw.isalpha() and (len(raw) < 5 or raw[1:].islower() or raw.isupper()):
+        return _word_tokens(raw, group)  # a plain word (no separator, no camel hump): most runs
     raw = raw.lstrip("#")
     surface = raw.strip("_")
     if not surface:
@@ -175,6 +177,31 @@ def segment_words(segment: str) -> list[tuple[str, str, Kind]]:
 def segment_keys(segment: str) -> frozenset[str]:
     """Distinct keys of `segment_tokens`."""
     return frozenset([key for key, _, _ in segment_words(segment)])
+
+
+# Every bigram of Chinese runs joined by newlines (a lookahead: overlapping, never across a
+# newline), and every run of one character (its own key): a text's Chinese keys in two C passes.
+_BIGRAMS = re.compile(r"(?=([^\n]{2}))")
+_LONE = re.compile(r"^[^\n]$", re.MULTILINE)
+
+
+def joined_run_keys(joined: str) -> set[str]:
+    """Distinct keys of Chinese runs joined by newlines (`SplitText.han`): the union of their
+    `run_keys`, without a call per run."""
+    found = set(_BIGRAMS.findall(joined))
+    found.update(_LONE.findall(joined))
+    return found
+
+
+def latin_runs(text: str) -> list[str]:
+    """The Latin runs of a text in order: the same as those of its stretches between Chinese
+    runs one after another (no Latin run holds a Chinese character), in one pass."""
+    return _LATIN.findall(text)
+
+
+def latin_cut(raw: str) -> tuple[tuple[str, str, Kind], ...]:
+    """(key, surface, kind) of each token of one Latin run (cached per distinct run)."""
+    return _latin_cut(raw)
 
 
 def run_keys(run: str) -> frozenset[str]:
