@@ -30,6 +30,8 @@ from chatbot.search.tokens import (
     Token,
     atomic,
     joined_run_keys,
+    latin_cut,
+    latin_runs,
     run_keys,
     segment_keys,
     segment_tokens,
@@ -269,8 +271,7 @@ class Glossary:
         """
         if memo is None:
             memo = MatchMemo(remember_runs=False)
-        segments = memo.segment_matches(self, text.segments)
-        latin = list(chain.from_iterable(map(_first, segments)))  # C-level: runs per field
+        latin, firsts = self._latin_in(text, memo)
         if not text.han_runs:
             return latin
         distinct = list(dict.fromkeys(text.han_runs))
@@ -285,9 +286,26 @@ class Glossary:
             hot = dict(compress(zip(distinct, keys, strict=True), keys))  # C-level: dozens of runs
         found.extend(latin)
         if hot:
-            firsts = set().union(*map(_second, segments))
-            found.extend(self._mixed_matches(text, firsts, hot, memo))
+            found.extend(self._mixed_matches(text, firsts(), hot, memo))
         return found
+
+    def _latin_in(
+        self, text: SplitText, memo: MatchMemo
+    ) -> tuple[list[tuple[str, str, str]], Callable[[], AbstractSet[str]]]:
+        """The Latin terms of a text, per distinct stretch in order, and (on demand) its keys
+        that start a term mixing scripts. Where the memo knows the text's Latin keys and which
+        of its Latin runs hold a key some term starts with, only stretches holding one of those
+        are matched (any other matches nothing)."""
+        whole = memo.latin_keys(self, text)
+        if whole is None:
+            segments = memo.segment_matches(self, text.segments)
+            return list(chain.from_iterable(map(_first, segments))), lambda: set().union(
+                *map(_second, segments)
+            )
+        keys, hot = whole
+        wanted = [s for s in dict.fromkeys(text.segments) if any(map(s.__contains__, hot))] if hot else []
+        latin = list(chain.from_iterable(map(_first, memo.segment_matches(self, wanted))))
+        return latin, lambda: keys & self._mixed_first.keys()
 
     def _han_in(
         self, text: SplitText, distinct: list[str], keys: AbstractSet[str]
@@ -515,6 +533,17 @@ class MatchMemo:
                     found[i] = self.add_run(glossary, run, run_keys(run))
         return cast("list[tuple[_Matches, frozenset[str]]]", found)
 
+    def latin_keys(
+        self, glossary: Glossary, text: SplitText
+    ) -> tuple[AbstractSet[str], AbstractSet[str]] | None:
+        """The text's Latin keys and its Latin runs holding a key a term starts with, where the
+        text is matched as a whole (None: per stretch)."""
+        if self.run_memo.always is not False:
+            return None
+        cuts = {raw: frozenset([key for key, _, _ in latin_cut(raw)]) for raw in latin_runs(text.text)}
+        hot = {raw for raw, keys in cuts.items() if not keys.isdisjoint(glossary._term_keys)}
+        return set().union(*cuts.values()), hot
+
     def han_keys(self, text: SplitText) -> AbstractSet[str]:
         """The keys of a text's Chinese runs (an index build may have them already)."""
         return joined_run_keys(text.han)
@@ -548,18 +577,28 @@ def _han_finder(
     if not triples:
         return None, {}
     chinese = {match[2] for match in triples}
-    prefixes: dict[str, _Matches] = {}
-    for longest in chinese:
-        held = [m for m in triples if longest.startswith(m[2]) and (len(m[2]) > 1 or len(longest) == 1)]
-        held.sort(key=lambda m: (-len(m[2]), m[0], m[1]))
-        prefixes[longest] = tuple(held)
+    prefixes = {longest: _prefix_terms(longest, triples) for longest in chinese}
+    return _longest_pattern(chinese), prefixes
+
+
+def _longest_pattern(chinese: set[str]) -> re.Pattern[str]:
+    """A lookahead for the longest of some Chinese strings at each position (behind a class of
+    their first characters, which most positions fail at once); one character only as a run."""
     multi = sorted(c for c in chinese if len(c) > 1)
     singles = "".join(sorted(c for c in chinese if len(c) == 1))
     alternatives = [_trie_pattern(multi)] if multi else []
     if singles:
         alternatives.append(f"(?<![^\\n])[{singles}](?![^\\n])")
     starts = "".join(sorted({c[0] for c in chinese}))
-    return re.compile(f"(?=[{starts}])(?=({'|'.join(alternatives)}))"), prefixes
+    return re.compile(f"(?=[{starts}])(?=({'|'.join(alternatives)}))")
+
+
+def _prefix_terms(longest: str, triples: list[tuple[str, str, str]]) -> _Matches:
+    """The Chinese-only terms found where `longest` is the longest: its prefixes (a
+    one-character term only where the longest is that character: a whole run), in order."""
+    held = [m for m in triples if longest.startswith(m[2]) and (len(m[2]) > 1 or len(longest) == 1)]
+    held.sort(key=lambda m: (-len(m[2]), m[0], m[1]))
+    return tuple(held)
 
 
 def _trie_pattern(words: list[str]) -> str:
