@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from chatbot.digest.library import Library
 from chatbot.heap import build_long_lived, release_free_memory
-from chatbot.search.glossary import Glossary, MatchMemo, MemoPolicy
+from chatbot.search.glossary import Glossary, MatchMemo
 from chatbot.search.index import WEIGHT_OF_LEVEL, SearchIndex, _Build, _Postings
-from chatbot.search.tokens import split_text, tokenize
+from chatbot.search.tokens import split_text
 
 _GLOSSARY = Glossary.load()
 _TERMS = sorted({t for c in _GLOSSARY.concepts.values() for t in c.terms})
@@ -45,6 +45,17 @@ def test_bulk_postings_hold_each_key_once_per_entry_at_its_heaviest_field(
         assert (key in table) == bool(want)
 
 
+@given(st.lists(st.frozensets(st.sampled_from("abcdefghij"), max_size=6), max_size=8))
+def test_a_new_key_is_numbered_by_the_count_of_keys_before_it(texts: list[frozenset[str]]) -> None:
+    """Key numbers are dense and stable: each text's keys get their first number again."""
+    table: _Postings[str] = _Postings()
+    for keys in texts:
+        numbers = table.numbers(keys)
+        assert [table.number_of(k) for k in keys] == list(numbers)
+    assert sorted(table._ids.values()) == list(range(len(table._ids)))
+    assert set(table._ids) == set().union(*texts)
+
+
 _pieces = st.one_of(
     st.sampled_from(_TERMS),
     st.sampled_from(["的", " ", "，", "修复", "上", "and", "_", "-", "。", "PD", "KV", "3", "kv cache"]),
@@ -71,47 +82,6 @@ def test_the_builds_key_numbers_test_terms_as_the_keys_do(texts: list[str]) -> N
         cut = split_text(text)
         build.key_numbers(cut)
         assert _GLOSSARY.find_in(cut, build) == _GLOSSARY.find_in(cut)
-
-
-_Seen = tuple[set[str], list[tuple[str, str, str]]]
-
-
-def _build_texts(texts: list[str], remember: bool) -> tuple[list[_Seen], list[tuple[str, str]]]:
-    """Each text's keys and glossary matches, and the vocabulary, as a build sees them with
-    its pieces always remembered, or never (each text keyed and matched as a whole)."""
-    build = _Build(_Postings(), _GLOSSARY)
-    build.piece_memo, build.run_memo = MemoPolicy(remember), MemoPolicy(remember)
-    out: list[_Seen] = []
-    for text in texts:
-        cut = split_text(text)
-        numbers = build.key_numbers(cut)
-        matches = _GLOSSARY.find_in(cut, build)
-        assert (build.whole_raws(cut) is None) == remember
-        build.collect_words(cut.segments, build.whole_raws(cut))
-        build.end_entry()
-        key_of = {n: k for k, n in build.postings._ids.items()}
-        out.append(({key_of[n] for piece in numbers for n in piece}, matches))
-    return out, list(build.words.items())
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.lists(_pieces, max_size=10).map("".join), min_size=1, max_size=6))
-def test_texts_keyed_as_a_whole_give_what_pieces_remembered_give(texts: list[str]) -> None:
-    """Where pieces rarely repeat a build keys and matches whole texts in a few passes: the
-    same keys (those `tokenize` gives), matches and vocabulary as remembering each piece."""
-    pieces, words = _build_texts(texts, True)
-    assert _build_texts(texts, False) == (pieces, words)
-    for text, (keys, _) in zip(texts, pieces, strict=True):
-        assert keys == {t.key for t in tokenize(text)}
-
-
-def test_a_build_stops_remembering_pieces_that_rarely_repeat() -> None:
-    """After the warm-up, pieces are remembered only while half of those looked up were there."""
-    policy = MemoPolicy()
-    assert policy.remembers(MemoPolicy.WARM - 1, MemoPolicy.WARM - 1)
-    assert not policy.remembers(10, 10)
-    assert policy.remembers(3 * MemoPolicy.WARM, 0)
-    assert not MemoPolicy(False).remembers(1, 0) and MemoPolicy(True).remembers(1, 1)
 
 
 def test_a_build_keeps_no_memo_and_indexes_like_before(seed_library: Library) -> None:

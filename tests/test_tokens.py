@@ -6,13 +6,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chatbot.search.tokens import (
+    _latin_cut,
     _latin_tokens_uncached,
     atomic,
-    joined_run_keys,
     keys,
-    latin_cut,
-    latin_runs,
-    run_keys,
     split_text,
     stem,
     surface_of,
@@ -92,7 +89,7 @@ _latin = st.from_regex(r"[#@]?_*[0-9A-Za-z]{1,8}(?:(?:::|[._/\-])+[0-9A-Za-z]{1,
 def test_a_plain_words_quick_cut_is_the_identifier_cut(raw: str) -> None:
     """Plain words skip the identifier split; what they give is what the split gives."""
     slow = tuple((t.key, t.surface, t.kind) for t in _latin_tokens_uncached(raw, 0))
-    assert latin_cut(raw) == slow
+    assert _latin_cut.__wrapped__(raw) == slow
 
 
 @given(st.text(alphabet="abcdefgilnorstuyABCS", max_size=14))
@@ -100,11 +97,3 @@ def test_the_search_stemmer_tries_only_suffixes_a_word_can_end_with(word: str) -
     """`stem` with the search's suffixes looks only at those ending in the word's last letter:
     the same stem as trying every suffix in order (an equal tuple takes the plain loop)."""
     assert stem(word) == stem(word, tuple(list(SEARCH_SUFFIXES)))
-
-
-@given(st.text(max_size=120))
-def test_joined_run_keys_are_the_runs_keys(text: str) -> None:
-    """A text's Chinese keys by two passes over its joined runs: the union of each run's."""
-    cut = split_text(text)
-    assert joined_run_keys(cut.han) == set().union(*map(run_keys, cut.han_runs))
-    assert latin_runs(cut.text) == [raw for segment in cut.segments for raw in latin_runs(segment)]

@@ -11,7 +11,6 @@ adds a concept. A bad concept is reported with file:line and skipped; the rest l
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
@@ -29,9 +28,6 @@ from chatbot.search.tokens import (
     SplitText,
     Token,
     atomic,
-    joined_run_keys,
-    latin_cut,
-    latin_runs,
     run_keys,
     segment_keys,
     segment_tokens,
@@ -125,8 +121,6 @@ class Glossary:
     _mixed_width: int = field(default=1, repr=False)
     _split_han: list[_Mixed] = field(default_factory=list, repr=False)
     _mixed_han: frozenset[str] = field(default=frozenset(), repr=False)  # their Chinese keys
-    _han_pattern: re.Pattern[str] | None = field(default=None, repr=False)  # Chinese-only terms
-    _han_prefixes: dict[str, _Matches] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, paths: Iterable[Path] = (), *, bundled: bool = True) -> Glossary:
@@ -228,7 +222,6 @@ class Glossary:
         self._term_keys = frozenset(self._by_first.keys() | self._by_whole.keys())
         mixed = chain(self._split_han, *self._mixed_first.values())
         self._mixed_han = frozenset().union(*(bigrams for _, _, bigrams in mixed))
-        self._han_pattern, self._han_prefixes = _han_finder(self._han_first)
 
     def _compile_term(self, concept: str, surface: str) -> None:
         """File one term under its first key, its whole-word keys and, for Chinese, its script."""
@@ -270,56 +263,23 @@ class Glossary:
         listed once, in text order per kind.
         """
         if memo is None:
-            memo = MatchMemo(remember_runs=False)
-        latin, firsts = self._latin_in(text, memo)
+            memo = MatchMemo()
+        segments = memo.segment_matches(self, text.segments)
+        latin = list(chain.from_iterable(map(_first, segments)))  # C-level: runs per field
         if not text.han_runs:
             return latin
         distinct = list(dict.fromkeys(text.han_runs))
         runs = memo.run_matches(self, distinct)
-        if runs is None:  # runs that rarely repeat: the whole text at once
-            found, hot = self._han_in(text, distinct, memo.han_keys(text))
-        else:
-            found = list(dict.fromkeys(chain.from_iterable(map(_first, runs))))
-            # Runs with a Chinese key of a term mixing scripts or cut by a particle: every such
-            # term has one, and every run its match spans is one of them.
-            keys = list(map(_second, runs))
-            hot = dict(compress(zip(distinct, keys, strict=True), keys))  # C-level: dozens of runs
+        found = list(dict.fromkeys(chain.from_iterable(map(_first, runs))))
         found.extend(latin)
+        # Runs with a Chinese key of a term mixing scripts or cut by a particle: every such term
+        # has one, and every run its match spans is one of them.
+        keys = list(map(_second, runs))
+        hot = dict(compress(zip(distinct, keys, strict=True), keys))  # C-level: a note has dozens of runs
         if hot:
-            found.extend(self._mixed_matches(text, firsts(), hot, memo))
+            firsts = set().union(*map(_second, segments))
+            found.extend(self._mixed_matches(text, firsts, hot, memo))
         return found
-
-    def _latin_in(
-        self, text: SplitText, memo: MatchMemo
-    ) -> tuple[list[tuple[str, str, str]], Callable[[], AbstractSet[str]]]:
-        """The Latin terms of a text, per distinct stretch in order, and (on demand) its keys
-        that start a term mixing scripts. Where the memo knows the text's Latin keys and which
-        of its Latin runs hold a key some term starts with, only stretches holding one of those
-        are matched (any other matches nothing)."""
-        whole = memo.latin_keys(self, text)
-        if whole is None:
-            segments = memo.segment_matches(self, text.segments)
-            return list(chain.from_iterable(map(_first, segments))), lambda: set().union(
-                *map(_second, segments)
-            )
-        keys, hot = whole
-        wanted = [s for s in dict.fromkeys(text.segments) if any(map(s.__contains__, hot))] if hot else []
-        latin = list(chain.from_iterable(map(_first, memo.segment_matches(self, wanted))))
-        return latin, lambda: keys & self._mixed_first.keys()
-
-    def _han_in(
-        self, text: SplitText, distinct: list[str], keys: AbstractSet[str]
-    ) -> tuple[list[tuple[str, str, str]], dict[str, frozenset[str]]]:
-        """The Chinese-only terms of a text's runs as the per-run matching lists them (each
-        once, by where it first occurs, the longer term first, then by concept and term), and
-        its hot runs with the keys of terms mixing scripts they may hold. One `findall` gives
-        the longest term at each position; the terms there are those of its prefixes."""
-        found: list[tuple[str, str, str]] = []
-        if self._han_pattern is not None and not keys.isdisjoint(self._han_first.keys()):
-            longest = self._han_pattern.findall(text.han)
-            found = list(dict.fromkeys(chain.from_iterable(map(self._han_prefixes.__getitem__, longest))))
-        bigrams = self._mixed_han.intersection(keys)
-        return found, dict.fromkeys(_hot_runs(distinct, bigrams), bigrams) if bigrams else {}
 
     def match_run(self, run: str, keys: frozenset[str]) -> _Matches:
         """The Chinese-only terms in one run whose keys are `keys` (the glossary's own triples:
@@ -461,36 +421,12 @@ def remember(memo: dict[str, V], piece: str, value: V, limit: int = MEMO_LIMIT) 
     return value
 
 
-class MemoPolicy:
-    """Whether remembering pieces of text pays: they repeat in most libraries (a note's runs
-    are matched once and looked up after), but where they rarely do, remembering each costs
-    more than handling a whole text in a few C-level passes. The first `WARM` pieces are
-    remembered; then only while at least half the pieces looked up were there. Forced either
-    way by `always` (what a build finds does not depend on it, only what it costs)."""
-
-    WARM = 4096
-
-    def __init__(self, always: bool | None = None) -> None:
-        self.always = always
-        self.looked = 0
-        self.missed = 0
-
-    def remembers(self, looked: int, missed: int) -> bool:
-        """Count a text's pieces looked up and missed; whether to remember the missed ones."""
-        self.looked += looked
-        self.missed += missed
-        if self.always is not None:
-            return self.always
-        return self.looked < self.WARM or 2 * self.missed <= self.looked
-
-
 class MatchMemo:
     """Glossary matches per distinct Latin stretch and Chinese run: they repeat across a
     library, so one index build matches each once. Made per build and dropped with it (a
     glossary lives as long as the process and is pickled with the index)."""
 
-    def __init__(self, remember_runs: bool | None = None) -> None:
-        self.run_memo = MemoPolicy(remember_runs)
+    def __init__(self) -> None:
         self.segments: dict[str, tuple[_Matches, frozenset[str]]] = {}
         self.runs: dict[str, tuple[_Matches, frozenset[str]]] = {}  # and its mixed terms' bigrams
         self.edges: dict[str, tuple[str, ...]] = {}  # a run's bigrams at its edges (mixed terms)
@@ -518,35 +454,14 @@ class MatchMemo:
         that terms mixing scripts or cut by a particle have (most runs: none)."""
         return remember(self.runs, run, (glossary.match_run(run, keys), keys & glossary._mixed_han))
 
-    def run_matches(
-        self, glossary: Glossary, distinct: list[str]
-    ) -> list[tuple[_Matches, frozenset[str]]] | None:
-        """Each of some distinct Chinese runs' matches and mixed terms' bigrams, in order; None
-        where runs are not remembered (see `remembers`): the text is matched as a whole."""
+    def run_matches(self, glossary: Glossary, distinct: list[str]) -> list[tuple[_Matches, frozenset[str]]]:
+        """Each of some distinct Chinese runs' matches and mixed terms' bigrams, in order."""
         found = list(map(self.runs.get, distinct))
-        keep = self.run_memo.remembers(len(found), found.count(None))
         if None in found:
-            if not keep:
-                return None
             for i, run in enumerate(distinct):
                 if found[i] is None:
                     found[i] = self.add_run(glossary, run, run_keys(run))
         return cast("list[tuple[_Matches, frozenset[str]]]", found)
-
-    def latin_keys(
-        self, glossary: Glossary, text: SplitText
-    ) -> tuple[AbstractSet[str], AbstractSet[str]] | None:
-        """The text's Latin keys and its Latin runs holding a key a term starts with, where the
-        text is matched as a whole (None: per stretch)."""
-        if self.run_memo.always is not False:
-            return None
-        cuts = {raw: frozenset([key for key, _, _ in latin_cut(raw)]) for raw in latin_runs(text.text)}
-        hot = {raw for raw, keys in cuts.items() if not keys.isdisjoint(glossary._term_keys)}
-        return set().union(*cuts.values()), hot
-
-    def han_keys(self, text: SplitText) -> AbstractSet[str]:
-        """The keys of a text's Chinese runs (an index build may have them already)."""
-        return joined_run_keys(text.han)
 
     def key_test(self, text: SplitText) -> KeyTest:
         """Whether the text holds every one of some keys (its keys gathered on first use)."""
@@ -558,67 +473,6 @@ class MatchMemo:
             return gathered[0].issuperset(keys)
 
         return has_all
-
-
-def _hot_runs(runs: list[str], bigrams: AbstractSet[str]) -> list[str]:
-    """The runs holding one of `bigrams` (a one-character run: being one of them)."""
-    pairs = [b for b in bigrams if len(b) == 2]
-    return [run for run in runs if (run in bigrams if len(run) == 1 else any(map(run.__contains__, pairs)))]
-
-
-def _han_finder(
-    by_first: dict[str, list[tuple[str, str, str]]],
-) -> tuple[re.Pattern[str] | None, dict[str, _Matches]]:
-    """A pattern whose `findall` gives, at each position of Chinese runs joined by newlines,
-    the longest Chinese-only term there (a one-character term only as a whole run, as a run's
-    keys are its bigrams), and per such term the terms at that position: those that are its
-    prefixes, longest first, then by concept and term (the order of `match_run`)."""
-    triples = [match for matches in by_first.values() for match in matches]
-    if not triples:
-        return None, {}
-    chinese = {match[2] for match in triples}
-    prefixes = {longest: _prefix_terms(longest, triples) for longest in chinese}
-    return _longest_pattern(chinese), prefixes
-
-
-def _longest_pattern(chinese: set[str]) -> re.Pattern[str]:
-    """A lookahead for the longest of some Chinese strings at each position (behind a class of
-    their first characters, which most positions fail at once); one character only as a run."""
-    multi = sorted(c for c in chinese if len(c) > 1)
-    singles = "".join(sorted(c for c in chinese if len(c) == 1))
-    alternatives = [_trie_pattern(multi)] if multi else []
-    if singles:
-        alternatives.append(f"(?<![^\\n])[{singles}](?![^\\n])")
-    starts = "".join(sorted({c[0] for c in chinese}))
-    return re.compile(f"(?=[{starts}])(?=({'|'.join(alternatives)}))")
-
-
-def _prefix_terms(longest: str, triples: list[tuple[str, str, str]]) -> _Matches:
-    """The Chinese-only terms found where `longest` is the longest: its prefixes (a
-    one-character term only where the longest is that character: a whole run), in order."""
-    held = [m for m in triples if longest.startswith(m[2]) and (len(m[2]) > 1 or len(longest) == 1)]
-    held.sort(key=lambda m: (-len(m[2]), m[0], m[1]))
-    return tuple(held)
-
-
-def _trie_pattern(words: list[str]) -> str:
-    """An alternation of `words` as a trie (one branch per next character, the longer word
-    first), so a position is tried against a few characters, not every word."""
-    root: dict[str, Any] = {}
-    for word in words:
-        node = root
-        for ch in word:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-
-    def emit(node: dict[str, Any]) -> str:
-        branches = [re.escape(ch) + emit(child) for ch, child in sorted(node.items()) if ch]
-        if not branches:
-            return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        return f"(?:{body})?" if "" in node else body
-
-    return emit(root)
 
 
 def _whole_keys(tokens: list[Token], stream: list[Token]) -> frozenset[str]:

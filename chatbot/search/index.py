@@ -19,13 +19,10 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain, repeat
-from operator import itemgetter
 from typing import Any, Generic, NamedTuple, TypeVar, cast
 
 import numpy as np
@@ -34,16 +31,13 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from chatbot.digest import Entry
-from chatbot.search.glossary import ConceptMatch, Glossary, KeyTest, MatchMemo, MemoPolicy, remember
+from chatbot.search.glossary import ConceptMatch, Glossary, KeyTest, MatchMemo, remember
 from chatbot.search.tokens import (
     Kind,
     SplitText,
     Token,
     atomic,
     han_text,
-    joined_run_keys,
-    latin_cut,
-    latin_runs,
     run_keys,
     segment_words,
     split_text,
@@ -139,7 +133,6 @@ class _Analysed(NamedTuple):
     concept_terms: frozenset[tuple[str, str]]
     han: str
     numbers: tuple[array[int], array[int]] = (array("I"), array("I"))  # of concepts, of terms
-    raws: list[str] | None = None  # its Latin runs, where it was keyed as a whole (see MemoPolicy)
 
 
 _NO_CONCEPTS: frozenset[str] = frozenset()
@@ -168,10 +161,11 @@ class _Postings(Generic[K]):
         self._found = np.zeros(0, dtype=np.uint32)
         self._found_levels = np.zeros(0, dtype=np.uint8)
 
-    def numbers(self, keys: set[K] | frozenset[K]) -> array[int]:
+    def numbers(self, keys: frozenset[K]) -> array[int]:
         """The keys' numbers, a new key numbered by the count of keys before it: one C-level
         `setdefault` per key, its default the dict's size at that moment (`map` takes each
-        size just before the call that may add the key)."""
+        size just before the call that may add the key), not a set difference, an update and
+        a lookup."""
         ids = self._ids
         return array("I", map(ids.setdefault, keys, map(len, repeat(ids))))
 
@@ -332,22 +326,6 @@ def _display(surfaces: list[str], query_terms: list[str]) -> list[str]:
     return [first, other] if other else [first]
 
 
-_Cut = tuple[
-    frozenset[str], tuple[str, ...], tuple[str, ...]
-]  # a Latin run's keys; its words' surfaces, keys
-
-
-def _cut_of(raw: str) -> _Cut:
-    """A Latin run's distinct keys, and the surfaces and keys of its words (not `#refs`), the
-    vocabulary's."""
-    cut = latin_cut(raw)
-    words = [(surface, key) for key, surface, kind in cut if kind != "ref"]
-    return frozenset([key for key, _, _ in cut]), tuple([w[0] for w in words]), tuple([w[1] for w in words])
-
-
-_keys_of, _surfaces_of, _word_keys_of = itemgetter(0), itemgetter(1), itemgetter(2)
-
-
 class _Build(MatchMemo):
     """What one index build remembers and then drops: glossary matches and key numbers per
     distinct Latin stretch and Chinese run (notes repeat them), and the analyses of recurring
@@ -364,10 +342,6 @@ class _Build(MatchMemo):
         self.words: dict[str, str] = {}  # surface → key of the library's words, first seen first
         self._collected: set[str] = set()  # Latin stretches whose words are in `words`
         self._new_words: dict[str, list[tuple[str, str, Kind]]] = {}  # this entry's new stretches'
-        self.piece_memo = MemoPolicy()  # whether to number keys per stretch and run
-        self.raw_cuts: dict[str, _Cut] = {}  # keys and words per Latin run, where not per piece
-        self.term_raws: set[str] = set()  # Latin runs with a key some glossary term starts with
-        self._whole: tuple[SplitText | None, list[str], set[str], set[str]] = (None, [], set(), set())
         self._cut: SplitText | None = None  # the text analysed last, and its key numbers
         self._pieces: list[array[int]] = []
 
@@ -376,64 +350,13 @@ class _Build(MatchMemo):
         matched against the glossary on the way, from the same keys)."""
         found = list(map(self.segment_numbers.get, cut.segments))
         found.extend(map(self.run_numbers.get, cut.han_runs))
-        keep = self.piece_memo.remembers(len(found), found.count(None))
-        if None in found and not keep:  # pieces that rarely repeat: the whole text at once
-            found = [self._text_numbers(cut)]
-        elif None in found:
+        if None in found:
             pieces = [*cut.segments, *cut.han_runs]
             for i, number in enumerate(found):
                 if number is None:
                     found[i] = self._segment(pieces[i]) if i < len(cut.segments) else self._run(pieces[i])
         self._cut, self._pieces = cut, cast("list[array[int]]", found)
         return self._pieces
-
-    def _text_numbers(self, cut: SplitText) -> array[int]:
-        """The numbers of a text's distinct keys, in a few C-level passes: its Latin runs by one
-        `findall` (their keys remembered per run, looked up by `map`), its Chinese bigrams by
-        another; the Chinese keys are kept for the glossary's look at the same text."""
-        raws = latin_runs(cut.text)
-        cuts = self._cuts(raws)
-        latin = set().union(*map(_keys_of, cuts))
-        han = joined_run_keys(cut.han)
-        self._whole = (cut, raws, latin, han)
-        return self.postings.numbers(latin | han)
-
-    def _cuts(self, raws: list[str]) -> list[_Cut]:
-        found = list(map(self.raw_cuts.get, raws))
-        if None in found:
-            for i, raw in enumerate(raws):
-                if found[i] is None:
-                    found[i] = self.raw_cuts.get(raw) or remember(self.raw_cuts, raw, self._cut_of(raw))
-        return cast("list[_Cut]", found)
-
-    def _cut_of(self, raw: str) -> _Cut:
-        """A Latin run's keys, its words' surfaces and keys; noted if a key starts a term."""
-        cut = _cut_of(raw)
-        if not cut[0].isdisjoint(self.glossary._term_keys):
-            self.term_raws.add(raw)
-        return cut
-
-    def latin_keys(
-        self, glossary: Glossary, text: SplitText
-    ) -> tuple[AbstractSet[str], AbstractSet[str]] | None:
-        if text is not self._whole[0]:
-            return None
-        return self._whole[2], self.term_raws.intersection(self._whole[1])
-
-    def han_keys(self, text: SplitText) -> AbstractSet[str]:
-        return self._whole[3] if text is self._whole[0] else super().han_keys(text)
-
-    def whole_raws(self, text: SplitText) -> list[str] | None:
-        """The Latin runs of a text keyed as a whole (None: keyed per piece)."""
-        return self._whole[1] if text is self._whole[0] else None
-
-    def collect_run_words(self, raws: list[str]) -> None:
-        """Add the words of a text's Latin runs to the vocabulary in order, a surface's first
-        key kept (C-level: `setdefault` mapped over them). The same as per stretch: a stretch
-        collected before adds nothing new."""
-        cuts = self._cuts(raws)
-        surfaces = chain.from_iterable(map(_surfaces_of, cuts))
-        deque(map(self.words.setdefault, surfaces, chain.from_iterable(map(_word_keys_of, cuts))), maxlen=0)
 
     def _segment(self, segment: str) -> array[int]:
         words = self._new_words[segment] = segment_words(segment)
@@ -448,13 +371,9 @@ class _Build(MatchMemo):
             self.add_run(self.glossary, run, keys)
         return remember(self.run_numbers, run, self.postings.numbers(keys))
 
-    def collect_words(self, segments: list[str], raws: list[str] | None = None) -> None:
+    def collect_words(self, segments: list[str]) -> None:
         """Add the words of stretches not collected yet to the vocabulary, in order (each
-        stretch cut once: its words were kept when it was numbered, for this entry only); of
-        a text keyed as a whole, those of its Latin runs."""
-        if raws is not None:
-            self.collect_run_words(raws)
-            return
+        stretch cut once: its words were kept when it was numbered, for this entry only)."""
         for segment in segments:
             if segment not in self._collected:
                 self._collected.add(segment)
@@ -523,14 +442,13 @@ class SearchIndex:
         cut = split_text(text)
         keys = build.key_numbers(cut)
         matches = tuple(self.glossary.find_in(cut, build))
-        raws = build.whole_raws(cut)
         if matches:
             concepts = frozenset([m[0] for m in matches])
             terms = frozenset([m[:2] for m in matches])
             numbers = (self.concepts.numbers(concepts), self.concept_terms.numbers(terms))
-            analysed = _Analysed(keys, cut.segments, matches, concepts, terms, cut.han, numbers, raws)
+            analysed = _Analysed(keys, cut.segments, matches, concepts, terms, cut.han, numbers)
         else:  # most fields name no concept: no sets made for them
-            analysed = _Analysed(keys, cut.segments, matches, _NO_CONCEPTS, _NO_TERMS, cut.han, raws=raws)
+            analysed = _Analysed(keys, cut.segments, matches, _NO_CONCEPTS, _NO_TERMS, cut.han)
         if recurs:
             build.analysed[text] = analysed
         return analysed, True
@@ -565,7 +483,7 @@ class SearchIndex:
         self._post(index, fields)
         for _, fielded, new in reversed(analysed):  # lightest first, as words were always collected
             if new:
-                build.collect_words(fielded.segments, fielded.raws)
+                build.collect_words(fielded.segments)
         build.end_entry()
         self._keep(fields)
         return {c for weight, fielded in fields if weight >= STRONG_FIELD for c in fielded.concepts}

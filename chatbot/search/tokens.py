@@ -190,31 +190,6 @@ def segment_keys(segment: str) -> frozenset[str]:
     return frozenset([key for key, _, _ in segment_words(segment)])
 
 
-# Every bigram of Chinese runs joined by newlines (a lookahead: overlapping, never across a
-# newline), and every run of one character (its own key): a text's Chinese keys in two C passes.
-_BIGRAMS = re.compile(r"(?=([^\n]{2}))")
-_LONE = re.compile(r"^[^\n]$", re.MULTILINE)
-
-
-def joined_run_keys(joined: str) -> set[str]:
-    """Distinct keys of Chinese runs joined by newlines (`SplitText.han`): the union of their
-    `run_keys`, without a call per run."""
-    found = set(_BIGRAMS.findall(joined))
-    found.update(_LONE.findall(joined))
-    return found
-
-
-def latin_runs(text: str) -> list[str]:
-    """The Latin runs of a text in order: the same as those of its stretches between Chinese
-    runs one after another (no Latin run holds a Chinese character), in one pass."""
-    return _LATIN.findall(text)
-
-
-def latin_cut(raw: str) -> tuple[tuple[str, str, Kind], ...]:
-    """(key, surface, kind) of each token of one Latin run (cached per distinct run)."""
-    return _latin_cut(raw)
-
-
 def run_keys(run: str) -> frozenset[str]:
     """Distinct keys of one Chinese run: its bigrams, or the lone character."""
     if len(run) == 1:
