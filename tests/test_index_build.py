@@ -67,6 +67,17 @@ def test_postings_packed_a_few_at_a_time_equal_postings_packed_at_once(
     assert small._starts.tolist() == whole._starts.tolist()
 
 
+@given(st.lists(st.frozensets(st.sampled_from("abcdefghij"), max_size=6), max_size=8))
+def test_a_new_key_is_numbered_by_the_count_of_keys_before_it(texts: list[frozenset[str]]) -> None:
+    """Key numbers are dense and stable: each text's keys get their first number again."""
+    table: _Postings[str] = _Postings()
+    for keys in texts:
+        numbers = table.numbers(keys)
+        assert [table.number_of(k) for k in keys] == list(numbers)
+    assert sorted(table._ids.values()) == list(range(len(table._ids)))
+    assert set(table._ids) == set().union(*texts)
+
+
 _pieces = st.one_of(
     st.sampled_from(_TERMS),
     st.sampled_from(["的", " ", "，", "修复", "上", "and", "_", "-", "。", "PD", "KV", "3", "kv cache"]),

@@ -5,7 +5,17 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chatbot.search.tokens import atomic, keys, split_text, stem, surface_of, tokenize
+from chatbot.search.tokens import (
+    _latin_cut,
+    _latin_tokens_uncached,
+    atomic,
+    keys,
+    split_text,
+    stem,
+    surface_of,
+    tokenize,
+)
+from chatbot.text.words import _SUFFIXES as SEARCH_SUFFIXES
 
 
 def kinds(text: str) -> list[tuple[str, str]]:
@@ -70,3 +80,20 @@ def test_split_text_has_the_keys_tokenize_has(text: str) -> None:
     cut = split_text(text)
     latin = {t.key for t in cut.latin if t is not None}
     assert latin | cut.han_keys() == {t.key for t in tokenize(text)}
+
+
+_latin = st.from_regex(r"[#@]?_*[0-9A-Za-z]{1,8}(?:(?:::|[._/\-])+[0-9A-Za-z]{1,8}){0,2}_*", fullmatch=True)
+
+
+@given(st.one_of(_latin, st.from_regex(r"[A-Za-z]{1,12}", fullmatch=True)))
+def test_a_plain_words_quick_cut_is_the_identifier_cut(raw: str) -> None:
+    """Plain words skip the identifier split; what they give is what the split gives."""
+    slow = tuple((t.key, t.surface, t.kind) for t in _latin_tokens_uncached(raw, 0))
+    assert _latin_cut.__wrapped__(raw) == slow
+
+
+@given(st.text(alphabet="abcdefgilnorstuyABCS", max_size=14))
+def test_the_search_stemmer_tries_only_suffixes_a_word_can_end_with(word: str) -> None:
+    """`stem` with the search's suffixes looks only at those ending in the word's last letter:
+    the same stem as trying every suffix in order (an equal tuple takes the plain loop)."""
+    assert stem(word) == stem(word, tuple(list(SEARCH_SUFFIXES)))

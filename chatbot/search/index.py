@@ -169,13 +169,12 @@ class _Postings(Generic[K]):
         self._found_levels = np.zeros(0, dtype=np.uint8)
 
     def numbers(self, keys: frozenset[K]) -> array[int]:
-        """The keys' numbers, new keys numbered first (all at C level: a set difference with
-        the dict, an update, a lookup per key; no Python call per key)."""
+        """The keys' numbers, a new key numbered by the count of keys before it: one C-level
+        `setdefault` per key, its default the dict's size at that moment (`map` takes each
+        size just before the call that may add the key), not a set difference, an update and
+        a lookup."""
         ids = self._ids
-        new = keys.difference(ids)
-        if new:
-            ids.update(zip(new, range(len(ids), len(ids) + len(new)), strict=True))
-        return array("I", map(ids.__getitem__, keys))
+        return array("I", map(ids.setdefault, keys, map(len, repeat(ids))))
 
     def number(self, key: K) -> array[int]:
         """One key's number (a PR number field holds one key: no set made for it)."""

@@ -58,6 +58,8 @@ def _latin_tokens(raw: str, group: int) -> list[Token]:
 @lru_cache(maxsize=1 << 14)
 def _latin_cut(raw: str) -> tuple[tuple[str, str, Kind], ...]:
     """Cached per distinct Latin run: words and identifiers repeat across a library."""
+    if _plain_word(raw):  # most runs: no identifier parts, no token made
+        return _word_cut(raw)
     return tuple((t.key, t.surface, t.kind) for t in _latin_tokens_uncached(raw, 0))
 
 
@@ -79,13 +81,24 @@ def _latin_tokens_uncached(raw: str, group: int) -> list[Token]:
     return _identifier_tokens(surface.casefold(), shown, parts, group)
 
 
+def _plain_word(raw: str) -> bool:
+    """Letters only, without a camel hump (a lower-case letter before a capital): one part."""
+    return raw.isalpha() and (len(raw) < 5 or raw[1:].islower() or raw.isupper())
+
+
 def _word_tokens(surface: str, group: int) -> list[Token]:
     """A plain word, stemmed; its unstemmed form is a whole-word key too (`flashinfer` meets
     the identifier FlashInfer)."""
+    return [Token(key, shown, kind, group) for key, shown, kind in _word_cut(surface)]
+
+
+def _word_cut(surface: str) -> tuple[tuple[str, str, Kind], ...]:
+    """(key, surface, kind) of a plain word's tokens: its stem, and its unstemmed form."""
     lowered = surface.casefold()
     key = stem(lowered)
-    word = Token(key, surface, "word", group)
-    return [word] if key == lowered else [word, Token(lowered, surface, "joined", group)]
+    if key == lowered:
+        return ((key, surface, "word"),)
+    return ((key, surface, "word"), (lowered, surface, "joined"))
 
 
 def _number_token(digits: str, group: int) -> Token:

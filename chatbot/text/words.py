@@ -68,6 +68,18 @@ def normalize_question(text: str) -> str:
 INFLECTIONS = ("ies", "ied", "ing", "ed", "es", "s")
 
 
+def _by_last_letter(suffixes: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """The suffixes by their last letter, in their order: a word is tried only against those
+    it can end with (the first that fits is the same)."""
+    groups: dict[str, tuple[str, ...]] = {}
+    for suffix in suffixes:
+        groups[suffix[-1]] = (*groups.get(suffix[-1], ()), suffix)
+    return groups
+
+
+_SUFFIXES_BY_LAST = _by_last_letter(_SUFFIXES)
+
+
 def stem(word: str, suffixes: tuple[str, ...] = _SUFFIXES) -> str:
     """A deliberately small stemmer: enough that plural/verb forms meet, never below 3 letters.
 
@@ -75,6 +87,8 @@ def stem(word: str, suffixes: tuple[str, ...] = _SUFFIXES) -> str:
     lookup in a word list strips only `INFLECTIONS`."""
     if not word.isalpha() or len(word) <= 3:
         return word
+    if suffixes is _SUFFIXES:  # the search's stemmer: many distinct words in an index build
+        suffixes = _SUFFIXES_BY_LAST.get(word[-1], ())
     for suffix in suffixes:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             if suffix == "s" and word.endswith("ss"):
