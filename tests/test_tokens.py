@@ -82,6 +82,30 @@ def test_split_text_has_the_keys_tokenize_has(text: str) -> None:
     assert latin | cut.han_keys() == {t.key for t in tokenize(text)}
 
 
+_url_bits = st.sampled_from(
+    [
+        "https://github.com/vllm-project/vllm/pull/12345",
+        "HTTPS://github.com/vllm-project/vllm/pull/678",
+        "Http://example.org/a/issues/4321?x=1",
+        "hTTp://Docs.VLLM.ai/en/latest",
+        " ",
+        "编译",
+        "see",
+        "#99",
+        ",",
+    ]
+)
+
+
+@given(st.lists(_url_bits, max_size=8).map("".join))
+def test_split_text_and_tokenize_agree_on_urls_whatever_their_case(text: str) -> None:
+    """A URL is cut the same way by the index and by a query, however its scheme is written
+    (`HTTPS://…/pull/12345` is the ref `#12345`, not the words `github`, `pull`…)."""
+    cut = split_text(text)
+    latin = {t.key for t in cut.latin if t is not None}
+    assert latin | cut.han_keys() == {t.key for t in tokenize(text)}
+
+
 _latin = st.from_regex(r"[#@]?_*[0-9A-Za-z]{1,8}(?:(?:::|[._/\-])+[0-9A-Za-z]{1,8}){0,2}_*", fullmatch=True)
 
 

@@ -239,7 +239,7 @@ class SplitText:
 def split_text(text: str) -> SplitText:
     """Chinese runs and the Latin stretches between them, for fast indexing of long notes."""
     text = nfkc(text)
-    if "http" in text:
+    if "://" in text:  # every URL has it, in whatever case its scheme is written
         text = _URL_REF.sub(lambda m: f" #{m.group(1)} ", text)
         text = _URL.sub(" ", text)
     parts = _HAN_RUN.split(text)
