@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, Delete, Engine, Update, delete, literal, select, update
+from sqlalchemy import ColumnElement, Delete, Engine, Update, bindparam, delete, literal, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
@@ -74,6 +74,14 @@ class SqlStore:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        # Built once: every slash command and button press marks a key (replays.py), and
+        # building the INSERT … ON CONFLICT DO NOTHING RETURNING anew, with its cache key, cost
+        # about as much CPU as running it (docs/slack.md, "Where an uncached command's CPU goes").
+        self._mark_statement = (
+            self._insert_ignore(handled_events)
+            .values(key=bindparam("key"), handled_at=bindparam("handled_at"))
+            .returning(literal(1))
+        )
 
     @classmethod
     def open(cls, url: str, *, upgrade: bool = True) -> SqlStore:
@@ -254,9 +262,8 @@ class SqlStore:
 
     def _mark(self, key: str) -> bool:
         with self.engine.begin() as conn:
-            return self._inserted(
-                conn, self._insert_ignore(handled_events).values(key=key, handled_at=utc_now())
-            )
+            marked = conn.execute(self._mark_statement, {"key": key, "handled_at": utc_now()})
+            return marked.first() is not None
 
     # -- helpers -----------------------------------------------------------------------------
 
