@@ -156,3 +156,20 @@ def test_serve_wires_the_weekly_curator_report_when_a_channel_is_set(
     without_store = build(settings)
     assert without_store.curator is None  # the report needs the usage tables
     without_store.close()
+
+
+def test_cached_children_count_where_labels_would() -> None:
+    """`Metrics.searches_by` / `commands_by_kind` hand out prometheus-client's own children:
+    counts land in the same samples as through `labels()`, each label set apart."""
+    metrics = Metrics()
+    assert metrics.searches_by("command", "results") is metrics.searches.labels("command", "results")
+    metrics.searches_by("command", "results").inc()
+    metrics.searches.labels("command", "results").inc()
+    metrics.searches_by("dm", "no_results").inc()
+    metrics.commands_by_kind("search").inc(3)
+    searches = "vllm_digest_searches_total"
+    assert metrics.value(searches, {"source": "command", "outcome": "results"}) == 2
+    assert metrics.value(searches, {"source": "dm", "outcome": "no_results"}) == 1
+    assert metrics.value(searches, {"source": "command", "outcome": "no_results"}) == 0
+    assert metrics.value("vllm_digest_commands_total", {"kind": "search"}) == 3
+    assert metrics.commands_by_kind("search") is metrics.commands_by_kind("search")

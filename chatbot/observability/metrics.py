@@ -57,6 +57,22 @@ class LibraryCollector(Collector):
         yield problems
 
 
+class Children:
+    """A labelled metric's children, each looked up in prometheus-client once: its `labels()`
+    checks the values and takes the metric's lock on every call, twice per slash command. A
+    child stays the metric's until `remove()`/`clear()`, which this project never calls."""
+
+    def __init__(self, metric: Counter) -> None:
+        self.metric = metric
+        self._children: dict[tuple[str, ...], Counter] = {}
+
+    def __call__(self, *values: str) -> Counter:
+        child = self._children.get(values)
+        if child is None:  # two threads may both look it up: labels() gives both the same child
+            child = self._children[values] = self.metric.labels(*values)
+        return child
+
+
 @dataclass
 class Metrics:
     """The bot's metrics. Build one per bot (`Metrics()`), hand it to whoever counts."""
@@ -66,12 +82,14 @@ class Metrics:
     def __post_init__(self) -> None:
         counter, r = self._counter, self.registry
         self.commands = counter("commands", "Slash commands by kind (search, help, today, …)", "kind")
+        self.commands_by_kind = Children(self.commands)
         self.searches = counter(
             "searches",
             "Topic searches (slash command and mentions) by whether anything matched",
             "source",
             "outcome",
         )
+        self.searches_by = Children(self.searches)
         self.search_seconds = Histogram(
             f"{PREFIX}_search_seconds", "Time to search the index", buckets=LATENCY_BUCKETS, registry=r
         )

@@ -63,14 +63,14 @@ class UsageRecorder:
     # -- counted and kept ------------------------------------------------------------------------
 
     def command(self, kind: str) -> None:
-        self.metrics.commands.labels(kind).inc()
+        self.metrics.commands_by_kind(kind).inc()
 
     def search_latency(self, seconds: float) -> None:
         self.metrics.search_seconds.observe(seconds)
 
     def search(self, source: str, query: str, results: int, shown: Sequence[str]) -> None:
         """A first-page search by a person: with or without results, what it showed."""
-        self.metrics.searches.labels(source, "results" if results else "no_results").inc()
+        self.metrics.searches_by(source, "results" if results else "no_results").inc()
         at, shown = self.clock(), list(shown)
         self._write(lambda: search_rows(at, source, normalise(query), results, shown))
 
