@@ -379,7 +379,6 @@ class _Build(MatchMemo):
         self.run_numbers: dict[str, array[int]] = {}
         self.analysed: dict[str, _Analysed] = {}
         self.words: dict[str, str] = {}  # surface → key of the library's words, first seen first
-        self._collected: set[str] = set()  # Latin stretches whose words are in `words`
         self._new_words: dict[str, list[tuple[str, str, Kind]]] = {}  # this entry's new stretches'
         self._cut: SplitText | None = None  # the text analysed last, and its key numbers
         self._pieces: list[array[int]] = []
@@ -411,13 +410,16 @@ class _Build(MatchMemo):
         return remember(self.run_numbers, run, self.postings.numbers(keys))
 
     def collect_words(self, segments: list[str]) -> None:
-        """Add the words of stretches not collected yet to the vocabulary, in order (each
-        stretch cut once: its words were kept when it was numbered, for this entry only)."""
+        """Add the words of this entry's newly numbered stretches to the vocabulary, in order,
+        each stretch once (its words were kept when it was numbered). A stretch numbered before
+        had its words collected in that entry: no set of collected stretches is kept (at 100k
+        entries it held every distinct stretch of the library). One numbered again after its
+        memo started over adds nothing new: `setdefault` keeps each word's first place."""
+        new_words = self._new_words
         for segment in segments:
-            if segment not in self._collected:
-                self._collected.add(segment)
-                words = self._new_words.pop(segment, None)
-                for key, surface, kind in segment_words(segment) if words is None else words:
+            words = new_words.pop(segment, None)
+            if words is not None:
+                for key, surface, kind in words:
                     if kind != "ref":
                         self.words.setdefault(surface, key)
 
