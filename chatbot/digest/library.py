@@ -149,8 +149,7 @@ def merge_entries(
             item_id = item.id if isinstance(item, Entry) else values_id(item)
             notes.setdefault(item_id, []).append((loaded.entries, index))
         for extra in loaded.metadata:
-            if extra.author:
-                _share(extra, "author", authors.setdefault(extra.author, extra.author))
+            _share_author(extra, authors)
             metadata.setdefault(extra.id, []).append((extra, loaded))
     problems = [
         _unmatched(extra, loaded)
@@ -252,6 +251,12 @@ def _fill_metadata(ours: dict[str, Any], meta: Metadata) -> None:
     _fill(ours, theirs, lists=_METADATA_LISTS)
     if meta.title == ours["title"]:
         _share(meta, "title", ours["title"])
+
+
+def _share_author(meta: Metadata, authors: dict[str, str]) -> None:
+    """One string per handle across a load's metadata records (and the entries they fill)."""
+    if meta.author:
+        _share(meta, "author", authors.setdefault(meta.author, meta.author))
 
 
 def _share(meta: Metadata, name: str, value: str) -> None:
