@@ -45,6 +45,19 @@ def test_bulk_postings_hold_each_key_once_per_entry_at_its_heaviest_field(
         assert (key in table) == bool(want)
 
 
+@given(st.dictionaries(st.integers(0, (1 << 28) - 1), st.integers(0, len(WEIGHT_OF_LEVEL) - 1), max_size=6))
+def test_postings_keep_entries_up_to_the_packed_limit_with_their_levels(posted: dict[int, int]) -> None:
+    """An entry number takes all 28 bits of a packed value's entry and level half, and `finish`
+    splits that half in place: entries near 2**28 come back whole, each at its level."""
+    table: _Postings[str] = _Postings()
+    for index, level in sorted(posted.items()):
+        table.add_fields(index, [level], [[table.numbers(frozenset("a"))]])
+    table.finish()
+    found, weights = table.get("a")
+    assert found.tolist() == sorted(posted)
+    assert weights.tolist() == [table.weights[posted[i]] for i in sorted(posted)]
+
+
 @given(_entries, st.integers(1, 12))
 def test_postings_packed_a_few_at_a_time_equal_postings_packed_at_once(
     entries: list[list[tuple[int, list[list[str]]]]], chunk: int
