@@ -415,7 +415,8 @@ def _keys_or_none(keys: AbstractSet[str]) -> frozenset[str]:
     return frozenset(keys) if keys else _NO_KEYS
 
 
-MEMO_LIMIT = 1 << 16  # pieces a memo holds before starting over (a library that rarely repeats)
+MEMO_LIMIT = 1 << 15  # pieces a memo holds before starting over (a library that rarely repeats);
+# 1 << 16 held 7 MiB more at the 100k peak for 4.6% fewer stretches matched again (~0.5% of its CPU)
 _EDGE_LIMIT = 1 << 14  # pieces of the few texts with a mixed-script candidate (tokens: larger)
 KeyTest = Callable[[tuple[str, ...]], bool]
 V = TypeVar("V")
