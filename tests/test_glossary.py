@@ -7,7 +7,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chatbot.search.glossary import Glossary, load_glossary
+from chatbot.search.glossary import Glossary, MatchMemo, load_glossary
 from chatbot.search.tokens import split_text, tokenize
 
 
@@ -130,3 +130,15 @@ def test_fast_index_matching_agrees_with_find(pieces: list[str]) -> None:
     slow = {(m.concept, m.term, m.text) for m in _GLOSSARY.find(tokenize(text))}
     fast = set(_GLOSSARY.find_in(split_text(text)))
     assert fast == slow, text
+
+
+def test_memo_shares_one_value_for_pieces_that_match_nothing() -> None:
+    """Most stretches and runs of a library name no term: a build's memo holds one shared
+    value for all of them, not a pair and an empty set each (memory at the build's peak)."""
+    memo = MatchMemo()
+    plain = memo.segment_matches(_GLOSSARY, ["hello there", "quiet words"])
+    runs = memo.run_matches(_GLOSSARY, ["你好朋友", "今天天气"])
+    assert plain[0] == plain[1] == runs[0] == runs[1] == ((), frozenset())
+    assert plain[0] is plain[1] is runs[0] is runs[1]
+    [named] = memo.segment_matches(_GLOSSARY, ["torch.compile speedup"])
+    assert named[0] and named[0] is not plain[0]

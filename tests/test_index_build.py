@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from chatbot.digest.library import Library
 from chatbot.heap import build_long_lived, release_free_memory
-from chatbot.search.glossary import Glossary, MatchMemo
+from chatbot.search.glossary import MEMO_LIMIT, Glossary, MatchMemo, remember
 from chatbot.search.index import WEIGHT_OF_LEVEL, SearchIndex, _Build, _Postings
-from chatbot.search.tokens import split_text
+from chatbot.search.tokens import segment_words, split_text
 
 _GLOSSARY = Glossary.load()
 _TERMS = sorted({t for c in _GLOSSARY.concepts.values() for t in c.terms})
@@ -43,6 +43,19 @@ def test_bulk_postings_hold_each_key_once_per_entry_at_its_heaviest_field(
         assert found.tolist() == sorted(want)
         assert weights.tolist() == [table.weights[want[i]] for i in sorted(want)]
         assert (key in table) == bool(want)
+
+
+@given(st.dictionaries(st.integers(0, (1 << 28) - 1), st.integers(0, len(WEIGHT_OF_LEVEL) - 1), max_size=6))
+def test_postings_keep_entries_up_to_the_packed_limit_with_their_levels(posted: dict[int, int]) -> None:
+    """An entry number takes all 28 bits of a packed value's entry and level half, and `finish`
+    splits that half in place: entries near 2**28 come back whole, each at its level."""
+    table: _Postings[str] = _Postings()
+    for index, level in sorted(posted.items()):
+        table.add_fields(index, [level], [[table.numbers(frozenset("a"))]])
+    table.finish()
+    found, weights = table.get("a")
+    assert found.tolist() == sorted(posted)
+    assert weights.tolist() == [table.weights[posted[i]] for i in sorted(posted)]
 
 
 @given(_entries, st.integers(1, 12))
@@ -104,6 +117,40 @@ def test_the_builds_key_numbers_test_terms_as_the_keys_do(texts: list[str]) -> N
         cut = split_text(text)
         build.key_numbers(cut)
         assert _GLOSSARY.find_in(cut, build) == _GLOSSARY.find_in(cut)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(st.lists(_pieces, max_size=6).map("".join), max_size=3), min_size=1, max_size=6),
+    st.sampled_from([1, 2, 3, MEMO_LIMIT]),
+)
+def test_the_builds_words_are_each_stretchs_words_first_seen_first(
+    entries: list[list[str]], limit: int
+) -> None:
+    """The vocabulary a build collects is every word of the texts' stretches in order, each at
+    its first place, even when its memos start over (a small `limit`) and a stretch is numbered
+    again."""
+    defaults = remember.__defaults__
+    remember.__defaults__ = (limit,)
+    try:
+        build = _Build(_Postings(), _GLOSSARY)
+        for texts in entries:
+            cuts = [split_text(text) for text in texts]
+            for cut in cuts:
+                build.key_numbers(cut)
+            for cut in reversed(cuts):
+                build.collect_words(cut.segments)
+            build.end_entry()
+    finally:
+        remember.__defaults__ = defaults
+    plain: dict[str, str] = {}
+    for texts in entries:
+        for text in reversed(texts):
+            for segment in split_text(text).segments:
+                for key, surface, kind in segment_words(segment):
+                    if kind != "ref":
+                        plain.setdefault(surface, key)
+    assert list(build.words.items()) == list(plain.items())
 
 
 def test_a_build_keeps_no_memo_and_indexes_like_before(seed_library: Library) -> None:

@@ -142,6 +142,35 @@ def test_merged_entries_share_their_field_names_and_stay_apart(tmp_path: Path) -
     assert first.model_dump()["tags"] == [] and first == first.model_copy()
 
 
+def test_metadata_records_share_their_note_files_titles_and_handles(tmp_path: Path) -> None:
+    """A `.meta.yaml` repeats its note file's titles and the same handles: the records the
+    library keeps hold the entries' strings, not copies (memory), through a reload too; a title
+    spelt differently (same id) keeps its own spelling."""
+    (tmp_path / "a.txt").write_text(
+        "o/r\n\n标题 vLLM\n\n值得精读。\n\n另一条\n\n值得一读。\n\n第三条\n\n值得一读。\n", encoding="utf-8"
+    )
+    (tmp_path / "a.meta.yaml").write_text(
+        "repo: o/r\nentries:\n  - title: 标题 vLLM\n    author: alice\n  - title: 另一条\n    author: alice\n"
+        "  - title: 第三条\n    author: bob\n",
+        encoding="utf-8",
+    )
+    library = Library.load(tmp_path)
+    for stamp in (2, 3):
+        entries = library.entries
+        metadata = library._parsed[tmp_path / "a.meta.yaml"][1].metadata
+        assert [m.title for m in metadata] == [e.title for e in entries]
+        assert all(m.title is e.title for m, e in zip(metadata, entries, strict=True))
+        assert [e.author for e in entries] == ["alice", "alice", "bob"]
+        assert entries[0].author is entries[1].author is metadata[1].author
+        os.utime(tmp_path / "a.txt", ns=(1, stamp))
+        assert library.refresh() is True
+    (tmp_path / "a.meta.yaml").write_text("repo: o/r\nentries:\n  - title: 标题 VLLM\n", encoding="utf-8")
+    os.utime(tmp_path / "a.meta.yaml", ns=(1, 4))
+    assert library.refresh() is True and library.problems == []
+    [meta] = library._parsed[tmp_path / "a.meta.yaml"][1].metadata
+    assert (meta.title, library.entries[0].title) == ("标题 VLLM", "标题 vLLM")
+
+
 def test_refresh_picks_up_new_changed_and_removed_files(tmp_path: Path) -> None:
     library = Library.load(tmp_path)
     assert len(library) == 0 and library.refresh() is False

@@ -217,9 +217,10 @@ class _Postings(Generic[K]):
     def finish(self) -> None:
         """Sort the packed postings in place (by key, entries ascending, the heaviest level of
         a (key, entry) first), keep the first of each (key, entry) and split them into the
-        entries and levels kept, a slice at a time: the entries (4 bytes a posting) are written
-        over the front of the packed buffer itself, which then shrinks to them. No second
-        table-sized array is ever held (at 100k entries the table is ~100 MB packed)."""
+        entries and levels kept, a slice at a time: each posting's entry and level (its low 32
+        bits) are written over the front of the packed buffer itself, which then shrinks to
+        them before the levels are taken out. No second table-sized array is ever held (at
+        100k entries the table is ~100 MB packed), nor the levels beside the full buffer."""
         self._pack()
         buffer, self._packed = self._packed, array("Q")
         packed = np.frombuffer(buffer, dtype=np.uint64)
@@ -227,20 +228,23 @@ class _Postings(Generic[K]):
         packed = packed[: self._dedupe(packed)]
         # Key k's postings start at the first value of at least k << 32.
         bounds = np.arange(len(self._ids) + 1, dtype=np.uint64) << np.uint64(32)
-        self._starts = np.searchsorted(packed, bounds).astype(np.intp)
-        self._found_levels = np.empty(len(packed), dtype=np.uint8)
-        found = np.frombuffer(buffer, dtype=np.uint32)  # posting i's entry goes to its 4i..4i+3
-        step, part = self.chunk, packed[:0]
-        for lo in range(0, len(packed), step):
+        self._starts = np.searchsorted(packed, bounds).astype(np.intp, copy=False)
+        del bounds
+        found = np.frombuffer(buffer, dtype=np.uint32)  # posting i's (entry, level) goes to its 4i..4i+3
+        step, part, count = self.chunk, packed[:0], len(packed)
+        for lo in range(0, count, step):
             # Values lo.. are read before the slice writes bytes 4lo..4(lo+step), values below
             # lo: a step never longer than lo (the first slice is computed before it is written).
             part = packed[lo : lo + step]
-            self._found_levels[lo : lo + step] = np.uint64(15) - (part & np.uint64(0xF))
-            found[lo : lo + len(part)] = (part >> np.uint64(4)) & np.uint64(0xFFFFFFF)
-        count = len(packed)
+            found[lo : lo + len(part)] = part & np.uint64(0xFFFFFFFF)  # entry << 4 | 15 - level
         del packed, found, part
         del buffer[(count + 1) // 2 :]  # the entries' half stays; realloc gives the rest back
         self._found = np.frombuffer(buffer, dtype=np.uint32, count=count)
+        self._found_levels = np.empty(count, dtype=np.uint8)
+        for lo in range(0, count, step):
+            low = self._found[lo : lo + step]
+            self._found_levels[lo : lo + step] = np.uint32(15) - (low & np.uint32(0xF))
+            low >>= np.uint32(4)
 
     def _dedupe(self, packed: NDArray[np.uint64]) -> int:
         """Keep the first of each (key, entry) of the sorted values (its heaviest level) at the
@@ -379,7 +383,6 @@ class _Build(MatchMemo):
         self.run_numbers: dict[str, array[int]] = {}
         self.analysed: dict[str, _Analysed] = {}
         self.words: dict[str, str] = {}  # surface → key of the library's words, first seen first
-        self._collected: set[str] = set()  # Latin stretches whose words are in `words`
         self._new_words: dict[str, list[tuple[str, str, Kind]]] = {}  # this entry's new stretches'
         self._cut: SplitText | None = None  # the text analysed last, and its key numbers
         self._pieces: list[array[int]] = []
@@ -411,13 +414,16 @@ class _Build(MatchMemo):
         return remember(self.run_numbers, run, self.postings.numbers(keys))
 
     def collect_words(self, segments: list[str]) -> None:
-        """Add the words of stretches not collected yet to the vocabulary, in order (each
-        stretch cut once: its words were kept when it was numbered, for this entry only)."""
+        """Add the words of this entry's newly numbered stretches to the vocabulary, in order,
+        each stretch once (its words were kept when it was numbered). A stretch numbered before
+        had its words collected in that entry: no set of collected stretches is kept (at 100k
+        entries it held every distinct stretch of the library). One numbered again after its
+        memo started over adds nothing new: `setdefault` keeps each word's first place."""
+        new_words = self._new_words
         for segment in segments:
-            if segment not in self._collected:
-                self._collected.add(segment)
-                words = self._new_words.pop(segment, None)
-                for key, surface, kind in segment_words(segment) if words is None else words:
+            words = new_words.pop(segment, None)
+            if words is not None:
+                for key, surface, kind in words:
                     if kind != "ref":
                         self.words.setdefault(surface, key)
 
