@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -168,28 +169,45 @@ class BlockedIndex:
         return self.inner.topics()
 
 
-def test_a_slow_search_is_acknowledged_in_time_and_answered_later(fake_slack: FakeSlack) -> None:
-    blocked: list[BlockedIndex] = []
+@dataclass
+class Stalled:
+    """A served bot whose index is `index`: its searches wait for the test to release them."""
 
-    def slow(live: LiveIndex) -> BlockedIndex:
-        blocked.append(BlockedIndex(live))
-        return blocked[0]
+    bot: Bot
+    url: str
+    index: BlockedIndex
 
-    bot = build(settings_for(fake_slack), index=slow, ack_budget=0.2)
+
+@contextmanager
+def stalled(fake: FakeSlack, kind: type[BlockedIndex], ack_budget: float) -> Iterator[Stalled]:
+    """The bot served over HTTP with its index wrapped in `kind`; released, stopped and closed
+    (unless the test closed it) afterwards."""
+    made: list[BlockedIndex] = []
+
+    def wrap(live: LiveIndex) -> BlockedIndex:
+        made.append(kind(live))
+        return made[0]
+
+    bot = build(settings_for(fake), index=wrap, ack_budget=ack_budget)
     server = HttpServer(asgi_app(bot.app), host="127.0.0.1", port=0).start()
     try:
-        url = f"http://127.0.0.1:{server.port}/slack/events"
-        response = post(url, command_body("compile", fake_slack.response_url("slow")), timeout=3)
+        yield Stalled(bot, f"http://127.0.0.1:{server.port}/slack/events", made[0])
+    finally:
+        made[0].release.set()
+        server.stop()
+        if not bot.closed.is_set():
+            bot.close()
+
+
+def test_a_slow_search_is_acknowledged_in_time_and_answered_later(fake_slack: FakeSlack) -> None:
+    with stalled(fake_slack, BlockedIndex, ack_budget=0.2) as served:
+        response = post(served.url, command_body("compile", fake_slack.response_url("slow")), timeout=3)
         assert response.status_code == 200
-        assert blocked[0].entered.is_set() and not blocked[0].release.is_set()
+        assert served.index.entered.is_set() and not served.index.release.is_set()
         assert "正在搜索" in response.json()["text"]
-        blocked[0].release.set()
+        served.index.release.set()
         late = fake_slack.wait_for("response", where=lambda c: c.path.endswith("/slow"))
         assert DEEPSTACK_TITLE in all_text(late.params)
-    finally:
-        blocked[0].release.set()
-        server.stop()
-        bot.close()
 
 
 class FailingIndex(BlockedIndex):
@@ -204,54 +222,29 @@ class FailingIndex(BlockedIndex):
 def test_a_failed_search_is_answered_with_the_error_line_in_time_or_late(fake_slack: FakeSlack) -> None:
     """A failure in time is the ack's error line; a late one is posted in the "searching…"
     line's place."""
-    failing: list[FailingIndex] = []
-
-    def broken(live: LiveIndex) -> FailingIndex:
-        failing.append(FailingIndex(live))
-        return failing[0]
-
-    bot = build(settings_for(fake_slack), index=broken, ack_budget=0.3)
-    server = HttpServer(asgi_app(bot.app), host="127.0.0.1", port=0).start()
-    try:
-        url = f"http://127.0.0.1:{server.port}/slack/events"
-        failing[0].release.set()
-        in_time = post(url, command_body("compile", fake_slack.response_url("now")), timeout=3)
+    with stalled(fake_slack, FailingIndex, ack_budget=0.3) as served:
+        served.index.release.set()
+        in_time = post(served.url, command_body("compile", fake_slack.response_url("now")), timeout=3)
         assert in_time.status_code == 200 and "出错了" in in_time.json()["text"]
-        failing[0].release.clear()
-        slow = post(url, command_body("kv cache", fake_slack.response_url("late")), timeout=3)
+        served.index.release.clear()
+        slow = post(served.url, command_body("kv cache", fake_slack.response_url("late")), timeout=3)
         assert "正在搜索" in slow.json()["text"]
-        failing[0].release.set()
+        served.index.release.set()
         late = fake_slack.wait_for("response", where=lambda c: c.path.endswith("/late"))
         assert "出错了" in all_text(late.params) and late.params.get("replace_original") is True
         assert not [c for c in fake_slack.calls("response") if c.path.endswith("/now")]
-    finally:
-        failing[0].release.set()
-        server.stop()
-        bot.close()
 
 
 def test_closing_the_bot_drains_an_answer_that_missed_the_ack(fake_slack: FakeSlack) -> None:
     """A late answer waits on the answer pool, so `close()` lets it finish and post."""
-    blocked: list[BlockedIndex] = []
-
-    def slow(live: LiveIndex) -> BlockedIndex:
-        blocked.append(BlockedIndex(live))
-        return blocked[0]
-
-    bot = build(settings_for(fake_slack), index=slow, ack_budget=0.2)
-    server = HttpServer(asgi_app(bot.app), host="127.0.0.1", port=0).start()
-    try:
-        url = f"http://127.0.0.1:{server.port}/slack/events"
-        response = post(url, command_body("compile", fake_slack.response_url("drained")), timeout=3)
+    with stalled(fake_slack, BlockedIndex, ack_budget=0.2) as served:
+        response = post(served.url, command_body("compile", fake_slack.response_url("drained")), timeout=3)
         assert "正在搜索" in response.json()["text"]
-        assert not bot.wait_idle(0.1)  # the late answer is pending on the pool
-        threading.Timer(0.3, blocked[0].release.set).start()
-        bot.close(drain=5.0)
+        assert not served.bot.wait_idle(0.1)  # the late answer is pending on the pool
+        threading.Timer(0.3, served.index.release.set).start()
+        served.bot.close(drain=5.0)
         late = fake_slack.wait_for("response", where=lambda c: c.path.endswith("/drained"))
         assert DEEPSTACK_TITLE in all_text(late.params)
-    finally:
-        blocked[0].release.set()
-        server.stop()
 
 
 def test_healthz_answers(served: Served) -> None:
