@@ -255,7 +255,7 @@ class Console:
             "x-slack-request-timestamp": ts,
             "x-slack-signature": str(self.verifier.generate_signature(timestamp=ts, body=body)),
         }
-        request = inbound.bolt_request(body, inbound.parse_payload(body.encode(), content_type), headers)
+        request = inbound.bolt_request(body, inbound.parse_payload(body, content_type), headers)
         response = self.bot.app.dispatch(request)
         return response.status, response.body
 

@@ -84,12 +84,16 @@ def verify_signature(
         raise Rejected(401, "signature does not match")
 
 
-def parse_payload(body: bytes, content_type: str) -> dict[str, Any]:
-    """The request as Slack sends it: a JSON object, a form, or a form whose `payload` is JSON."""
+def decode(body: bytes) -> str:
+    """The body's text, decoded once: parsing and Bolt's signature check both read it."""
     try:
-        text = body.decode("utf-8")
+        return body.decode("utf-8")
     except UnicodeDecodeError:
         raise Rejected(400, "body is not UTF-8") from None
+
+
+def parse_payload(text: str, content_type: str) -> dict[str, Any]:
+    """The request as Slack sends it: a JSON object, a form, or a form whose `payload` is JSON."""
     kind = content_type.split(";", 1)[0].strip().lower()
     if kind == "application/json" or (kind in _FORM and text.startswith("{")):
         # Bolt reads a body that starts with "{" as JSON whatever its Content-Type: agree with it.

@@ -63,14 +63,13 @@ def asgi_app(
         try:
             body = await _read_capped(request)
             inbound.verify_signature(secret, request.headers, body)
-            payload = inbound.parse_payload(body, request.headers.get("content-type", ""))
+            text = inbound.decode(body)
+            payload = inbound.parse_payload(text, request.headers.get("content-type", ""))
         except inbound.Rejected as exc:
             client = request.client.host if request.client else "?"
             log.warning("refused a request from %s: %s (HTTP %d)", client, exc.reason, exc.status)
             return JSONResponse({"error": exc.reason}, status_code=exc.status)
-        bolt_request = inbound.bolt_request(
-            body.decode("utf-8"), payload, request.headers, request.query_params
-        )
+        bolt_request = inbound.bolt_request(text, payload, request.headers, request.query_params)
         bolt_response = await run_in_threadpool(app.dispatch, bolt_request)
         if bolt_response.status == 404:
             # Nothing listens for it; Slack would retry a 404, so acknowledge it.
