@@ -144,6 +144,8 @@ def asks_something(text: str) -> bool:
 
 
 _TLDR_RE = re.compile(r"(?<![a-z])(?:tl;?dr|eli5)(?![a-z])")
+# "值不值得", "改动大不大", "能不能": one character asked both ways.
+_A_NOT_A_RE = re.compile(f"({HAN_CHAR.pattern})不\\1")
 
 
 def _marked_question(plain: str, rules: AddressingRules) -> bool:
@@ -151,7 +153,12 @@ def _marked_question(plain: str, rules: AddressingRules) -> bool:
     if any(mark in plain for mark in rules.question_marks):
         return True
     han = rules.zh_not_question.sub(" ", plain)
-    return bool(rules.zh_question.search(han) or rules.zh_request.search(han) or _TLDR_RE.search(plain))
+    return bool(
+        rules.zh_question.search(han)
+        or rules.zh_request.search(han)
+        or _A_NOT_A_RE.search(han)
+        or _TLDR_RE.search(plain)
+    )
 
 
 def _clause_asks(clause: str, rules: AddressingRules) -> bool:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, islice
 
+from chatbot.answers.asking import asking_part, questions
 from chatbot.answers.clause_ranker import (
     EN_STOP,
     concept_terms,
@@ -27,7 +28,7 @@ from chatbot.answers.clause_ranker import (
     warm_up,
 )
 from chatbot.answers.composer import Composer, Lang, answer_words
-from chatbot.answers.intents import Intent, classify
+from chatbot.answers.intents import Intent, cached_classify
 from chatbot.answers.kinds import (
     BENCH_WORDS,
     BENCHMARK_QUESTION_RE,
@@ -109,7 +110,7 @@ class _TagIndex:
 
 
 # A question's kind: the same phrasings recur across threads.
-_classify = lru_cache(maxsize=256)(classify)
+_classify = cached_classify
 
 
 class Answerer:
@@ -131,15 +132,51 @@ class Answerer:
         answer_words()
 
     def answer(self, entry: Entry, question: str) -> Answer:
+        """The answer to a reply: its asking part (no quote, no preamble), each of its questions
+        (at most three) answered in turn under one PR link."""
         # "<@U123> 重点看什么？" asks 重点看什么; a question is a line or two, not a pasted log.
-        question = strip_slack_markup(question)[:MAX_QUESTION_CHARS]
-        intent = _classify(question)
-        if intent == "summary" and _names_code_of(entry, question):
-            intent = "other"  # "asyncio.all_tasks 是干嘛的" asks about that name, not the whole PR
+        question = asking_part(strip_slack_markup(question), MAX_QUESTION_CHARS)
+        asked = [
+            (kind, q)
+            for kind, q in questions(question)
+            if kind != "other" or question_topic(q, self.glossary)
+        ]
+        if len(asked) < 2:
+            return self._answer_one(entry, question, _classify(question), self._limit(entry))
+        return self._answer_several(entry, question, asked)
+
+    def _answer_several(self, entry: Entry, question: str, asked: Sequence[tuple[Intent, str]]) -> Answer:
+        """Each question answered within its share of the budget, in the order asked; the PR link
+        once, last."""
+        share = self._limit(entry, len(asked))
+        parts = [self._answer_one(entry, q, kind, share) for kind, q in asked]
+        link = entry.url or ""
+        bodies = _within([_without_link(p.text, link) for p in parts], self._limit(entry) - len(link) - 1)
+        text = "\n".join([*filter(None, bodies), *filter(None, [link])])
+        sources = list(dict.fromkeys(s for p in parts for s in p.sources))
+        found = any(p.found for p in parts)
+        return Answer(text=text, intent=parts[0].intent, sources=sources, lang=_lang(question), found=found)
+
+    def _limit(self, entry: Entry, questions: int = 1) -> int:
+        """The answer's budget (¾ of the note); each of several questions gets its share of the
+        quote, the one PR link line counted once."""
+        limit = max(int(len(entry.note) * BUDGET_SHARE) - 1, 20)
+        if questions == 1:
+            return limit
+        link = len(entry.url or "") + 1
+        quote = limit - link if link * 2 < limit else limit
+        return max(quote // questions - 1, 20) + (link if link * 2 < limit else 0)
+
+    def _answer_one(self, entry: Entry, question: str, intent: Intent, limit: int) -> Answer:
+        if intent == "summary" and (
+            _names_code_of(entry, question) or not self._covers_concepts(entry, question)
+        ):
+            # "asyncio.all_tasks 是干嘛的" asks about that name, "what changed for AMD?" (of a PR
+            # that never names AMD) about that concept, not for the whole PR.
+            intent = "other"
         if intent in METADATA_INTENTS and _names_other_pr(entry, question):
             intent = "other"  # "what's the status of #53516?" asks about that PR, as the note tells it
         lang = _lang(question)
-        limit = max(int(len(entry.note) * BUDGET_SHARE) - 1, 20)
         composer = Composer(entry, lang, limit)
         text = ANSWERS[intent](self, entry, question, composer)
         sources = list(dict.fromkeys(composer.sources))
@@ -476,6 +513,19 @@ def _names_code_of(entry: Entry, question: str) -> bool:
     """Whether the question names one of the entry's code identifiers."""
     folded = question.casefold()
     return any(len(i) >= 4 and i.strip("`().").casefold() in folded for i in entry.identifiers)
+
+
+def _without_link(text: str, link: str) -> str:
+    return text.removesuffix(link).rstrip() if link else text
+
+
+def _within(bodies: list[str], room: int) -> list[str]:
+    """Answers to several questions within one answer's room: a short note's whole sentence, quoted
+    by each, is cut to its share so that together they stay under the budget."""
+    if len("\n".join(bodies)) <= room:
+        return bodies
+    share = max(room // len(bodies) - 2, 8)
+    return [b if len(b) <= share else b[: share - 1].rstrip() + "…" for b in bodies]
 
 
 def _entry_ref(entry: Entry) -> str:

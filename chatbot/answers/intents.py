@@ -16,7 +16,7 @@ from typing import Literal, cast, get_args
 import yaml
 from rapidfuzz import fuzz
 
-from chatbot.text import normalize_question
+from chatbot.text import HAN_CHAR, normalize_question
 
 Intent = Literal[
     "english",
@@ -52,6 +52,21 @@ class IntentRule:
     order: int
 
 
+@dataclass(frozen=True)
+class Phrasings:
+    """The data file: the rules, the colloquial rewrites and the whole-question phrasings."""
+
+    rules: tuple[IntentRule, ...]
+    rewrites: tuple[tuple[re.Pattern[str], str], ...]
+    whole: dict[str, Intent]
+
+
+def weight(phrase: str) -> int:
+    """How specific a phrase is: its length, a Chinese character counting twice (one character
+    says as much as a short English word), so "哪些人参与" outweighs "review"."""
+    return len(phrase) + len(HAN_CHAR.findall(phrase))
+
+
 def _compile(phrase: str) -> re.Pattern[str]:
     escaped = re.escape(phrase).replace(r"\ ", r"\s*")
     if phrase[:1].isascii() and phrase[:1].isalnum():
@@ -60,30 +75,66 @@ def _compile(phrase: str) -> re.Pattern[str]:
 
 
 @lru_cache(maxsize=1)
-def intent_rules() -> tuple[IntentRule, ...]:
-    """The phrasings of the data file, in file order."""
+def phrasings() -> Phrasings:
+    """The data file, compiled once: phrases are rewritten like the questions they meet."""
     text = (
         resources.files("chatbot.answers").joinpath("data/followup_intents.yaml").read_text(encoding="utf-8")
     )
     data = yaml.safe_load(text)
+    rewrites = tuple((re.compile(pattern), plain) for pattern, plain in data.get("rewrites", []))
     rules: list[IntentRule] = []
     for order, (name, phrases) in enumerate(data["intents"].items()):
         if name not in INTENTS:
             raise ValueError(f"followup_intents.yaml: unknown intent {name!r}")
         for phrase in phrases:
-            norm = normalize_question(str(phrase))
+            norm = _rewrite(normalize_question(str(phrase)), rewrites)
             rules.append(IntentRule(cast(Intent, name), norm, _compile(norm), order))
-    return tuple(rules)
+    whole = {
+        _bare(_rewrite(normalize_question(str(phrase)), rewrites)): cast(Intent, name)
+        for name, phrases in data.get("whole", {}).items()
+        if name in INTENTS
+        for phrase in phrases
+    }
+    return Phrasings(tuple(rules), rewrites, whole)
+
+
+def intent_rules() -> tuple[IntentRule, ...]:
+    """The phrasings of the data file, in file order."""
+    return phrasings().rules
+
+
+def _rewrite(text: str, rewrites: tuple[tuple[re.Pattern[str], str], ...]) -> str:
+    for pattern, plain in rewrites:
+        text = pattern.sub(plain, text)
+    return text
+
+
+def plain_question(question: str) -> str:
+    """The question as the phrasings are written: NFKC, casefolded, colloquial forms made plain
+    ("改了啥" → "改了什么", "合了没" → "合了吗", "this PR" → "it")."""
+    return _rewrite(normalize_question(question), phrasings().rewrites)
+
+
+_BARE_NOISE_RE = re.compile(r"[\s?!.,;:~…。？！，、；：]+|\b(?:pls|plz|please|then|so)\b")
+
+
+def _bare(text: str) -> str:
+    """A question without punctuation and politeness: "why??" and "why" are one whole question."""
+    return _BARE_NOISE_RE.sub("", text)
 
 
 def classify(question: str) -> Intent:
     """The kind of a question; "other" when no phrasing matches, even with a typo."""
-    text = normalize_question(question)
+    text = plain_question(question)
+    data = phrasings()
+    whole = data.whole.get(_bare(text))
+    if whole is not None:
+        return whole  # "why?" or "more?" alone: a follow-up on the thread's post
     best: tuple[int, int] | None = None
     best_intent: Intent = "other"
-    for rule in intent_rules():
+    for rule in data.rules:
         if rule.pattern.search(text):
-            key = (len(rule.phrase), -rule.order)
+            key = (weight(rule.phrase), -rule.order)
             if best is None or key > best:
                 best = key
                 best_intent = rule.intent
@@ -91,6 +142,10 @@ def classify(question: str) -> Intent:
         return _classify_typo(text)
     return best_intent
 
+
+# The kind of a question asked before (threads repeat "风险？", "who wrote it?"): classifying
+# tries every phrasing, so the answerer and the question splitter share this cache.
+cached_classify = lru_cache(maxsize=1024)(classify)
 
 _ASCII_WORD_RE = re.compile(r"[a-z][a-z;\-']+")
 TYPO_WORD_SCORE = 80.0
