@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from chatbot.answers import Answer, Answerer, addressed_to_bot
+from chatbot.answers import Answer, Answerer, addressed_to_bot, classify
 from chatbot.digest import Entry, Library
 from tests.conftest import DIGESTS
 
@@ -60,3 +60,9 @@ def test_chatter_is_left_alone(text: str) -> None:
 @pytest.mark.parametrize("text", CASES["asks"])
 def test_questions_without_a_question_mark_are_for_the_bot(text: str) -> None:
     assert addressed_to_bot(text)
+
+
+@pytest.mark.parametrize(("intent", "text"), CASES["kinds"], ids=lambda v: str(v)[:40])
+def test_a_phrasing_is_for_the_bot_and_asks_its_kind(intent: str, text: str) -> None:
+    assert addressed_to_bot(text)
+    assert classify(text) == intent
