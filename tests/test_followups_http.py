@@ -459,3 +459,28 @@ def test_old_dedup_marks_are_pruned_at_most_once_an_hour(fake_slack: FakeSlack, 
         assert len(fake_slack.calls("chat.postMessage")) == 3
     finally:
         store.close()
+
+
+def test_thread_replies_as_people_write_them(app: App) -> None:
+    """A quote of the bot's answer (Slack sends `&gt;`) before the question, two questions in one
+    message, a colloquial question without a question mark: each answered once, in one message
+    with the link once; the chatter in between gets nothing."""
+    parent = post_pr_of_the_day(app)
+    cases = [
+        (f"&gt; 重点：{PD_FOCUS}\n有啥坑", ["nilig 的版本回溯分析"], [PD_FOCUS]),
+        ("谁写的，什么时候合的", ["liranschour", "2026-08-19"], []),
+        ("有意思", None, []),
+        ("值不值得花时间读", ["值得精读"], []),
+    ]
+    answered = 0
+    for n, (text, parts, absent) in enumerate(cases):
+        app.send(event(text, ts=f"1800000000.005{n:03d}", thread_ts=parent))
+        app.settle()
+        if parts is None:
+            assert len(app.replies()) == answered, text
+            continue
+        answered += 1
+        assert len(app.replies()) == answered, text
+        shown = all_text(app.replies()[-1].params)
+        assert all(p in shown for p in parts) and not any(a in shown for a in absent), (text, shown)
+        assert app.replies()[-1].params["text"].count("pull/52912") == 1, shown
