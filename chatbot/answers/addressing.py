@@ -187,12 +187,25 @@ def names_a_kind_of_question(text: str) -> bool:
     ack = addressing_rules().acknowledgement
     if any(ack.match(word) for word in plain.split()):
         return False  # "nice design", "great tests": praise, not a question
-    compact = len(plain.replace(" ", ""))
-    longest = max(
-        (len(rule.phrase.replace(" ", "")) for rule in intent_rules() if rule.pattern.search(plain)),
-        default=0,
-    )
-    return longest >= TERSE_COVER * compact
+    return _phrased_share(plain) >= TERSE_COVER
+
+
+# Words that carry no question of their own in a terse one: "PR 地址" asks 地址, "合入日期是" 日期.
+_TERSE_FILLER_RE = re.compile(r"(?<![a-z])(?:pr|the|its?)(?![a-z])|这个|这|的|是|呢|吧|呀")
+
+
+def _phrased_share(plain: str) -> float:
+    """How much of a terse message the follow-up phrasings cover, together ("英文" + "原标题"),
+    not counting filler words the phrasings leave out."""
+    covered = [False] * len(plain)
+    for rule in intent_rules():
+        if match := rule.pattern.search(plain):
+            covered[match.start() : match.end()] = [True] * (match.end() - match.start())
+    filler = [False] * len(plain)
+    for match in _TERSE_FILLER_RE.finditer(plain):
+        filler[match.start() : match.end()] = [True] * (match.end() - match.start())
+    counted = [i for i, ch in enumerate(plain) if not ch.isspace() and (covered[i] or not filler[i])]
+    return sum(covered[i] for i in counted) / len(counted) if counted else 0.0
 
 
 def addressed_to_bot(
