@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, islice
 
+from chatbot.answers.addressing import addressing_rules
 from chatbot.answers.asking import asking_part, questions
 from chatbot.answers.clause_ranker import (
     EN_STOP,
@@ -126,10 +127,13 @@ class Answerer:
         # concepts of a question in both languages; the bundled one otherwise.
         self.glossary = glossary if glossary is not None else _bundled_glossary()
         self._tag_index: _TagIndex | None = None
+        # The concepts a question names, asked again for each kind that checks them: one lookup.
+        self._concepts = lru_cache(maxsize=1024)(self.glossary.expand)
         # Built now, not on the first answer: the tag index and the phrasing and wording data files.
         self._topics()
         warm_up()
         answer_words()
+        addressing_rules()  # the question splitter's words (which clause asks)
 
     def answer(self, entry: Entry, question: str) -> Answer:
         """The answer to a reply: its asking part (no quote, no preamble), each of its questions
@@ -300,7 +304,7 @@ class Answerer:
         """When the question names glossary concepts ("speculative decoding", "AMD"), the entry
         must name at least one of them (any of its terms, in either language): words inside the
         concept ("decoding" → 解码) matching elsewhere do not make the note answer it."""
-        expansions = self.glossary.expand(question)
+        expansions = self._concepts(question)
         if not expansions:
             return True
         text = normalize_question(" ".join([entry.title, entry.github_title or "", entry.note, *entry.tags]))
