@@ -212,6 +212,13 @@ def strip_mentions(text: str) -> str:
     return " ".join(strip_slack_markup(text).split())
 
 
+def thread_question(text: str) -> str:
+    """A thread reply as the answerer reads it: mentions gone, its lines kept, since a quote of the
+    bot's answer (`&gt; …`) is a line of its own above the question."""
+    lines = (" ".join(line.split()) for line in strip_slack_markup(text).splitlines())
+    return "\n".join(line for line in lines if line)
+
+
 def query_language(query: str, default: Language) -> Language:
     """Interface words follow the asker: Chinese characters → zh, an English sentence (3+
     words) → en, a bare topic word (`compile`) → the configured language."""
@@ -373,7 +380,7 @@ class FollowUps:
             entry = self.lookup(where.entry_id or "")
             if entry is None:
                 return False
-            question = strip_mentions(where.text) or BARE_MENTION_QUESTION[default]
+            question = thread_question(where.text) or BARE_MENTION_QUESTION[default]
             lang = answer_language(question, default)
             answer = self.answerer.answer(entry, question)
             source = Texts(lang).mrkdwn("extractive.source", markup={"link": entry_link(entry)})
@@ -404,7 +411,7 @@ class FollowUps:
         if where.kind == "search":
             query = strip_mentions(where.text)
             return render_top_results(self.index, query, query_language(query, lang))
-        question = strip_mentions(where.text) or BARE_MENTION_QUESTION[lang]
+        question = thread_question(where.text) or BARE_MENTION_QUESTION[lang]
         entry = self.lookup(where.entry_id or "")
         if entry is None:
             return blocks.render_text(Texts(query_language(question, lang))("entry.gone"))
