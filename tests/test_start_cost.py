@@ -7,12 +7,15 @@ of them at start); each module's loader must read every data file exactly as `ya
 from __future__ import annotations
 
 import importlib
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 from chatbot.settings import Settings
+from chatbot.store import SqlStore
 from chatbot.wiring import build
 from tests.fakeslack import FakeSlack
 
@@ -59,3 +62,25 @@ def test_the_bolt_app_keeps_the_name_bolt_read_off_its_caller(fake_slack: FakeSl
         assert bot.app.name == "app.py"  # the file that calls App(), as Bolt derived it
     finally:
         bot.close()
+
+
+def test_a_sqlite_store_writes_without_loading_the_postgresql_dialect(tmp_path: Path) -> None:
+    """Insert-ignore on every table that uses it, in a fresh interpreter on a database at head (a
+    restart): the PostgreSQL dialect (a tenth of SQLAlchemy's import) stays unloaded on SQLite."""
+    probe = (
+        "import sys, datetime as dt\n"
+        "from chatbot.store import SqlStore, SubscriptionStore\n"
+        "from chatbot.usage import FeedbackTarget, UsageStore\n"
+        "store = SqlStore.open(sys.argv[1])\n"
+        "print(store.mark_handled('k'), store.mark_handled('k'))\n"
+        "now = dt.datetime(2026, 9, 1, tzinfo=dt.UTC)\n"
+        "print(SubscriptionStore(store.engine).note_entries({'e1'}, now=now) is not None)\n"
+        "print(UsageStore(store.engine).claim_report('2026-W36', 'C1', 'me', now))\n"
+        "print(any(m.startswith('sqlalchemy.dialects.postgresql') for m in sys.modules))\n"
+    )
+    url = f"sqlite:///{tmp_path / 'bot.db'}"
+    SqlStore.open(url).close()  # migrated here: Alembic's own PostgreSQL support loads it
+    run = subprocess.run(
+        [sys.executable, "-c", probe, url], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert run.stdout.splitlines() == ["True False", "True", "True", "False"]
