@@ -13,8 +13,9 @@ their own (metadata, people, related PRs, free questions), a method of `Answerer
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, islice
@@ -119,16 +120,46 @@ class Answerer:
     seen without building a new answerer.
     """
 
-    def __init__(self, library: Library | Sequence[Entry] = (), glossary: Glossary | None = None) -> None:
+    def __init__(
+        self,
+        library: Library | Sequence[Entry] = (),
+        glossary: Glossary | Callable[[], Glossary] | None = None,
+        *,
+        warm: bool = True,
+    ) -> None:
         self._library = library if isinstance(library, Library) else list(library)
-        # The search glossary (with DIGEST_DIR's extensions when the wiring passes it) names the
-        # concepts of a question in both languages; the bundled one otherwise.
-        self.glossary = glossary if glossary is not None else _bundled_glossary()
+        # The search glossary (with DIGEST_DIR's extensions when the wiring passes it, or how to
+        # read it) names the concepts of a question in both languages; the bundled one otherwise.
+        self._glossary = glossary if isinstance(glossary, Glossary) else None
+        self._read_glossary = glossary if callable(glossary) else _bundled_glossary
+        self._reading = threading.Lock()
         self._tag_index: _TagIndex | None = None
-        # Built now, not on the first answer: the tag index and the phrasing and wording data files.
+        if warm:
+            self.warm_up()
+
+    def warm_up(self) -> None:
+        """Build the tag index and read the glossary and the phrasing and wording data files now,
+        not on the first answer (`serve` does this once the digests are loaded: not needed to be
+        ready, a tenth of a second of CPU before it)."""
         self._topics()
+        self.glossary  # noqa: B018 -- read for its side effect
         warm_up()
         answer_words()
+
+    @property
+    def glossary(self) -> Glossary:
+        """The glossary, read on first use when given as a function (once, whichever thread asks)."""
+        glossary = self._glossary
+        if glossary is None:
+            with self._reading:
+                if self._glossary is None:
+                    self._glossary = self._read_glossary()
+                glossary = self._glossary
+        return glossary
+
+    @glossary.setter
+    def glossary(self, glossary: Glossary) -> None:
+        self._glossary = glossary
 
     def answer(self, entry: Entry, question: str) -> Answer:
         # "<@U123> 重点看什么？" asks 重点看什么; a question is a line or two, not a pasted log.

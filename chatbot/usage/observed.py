@@ -92,8 +92,15 @@ class ObservedAnswerer(Answerer):
     """The follow-up answerer, timing each answer and recording its intent and whether the note
     had it (the question itself is kept only when it did not)."""
 
-    def __init__(self, library: Library, recorder: UsageRecorder, glossary: Glossary | None = None) -> None:
-        super().__init__(library, glossary)
+    def __init__(
+        self,
+        library: Library,
+        recorder: UsageRecorder,
+        glossary: Glossary | Callable[[], Glossary] | None = None,
+        *,
+        warm: bool = True,
+    ) -> None:
+        super().__init__(library, glossary, warm=warm)
         self.recorder = recorder
 
     def answer(self, entry: Entry, question: str) -> Answer:
