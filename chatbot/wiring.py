@@ -44,7 +44,7 @@ from chatbot.digest import Entry, Library, Problem
 from chatbot.heap import build_long_lived
 from chatbot.observability import LibraryState, Metrics, count_slack_calls, request_id_middleware
 from chatbot.observability.metrics import CountedBreaker
-from chatbot.search import SearchIndex, SearchResult, load_glossary
+from chatbot.search import Glossary, SearchIndex, SearchResult, load_glossary
 from chatbot.settings import Settings, SettingsError
 from chatbot.slack.app import build_slack_app
 from chatbot.slack.blocks import render_entry_card
@@ -356,6 +356,7 @@ class Bot:
     curator: WeeklyReport | None = None
     curator_jobs: BackgroundScheduler | None = None  # started by serve
     socket_connected: Callable[[], bool] | None = None  # Socket Mode: set once connected
+    after_load: list[Callable[[], None]] = field(default_factory=list)  # run by `start()`, before the jobs
     closed: threading.Event = field(default_factory=threading.Event)
 
     def health(self) -> dict[str, object]:
@@ -375,12 +376,18 @@ class Bot:
 
     def start(self) -> threading.Thread:
         """Load the digests on a background thread (serve listens meanwhile, answering "still
-        loading"); the daily post and the weekly report start once they are loaded, so that
-        nothing picks or announces from an empty library."""
+        loading"); once they are loaded, `after_load` (the answerer's data) and then the daily
+        post and the weekly report start, so that nothing picks or announces from an empty
+        library."""
 
         def start_jobs() -> None:
             if self.closed.is_set():
                 return
+            for warm_up in self.after_load:
+                try:
+                    warm_up()
+                except Exception:  # an answer reads what it needs anyway; the jobs must start
+                    log.exception("warming up after the load failed")
             if self.scheduler is not None:
                 self.scheduler.start()
             if self.curator_jobs is not None:
@@ -447,9 +454,7 @@ def build(
     live = LiveIndex(Library(settings.digest_dir), snapshots=snapshots, load=load)
     parts = _parts(settings, token, live, index, threads, store)
     dedup = handled or store
-    follow_up = follow_up or build_follow_ups(
-        settings, live.library, parts.observed("mention"), parts.registry, dedup, parts.usage, parts.languages
-    )
+    follow_up, after_load = _follow_ups(parts, dedup, follow_up, load)
     daily = _daily_parts(parts, store) if store is not None else None
     answer_pool = TrackedExecutor(max_workers=16, thread_name_prefix="answer")
     listener_pool = TrackedExecutor(max_workers=16, thread_name_prefix="listener")
@@ -469,8 +474,29 @@ def build(
         store=store,
         metrics=parts.metrics,
         usage=parts.usage,
+        after_load=after_load,
         **_daily_fields(daily),
     )
+
+
+def _follow_ups(
+    parts: _Parts, dedup: HandledEvents | None, given: FollowUpHandler | None, load: bool
+) -> tuple[FollowUpHandler, list[Callable[[], None]]]:
+    """The follow-up handler (the one given, else built) and what to run once the digests are in:
+    loading in the background (serve), the answerer reads its data then, not before ready."""
+    if given is not None:
+        return given, []
+    follow_ups = build_follow_ups(
+        parts.settings,
+        parts.live.library,
+        parts.observed("mention"),
+        parts.registry,
+        dedup,
+        parts.usage,
+        parts.languages,
+        warm=load,
+    )
+    return follow_ups, [] if load else [follow_ups.answerer.warm_up]
 
 
 def _slack_app(
@@ -732,17 +758,26 @@ def build_follow_ups(
     handled: HandledEvents | None,
     usage: UsageRecorder | None = None,
     languages: Callable[[str | None], Language] | None = None,
+    *,
+    warm: bool = True,
 ) -> FollowUps:
     """Answers in the bot's threads and to mentions; `handled` (the SQL store in serve) makes
     each message answered once across retries, restarts and replicas. With `usage`, answers
-    and turned-away deliveries are counted."""
+    and turned-away deliveries are counted. Without `warm`, the answerer reads its data (the
+    glossary, phrasings: a tenth of a second) on `answerer.warm_up()` or its first answer."""
     dedup: HandledEvents = handled or InMemoryHandledEvents()
-    # One answerer (its construction warms up the phrasing data: a tenth of a second at start).
-    answerer = Answerer(library) if usage is None else ObservedAnswerer(library, usage)
+
+    # The digest folder's glossary files extend the bundled glossary, as for the search.
+    def glossary() -> Glossary:
+        return load_glossary(library.folder)
+
+    answerer = (
+        Answerer(library, glossary, warm=warm)
+        if usage is None
+        else ObservedAnswerer(library, usage, glossary, warm=warm)
+    )
     if usage is not None:
         dedup = ObservedHandledEvents(dedup, usage)
-    # The digest folder's glossary files extend the bundled glossary, as for the search.
-    answerer.glossary = load_glossary(library.folder)
     return FollowUps(
         answerer,
         library.get,

@@ -13,8 +13,9 @@ their own (metadata, people, related PRs, free questions), a method of `Answerer
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, islice
@@ -52,6 +53,7 @@ from chatbot.answers.kinds import (
 from chatbot.answers.pieces import Piece, entry_pieces, select
 from chatbot.digest import Entry, Library, Ref
 from chatbot.search import Glossary, load_glossary
+from chatbot.search.glossary import Expansion
 from chatbot.text import has_han, normalize_question, strip_slack_markup
 
 BUDGET_SHARE = 0.75
@@ -121,19 +123,58 @@ class Answerer:
     seen without building a new answerer.
     """
 
-    def __init__(self, library: Library | Sequence[Entry] = (), glossary: Glossary | None = None) -> None:
+    def __init__(
+        self,
+        library: Library | Sequence[Entry] = (),
+        glossary: Glossary | Callable[[], Glossary] | None = None,
+        *,
+        warm: bool = True,
+    ) -> None:
         self._library = library if isinstance(library, Library) else list(library)
-        # The search glossary (with DIGEST_DIR's extensions when the wiring passes it) names the
-        # concepts of a question in both languages; the bundled one otherwise.
-        self.glossary = glossary if glossary is not None else _bundled_glossary()
+        # The search glossary (with DIGEST_DIR's extensions when the wiring passes it, or how to
+        # read it) names the concepts of a question in both languages; the bundled one otherwise.
+        self._glossary = glossary if isinstance(glossary, Glossary) else None
+        self._read_glossary = glossary if callable(glossary) else _bundled_glossary
+        self._reading = threading.Lock()
         self._tag_index: _TagIndex | None = None
-        # The concepts a question names, asked again for each kind that checks them: one lookup.
-        self._concepts = lru_cache(maxsize=1024)(self.glossary.expand)
-        # Built now, not on the first answer: the tag index and the phrasing and wording data files.
+        # The concepts a question names, asked again for each kind that checks them: one lookup
+        # (made with the glossary, which may be read later).
+        self._concept_lookup: Callable[[str], list[Expansion]] | None = None
+        if warm:
+            self.warm_up()
+
+    def warm_up(self) -> None:
+        """Build the tag index and read the glossary and the phrasing and wording data files now,
+        not on the first answer (`serve` does this once the digests are loaded: not needed to be
+        ready, a tenth of a second of CPU before it)."""
         self._topics()
+        self.glossary  # noqa: B018 -- read for its side effect
         warm_up()
         answer_words()
         addressing_rules()  # the question splitter's words (which clause asks)
+
+    @property
+    def glossary(self) -> Glossary:
+        """The glossary, read on first use when given as a function (once, whichever thread asks)."""
+        glossary = self._glossary
+        if glossary is None:
+            with self._reading:
+                if self._glossary is None:
+                    self._glossary = self._read_glossary()
+                glossary = self._glossary
+        return glossary
+
+    @glossary.setter
+    def glossary(self, glossary: Glossary) -> None:
+        self._glossary = glossary
+        self._concept_lookup = None
+
+    def _concepts(self, question: str) -> list[Expansion]:
+        """The concepts `question` names (the glossary's expansion), remembered per question."""
+        lookup = self._concept_lookup
+        if lookup is None:
+            lookup = self._concept_lookup = lru_cache(maxsize=1024)(self.glossary.expand)
+        return lookup(question)
 
     def answer(self, entry: Entry, question: str) -> Answer:
         """The answer to a reply: its asking part (no quote, no preamble), each of its questions

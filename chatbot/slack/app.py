@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from concurrent.futures import Executor
+from pathlib import Path
 from typing import Any
 
 from slack_bolt import App
@@ -91,6 +92,8 @@ def build_slack_app(
     A replayed command or button press is acknowledged and dropped (`replays`). `loading` (the
     middleware of `chatbot.slack.loading`) answers "still loading" until the digests are."""
     app = App(
+        # The name Bolt would read off the caller's frame with `inspect.stack()` (30 ms at start).
+        name=Path(__file__).name,
         client=client,
         signing_secret=signing_secret,
         process_before_response=True,

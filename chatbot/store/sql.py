@@ -14,13 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import ColumnElement, Delete, Engine, Update, bindparam, delete, literal, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from chatbot.daily import PastPost
 from chatbot.store import migrate
 from chatbot.store.claims import take_over
-from chatbot.store.engine import make_engine, store_errors, unavailable
+from chatbot.store.engine import dialect_insert, make_engine, store_errors, unavailable
 from chatbot.store.schema import bot_threads, daily_posts, handled_events
 
 CLAIMED = "claimed"
@@ -269,9 +268,7 @@ class SqlStore:
 
     def _insert_ignore(self, table: Any) -> Any:
         """INSERT … ON CONFLICT DO NOTHING: the first writer inserts, the others do nothing."""
-        if self.engine.dialect.name == "postgresql":
-            return postgresql.insert(table).on_conflict_do_nothing()
-        return sqlite.insert(table).on_conflict_do_nothing()
+        return dialect_insert(self.engine, table).on_conflict_do_nothing()
 
     @staticmethod
     def _inserted(conn: Connection, statement: Any) -> bool:

@@ -14,14 +14,18 @@ import json
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine, delete, func, literal, select, text, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from chatbot.daily.subscription import Schedule, Subscription, Topic
 from chatbot.store.claims import take_over
+from chatbot.store.engine import dialect_insert
 from chatbot.store.schema import announcements, digest_entries, subscriptions
+
+if TYPE_CHECKING:
+    from sqlalchemy.dialects import postgresql, sqlite
 
 BASELINE = "baseline"
 CLAIMED = "claimed"
@@ -198,9 +202,7 @@ class SubscriptionStore:
     # -- helpers -----------------------------------------------------------------------------
 
     def _insert_ignore(self, table: object) -> postgresql.Insert | sqlite.Insert:
-        if self.engine.dialect.name == "postgresql":
-            return postgresql.insert(table).on_conflict_do_nothing()  # type: ignore[arg-type]
-        return sqlite.insert(table).on_conflict_do_nothing()  # type: ignore[arg-type]
+        return dialect_insert(self.engine, table).on_conflict_do_nothing()
 
     @staticmethod
     def _announcement(conn: Connection, channel: str, batch: str) -> Announcement | None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from chatbot.answers import Answer, Answerer
 from chatbot.daily import DailyResult, Status
 from chatbot.digest import Entry, Library
-from chatbot.search import SearchResult
+from chatbot.search import Glossary, SearchResult
 from chatbot.slack import blocks
 from chatbot.slack.handlers.command import Answers, Request, Searchable
 from chatbot.slack.handlers.followups import HandledEvents
@@ -92,8 +92,15 @@ class ObservedAnswerer(Answerer):
     """The follow-up answerer, timing each answer and recording its intent and whether the note
     had it (the question itself is kept only when it did not)."""
 
-    def __init__(self, library: Library, recorder: UsageRecorder) -> None:
-        super().__init__(library)
+    def __init__(
+        self,
+        library: Library,
+        recorder: UsageRecorder,
+        glossary: Glossary | Callable[[], Glossary] | None = None,
+        *,
+        warm: bool = True,
+    ) -> None:
+        super().__init__(library, glossary, warm=warm)
         self.recorder = recorder
 
     def answer(self, entry: Entry, question: str) -> Answer:

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from sqlalchemy import Engine, Table, delete, literal, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 
+from chatbot.store.engine import dialect_insert
 from chatbot.usage.tables import (
     QUESTION_LENGTH,
     curator_reports,
@@ -48,9 +48,7 @@ class UsageStore:
         self.engine = engine
 
     def _dialect_insert(self, table: Any) -> Any:
-        if self.engine.dialect.name == "postgresql":
-            return postgresql.insert(table)
-        return sqlite.insert(table)
+        return dialect_insert(self.engine, table)
 
     # -- what happened -------------------------------------------------------------------------
 

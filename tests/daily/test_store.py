@@ -12,7 +12,7 @@ from sqlalchemy import inspect
 
 from chatbot.daily.picker import PastPost
 from chatbot.store import ClaimOutcome, SqlStore
-from chatbot.store.migrate import current_revision, head_revision
+from chatbot.store.migrate import alembic_config, current_revision, head_revision, shipped_head
 
 DAY = dt.date(2026, 9, 1)
 NOW = dt.datetime(2026, 9, 1, 1, 30, tzinfo=dt.UTC)
@@ -35,6 +35,62 @@ def test_migrations_create_the_tables_and_are_idempotent(db_url: str) -> None:
     tables = set(inspect(store.engine).get_table_names())
     assert {"daily_posts", "bot_threads", "handled_events", "alembic_version"} <= tables
     store.close()
+
+
+def test_the_head_read_from_the_scripts_is_alembics(db_url: str) -> None:
+    store = SqlStore.open(db_url, upgrade=False)
+    assert shipped_head() is not None and shipped_head() == head_revision(store.engine)
+    store.close()
+
+
+def test_a_database_at_head_opens_without_importing_alembic(db_url: str) -> None:
+    SqlStore.open(db_url).close()
+    probe = (
+        "import sys\n"
+        "from chatbot.store import SqlStore\n"
+        "print(SqlStore.open(sys.argv[1]).upgrade())\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'alembic', 'mako'}))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", probe, db_url], capture_output=True, text=True, check=True)
+    head = shipped_head()
+    assert run.stdout.splitlines() == [str((head, head)), "[]"]
+
+
+def test_an_older_database_is_upgraded_from_its_revision(db_url: str) -> None:
+    from alembic import command
+
+    store = SqlStore.open(db_url, upgrade=False)
+    config = alembic_config(store.engine)
+    with store.engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, "0002")
+    assert "usage_searches" not in inspect(store.engine).get_table_names()
+    assert store.upgrade() == ("0002", head_revision(store.engine))
+    assert "usage_searches" in inspect(store.engine).get_table_names()
+    store.close()
+
+
+def write_scripts(folder: Path, lines: dict[str, str]) -> Path:
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    for name, body in lines.items():
+        (folder / f"{name}.py").write_text(
+            f'"""A revision."""\n\n{body}\n\n\ndef upgrade() -> None:\n    pass\n'
+        )
+    return folder
+
+
+def test_scripts_that_are_not_one_line_of_revisions_leave_the_head_to_alembic(tmp_path: Path) -> None:
+    line = {"a": 'revision = "a"\ndown_revision = None', "b": 'revision: str = "b"\ndown_revision = "a"'}
+    assert shipped_head.__wrapped__(write_scripts(tmp_path / "line", line)) == "b"
+    two_heads = {**line, "c": 'revision = "c"\ndown_revision = "a"'}
+    assert shipped_head.__wrapped__(write_scripts(tmp_path / "two", two_heads)) is None
+    merge = {**two_heads, "d": 'revision = "d"\ndown_revision = ("b", "c")'}
+    assert shipped_head.__wrapped__(write_scripts(tmp_path / "merge", merge)) is None
+    computed = {**line, "c": 'revision = "c"\ndown_revision = PARENT'}
+    assert shipped_head.__wrapped__(write_scripts(tmp_path / "computed", computed)) is None
+    missing_parent = {"b": 'revision = "b"\ndown_revision = "a"'}
+    assert shipped_head.__wrapped__(write_scripts(tmp_path / "orphan", missing_parent)) is None
 
 
 def test_db_upgrade_command_from_another_directory(db_url: str, tmp_path: Path) -> None:
