@@ -24,5 +24,7 @@ def test_a_repository_qualified_reference_is_a_ref_of_that_repository(
     slug = repo.upper() if same else other
     text = f"{repo}\n\nT\n\n值得精读。{before}{slug}#{number}{after}\n"
     (entry,) = parse_raw_text(text, "d.txt").entries
-    expected = pull_url(repo, number) if slug.casefold() == repo else f"https://github.com/{slug}/pull/{number}"
+    expected = (
+        pull_url(repo, number) if slug.casefold() == repo else f"https://github.com/{slug}/pull/{number}"
+    )
     assert [(r.number, r.url) for r in entry.refs] == [(number, expected)]
