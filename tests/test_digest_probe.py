@@ -3,11 +3,13 @@ of naming a PR is a ref, every bad file is a problem with its place, the good fi
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chatbot.digest.model import pull_url
+from chatbot.digest.model import DigestParseError, pull_url
 from chatbot.digest.rawtext import parse_raw_text
+from chatbot.digest.structured import parse_structured
 
 SLUGS = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,12}/[A-Za-z0-9._-]{1,16}", fullmatch=True)
 # What a curator writes around a reference: Chinese or English prose and its punctuation.
@@ -28,3 +30,26 @@ def test_a_repository_qualified_reference_is_a_ref_of_that_repository(
         pull_url(repo, number) if slug.casefold() == repo else f"https://github.com/{slug}/pull/{number}"
     )
     assert [(r.number, r.url) for r in entry.refs] == [(number, expected)]
+
+
+@given(
+    st.integers(0, 4),
+    st.sampled_from(["2026-13-01", "2026-02-30", "2025-00-10", "2026-1-32"]),
+    st.sampled_from(["", "  # PR date\n"]),
+)
+@settings(max_examples=40, deadline=None)
+def test_a_date_that_does_not_exist_is_an_error_at_its_line(at: int, date: str, comment: str) -> None:
+    lines = ["repo: vllm-project/vllm", "entries:"]
+    date_line = 0
+    for index in range(5):
+        lines += [f"  - title: 条目 {index}", f"    pr: {100 + index}"]
+        if index == at:
+            lines.append(f"    date: {date}")
+            date_line = len(lines)
+        lines.append(f"    tags: [t{index}]")
+    text = comment + "\n".join(lines) + "\n"
+    with pytest.raises(DigestParseError) as raised:
+        parse_structured(text, "d.meta.yaml")
+    assert raised.value.problem.line == date_line + text.count("\n", 0, len(comment))
+    message = raised.value.problem.message
+    assert date in message or "date" in message

@@ -79,7 +79,7 @@ GITHUB_URL_RE = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+)/(pull|issues
 # `vllm-project/vllm#123`: GitHub's cross-reference, of this repository or another; run only on a
 # note where a `#` follows a word character (`_REPO_HASH_RE`), which no plain `#123` does.
 REPO_REF_RE = re.compile(r"(?<![\w./-])([A-Za-z0-9][\w.-]*/[\w.-]+)#(\d{1,7})\b")
-_REPO_HASH_RE = re.compile(r"#(?<=[\w.]#)\d")
+_REPO_HASH_RE = re.compile(r"#(?<=[\w.-]#)\d")
 # (As `(?i)(?<![\w/])(?:PR|pull request|pull|issue)\s*#?\s*(\d{2,7})\b`; `re` folds İ and ı to i.)
 WORD_REF_RE = re.compile(
     r"[PpIi\u0130\u0131](?<![\w/].)(?i:(?<=[Pp])(?:r|ull request|ull)|(?<![Pp])ssue)\s*#?\s*(\d{2,7})\b"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -151,7 +151,9 @@ def _validated_nodes(text: str, path: str) -> tuple[yaml.Node | None, Structured
     """The node tree and the digest it holds, or the DigestParseError of the first problem."""
     try:
         root, data = _compose_and_construct(text)
-    except (yaml.YAMLError, ValueError, RecursionError) as exc:
+    except ValueError as exc:  # a value PyYAML's constructors refuse (`date: 2026-13-45`)
+        raise DigestParseError(path, *_value_error_line(exc, text)) from None
+    except (yaml.YAMLError, RecursionError) as exc:
         raise DigestParseError(path, *yaml_error_line(exc, text)) from None
     if not isinstance(data, dict):
         raise DigestParseError(path, 1, "expected a mapping with `repo` and `entries`")
@@ -159,6 +161,43 @@ def _validated_nodes(text: str, path: str) -> tuple[yaml.Node | None, Structured
         return root, StructuredDigest.model_validate(data)
     except ValidationError as exc:
         raise DigestParseError(path, *validation_error_line(exc, root)) from None
+
+
+def _value_error_line(exc: ValueError, text: str) -> tuple[int, str]:
+    """The line and value of the scalar PyYAML's constructors refuse (its error has no mark):
+    each typed scalar of the document is built again until one fails. Only on that error."""
+    try:
+        root = yaml.compose(text, Loader=_LOADER)
+    except (yaml.YAMLError, ValueError, RecursionError):
+        root = None
+    loader = _LOADER("")
+    try:
+        for node in _scalars(root):
+            if node.tag == _STR:
+                continue
+            try:
+                loader.construct_object(node)
+            except ValueError as refused:
+                return node.start_mark.line + 1, f"invalid value {node.value!r}: {refused}"
+    finally:
+        loader.dispose()
+    return yaml_error_line(exc, text)
+
+
+def _scalars(node: yaml.Node | None) -> Iterator[yaml.ScalarNode]:
+    """The scalar nodes under `node`, in document order (a node held twice, once)."""
+    stack, seen = [node], set()
+    while stack:
+        current = stack.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, yaml.ScalarNode):
+            yield current
+        elif isinstance(current, yaml.SequenceNode):
+            stack.extend(reversed(current.value))
+        elif isinstance(current, yaml.MappingNode):
+            stack.extend(child for pair in reversed(current.value) for child in reversed(pair))
 
 
 def _entry(repo: str, name: str, position: int, item: StructuredEntry, note: str, source: str) -> Entry:
