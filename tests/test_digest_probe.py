@@ -3,6 +3,9 @@ of naming a PR is a ref, every bad file is a problem with its place, the good fi
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -10,6 +13,7 @@ from hypothesis import strategies as st
 from chatbot.digest.model import DigestParseError, pull_url
 from chatbot.digest.rawtext import parse_raw_text
 from chatbot.digest.structured import parse_structured
+from tests.test_digest_folder import ROOT, run_cli
 
 SLUGS = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,12}/[A-Za-z0-9._-]{1,16}", fullmatch=True)
 # What a curator writes around a reference: Chinese or English prose and its punctuation.
@@ -53,3 +57,47 @@ def test_a_date_that_does_not_exist_is_an_error_at_its_line(at: int, date: str, 
     assert raised.value.problem.line == date_line + text.count("\n", 0, len(comment))
     message = raised.value.problem.message
     assert date in message or "date" in message
+
+
+SEED = ROOT / "digests"
+
+
+def month_with_faults(folder: Path) -> None:
+    """The bundled month, and another one whose metadata reuses one of its PRs, gives one PR to
+    two titles and lacks the item of a third entry; a folder named like a digest; editor files."""
+    for path in SEED.iterdir():
+        shutil.copy(path, folder / path.name)
+    (folder / "vllm-digest-2026-09.txt").write_text(
+        "vllm-project/vllm\n\n"
+        "EAGLE-3 草稿模型支持\n\n值得精读。多层隐藏状态拼接。\n\n"  # line 3
+        "FlashInfer 采样器\n\n值得一读。避免排序。\n\n"  # line 7
+        "GGUF MoE 模型\n\n值得一读。专家权重加载。\n\n"  # line 11
+        "LoRA 运行时加载\n\n值得一读。两个新接口。\n",  # line 15
+        encoding="utf-8",
+    )
+    (folder / "vllm-digest-2026-09.meta.yaml").write_text(
+        "repo: vllm-project/vllm\nentries:\n"
+        "  - title: EAGLE-3 草稿模型支持\n    pr: 54537\n"  # the PR of the bundled month's first entry
+        "  - title: FlashInfer 采样器\n    pr: 19205\n"
+        "  - title: GGUF MoE 模型\n    pr: 19205\n"
+        "  - title: LoRA 运行时加载的错字\n    pr: 6566\n",  # line 9: the title has a typo
+        encoding="utf-8",
+    )
+    (folder / "vllm-digest-2026-10.txt").mkdir()
+    for name in (".#vllm-digest-2026-09.txt", "vllm-digest-2026-09.txt~"):
+        (folder / name).write_text("not a digest", encoding="utf-8")
+
+
+def test_validate_names_every_faulty_place_and_the_good_entries_still_load(tmp_path: Path) -> None:
+    month_with_faults(tmp_path)
+    result = run_cli("validate", digest_dir=tmp_path)
+    meta, sept = tmp_path / "vllm-digest-2026-09.meta.yaml", tmp_path / "vllm-digest-2026-09.txt"
+    aug = tmp_path / "vllm-digest-2026-08.txt"
+    assert result.stdout.splitlines() == [
+        f"{tmp_path / 'vllm-digest-2026-10.txt'}:0: error: a folder named like a digest file: not read",
+        f"{meta}:9: warning: metadata for 'LoRA 运行时加载的错字' matches no entry with a note (check the title)",
+        f"{sept}:3: error: PR 54537 is also the PR of '混合模态媒体并发解析提速 8%-22%' ({aug}:3): one PR, one entry",
+        f"{sept}:11: error: PR 19205 is also the PR of 'FlashInfer 采样器' ({sept}:7): one PR, one entry",
+        f"{sept}:15: warning: no PR number: vllm-digest-2026-09.meta.yaml has no item titled 'LoRA 运行时加载' (a typo?)",
+    ]
+    assert result.returncode == 1 and result.stderr.splitlines() == ["12 entries, 3 errors, 2 warnings"]
