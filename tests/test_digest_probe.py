@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from chatbot.digest import Library
 from chatbot.digest.model import DigestParseError, pull_url
 from chatbot.digest.rawtext import parse_raw_text
 from chatbot.digest.structured import parse_structured
@@ -101,3 +102,28 @@ def test_validate_names_every_faulty_place_and_the_good_entries_still_load(tmp_p
         f"{sept}:15: warning: no PR number: vllm-digest-2026-09.meta.yaml has no item titled 'LoRA 运行时加载' (a typo?)",
     ]
     assert result.returncode == 1 and result.stderr.splitlines() == ["12 entries, 3 errors, 2 warnings"]
+
+
+HANDLES = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9-]{0,20}", fullmatch=True)
+
+
+@given(HANDLES, st.sampled_from(['"@{}"', "'@{}'", "{}", '" @{} "', "'{} '"]))
+@settings(max_examples=60, deadline=None)
+def test_an_author_written_with_or_without_at_is_the_handle(handle: str, written: str) -> None:
+    text = "repo: vllm-project/vllm\nentries:\n  - title: T\n    pr: 12\n    author: " + written.format(
+        handle
+    )
+    (meta,) = parse_structured(text + "\n", "d.meta.yaml").metadata
+    assert meta.author == handle
+
+
+def test_an_unquoted_at_handle_is_an_error_that_says_to_quote_it(tmp_path: Path) -> None:
+    (tmp_path / "d.txt").write_text("vllm-project/vllm\n\nT\n\n值得精读。说明。\n", encoding="utf-8")
+    (tmp_path / "d.meta.yaml").write_text(
+        "repo: vllm-project/vllm\nentries:\n  - title: T\n    pr: 12\n    author: @alice\n", encoding="utf-8"
+    )
+    library = Library.load(tmp_path)
+    assert [(e.title, e.pr) for e in library] == [("T", None)]  # the note still loads
+    (problem,) = library.problems
+    assert (problem.path, problem.line) == (str(tmp_path / "d.meta.yaml"), 5)
+    assert '"@alice"' in problem.message

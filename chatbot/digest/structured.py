@@ -43,6 +43,12 @@ class StructuredEntry(BaseModel):
     def _tags_are_words(cls, tags: list[str]) -> list[str]:
         return [t.strip() for t in tags if t.strip()]
 
+    @field_validator("author")
+    @classmethod
+    def _author_is_a_handle(cls, author: str | None) -> str | None:
+        """`"@alice"` as curators write a handle is `alice`: the card shows `@` before it."""
+        return (author.strip().removeprefix("@").strip() or None) if author is not None else None
+
 
 class StructuredDigest(BaseModel):
     """A structured digest file."""
