@@ -43,11 +43,14 @@ class StructuredEntry(BaseModel):
     def _tags_are_words(cls, tags: list[str]) -> list[str]:
         return [t.strip() for t in tags if t.strip()]
 
-    @field_validator("author")
+    @field_validator("author", mode="before")
     @classmethod
-    def _author_is_a_handle(cls, author: str | None) -> str | None:
-        """`"@alice"` as curators write a handle is `alice`: the card shows `@` before it."""
-        return (author.strip().removeprefix("@").strip() or None) if author is not None else None
+    def _author_is_a_handle(cls, author: object) -> object:
+        """`"@alice"` as curators write a handle is `alice` (the card shows `@` before it); a
+        handle of digits (`author: 1234`), which YAML reads as a number, is that text."""
+        if isinstance(author, int) and not isinstance(author, bool):
+            return str(author)
+        return (author.strip().removeprefix("@").strip() or None) if isinstance(author, str) else author
 
 
 class StructuredDigest(BaseModel):
