@@ -127,3 +127,53 @@ def test_an_unquoted_at_handle_is_an_error_that_says_to_quote_it(tmp_path: Path)
     (problem,) = library.problems
     assert (problem.path, problem.line) == (str(tmp_path / "d.meta.yaml"), 5)
     assert '"@alice"' in problem.message
+
+
+FOCUS_LABELS = st.sampled_from(["看点", "要点", "亮点", "Focus", "Highlights"])
+CAVEAT_LABELS = st.sampled_from(["风险", "坑", "注意", "Risks", "Caveat"])
+ITEMS = st.sampled_from(
+    [
+        "`free_blocks` 的调用时机",
+        "回退路径仍走 PyTorch 实现",
+        "the page size constraint of 128",
+        "ROCm 上默认关闭",
+        "CUDA graph 下的缓冲区复用",
+        "acceptance rate measured on MT-Bench",
+    ]
+)
+
+
+def marker(kind: str, number: int) -> str:
+    return {
+        "-": "-",
+        "*": "*",
+        "•": "•",
+        "1.": f"{number}.",
+        "1)": f"{number})",
+        "①": chr(0x2460 + number - 1),
+    }[kind]
+
+
+@given(
+    st.sampled_from(["-", "*", "•", "1.", "1)", "①"]),
+    st.lists(st.tuples(st.booleans(), ITEMS), min_size=2, max_size=4, unique_by=lambda pair: pair[1]),
+    FOCUS_LABELS,
+    CAVEAT_LABELS,
+    st.sampled_from(["：", ":", ": "]),
+    st.sampled_from(["", "。"]),
+)
+@settings(max_examples=150, deadline=None)
+def test_list_lines_that_open_with_a_label_give_their_items_to_that_part(
+    kind: str, lines: list[tuple[bool, str]], focus: str, caveat: str, colon: str, stop: str
+) -> None:
+    """`- 看点：A` / `2. Risks: B` lines: each item goes to its label's part, the marker to none."""
+    body = "\n".join(
+        f"{marker(kind, n)} {caveat if risky else focus}{colon}{item}{stop}"
+        for n, (risky, item) in enumerate(lines, start=1)
+    )
+    note = f"值得一读。作者换掉了采样实现。\n{body}"
+    (entry,) = parse_raw_text(f"vllm-project/vllm\n\nT\n\n{note}\n", "d.txt").entries
+    focused = [item for risky, item in lines if not risky]
+    assert entry.highlights == (focused or ["作者换掉了采样实现"])  # no focus label: the body sentences
+    assert entry.caveats == [item for risky, item in lines if risky]
+    assert entry.why == "作者换掉了采样实现"

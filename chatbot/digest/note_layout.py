@@ -63,18 +63,36 @@ def _colon_label(text: str, colon: int, after: int, vocab: NoteVocabulary) -> _L
     start = window_start
     for boundary in _BOUNDARY_RE.finditer(text, window_start, colon):
         start = boundary.end()
-    origin = start
+    origin = start = _line_marker_start(text, start)
     raw = text[start:colon]
-    stripped = raw.lstrip(" \t*-•")
-    start += len(raw) - len(stripped)
+    stripped = _unmarked(raw)
     end = after
     while end < len(text) and text[end] in " \t*":
         end += 1
-    if stripped.rstrip(" *") and colon - start <= _MAX_LABEL and _at_boundary(text, start):
+    if stripped.rstrip(" *") and len(stripped) <= _MAX_LABEL and _at_boundary(text, origin):
         kind = vocab.label_kind(stripped)
-        if kind is not None:
-            return _Label(start, end, clean(stripped.strip(" *")), kind)
+        if kind is not None:  # the label takes its line's list marker (`- 看点：`): no stray `-`
+            return _Label(origin, end, clean(stripped.strip(" *")), kind)
     return _spaced_label(raw, origin, end, vocab)
+
+
+def _line_marker_start(text: str, start: int) -> int:
+    """The start of the line when only its list marker comes before `start` (the `. ` of
+    `2. Risks:` reads as a sentence end): the marker is the label's, not the text's before."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if line_start < start:
+        head = text[line_start:start]
+        marker = LIST_LINE_RE.match(head)
+        if marker is not None and marker.end() == len(head):
+            return line_start
+    return start
+
+
+def _unmarked(raw: str) -> str:
+    """The words before a colon without the list marker or bold stars they open with
+    (`- Focus`, `2. 要点`, `**Note`)."""
+    marker = LIST_LINE_RE.match(raw)
+    return (raw[marker.end() :] if marker else raw).lstrip(" \t*-•")
 
 
 def _spaced_label(raw: str, origin: int, end: int, vocab: NoteVocabulary) -> _Label | None:
