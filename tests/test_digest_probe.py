@@ -177,3 +177,59 @@ def test_list_lines_that_open_with_a_label_give_their_items_to_that_part(
     assert entry.highlights == (focused or ["作者换掉了采样实现"])  # no focus label: the body sentences
     assert entry.caveats == [item for risky, item in lines if risky]
     assert entry.why == "作者换掉了采样实现"
+
+
+TITLE_WORDS = st.sampled_from(
+    [
+        "修复滑动窗口下的块泄漏",
+        "EAGLE-3 草稿模型支持",
+        "[Perf] FlashInfer 采样器",
+        "V1 引擎：异步调度",
+        "LoRA 运行时加载",
+    ]
+)
+NOTE_LINES = st.sampled_from(
+    [
+        "值得精读。多层隐藏状态拼接。",
+        "注意：与 tree attention 组合尚未测试。",
+        "Worth a look. It avoids a sort.",
+        "坑：ROCm 默认关闭；",
+    ]
+)
+LIST_RUNS = st.sampled_from([["- 看点：A 的确定性", "- 看点：B 回退路径"], ["1. 锁粒度", "2. 失败回滚"]])
+
+
+@given(
+    st.lists(
+        st.tuples(
+            TITLE_WORDS,
+            st.lists(st.one_of(NOTE_LINES.map(lambda line: [line]), LIST_RUNS), min_size=1, max_size=3),
+        ),
+        min_size=1,
+        max_size=4,
+        unique_by=lambda entry: entry[0],
+    ),
+    st.data(),
+)
+@settings(max_examples=100, deadline=None)
+def test_a_blank_line_inside_a_note_keeps_every_entry_with_a_warning_at_its_line(
+    entries: list[tuple[str, list[list[str]]]], data: st.DataObject
+) -> None:
+    """A paragraph that ends a sentence or is a list, where a title is due, is more of the note
+    before it: the titles after it stay titles, and the split is a warning at its line."""
+    lines = ["vllm-project/vllm"]
+    splits: list[int] = []
+    for title, pieces in entries:
+        lines += ["", title, ""]
+        for index, piece in enumerate(pieces):
+            if index and data.draw(st.booleans()):
+                lines.append("")  # the curator's blank line inside the note
+                splits.append(len(lines) + 1)
+            lines += piece
+    result = parse_raw_text("\n".join(lines) + "\n", "d.txt")
+    assert [(e.title, e.note) for e in result.entries] == [
+        (title, "\n".join(line for piece in pieces for line in piece)) for title, pieces in entries
+    ]
+    assert [
+        (w.line, "blank line inside the note" in w.message) for w in result.warnings if w.line in splits
+    ] == [(line, True) for line in splits]
