@@ -233,3 +233,28 @@ def test_a_blank_line_inside_a_note_keeps_every_entry_with_a_warning_at_its_line
     assert [
         (w.line, "blank line inside the note" in w.message) for w in result.warnings if w.line in splits
     ] == [(line, True) for line in splits]
+
+
+@given(
+    SLUGS,
+    st.sampled_from(
+        ["{}", "https://github.com/{}", "https://github.com/{}/", "http://github.com/{}.git", "# {}"]
+    ),
+    st.sampled_from(["", " ", "\t"]),
+)
+@settings(max_examples=100)
+def test_the_repository_line_may_be_the_slug_its_github_address_or_a_heading(
+    slug: str, written: str, pad: str
+) -> None:
+    text = f"{written.format(slug)}{pad}\n\nT\n\n值得精读。#12\n"
+    (entry,) = parse_raw_text(text, "d.txt").entries
+    assert entry.repo == slug
+    assert entry.refs[0].url == f"https://github.com/{entry.repo}/pull/12"
+
+
+@given(st.sampled_from(["#", "##", "###"]), TITLE_WORDS, st.sampled_from(["d.md", "d.MD"]))
+@settings(max_examples=30)
+def test_a_markdown_digest_title_written_as_a_heading_is_its_text(marks: str, title: str, name: str) -> None:
+    text = f"# vllm-project/vllm\n\n{marks} {title}\n\n值得精读。说明。\n"
+    (entry,) = parse_raw_text(text, name).entries
+    assert (entry.repo, entry.title, entry.source) == ("vllm-project/vllm", title, f"{name}:3")

@@ -30,6 +30,14 @@ from chatbot.digest.note import analyse_note, found_names
 from chatbot.digest.note_layout import LIST_LINE_RE
 
 SLUG_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*)/[A-Za-z0-9._-]+$")
+# The repository line as curators write it: `owner/name`, its GitHub address (`https://github.com/
+# owner/name`, `.git`, a closing `/`), either as a Markdown heading (`# owner/name`).
+_SLUG_LINE_RE = re.compile(
+    r"(?:#{1,6}[ \t]+)?(?:https?://(?:www\.)?github\.com/"
+    r"([A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9._-]+?)(?:\.git)?/?|([A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9._-]+))"
+)
+# A Markdown heading's marker, which a `.md` digest's titles may carry (`## 修复 …`).
+_HEADING_RE = re.compile(r"#{1,6}[ \t]+(?=\S)")
 MAX_TITLE = 300
 NO_VERDICT = "note does not open with a verdict (e.g. 值得精读)"
 
@@ -138,8 +146,11 @@ def parse_raw_text(text: str, path: str = "<text>") -> ParseResult:
     entries: list[Entry] = []
     found: list[Finding] = []
     seen: dict[str, int] = {}
+    markdown = path.lower().endswith(".md")
     for position, (title_block, (note_line, note_block)) in enumerate(_pairs(rest, path, found), start=1):
         title_line, title = _title(title_block, path)
+        if markdown and title.startswith("#"):
+            title = _HEADING_RE.sub("", title, count=1)
         note = "\n".join(line.strip() for line in note_block)
         ident = entry_id(repo, title)
         if ident in seen:
@@ -183,11 +194,13 @@ def _slug_and_pairs(
             path, 1, "empty file: expected a repository slug (owner/name) on the first line"
         )
     slug_line, slug_block = blocks[0]
-    repo = slug_block[0].strip()
-    if not SLUG_RE.match(repo):
+    written = slug_block[0].strip()
+    slug = _SLUG_LINE_RE.fullmatch(written)
+    if slug is None:
         raise DigestParseError(
-            path, slug_line, f"expected a repository slug like owner/name, got {repo[:60]!r}"
+            path, slug_line, f"expected a repository slug like owner/name, got {written[:60]!r}"
         )
+    repo = slug.group(1) or slug.group(2)
     if len(slug_block) > 1:
         raise DigestParseError(
             path, slug_line + 1, "the slug line must be followed by a blank line before the first title"
