@@ -258,3 +258,25 @@ def test_a_markdown_digest_title_written_as_a_heading_is_its_text(marks: str, ti
     text = f"# vllm-project/vllm\n\n{marks} {title}\n\n值得精读。说明。\n"
     (entry,) = parse_raw_text(text, name).entries
     assert (entry.repo, entry.title, entry.source) == ("vllm-project/vllm", title, f"{name}:3")
+
+
+@pytest.mark.parametrize("encoding", ["gbk", "gb18030", "latin-1", "utf-16"])
+def test_a_file_in_another_encoding_is_an_error_at_its_line_until_it_is_saved_as_utf8(
+    tmp_path: Path, encoding: str
+) -> None:
+    (tmp_path / "a.txt").write_text("vllm-project/vllm\n\nGood\n\n值得精读。说明。\n", encoding="utf-8")
+    title = "Café fix" if encoding == "latin-1" else "修复 FlashInfer 采样"
+    text = f"vllm-project/vllm\n\n{title}\n\nMust read. Good.\n"
+    bad = tmp_path / "b.txt"
+    bad.write_bytes(text.encode(encoding))
+    library = Library.load(tmp_path)
+    assert [e.title for e in library] == ["Good"]
+    (problem,) = library.problems
+    line = 1 if encoding == "utf-16" else 3  # UTF-16: its byte-order mark
+    assert (problem.path, problem.line, problem.severity) == (str(bad), line, "error")
+    assert problem.message.startswith("not UTF-8 text (byte 0x") and problem.message.endswith(
+        "save it as UTF-8"
+    )
+    bad.write_text(text, encoding="utf-8")
+    assert library.refresh() is True
+    assert [e.title for e in library] == ["Good", title] and library.problems == []

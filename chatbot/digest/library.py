@@ -135,7 +135,9 @@ def load_file(path: Path) -> LoadedFile:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         line = exc.object[: exc.start].count(b"\n") + 1
-        problem = Problem(str(path), line, "error", f"not UTF-8 text: {exc.reason} at byte {exc.start}")
+        byte = exc.object[exc.start]
+        message = f"not UTF-8 text (byte 0x{byte:02x} at offset {exc.start}: {exc.reason}); save it as UTF-8"
+        problem = Problem(str(path), line, "error", message)
         return LoadedFile(path, [], [], [problem])
     except OSError as exc:
         return LoadedFile(path, [], [], [Problem(str(path), 1, "error", f"cannot read: {exc.strerror}")])
