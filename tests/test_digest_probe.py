@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -104,7 +105,10 @@ def test_validate_names_every_faulty_place_and_the_good_entries_still_load(tmp_p
     assert result.returncode == 1 and result.stderr.splitlines() == ["12 entries, 3 errors, 2 warnings"]
 
 
-HANDLES = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9-]{0,20}", fullmatch=True)
+# Handles whose plain YAML scalar means them (`00`, `0x1f`, `no` are other values to YAML).
+HANDLES = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9-]{0,20}", fullmatch=True).filter(
+    lambda handle: str(yaml.safe_load(handle)) == handle
+)
 
 
 @given(HANDLES, st.sampled_from(['"@{}"', "'@{}'", "{}", '" @{} "', "'{} '"]))
@@ -280,3 +284,57 @@ def test_a_file_in_another_encoding_is_an_error_at_its_line_until_it_is_saved_as
     bad.write_text(text, encoding="utf-8")
     assert library.refresh() is True
     assert [e.title for e in library] == ["Good", title] and library.problems == []
+
+
+# Items without closing marks, each with a place to wrap it: (first line, second line, as one).
+WRAPPED = st.sampled_from(
+    [
+        ("把全局锁拆成", "每个 adapter 一把锁", "把全局锁拆成每个 adapter 一把锁"),
+        ("kernel 选择逻辑放在", "`MLACommonBackend` 里", "kernel 选择逻辑放在 `MLACommonBackend` 里"),
+        ("the retry path, which is", "where the bug was", "the retry path, which is where the bug was"),
+        (
+            "how `AttentionMetadata` is built",
+            "once per step",
+            "how `AttentionMetadata` is built once per step",
+        ),
+    ]
+)
+AFTER_LIST = st.sampled_from(
+    [
+        (
+            "适合做 Blackwell 适配和 MLA 内核集成的同学。",
+            "audience",
+            "适合做 Blackwell 适配和 MLA 内核集成的同学",
+        ),
+        ("坑：SM90 上仍走 FlashMLA。", "caveats", "SM90 上仍走 FlashMLA"),
+        ("Watch out: the old path stays for a release.", "caveats", "the old path stays for a release"),
+        (
+            "Useful for anyone working on the scheduler.",
+            "audience",
+            "Useful for anyone working on the scheduler",
+        ),
+    ]
+)
+
+
+@given(
+    st.lists(st.tuples(WRAPPED, st.booleans()), min_size=2, max_size=4, unique_by=lambda item: item[0]),
+    st.sampled_from(["-", "•", "1.", "①"]),
+    st.sampled_from(["看点：", "重点看三处：", "Focus:"]),
+    AFTER_LIST,
+)
+@settings(max_examples=150, deadline=None)
+def test_a_wrapped_list_item_is_one_item_and_the_sentence_after_the_list_is_its_own(
+    items: list[tuple[tuple[str, str, str], bool]],
+    kind: str,
+    lead: str,
+    after: tuple[str, str, str],
+) -> None:
+    lines = ["值得精读。作者拆了锁。", lead]
+    for n, ((head, tail, whole), wrapped) in enumerate(items, start=1):
+        lines += [f"{marker(kind, n)} {head}", tail] if wrapped else [f"{marker(kind, n)} {whole}"]
+    lines.append(after[0])
+    (entry,) = parse_raw_text("vllm-project/vllm\n\nT\n\n" + "\n".join(lines) + "\n", "d.txt").entries
+    assert entry.highlights == [whole for (_, _, whole), _ in items]
+    part = entry.audience if after[1] == "audience" else entry.caveats
+    assert part == (after[2] if after[1] == "audience" else [after[2]])
