@@ -15,6 +15,7 @@ from chatbot.digest import Library
 from chatbot.digest.model import DigestParseError, pull_url
 from chatbot.digest.rawtext import parse_raw_text
 from chatbot.digest.structured import parse_structured
+from chatbot.search import SearchIndex
 from tests.test_digest_folder import ROOT, run_cli
 
 SLUGS = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,12}/[A-Za-z0-9._-]{1,16}", fullmatch=True)
@@ -338,3 +339,110 @@ def test_a_wrapped_list_item_is_one_item_and_the_sentence_after_the_list_is_its_
     assert entry.highlights == [whole for (_, _, whole), _ in items]
     part = entry.audience if after[1] == "audience" else entry.caveats
     assert part == (after[2] if after[1] == "audience" else [after[2]])
+
+
+PROBE = Path(__file__).with_name("digests-probe")
+# Per entry of tests/digests-probe, in file order: PR, author, verdict, how many focus points,
+# whether an audience was found, how many caveats, the refs named in the note.
+PROBE_ENTRIES = [
+    (18540, "heheda12345", "值得精读", 3, True, 0, [18520, 18533]),
+    (16937, "benchislett", "强烈推荐", 3, True, 1, []),
+    (19205, "abmfy", "值得一读", 2, False, 1, [19205]),
+    (19970, "WoosukKwon", "值得精读", 3, True, 1, [19970]),
+    (17046, "LucasWilkinson", "值得精读", 3, True, 1, []),
+    (11396, "DarkLight1337", "值得一读", 2, True, 0, []),
+    (6566, "Jeffwan", "★★★★☆", 2, True, 1, [6566]),
+    (14591, "chaunceyjiang", "值得精读", 3, True, 1, []),
+    (12071, "youkaichao", "值得一读", 2, False, 0, []),
+    (16531, "Isotr0py", "值得一读", 1, False, 1, []),
+]
+# Topics of each entry in English and in Chinese, as a reader would type them.
+PROBE_QUERIES = [
+    ("sliding window", 18540),
+    ("滑动窗口", 18540),
+    ("prefix cache leak", 18540),
+    ("eagle", 16937),
+    ("投机解码", 16937),
+    ("flashinfer sampler", 19205),
+    ("采样", 19205),
+    ("async scheduling", 19970),
+    ("异步调度", 19970),
+    ("blackwell", 17046),
+    ("MLA cutlass", 17046),
+    ("multimodal cache", 11396),
+    ("多模态缓存", 11396),
+    ("lora runtime", 6566),
+    ("动态加载 LoRA", 6566),
+    ("hermes tool call", 14591),
+    ("工具调用", 14591),
+    ("torchrun", 12071),
+    ("external launcher", 12071),
+    ("gguf moe", 16531),
+    ("量化 MoE", 16531),
+]
+
+
+def resaved(text: str) -> bytes:
+    """The same digest as another editor saves it: a BOM, CRLF, trailing spaces and tabs,
+    note lines indented with a tab, runs of blank lines."""
+    lines = []
+    for line in text.split("\n"):
+        if line and not line[0].isascii() and not line.startswith(("【", "\u2460")):
+            line = "\t" + line
+        lines.append(line + (" \t" if line else ""))
+    return ("\ufeff" + "\r\n".join(lines).replace("\r\n\r\n", "\r\n\r\n\r\n")).encode("utf-8")
+
+
+def test_a_month_in_another_hand_reads_the_same_however_it_is_saved(tmp_path: Path) -> None:
+    written, saved = tmp_path / "written", tmp_path / "saved"
+    shutil.copytree(PROBE, written)
+    shutil.copytree(PROBE, saved)
+    raw = saved / "vllm-digest-2026-10.txt"
+    raw.write_bytes(resaved(raw.read_text(encoding="utf-8")))
+    libraries = [Library.load(written), Library.load(saved)]
+    parts = [
+        [
+            (
+                e.id,
+                e.title,
+                e.pr,
+                e.author,
+                e.tags,
+                e.verdict,
+                e.why,
+                e.highlights,
+                e.audience,
+                e.caveats,
+                e.refs,
+            )
+            for e in library
+        ]
+        for library in libraries
+    ]
+    assert parts[0] == parts[1]
+    library = libraries[0]
+    assert [
+        (
+            e.pr,
+            e.author,
+            e.verdict,
+            len(e.highlights),
+            e.audience is not None,
+            len(e.caveats),
+            [r.number for r in e.refs],
+        )
+        for e in library
+    ] == PROBE_ENTRIES
+    assert all("-" not in e.highlights and e.why and e.tags for e in library)
+    [problem] = library.problems
+    assert (Path(problem.path).name, problem.line, problem.severity) == (
+        "vllm-digest-2026-10.txt",
+        10,
+        "warning",
+    )
+    assert problem.message.startswith("blank line inside the note of '【修复】前缀缓存")
+
+
+def test_a_month_in_another_hand_is_found_by_its_topics_in_english_and_chinese() -> None:
+    index = SearchIndex.build(Library.load(PROBE).entries)
+    assert [(query, index.search(query).hits[0].entry.pr) for query, _ in PROBE_QUERIES] == PROBE_QUERIES
