@@ -446,3 +446,34 @@ def test_a_month_in_another_hand_reads_the_same_however_it_is_saved(tmp_path: Pa
 def test_a_month_in_another_hand_is_found_by_its_topics_in_english_and_chinese() -> None:
     index = SearchIndex.build(Library.load(PROBE).entries)
     assert [(query, index.search(query).hits[0].entry.pr) for query, _ in PROBE_QUERIES] == PROBE_QUERIES
+
+
+@given(
+    st.integers(1, 999_999),
+    st.sampled_from(
+        ['"#{}"', "PR {}", "'PR #{}'", "vllm-project/vllm#{}", "https://github.com/vllm-project/vllm/pull/{}"]
+    ),
+)
+@settings(max_examples=60)
+def test_a_pr_in_metadata_written_as_a_link_is_its_number(number: int, written: str) -> None:
+    text = (
+        "repo: vllm-project/vllm\nentries:\n  - title: T\n"
+        f"    pr: {written.format(number)}\n    related: [{written.format(number + 1)}, {number + 2}]\n"
+    )
+    (meta,) = parse_structured(text, "d.meta.yaml").metadata
+    assert (meta.pr, meta.url) == (number, f"https://github.com/vllm-project/vllm/pull/{number}")
+    assert [ref.number for ref in meta.related] == [number + 1, number + 2]
+
+
+def test_a_pr_written_after_a_bare_hash_is_an_error_at_its_line_not_a_silent_comment(tmp_path: Path) -> None:
+    (tmp_path / "d.txt").write_text("vllm-project/vllm\n\nT\n\n值得精读。说明。\n", encoding="utf-8")
+    meta = tmp_path / "d.meta.yaml"
+    meta.write_text(
+        "repo: vllm-project/vllm\nentries:\n  - title: T  # the note's title\n    pr: #54537\n",
+        encoding="utf-8",
+    )
+    library = Library.load(tmp_path)
+    assert [(e.title, e.pr) for e in library] == [("T", None)]
+    assert [str(p) for p in library.problems] == [
+        f"{meta}:4: error: `pr: #54537` is a YAML comment, so no number is read: write `pr: 54537`"
+    ]
