@@ -244,7 +244,8 @@ def test_a_metadata_file_edited_alone_refills_the_unchanged_notes(tmp_path: Path
     raw_parse = library._parsed[raw]
     assert [(e.pr, e.tags) for e in library] == [(7, ["x"]), (None, [])]
     assert [str(p) for p in library.problems] == [
-        f"{meta}:6: warning: metadata for '没有这条' matches no entry with a note (check the title)"
+        f"{meta}:6: warning: metadata for '没有这条' matches no entry with a note (check the title)",
+        f"{raw}:7: warning: no PR number: a.meta.yaml has no item titled '另一条' (a typo?)",
     ]
     meta.write_text(
         "repo: o/r\nentries:\n  - title: 另一条\n    pr: 9\n    related: [5]\n  - title: 标题\n    tags: [y]\n",

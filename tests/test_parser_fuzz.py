@@ -36,6 +36,9 @@ WORDS = st.text(
     max_size=40,
 )
 ONE_LINE = WORDS.map(str.strip).filter(bool)
+# A title does not end a sentence: a paragraph that does, where a title is due, is more of the
+# note before it (a blank line inside a note).
+TITLES = ONE_LINE.filter(lambda title: title[-1] not in "。！？；.")
 NOTE_PIECES = st.one_of(
     ONE_LINE,
     st.sampled_from(
@@ -79,7 +82,7 @@ def raw_digests(draw: st.DrawFn) -> RawDigest:
     title_lines: list[int] = []
     for _ in range(draw(st.integers(1, 5))):
         lines += draw(gap)
-        title = draw(ONE_LINE)
+        title = draw(TITLES)
         titles.append(title)
         lines.append(title + draw(st.sampled_from(["", " ", "  "])))
         title_lines.append(len(lines))

@@ -32,11 +32,12 @@ from chatbot.digest.model import (
     values_id,
 )
 from chatbot.digest.note import analyse_note
-from chatbot.digest.rawtext import Finding, decide, parse_raw_text
+from chatbot.digest.rawtext import Finding, decide, digest_name, parse_raw_text
 from chatbot.digest.structured import is_glossary_file, parse_structured
 
 RAW_SUFFIXES = {".txt", ".md"}
 STRUCTURED_SUFFIXES = {".yaml", ".yml"}
+DIGEST_SUFFIXES = RAW_SUFFIXES | STRUCTURED_SUFFIXES
 
 
 # An entry's field values in field order (`entry_values`).
@@ -75,16 +76,30 @@ def scan_folder(folder: Path) -> tuple[list[Path], list[Problem]]:
     files: list[Path] = []
     problems: list[Problem] = []
     for p in children:
-        if p.name.startswith("."):
-            continue
-        if p.is_symlink():
-            problem = _dangling(p)
-            if problem is not None:
-                problems.append(problem)
-                continue
-        if p.is_file() and p.suffix.lower() in RAW_SUFFIXES | STRUCTURED_SUFFIXES and not is_glossary_file(p):
-            files.append(p)
+        found = _child(p)
+        if isinstance(found, Problem):
+            problems.append(found)
+        elif found is not None:
+            files.append(found)
     return files, problems
+
+
+def _child(p: Path) -> Path | Problem | None:
+    """A child of the digest folder as a digest file, a problem (a broken symlink, a folder
+    named like a digest) or nothing to read (hidden and editor files, glossaries, others)."""
+    if p.name.startswith("."):
+        return None
+    if p.is_symlink():
+        problem = _dangling(p)
+        if problem is not None:
+            return problem
+    if p.suffix.lower() not in DIGEST_SUFFIXES or is_glossary_file(p):
+        return None
+    if p.is_file():
+        return p
+    if p.is_dir():
+        return Problem(str(p), 0, "error", "a folder named like a digest file: not read")
+    return None
 
 
 def _dangling(link: Path) -> Problem | None:
@@ -120,7 +135,9 @@ def load_file(path: Path) -> LoadedFile:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         line = exc.object[: exc.start].count(b"\n") + 1
-        problem = Problem(str(path), line, "error", f"not UTF-8 text: {exc.reason} at byte {exc.start}")
+        byte = exc.object[exc.start]
+        message = f"not UTF-8 text (byte 0x{byte:02x} at offset {exc.start}: {exc.reason}); save it as UTF-8"
+        problem = Problem(str(path), line, "error", message)
         return LoadedFile(path, [], [], [problem])
     except OSError as exc:
         return LoadedFile(path, [], [], [Problem(str(path), 1, "error", f"cannot read: {exc.strerror}")])
@@ -328,6 +345,48 @@ def share_list_items(entries: list[Entry]) -> None:
                 items[:] = map(share, map(_REF_KEY, items), items)
 
 
+def pr_problems(entries: Iterable[Entry], files: Iterable[LoadedFile]) -> list[Problem]:
+    """A PR number is how an entry is named (`vllm-digest ask 54537`, link previews, the PR of
+    the day): a second entry with the same PR is an error at its text. An entry without a PR
+    that no metadata item names, in a digest whose metadata file gives the others' PRs, is a
+    warning: its item is missing there, or its title there has a typo."""
+    described, named = _described(files)
+    problems: list[Problem] = []
+    first: dict[int, Entry] = {}
+    for entry in entries:
+        if entry.pr is None:
+            if entry.digest in described and entry.id not in named:
+                title = entry.title[:60]
+                message = f"no PR number: {described[entry.digest]} has no item titled {title!r} (a typo?)"
+                problems.append(Problem(*_place(entry.source), "warning", message))
+            continue
+        seen = first.setdefault(entry.pr, entry)
+        if seen is not entry:
+            message = (
+                f"PR {entry.pr} is also the PR of {seen.title[:60]!r} ({seen.source}): one PR, one entry"
+            )
+            problems.append(Problem(*_place(entry.source), "error", message))
+    return problems
+
+
+def _described(files: Iterable[LoadedFile]) -> tuple[dict[str, str], set[str]]:
+    """The digests whose metadata files (`x.meta.yaml` beside `x.txt`: items without a note only)
+    give PR numbers, by their names, with each file's name; and the ids metadata items name."""
+    digests: dict[str, str] = {}
+    named: set[str] = set()
+    for loaded in files:
+        named.update(meta.id for meta in loaded.metadata)
+        if not loaded.entries and any(meta.pr is not None for meta in loaded.metadata):
+            digests.setdefault(digest_name(str(loaded.path)), loaded.path.name)
+    return digests, named
+
+
+def _place(source: str) -> tuple[str, int]:
+    """The file and line of an entry's `source` (`path:line`)."""
+    path, _, line = source.rpartition(":")
+    return (path, int(line)) if line.isdigit() else (source, 0)
+
+
 # The library's order: by digest, then place in it.
 _sort_key = operator.attrgetter("digest", "position")
 
@@ -396,6 +455,7 @@ class Library:
             problems.extend(merge_problems)
             share_list_items(entries)
             entries.sort(key=_sort_key)
+            problems.extend(pr_problems(entries, loaded))
             self._parsed = parsed
             self._by_id = {e.id: e for e in entries}
             self.entries = entries

@@ -76,6 +76,10 @@ CODE_RE = re.compile(
     r"|(?<=_)_*[A-Za-z0-9]+_[A-Za-z0-9_]*|(?<=[A-Za-z0-9])[A-Za-z0-9]*_[A-Za-z0-9_]*))"
 )
 GITHUB_URL_RE = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+)/(pull|issues)/(\d+)[^\s)>）。，,]*")
+# `vllm-project/vllm#123`: GitHub's cross-reference, of this repository or another; run only on a
+# note where a `#` follows a word character (`_REPO_HASH_RE`), which no plain `#123` does.
+REPO_REF_RE = re.compile(r"(?<![\w./-])([A-Za-z0-9][\w.-]*/[\w.-]+)#(\d{1,7})\b")
+_REPO_HASH_RE = re.compile(r"#(?<=[\w.-]#)\d")
 # (As `(?i)(?<![\w/])(?:PR|pull request|pull|issue)\s*#?\s*(\d{2,7})\b`; `re` folds İ and ı to i.)
 WORD_REF_RE = re.compile(
     r"[PpIi\u0130\u0131](?<![\w/].)(?i:(?<=[Pp])(?:r|ull request|ull)|(?<![Pp])ssue)\s*#?\s*(\d{2,7})\b"
@@ -156,10 +160,9 @@ def find_refs(text: str, repo: str) -> list[Ref]:
     """
     found: list[tuple[int, int, str]] = []
     covered: list[tuple[int, int]] = []  # a number inside a URL or a ref already found is no ref
-    for m in GITHUB_URL_RE.finditer(text):
-        number = int(m.group(3))
+    for m, kind, number in _repo_refs(text):
         same = m.group(1).casefold() == repo.casefold()
-        url = pull_url(repo, number) if same else f"https://github.com/{m.group(1)}/{m.group(2)}/{number}"
+        url = pull_url(repo, number) if same else f"https://github.com/{m.group(1)}/{kind}/{number}"
         found.append((m.start(), number, url))
         covered.append(m.span())
     for m in _number_refs(text):
@@ -170,6 +173,17 @@ def find_refs(text: str, repo: str) -> list[Ref]:
     for _, number, url in sorted(found):
         refs.setdefault(url, Ref(number=number, url=url))
     return list(refs.values())
+
+
+def _repo_refs(text: str) -> Iterator[tuple[re.Match[str], str, int]]:
+    """GitHub pull/issue URLs, then `owner/name#N` references, each with the repository's path
+    kind and the number; a pattern runs only when the text holds what its matches hold."""
+    if "github.com/" in text:
+        for m in GITHUB_URL_RE.finditer(text):
+            yield m, m.group(2), int(m.group(3))
+    if "#" in text and _REPO_HASH_RE.search(text):
+        for m in REPO_REF_RE.finditer(text):
+            yield m, "pull", int(m.group(2))
 
 
 def _number_refs(text: str) -> Iterator[re.Match[str]]:
@@ -418,7 +432,7 @@ def _only_refs(sentence: str) -> bool:
     """A sentence that only points elsewhere: `See PR #1 and issue 2.`, `相关：PR 3`."""
     if "#" not in sentence and "github.com" not in sentence and not _TWO_DIGITS_RE.search(sentence):
         return False  # a URL holds `github.com`, `#1` a `#`, `PR 12` two digits
-    rest = REF_RE.sub(" ", WORD_REF_RE.sub(" ", GITHUB_URL_RE.sub(" ", sentence)))
+    rest = REF_RE.sub(" ", WORD_REF_RE.sub(" ", REPO_REF_RE.sub(" ", GITHUB_URL_RE.sub(" ", sentence))))
     if rest == sentence:
         return False
     rest = REFS_WORDS_RE.sub(" ", rest)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from chatbot.digest.clauses import clean
 from chatbot.digest.note_labels import NoteVocabulary, PartKind, vocabulary
+from chatbot.text import has_han
 
 # Where a label may start: the note's start, a new line, a sentence end, a closing bracket.
 _BOUNDARY = frozenset("\n。！？!?；;】")
@@ -63,18 +64,36 @@ def _colon_label(text: str, colon: int, after: int, vocab: NoteVocabulary) -> _L
     start = window_start
     for boundary in _BOUNDARY_RE.finditer(text, window_start, colon):
         start = boundary.end()
-    origin = start
+    origin = start = _line_marker_start(text, start)
     raw = text[start:colon]
-    stripped = raw.lstrip(" \t*-•")
-    start += len(raw) - len(stripped)
+    stripped = _unmarked(raw)
     end = after
     while end < len(text) and text[end] in " \t*":
         end += 1
-    if stripped.rstrip(" *") and colon - start <= _MAX_LABEL and _at_boundary(text, start):
+    if stripped.rstrip(" *") and len(stripped) <= _MAX_LABEL and _at_boundary(text, origin):
         kind = vocab.label_kind(stripped)
-        if kind is not None:
-            return _Label(start, end, clean(stripped.strip(" *")), kind)
+        if kind is not None:  # the label takes its line's list marker (`- 看点：`): no stray `-`
+            return _Label(origin, end, clean(stripped.strip(" *")), kind)
     return _spaced_label(raw, origin, end, vocab)
+
+
+def _line_marker_start(text: str, start: int) -> int:
+    """The start of the line when only its list marker comes before `start` (the `. ` of
+    `2. Risks:` reads as a sentence end): the marker is the label's, not the text's before."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if line_start < start:
+        head = text[line_start:start]
+        marker = LIST_LINE_RE.match(head)
+        if marker is not None and marker.end() == len(head):
+            return line_start
+    return start
+
+
+def _unmarked(raw: str) -> str:
+    """The words before a colon without the list marker or bold stars they open with
+    (`- Focus`, `2. 要点`, `**Note`)."""
+    marker = LIST_LINE_RE.match(raw)
+    return (raw[marker.end() :] if marker else raw).lstrip(" \t*-•")
 
 
 def _spaced_label(raw: str, origin: int, end: int, vocab: NoteVocabulary) -> _Label | None:
@@ -134,17 +153,32 @@ def _list_run(lines: list[str], first: int) -> tuple[list[str], int]:
             items.append(LIST_LINE_RE.sub("", line, count=1).strip())
             last = i
         elif items and i == last + 1 and _continues(items[-1], line):
-            items[-1] += line.strip()  # a wrapped item goes on with the line after it
+            items[-1] = _joined(items[-1], line.strip())  # a wrapped item goes on with the next line
             last = i
         elif line.strip():
             break
     return items, last
 
 
+def _joined(item: str, line: str) -> str:
+    """A wrapped item and its next line: Chinese runs on, other words keep a space between."""
+    if has_han(item[-1:]) and has_han(line[:1]):
+        return item + line
+    return f"{item.rstrip()} {line}"
+
+
 def _continues(item: str, line: str) -> bool:
-    """A line that wraps the list item before it: the item has no closing mark, the line no lead-in."""
+    """A line that wraps the list item before it: the item has no closing mark, the line no
+    lead-in and does not open an audience or caveat sentence (`适合做…的同学。` after the last
+    item is the note going on, not more of that item)."""
     line = line.strip()
-    return bool(line) and item.rstrip()[-1:] not in "。.!?！？；;：:" and not _LEAD_MARK_RE.search(line)
+    if not line or item.rstrip()[-1:] in "。.!?！？；;：:" or _LEAD_MARK_RE.search(line):
+        return False
+    vocab = vocabulary()
+    return not any(
+        leads.opening is not None and leads.opening.match(line)
+        for leads in (vocab.audience_re, vocab.caveat_re)
+    )
 
 
 def layout(note: str, vocab: NoteVocabulary | None = None) -> list[Section]:
@@ -173,9 +207,21 @@ def _kept_labels(note: str, vocab: NoteVocabulary) -> list[_Label]:
 def _labelled_sections(body: str, label: str | None, kind: PartKind | None, colon: bool) -> list[Section]:
     """A label's text as sections: `Risks: …` ends with its line (the next line is prose again)."""
     first, _, rest = body.partition("\n")
-    if colon and first.strip() and rest.strip() and not LIST_LINE_RE.match(rest):
+    if (
+        colon
+        and first.strip()
+        and rest.strip()
+        and not LIST_LINE_RE.match(rest)
+        and not _opens_list(first, body)
+    ):
         return [*_with_lists(Section(kind, first.strip(), label)), *_with_lists(Section(None, rest.strip()))]
     return _with_lists(Section(kind, body, label))
+
+
+def _opens_list(first: str, body: str) -> bool:
+    """Whether a label's first line is the first of its list lines (`看点：` then `- A` wrapped
+    over two lines, `- B`): the label's text is then the list, not that one line."""
+    return LIST_LINE_RE.match(first) is not None and bool(_list_parts(body)[1])
 
 
 def _with_lists(section: Section) -> list[Section]:

@@ -27,8 +27,17 @@ from chatbot.digest.model import (
     merged_from,
 )
 from chatbot.digest.note import analyse_note, found_names
+from chatbot.digest.note_layout import LIST_LINE_RE
 
 SLUG_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*)/[A-Za-z0-9._-]+$")
+# The repository line as curators write it: `owner/name`, its GitHub address (`https://github.com/
+# owner/name`, `.git`, a closing `/`), either as a Markdown heading (`# owner/name`).
+_SLUG_LINE_RE = re.compile(
+    r"(?:#{1,6}[ \t]+)?(?:https?://(?:www\.)?github\.com/"
+    r"([A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9._-]+?)(?:\.git)?/?|([A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9._-]+))"
+)
+# A Markdown heading's marker, which a `.md` digest's titles may carry (`## 修复 …`).
+_HEADING_RE = re.compile(r"#{1,6}[ \t]+(?=\S)")
 MAX_TITLE = 300
 NO_VERDICT = "note does not open with a verdict (e.g. 值得精读)"
 
@@ -137,9 +146,11 @@ def parse_raw_text(text: str, path: str = "<text>") -> ParseResult:
     entries: list[Entry] = []
     found: list[Finding] = []
     seen: dict[str, int] = {}
-    for position, index in enumerate(range(0, len(rest), 2), start=1):
-        title_line, title = _title(rest[index], path)
-        note_line, note_block = rest[index + 1]
+    markdown = path.lower().endswith(".md")
+    for position, (title_block, (note_line, note_block)) in enumerate(_pairs(rest, path, found), start=1):
+        title_line, title = _title(title_block, path)
+        if markdown and title.startswith("#"):
+            title = _HEADING_RE.sub("", title, count=1)
         note = "\n".join(line.strip() for line in note_block)
         ident = entry_id(repo, title)
         if ident in seen:
@@ -183,11 +194,13 @@ def _slug_and_pairs(
             path, 1, "empty file: expected a repository slug (owner/name) on the first line"
         )
     slug_line, slug_block = blocks[0]
-    repo = slug_block[0].strip()
-    if not SLUG_RE.match(repo):
+    written = slug_block[0].strip()
+    slug = _SLUG_LINE_RE.fullmatch(written)
+    if slug is None:
         raise DigestParseError(
-            path, slug_line, f"expected a repository slug like owner/name, got {repo[:60]!r}"
+            path, slug_line, f"expected a repository slug like owner/name, got {written[:60]!r}"
         )
+    repo = slug.group(1) or slug.group(2)
     if len(slug_block) > 1:
         raise DigestParseError(
             path, slug_line + 1, "the slug line must be followed by a blank line before the first title"
@@ -197,14 +210,45 @@ def _slug_and_pairs(
         raise DigestParseError(
             path, slug_line, "no entries: expected title and note paragraphs after the slug"
         )
-    if len(rest) % 2:
-        line, block = rest[-1]
-        raise DigestParseError(
-            path,
-            line,
-            f"title {block[0].strip()[:60]!r} has no note paragraph after it (a blank line missing?)",
-        )
     return repo, rest
+
+
+Block = tuple[int, list[str]]
+# How a sentence of a note ends; a title does not (`值得精读。…`, `注意：尚未合并。`).
+_SENTENCE_END = frozenset("。！？；.")
+
+
+def _pairs(rest: list[Block], path: str, found: list[Finding]) -> list[tuple[Block, Block]]:
+    """(title, note) paragraphs in order. Where a title is due, a paragraph that reads as more
+    of the note before it (a sentence, a list: the curator left a blank line inside the note)
+    joins that note, with a warning at its line, instead of shifting every title after it."""
+    pairs: list[tuple[Block, Block]] = []
+    index = 0
+    while index < len(rest):
+        line, block = rest[index]
+        if pairs and _goes_on_note(block):
+            title_block, (note_line, note_block) = pairs[-1]
+            pairs[-1] = (title_block, (note_line, [*note_block, *block]))
+            title = title_block[1][0].strip()[:60]
+            message = f"blank line inside the note of {title!r}: this paragraph is read as part of it"
+            found.append(Problem(path, line, "warning", message))
+            index += 1
+            continue
+        if index + 1 == len(rest):
+            title = block[0].strip()[:60]
+            raise DigestParseError(
+                path, line, f"title {title!r} has no note paragraph after it (a blank line missing?)"
+            )
+        pairs.append((rest[index], rest[index + 1]))
+        index += 2
+    return pairs
+
+
+def _goes_on_note(block: list[str]) -> bool:
+    """A paragraph no title could be: its first line ends a sentence, or it is list lines."""
+    if block[0].rstrip()[-1:] in _SENTENCE_END:
+        return True
+    return len(block) > 1 and all(LIST_LINE_RE.match(line) for line in block[:2])
 
 
 def _title(paragraph: tuple[int, list[str]], path: str) -> tuple[int, str]:

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from chatbot.digest.model import DigestParseError, Entry, Metadata, Ref, entry_id, pull_url
+from chatbot.digest.model import DigestParseError, Entry, Metadata, Problem, Ref, entry_id, pull_url
 from chatbot.digest.note import find_identifiers
 from chatbot.digest.rawtext import SLUG_RE, ParseResult, VerdictCheck, digest_name, note_entry
 from chatbot.digest.yamlnodes import validation_error_line, yaml_error_line, yaml_line
@@ -42,6 +43,44 @@ class StructuredEntry(BaseModel):
     @classmethod
     def _tags_are_words(cls, tags: list[str]) -> list[str]:
         return [t.strip() for t in tags if t.strip()]
+
+    @field_validator("pr", mode="before")
+    @classmethod
+    def _pr_as_written(cls, pr: object) -> object:
+        """A PR named as curators link it (`"#123"`, `PR 123`, `owner/name#123`, its URL) is
+        its number; anything else is left for the schema to refuse."""
+        return _pr_number(pr)
+
+    @field_validator("related", mode="before")
+    @classmethod
+    def _related_as_written(cls, related: object) -> object:
+        return [_pr_number(item) for item in related] if isinstance(related, list) else related
+
+    @field_validator("author", mode="before")
+    @classmethod
+    def _author_is_a_handle(cls, author: object) -> object:
+        """`"@alice"` as curators write a handle is `alice` (the card shows `@` before it); a
+        handle of digits (`author: 1234`), which YAML reads as a number, is that text."""
+        if isinstance(author, int) and not isinstance(author, bool):
+            return str(author)
+        return (author.strip().removeprefix("@").strip() or None) if isinstance(author, str) else author
+
+
+# `#123`, `PR 123`, `PR #123`, `owner/name#123`, `https://github.com/owner/name/pull/123`.
+_PR_WRITTEN_RE = re.compile(
+    r"(?:(?:PR|pull request|issue)\s*)?(?:https?://github\.com/[\w.-]+/[\w.-]+/(?:pull|issues)/|"
+    r"(?:[\w.-]+/[\w.-]+)?#\s*)?(\d{1,9})/?",
+    re.IGNORECASE,
+)
+
+
+def _pr_number(value: object) -> object:
+    """The number of a PR written as a string in one of the forms above; any other value as is."""
+    if isinstance(value, str):
+        written = _PR_WRITTEN_RE.fullmatch(value.strip())
+        if written is not None:
+            return int(written.group(1))
+    return value
 
 
 class StructuredDigest(BaseModel):
@@ -129,7 +168,26 @@ def parse_structured(text: str, path: str = "<yaml>") -> ParseResult:
         entry = _entry(digest.repo, name, position, item, note, f"{path}:{line}")
         result.found.append(VerdictCheck.of(entry, path, line))
         result.entries.append(entry)
+    if ": #" in text:
+        result.found.extend(_commented_numbers(text, path))
     return result
+
+
+# `pr: #123`: to YAML a comment after an empty value, so an item without its PR.
+_COMMENTED_NUMBER_RE = re.compile(r"^[ \t-]*(pr|related):[ \t]+#[ \t]*(\d+)", re.MULTILINE)
+
+
+def _commented_numbers(text: str, path: str) -> list[Problem]:
+    """An error per `pr: #123` / `related: #4` line: the number is a comment, not read."""
+    return [
+        Problem(
+            path,
+            text.count("\n", 0, m.start()) + 1,
+            "error",
+            f"`{m.group(1)}: #{m.group(2)}` is a YAML comment, so no number is read: write `{m.group(1)}: {m.group(2)}`",
+        )
+        for m in _COMMENTED_NUMBER_RE.finditer(text)
+    ]
 
 
 def _validated(text: str, path: str) -> tuple[list[int], StructuredDigest]:
@@ -151,7 +209,9 @@ def _validated_nodes(text: str, path: str) -> tuple[yaml.Node | None, Structured
     """The node tree and the digest it holds, or the DigestParseError of the first problem."""
     try:
         root, data = _compose_and_construct(text)
-    except (yaml.YAMLError, ValueError, RecursionError) as exc:
+    except ValueError as exc:  # a value PyYAML's constructors refuse (`date: 2026-13-45`)
+        raise DigestParseError(path, *_value_error_line(exc, text)) from None
+    except (yaml.YAMLError, RecursionError) as exc:
         raise DigestParseError(path, *yaml_error_line(exc, text)) from None
     if not isinstance(data, dict):
         raise DigestParseError(path, 1, "expected a mapping with `repo` and `entries`")
@@ -159,6 +219,43 @@ def _validated_nodes(text: str, path: str) -> tuple[yaml.Node | None, Structured
         return root, StructuredDigest.model_validate(data)
     except ValidationError as exc:
         raise DigestParseError(path, *validation_error_line(exc, root)) from None
+
+
+def _value_error_line(exc: ValueError, text: str) -> tuple[int, str]:
+    """The line and value of the scalar PyYAML's constructors refuse (its error has no mark):
+    each typed scalar of the document is built again until one fails. Only on that error."""
+    try:
+        root = yaml.compose(text, Loader=_LOADER)
+    except (yaml.YAMLError, ValueError, RecursionError):
+        root = None
+    loader = _LOADER("")
+    try:
+        for node in _scalars(root):
+            if node.tag == _STR:
+                continue
+            try:
+                loader.construct_object(node)
+            except ValueError as refused:
+                return node.start_mark.line + 1, f"invalid value {node.value!r}: {refused}"
+    finally:
+        loader.dispose()
+    return yaml_error_line(exc, text)
+
+
+def _scalars(node: yaml.Node | None) -> Iterator[yaml.ScalarNode]:
+    """The scalar nodes under `node`, in document order (a node held twice, once)."""
+    stack, seen = [node], set()
+    while stack:
+        current = stack.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, yaml.ScalarNode):
+            yield current
+        elif isinstance(current, yaml.SequenceNode):
+            stack.extend(reversed(current.value))
+        elif isinstance(current, yaml.MappingNode):
+            stack.extend(child for pair in reversed(current.value) for child in reversed(pair))
 
 
 def _entry(repo: str, name: str, position: int, item: StructuredEntry, note: str, source: str) -> Entry:

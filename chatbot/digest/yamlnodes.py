@@ -32,7 +32,8 @@ def yaml_error_line(exc: Exception, text: str = "") -> tuple[int, str]:
     character (no mark) the line of its position in `text`; else line 1."""
     if isinstance(exc, yaml.MarkedYAMLError):
         mark = exc.problem_mark or exc.context_mark
-        return (mark.line + 1 if mark else 1), f"invalid YAML: {exc.problem or exc.context}"
+        message = f"invalid YAML: {exc.problem or exc.context}"
+        return (mark.line + 1 if mark else 1), message + _quote_hint(mark, text)
     if isinstance(exc, yaml.reader.ReaderError):
         # libyaml (the C loaders) counts the position in UTF-8 bytes, the pure-Python reader in
         # characters: with Chinese text before the bad character the two differ.
@@ -42,6 +43,19 @@ def yaml_error_line(exc: Exception, text: str = "") -> tuple[int, str]:
             line = text[: exc.position].count("\n") + 1
         return line, f"invalid YAML: character #x{exc.character:04x}: {exc.reason}"
     return 1, f"invalid YAML: {exc}"
+
+
+def _quote_hint(mark: yaml.Mark | None, text: str) -> str:
+    """For a value opening with a character YAML reserves (`author: @alice`, `` `x` ``, `%`):
+    which one, and that quoting the value makes it text."""
+    if mark is None:
+        return ""
+    lines = text.splitlines()
+    line = lines[mark.line] if mark.line < len(lines) else ""
+    char = line[mark.column : mark.column + 1]
+    if char not in ("@", "`", "%"):
+        return ""
+    return f' ({char!r}: put the value in quotes, e.g. "{line[mark.column :].strip()[:40]}")'
 
 
 def validation_error_line(
