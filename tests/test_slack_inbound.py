@@ -65,6 +65,36 @@ def unsigned(content_type: str, timestamp: str = str(int(time.time()))) -> dict[
 
 
 @pytest.mark.parametrize(
+    ("timestamp", "signature"),
+    [
+        ("9" * 400, None),  # float() overflows
+        ("9" * 5000, None),  # int() refuses more than 4300 digits
+        ("0" * 30 + "1", None),
+        (None, b"v0=\xc3\xa9\xc3\xa9"),  # compare_digest refuses a non-ASCII str
+        (None, "v0=" + "é" * 64),
+    ],
+    ids=["400-digits", "5000-digits", "leading-zeros", "signature-utf8-bytes", "signature-non-ascii"],
+)
+def test_odd_signature_headers_are_401_never_500(
+    served: Served, caplog: pytest.LogCaptureFixture, timestamp: str | None, signature: str | bytes | None
+) -> None:
+    body = command_body("compile", SECRET_MARK)
+    headers = {k.encode(): v.encode() for k, v in signed_headers(body).items()}
+    if timestamp is not None:
+        headers[b"X-Slack-Request-Timestamp"] = timestamp.encode()
+    if signature is not None:
+        headers[b"X-Slack-Signature"] = (
+            signature.encode("latin-1") if isinstance(signature, str) else signature
+        )
+    response = httpx.post(served.url, content=body.encode(), headers=headers, timeout=5)
+    assert response.status_code == 401
+    assert response.json()["error"]
+    assert len([r for r in caplog.records if "refused a request" in r.getMessage()]) == 1
+    assert "Traceback" not in caplog.text and SECRET_MARK not in logged(caplog)
+    assert effects(served.fake) == []
+
+
+@pytest.mark.parametrize(
     ("body", "headers"),
     [
         (b'{x "response_url": "' + SECRET_MARK.encode() + b'"', unsigned("application/json")),
@@ -142,6 +172,11 @@ def actions_payload(actions: object) -> bytes:
     return urlencode({"payload": json.dumps(payload)}).encode()
 
 
+def view_payload(view: object) -> bytes:
+    payload = {"type": "view_submission", "team": {"id": "T1"}, "user": {"id": "U1"}, "view": view}
+    return urlencode({"payload": json.dumps(payload)}).encode()
+
+
 def event_payload(event: object) -> bytes:
     return json.dumps({"type": "event_callback", "team_id": "T1", "event_id": "Ev1", "event": event}).encode()
 
@@ -159,6 +194,15 @@ def event_payload(event: object) -> bytes:
         (event_payload({"text": "no type"}), "application/json"),
         (b'{"type": "event_callback", "event": {"type": "message"}', "application/json"),
         (b"<xml/>", "text/xml"),
+        (actions_payload([{"type": "button", "value": "1"}]), "application/x-www-form-urlencoded"),
+        (
+            view_payload({"id": "V1", "callback_id": "share_picker", "state": {"values": {}}}),
+            "application/x-www-form-urlencoded",
+        ),
+        (
+            view_payload({"id": "V1", "callback_id": "feedback_missing", "type": 7}),
+            "application/x-www-form-urlencoded",
+        ),
     ],
     ids=[
         "form-as-json",
@@ -171,6 +215,9 @@ def event_payload(event: object) -> bytes:
         "event-without-type",
         "truncated-json",
         "xml",
+        "action-without-id",
+        "view-without-type",
+        "view-type-not-a-string",
     ],
 )
 def test_signed_but_malformed_is_400_never_500(

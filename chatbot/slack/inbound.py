@@ -77,11 +77,26 @@ def verify_signature(
         raise Rejected(401, "missing X-Slack-Signature or X-Slack-Request-Timestamp")
     if not timestamp.isascii() or not timestamp.isdigit():
         raise Rejected(401, "X-Slack-Request-Timestamp is not a number")
-    if abs(now() - int(timestamp)) > TIMESTAMP_WINDOW:
+    if not _within_window(timestamp, now()):
         raise Rejected(401, "X-Slack-Request-Timestamp outside the 5-minute window")
     digest = hmac.new(secret.encode(), b"v0:" + timestamp.encode() + b":" + body, hashlib.sha256)
-    if not hmac.compare_digest("v0=" + digest.hexdigest(), signature):
+    # compare_digest raises on a non-ASCII str: such a signature is simply not ours.
+    if not signature.isascii() or not hmac.compare_digest("v0=" + digest.hexdigest(), signature):
         raise Rejected(401, "signature does not match")
+
+
+# More digits than any Unix time near now (10 until 2286): outside the window, whatever its
+# value. Converting it would cost time or fail (int() refuses over 4300 digits; float()
+# overflows past ~309), which answered 500.
+_MAX_TIMESTAMP_DIGITS = 12
+
+
+def _within_window(timestamp: str, now: float) -> bool:
+    """A string of ASCII digits within TIMESTAMP_WINDOW seconds of `now`."""
+    digits = timestamp.lstrip("0") or "0"
+    if len(digits) > _MAX_TIMESTAMP_DIGITS:
+        return False
+    return abs(int(now) - int(digits)) <= TIMESTAMP_WINDOW
 
 
 def decode(body: bytes) -> str:
@@ -194,13 +209,19 @@ def _check_required(data: dict[str, Any]) -> None:
 
 
 def _check_nested(data: dict[str, Any]) -> None:
-    """The fields inside the objects that Bolt's matchers read: the event type, action ids."""
+    """The fields inside the objects that Bolt's matchers read by index: the event type, a
+    press's action ids (`actions[0]["action_id"]`), a view's type once it has a callback id
+    (`view["type"]`, the workflow-step check). Missing, they raised inside Bolt: a 500."""
     event = data.get("event")
     if isinstance(event, dict) and not isinstance(event.get("type"), str):
         raise Rejected(400, "event without a string 'type'")
+    pressed = data.get("type") == "block_actions"
     for action in data.get("actions") or []:
-        if not isinstance(action.get("action_id", ""), str):
-            raise Rejected(400, "action with a non-string 'action_id'")
+        if not isinstance(action.get("action_id", "" if not pressed else None), str):
+            raise Rejected(400, "action without a string 'action_id'")
+    view = data.get("view")
+    if isinstance(view, dict) and "callback_id" in view and not isinstance(view.get("type"), str):
+        raise Rejected(400, "view without a string 'type'")
 
 
 def _check(name: str, value: object, spec: _Field) -> None:
