@@ -1,0 +1,140 @@
+"""Strange text through real signed HTTP: whatever a person types, the slash command, a DM and a
+mention answer with a non-empty, markup-safe message that quotes it as typed (escaped once),
+with no control or bidi-override characters and never a 500.
+
+Slack sends what people type with `&`, `<` and `>` as entities and mentions, channels and links
+as markup; `escape` below makes the Slack form of a typed text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chatbot.slack.mrkdwn import escape
+from chatbot.slack.server import HttpServer, asgi_app
+from chatbot.wiring import build
+from tests.fakeslack import BOT_USER_ID, FakeSlack
+from tests.slackrequests import all_text, command_body, event_body, post, rendered_strings, signed_headers
+from tests.test_slack_http import settings_for
+
+# Slack's markup as it arrives in a message or a command (not typed: Slack writes it).
+MARKUP = [
+    "<@U0123ABC>",
+    "<@U0123ABC|Ann Lee>",
+    "<#C0123|general>",
+    "<!here>",
+    "<!channel>",
+    "<!subteam^S0123|@team>",
+    "<https://github.com/vllm-project/vllm/pull/53529|the PR>",
+    "<https://example.com/x>",
+]
+# Typed pieces: anything but `;` (so no entity can be typed literally: every `&lt;` in what
+# Slack sends is Slack's escaping of a typed `<`), with controls, bidi overrides, zero-width
+# characters, emoji and full-width letters among them.
+ODD = "<>&\"'`*_~#|\x00\x01\x07\x1b\x7f\x85\u200b\u200d\u202a\u202e\u2066\u2069\ufeff👨‍👩‍👧ｃｏｍｐｉｌｅ编译"
+TYPED = st.text(
+    alphabet=st.one_of(
+        st.characters(blacklist_categories=("Cs",), blacklist_characters=";"),
+        st.sampled_from(ODD),
+    ),
+    max_size=60,
+)
+WORDS = st.sampled_from(["compile", "cuda", "xyzzy", "help", "latest", "topics", "#53529", " ", "\n"])
+SLACK_TEXT = st.lists(st.one_of(TYPED.map(escape), WORDS, st.sampled_from(MARKUP)), max_size=6).map("".join)
+
+DOUBLE_ESCAPED = ("&amp;lt;", "&amp;gt;", "&amp;amp;")
+UNSEEN = {
+    *map(chr, (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0))),
+    *map(chr, (*range(0x202A, 0x202F), *range(0x2066, 0x206A))),
+}
+
+
+@dataclass
+class Probed:
+    fake: FakeSlack
+    url: str
+
+
+@pytest.fixture(scope="module")
+def probed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Probed]:
+    """One server for many examples (hypothesis runs each through HTTP)."""
+    cache: Path = tmp_path_factory.mktemp("cache")
+    with FakeSlack() as fake:
+        bot = build(settings_for(fake, language="en", cache_dir=cache))
+        server = HttpServer(asgi_app(bot.app, bot.health), host="127.0.0.1", port=0).start()
+        yield Probed(fake, f"http://127.0.0.1:{server.port}/slack/events")
+        server.stop()
+        bot.close()
+
+
+def assert_safe_answer(message: dict[str, Any], *, typed_entities: bool = False) -> str:
+    """A message with something to read, no markup a person could have smuggled in, nothing
+    escaped twice (unless an entity was typed as such), no controls or bidi overrides; its
+    rendered text."""
+    shown = rendered_strings(message)
+    text = "\n".join(shown)
+    assert message.get("text", "").strip(), message
+    for piece in shown:
+        for markup in ("<!", "<@", "<#"):
+            assert markup not in piece, piece
+    for twice in DOUBLE_ESCAPED:
+        assert typed_entities or twice not in text, text
+    assert not UNSEEN & set(text), [c for c in text if c in UNSEEN]
+    assert "Traceback" not in text
+    return text
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=SLACK_TEXT)
+def test_any_slash_text_gets_a_safe_answer_in_the_ack(probed: Probed, text: str) -> None:
+    response = post(probed.url, command_body(text, probed.fake.response_url("probe")), timeout=10)
+    assert response.status_code == 200
+    assert_safe_answer(response.json())
+
+
+@pytest.mark.parametrize(
+    ("typed", "quoted"),
+    [
+        ("xyzzy <b> & co", "“xyzzy &lt;b&gt; &amp; co”"),
+        ("plugh&lt;", "“plugh&amp;lt;”"),  # typed as such: Slack sends `&amp;lt;`
+        ("a\u202ezyx\u202c b\x00c", "“azyx b c”"),
+    ],
+)
+def test_the_slash_command_quotes_what_was_typed(probed: Probed, typed: str, quoted: str) -> None:
+    answer = post(probed.url, command_body(escape(typed), probed.fake.response_url("q"))).json()
+    assert quoted in assert_safe_answer(answer, typed_entities="&lt;" in typed)
+
+
+@pytest.mark.parametrize("text", ["ＨＥＬＰ", "Ｈｅｌｐ", "ｈｅｌｐ"])
+def test_a_subcommand_in_full_width_letters_is_the_subcommand(probed: Probed, text: str) -> None:
+    answer = post(probed.url, command_body(text, probed.fake.response_url("w"))).json()
+    shown = all_text(answer)
+    for sub in ("today", "latest", "topics", "help"):
+        assert f"/vllm-digest {sub}" in shown
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"type": "app_mention", "channel": "C0PROBE", "user": "U0ASKER", "text": f"<@{BOT_USER_ID}> "},
+        {"type": "message", "channel_type": "im", "channel": "D0PROBE", "user": "U0ASKER", "text": ""},
+    ],
+    ids=["mention", "dm"],
+)
+def test_a_message_quotes_what_was_typed(probed: Probed, event: dict[str, Any]) -> None:
+    ts = f"1800000000.{abs(hash(event['type'])) % 1000000:06d}"
+    typed = "xyzzy <b> & co \u202eplugh"
+    body = event_body({**event, "text": event["text"] + escape(typed), "ts": ts})
+    headers = {**signed_headers(body), "Content-Type": "application/json"}
+    assert post(probed.url, body, headers).status_code == 200
+    posted = probed.fake.wait_for(
+        "chat.postMessage", where=lambda c: c.params.get("channel") == event["channel"]
+    )
+    assert "“xyzzy &lt;b&gt; &amp; co plugh”" in assert_safe_answer(posted.params)
