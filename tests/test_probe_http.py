@@ -21,7 +21,15 @@ from chatbot.slack.mrkdwn import escape
 from chatbot.slack.server import HttpServer, asgi_app
 from chatbot.wiring import build
 from tests.fakeslack import BOT_USER_ID, FakeSlack
-from tests.slackrequests import all_text, command_body, event_body, post, rendered_strings, signed_headers
+from tests.slackrequests import (
+    all_text,
+    button_body,
+    command_body,
+    event_body,
+    post,
+    rendered_strings,
+    signed_headers,
+)
 from tests.test_slack_http import settings_for
 
 # Slack's markup as it arrives in a message or a command (not typed: Slack writes it).
@@ -138,3 +146,29 @@ def test_a_message_quotes_what_was_typed(probed: Probed, event: dict[str, Any]) 
         "chat.postMessage", where=lambda c: c.params.get("channel") == event["channel"]
     )
     assert "“xyzzy &lt;b&gt; &amp; co plugh”" in assert_safe_answer(posted.params)
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ('{"q": "cuda", "o": -5}', "Results for “cuda”: 1–2 of 2"),
+        ('{"q": "cuda", "o": 1000000000000}', "Results for “cuda”: 1–2 of 2"),  # past the end
+        ("garbage", "can't be paged any more"),
+        ('{"q": "cuda", "o": "5"}', "can't be paged any more"),
+        ('{"q": "cuda", "o": Infinity}', "can't be paged any more"),
+        ('{"q": ["cuda"], "o": 5}', "can't be paged any more"),
+        ('{"o": 5}', "can't be paged any more"),
+        ("[]", "can't be paged any more"),
+        (None, "can't be paged any more"),
+    ],
+)
+def test_a_more_results_press_with_an_odd_value_gets_a_page_or_says_why_not(
+    probed: Probed, value: str | None, shown: str
+) -> None:
+    """The offset is clamped to the results (the digest may have changed since the button was
+    made); a value we never wrote gets one line, not silence."""
+    key = f"more{abs(hash(value))}"
+    button = {"action_id": "more_results:5", "value": value}
+    assert post(probed.url, button_body(button, probed.fake.response_url(key))).status_code == 200
+    answer = probed.fake.wait_for("response", where=lambda c: c.path.endswith(f"/{key}"))
+    assert shown in assert_safe_answer(answer.params)

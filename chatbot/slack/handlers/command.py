@@ -152,9 +152,13 @@ class Answers:
     ) -> blocks.Message:
         lang = lang or self.language
         request = Request("search", query)
+        offset = max(offset, 0)
         answer = None if looked_up else self.cached(request, offset, lang)
         if answer is None:
             result = self.index.search(query, limit=self.page_size, offset=offset)
+            if not result.hits and result.total:  # past the end: the digest changed since
+                offset = (result.total - 1) // self.page_size * self.page_size
+                result = self.index.search(query, limit=self.page_size, offset=offset)
             answer = self._keep(request, offset, blocks.render_results(result, lang, offset), lang)
         return answer
 
