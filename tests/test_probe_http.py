@@ -8,10 +8,12 @@ as markup; `escape` below makes the Slack form of a typed text.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -172,3 +174,63 @@ def test_a_more_results_press_with_an_odd_value_gets_a_page_or_says_why_not(
     assert post(probed.url, button_body(button, probed.fake.response_url(key))).status_code == 200
     answer = probed.fake.wait_for("response", where=lambda c: c.path.endswith(f"/{key}"))
     assert shown in assert_safe_answer(answer.params)
+
+
+COMPILE_ID = "51badd0821"  # the bundled digest's compile entry (#53529)
+PICKED = {
+    "share_channel": {"share_channel": {"type": "conversations_select", "selected_conversation": "C0PICKED"}}
+}
+
+
+@pytest.mark.parametrize(
+    ("state", "error"),
+    [
+        (None, "Pick a channel to share to."),
+        ({}, "Pick a channel to share to."),
+        ({"values": {}}, "Pick a channel to share to."),
+        ({"values": {"share_channel": "C0PICKED"}}, "Pick a channel to share to."),
+        (
+            {"values": {"share_channel": {"share_channel": {"selected_conversation": ["C0PICKED"]}}}},
+            "Pick a channel to share to.",
+        ),
+        ({"values": PICKED, "gone": True}, "That entry is no longer in the digest."),
+    ],
+    ids=[
+        "no-state",
+        "no-values",
+        "no-block",
+        "block-not-an-object",
+        "conversation-not-a-string",
+        "entry-gone",
+    ],
+)
+def test_a_share_picker_submission_without_a_channel_keeps_the_modal_open_with_the_reason(
+    probed: Probed, state: dict[str, Any] | None, error: str
+) -> None:
+    metadata = "no-such-entry" if state and state.pop("gone", False) else COMPILE_ID
+    view: dict[str, Any] = {
+        "type": "modal",
+        "id": "V0",
+        "callback_id": "share_picker",
+        "private_metadata": metadata,
+    }
+    if state is not None:
+        view["state"] = state
+    payload = {"type": "view_submission", "team": {"id": "T1"}, "user": {"id": "U0ASKER"}, "view": view}
+    response = post(probed.url, urlencode({"payload": json.dumps(payload)}))
+    assert response.status_code == 200
+    assert response.json() == {"response_action": "errors", "errors": {"share_channel": error}}
+    assert not [
+        c for c in probed.fake.calls("chat.postMessage") if "C0PICKED" in str(c.params.get("channel"))
+    ]
+
+
+def test_the_home_search_box_quotes_no_controls_or_bidi_overrides(probed: Probed) -> None:
+    box = {"action_id": "home_search", "value": "xyzzy\x00plugh \u202eyzzyx\x1b"}
+    assert post(probed.url, button_body(box, probed.fake.response_url("home"))).status_code == 200
+    opened = probed.fake.wait_for(
+        "views.open", where=lambda c: "xyzzy" in json.dumps(c.params, ensure_ascii=False)
+    )
+    shown = "\n".join(rendered_strings({"blocks": opened.params["view"]["blocks"]}))
+    assert "“xyzzy plugh yzzyx”" in shown
+    assert not UNSEEN & set(shown)

@@ -40,11 +40,16 @@ def unescape_slack(text: str) -> str:
     return _ENTITY.sub(lambda m: _ENTITIES[m[1]], text) if "&" in text else text
 
 
+def visible_text(text: str) -> str:
+    """The text without controls (each a space) and bidi overrides: what an answer may quote
+    of a field Slack sends raw (a search box's value)."""
+    return text if text.isprintable() else text.translate(_UNSEEN)
+
+
 def typed_text(text: str) -> str:
     """What a person typed, from the text Slack sends: markup out (mentions, channel links,
     `<!here>`), links as their URL, controls and bidi overrides out, entities decoded."""
-    if not text.isprintable():
-        text = text.translate(_UNSEEN)
+    text = visible_text(text)
     if "<" in text:
         text = _SLACK_LINK.sub(r"\1", strip_slack_markup(text))
     return unescape_slack(text)
