@@ -234,3 +234,26 @@ def test_the_home_search_box_quotes_no_controls_or_bidi_overrides(probed: Probed
     shown = "\n".join(rendered_strings({"blocks": opened.params["view"]["blocks"]}))
     assert "“xyzzy plugh yzzyx”" in shown
     assert not UNSEEN & set(shown)
+
+
+@pytest.mark.parametrize(
+    "odd",
+    ["not an object", {"url": None}, {"domain": "github.com"}, {"url": ["x"]}, 7],
+    ids=["string", "url-null", "no-url", "url-list", "number"],
+)
+def test_an_odd_link_in_link_shared_does_not_stop_the_others_unfurling(probed: Probed, odd: object) -> None:
+    url = "https://github.com/vllm-project/vllm/pull/53529/files"
+    ts = f"1800000100.{abs(hash(str(odd))) % 1000000:06d}"
+    links = [odd, {"domain": "github.com", "url": url}]
+    body = event_body(
+        {"type": "link_shared", "channel": "C0LINKS", "user": "U0ASKER", "message_ts": ts, "links": links}
+    )
+    assert (
+        post(probed.url, body, {**signed_headers(body), "Content-Type": "application/json"}).status_code
+        == 200
+    )
+    unfurl = probed.fake.wait_for("chat.unfurl", where=lambda c: c.params.get("ts") == ts)
+    assert list(unfurl.params["unfurls"]) == [url]
+    assert "新增 Qwen3-VL DeepStack 编译契约回归测试" in json.dumps(
+        unfurl.params["unfurls"], ensure_ascii=False
+    )
