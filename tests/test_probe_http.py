@@ -257,3 +257,29 @@ def test_an_odd_link_in_link_shared_does_not_stop_the_others_unfurling(probed: P
     assert "新增 Qwen3-VL DeepStack 编译契约回归测试" in json.dumps(
         unfurl.params["unfurls"], ensure_ascii=False
     )
+
+
+_dm_numbers = iter(range(10**6))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=SLACK_TEXT)
+def test_any_direct_message_gets_one_safe_answer(probed: Probed, text: str) -> None:
+    ts = f"1800000200.{next(_dm_numbers):06d}"
+    event = {
+        "type": "message",
+        "channel_type": "im",
+        "channel": "D0ANY",
+        "user": "U0ASKER",
+        "text": text,
+        "ts": ts,
+    }
+    body = event_body(event)
+    assert (
+        post(probed.url, body, {**signed_headers(body), "Content-Type": "application/json"}).status_code
+        == 200
+    )
+    posted = probed.fake.wait_for(
+        "chat.postMessage", where=lambda c: c.params.get("channel") == "D0ANY", count=1 + int(ts[-6:])
+    )
+    assert_safe_answer(posted.params)
