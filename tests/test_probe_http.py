@@ -283,3 +283,23 @@ def test_any_direct_message_gets_one_safe_answer(probed: Probed, text: str) -> N
         "chat.postMessage", where=lambda c: c.params.get("channel") == "D0ANY", count=1 + int(ts[-6:])
     )
     assert_safe_answer(posted.params)
+
+
+@pytest.mark.parametrize("odd", ["a string", 7, None, ["nested"]], ids=["string", "number", "null", "list"])
+def test_an_odd_attachment_does_not_stop_the_message_shortcut_answering(probed: Probed, odd: object) -> None:
+    key = f"shortcut{abs(hash(str(odd)))}"
+    message = {"type": "message", "user": "U0AUTHOR", "text": "look", "ts": "1700000000.000100"}
+    message["attachments"] = [odd, {"fallback": "see #53529"}]
+    payload = {
+        "type": "message_action",
+        "callback_id": "ask_vllm_digest",
+        "team": {"id": "T0000001"},
+        "user": {"id": "U0ASKER", "username": "asker"},
+        "channel": {"id": "C0CHAN", "name": "vllm"},
+        "message": message,
+        "response_url": probed.fake.response_url(key),
+        "trigger_id": "1.2.3",
+    }
+    assert post(probed.url, urlencode({"payload": json.dumps(payload)})).status_code == 200
+    answer = probed.fake.wait_for("response", where=lambda c: c.path.endswith(f"/{key}"))
+    assert "新增 Qwen3-VL DeepStack 编译契约回归测试" in assert_safe_answer(answer.params)
