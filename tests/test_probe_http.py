@@ -62,7 +62,7 @@ SLACK_TEXT = st.lists(st.one_of(TYPED.map(escape), WORDS, st.sampled_from(MARKUP
 DOUBLE_ESCAPED = ("&amp;lt;", "&amp;gt;", "&amp;amp;")
 UNSEEN = {
     *map(chr, (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0))),
-    *map(chr, (*range(0x202A, 0x202F), *range(0x2066, 0x206A))),
+    *map(chr, (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200B, 0x2060, 0xFEFF)),
 }
 
 
@@ -122,8 +122,10 @@ def test_the_slash_command_quotes_what_was_typed(probed: Probed, typed: str, quo
     assert quoted in assert_safe_answer(answer, typed_entities="&lt;" in typed)
 
 
-@pytest.mark.parametrize("text", ["ＨＥＬＰ", "Ｈｅｌｐ", "ｈｅｌｐ"])
-def test_a_subcommand_in_full_width_letters_is_the_subcommand(probed: Probed, text: str) -> None:
+@pytest.mark.parametrize(
+    "text", ["ＨＥＬＰ", "Ｈｅｌｐ", "ｈｅｌｐ", "\u200bhelp", "help\ufeff", "\u2060HELP\u200b"]
+)
+def test_a_subcommand_in_full_width_or_with_invisible_characters_is_the_subcommand(probed: Probed, text: str) -> None:
     answer = post(probed.url, command_body(text, probed.fake.response_url("w"))).json()
     shown = all_text(answer)
     for sub in ("today", "latest", "topics", "help"):

@@ -23,11 +23,13 @@ _ENTITIES = {"amp": "&", "lt": "<", "gt": ">"}
 # Characters nobody means in a topic or a question, which an answer quoting them would show:
 # C0/C1 controls (NUL, BEL, …; tab, newline and carriage return stay) become a space, and the
 # bidi embeddings, overrides and isolates (U+202A–202E, U+2066–2069) that can turn the quoted
-# text and the bot's words around it backwards are dropped.
+# text and the bot's words around it backwards are dropped, and so are the invisible zero-width
+# space, word joiner and byte order mark (U+200B, U+2060, U+FEFF) that make `help` a topic.
+# The zero-width joiner stays: emoji sequences need it.
 _UNSEEN: dict[int, str | None] = {
     code: " " for code in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0))
 }
-_UNSEEN.update(dict.fromkeys((*range(0x202A, 0x202F), *range(0x2066, 0x206A))))
+_UNSEEN.update(dict.fromkeys((*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200B, 0x2060, 0xFEFF)))
 
 
 def strip_slack_markup(text: str) -> str:
