@@ -125,7 +125,9 @@ def test_the_slash_command_quotes_what_was_typed(probed: Probed, typed: str, quo
 @pytest.mark.parametrize(
     "text", ["ＨＥＬＰ", "Ｈｅｌｐ", "ｈｅｌｐ", "\u200bhelp", "help\ufeff", "\u2060HELP\u200b"]
 )
-def test_a_subcommand_in_full_width_or_with_invisible_characters_is_the_subcommand(probed: Probed, text: str) -> None:
+def test_a_subcommand_in_full_width_or_with_invisible_characters_is_the_subcommand(
+    probed: Probed, text: str
+) -> None:
     answer = post(probed.url, command_body(text, probed.fake.response_url("w"))).json()
     shown = all_text(answer)
     for sub in ("today", "latest", "topics", "help"):

@@ -197,6 +197,7 @@ def check_shape(data: dict[str, Any]) -> None:
             _check(name, data[name], spec)
     _check_required(data)
     _check_nested(data)
+    _check_lengths(data)
 
 
 def _check_required(data: dict[str, Any]) -> None:
@@ -222,6 +223,32 @@ def _check_nested(data: dict[str, Any]) -> None:
     view = data.get("view")
     if isinstance(view, dict) and "callback_id" in view and not isinstance(view.get("type"), str):
         raise Rejected(400, "view without a string 'type'")
+
+
+# Slack's ids (`C0123ABC`, `U…`, `T…`) are about a dozen characters and its timestamps
+# (`1700000000.000100`) seventeen; the store keeps them in columns of these widths (a channel,
+# user or team in String(64), a ts in String(32)), where PostgreSQL refuses anything longer and
+# the request went unanswered. Refused here instead, with the field named.
+_ID_WIDTH = 64
+_TS_WIDTH = 32
+_WIDTHS: tuple[tuple[tuple[str, ...], int], ...] = (
+    *(((name,), _ID_WIDTH) for name in ("channel_id", "user_id", "team_id")),
+    *((("event", name), _ID_WIDTH) for name in ("channel", "user")),
+    *((("event", name), _TS_WIDTH) for name in ("ts", "thread_ts", "message_ts")),
+    *(((name, "id"), _ID_WIDTH) for name in ("user", "channel", "team")),
+    (("container", "channel_id"), _ID_WIDTH),
+    *((("container", name), _TS_WIDTH) for name in ("message_ts", "thread_ts")),
+)
+
+
+def _check_lengths(data: dict[str, Any]) -> None:
+    """Refuse (400) an id or a timestamp longer than Slack ever sends one."""
+    for path, width in _WIDTHS:
+        node: object = data
+        for step in path:
+            node = node.get(step) if isinstance(node, dict) else None
+        if isinstance(node, str) and len(node) > width:
+            raise Rejected(400, f"field {'.'.join(path)!r} is longer than {width} characters")
 
 
 def _check(name: str, value: object, spec: _Field) -> None:
