@@ -27,7 +27,15 @@ from chatbot.slack.server import HttpServer, Starting, asgi_app
 from chatbot.snapshot import Key, Snapshots
 from chatbot.wiring import Bot, LiveIndex, build
 from tests.fakeslack import FakeSlack
-from tests.slackrequests import SIGNING_SECRET, command_body, event_body, post, wait_ready
+from tests.slackrequests import (
+    SIGNING_SECRET,
+    button_body,
+    command_body,
+    event_body,
+    post,
+    shortcut_body,
+    wait_ready,
+)
 from tests.test_slack_http import settings_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -193,6 +201,28 @@ def test_not_ready_until_loaded_and_asking_meanwhile_gets_a_polite_answer(loadin
     assert WAIT[lang] not in str(answer) and "compile" in str(answer).lower()
     assert bot.wait_idle(10)
     assert [c.params["text"] for c in fake.calls("chat.postMessage")] == [said.params["text"]]
+
+
+def test_a_press_or_a_shortcut_while_loading_is_told_to_wait_the_pr_link_is_not(loading: Loading) -> None:
+    """The presser waits for an answer at the response URL; the PR link button opened the PR."""
+    bot, base, fake = loading.bot, loading.base, loading.fake
+    lang = bot.settings.channel_language
+    share = {"action_id": "share_entry:51badd0821", "value": "51badd0821"}
+    link = {"action_id": "open_pr:51badd0821"}
+    with bot.library._lock:
+        bot.start()
+        assert post(f"{base}/slack/events", button_body(share, fake.response_url("share"))).status_code == 200
+        assert post(f"{base}/slack/events", button_body(link, fake.response_url("link"))).status_code == 200
+        shortcut = shortcut_body("ask_vllm_digest", "#53529", fake.response_url("shortcut"))
+        assert post(f"{base}/slack/events", shortcut).status_code == 200
+        for key in ("share", "shortcut"):
+            told = fake.wait_for("response", where=lambda c, key=key: c.path.endswith(f"/{key}"), timeout=10)
+            assert WAIT[lang] in told.params["text"]
+            assert told.params["response_type"] == "ephemeral" and told.params["replace_original"] is False
+    wait_ready(base, timeout=60)
+    assert bot.wait_idle(10)
+    assert not [c for c in fake.calls("response") if c.path.endswith("/link")]
+    assert fake.calls("chat.postMessage") == []  # nothing was shared while loading
 
 
 # -- the process ---------------------------------------------------------------------------------

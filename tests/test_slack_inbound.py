@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode
 
 import httpx
 import pytest
@@ -62,6 +62,36 @@ def unsigned(content_type: str, timestamp: str = str(int(time.time()))) -> dict[
         "X-Slack-Request-Timestamp": timestamp,
         "X-Slack-Signature": "v0=00",
     }
+
+
+@pytest.mark.parametrize(
+    ("timestamp", "signature"),
+    [
+        ("9" * 400, None),  # float() overflows
+        ("9" * 5000, None),  # int() refuses more than 4300 digits
+        ("0" * 30 + "1", None),
+        (None, b"v0=\xc3\xa9\xc3\xa9"),  # compare_digest refuses a non-ASCII str
+        (None, "v0=" + "é" * 64),
+    ],
+    ids=["400-digits", "5000-digits", "leading-zeros", "signature-utf8-bytes", "signature-non-ascii"],
+)
+def test_odd_signature_headers_are_401_never_500(
+    served: Served, caplog: pytest.LogCaptureFixture, timestamp: str | None, signature: str | bytes | None
+) -> None:
+    body = command_body("compile", SECRET_MARK)
+    headers = {k.encode(): v.encode() for k, v in signed_headers(body).items()}
+    if timestamp is not None:
+        headers[b"X-Slack-Request-Timestamp"] = timestamp.encode()
+    if signature is not None:
+        headers[b"X-Slack-Signature"] = (
+            signature.encode("latin-1") if isinstance(signature, str) else signature
+        )
+    response = httpx.post(served.url, content=body.encode(), headers=headers, timeout=5)
+    assert response.status_code == 401
+    assert response.json()["error"]
+    assert len([r for r in caplog.records if "refused a request" in r.getMessage()]) == 1
+    assert "Traceback" not in caplog.text and SECRET_MARK not in logged(caplog)
+    assert effects(served.fake) == []
 
 
 @pytest.mark.parametrize(
@@ -142,6 +172,11 @@ def actions_payload(actions: object) -> bytes:
     return urlencode({"payload": json.dumps(payload)}).encode()
 
 
+def view_payload(view: object) -> bytes:
+    payload = {"type": "view_submission", "team": {"id": "T1"}, "user": {"id": "U1"}, "view": view}
+    return urlencode({"payload": json.dumps(payload)}).encode()
+
+
 def event_payload(event: object) -> bytes:
     return json.dumps({"type": "event_callback", "team_id": "T1", "event_id": "Ev1", "event": event}).encode()
 
@@ -159,6 +194,15 @@ def event_payload(event: object) -> bytes:
         (event_payload({"text": "no type"}), "application/json"),
         (b'{"type": "event_callback", "event": {"type": "message"}', "application/json"),
         (b"<xml/>", "text/xml"),
+        (actions_payload([{"type": "button", "value": "1"}]), "application/x-www-form-urlencoded"),
+        (
+            view_payload({"id": "V1", "callback_id": "share_picker", "state": {"values": {}}}),
+            "application/x-www-form-urlencoded",
+        ),
+        (
+            view_payload({"id": "V1", "callback_id": "feedback_missing", "type": 7}),
+            "application/x-www-form-urlencoded",
+        ),
     ],
     ids=[
         "form-as-json",
@@ -171,6 +215,9 @@ def event_payload(event: object) -> bytes:
         "event-without-type",
         "truncated-json",
         "xml",
+        "action-without-id",
+        "view-without-type",
+        "view-type-not-a-string",
     ],
 )
 def test_signed_but_malformed_is_400_never_500(
@@ -328,3 +375,75 @@ def test_start_does_not_warn_that_the_token_is_unused(
     bot = build(settings_for(fake_slack))
     bot.close()
     assert "will be unused" not in caplog.text
+
+
+def long_form(**fields: str) -> bytes:
+    return (command_body("compile", "http://127.0.0.1:9/r") + "&" + urlencode(fields)).encode()
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "field"),
+    [
+        (long_form(channel_id="C" * 65), "application/x-www-form-urlencoded", "channel_id"),
+        (long_form(user_id="U" * 65), "application/x-www-form-urlencoded", "user_id"),
+        (event_payload({"type": "message", "channel": "D1", "ts": "1" * 33}), "application/json", "event.ts"),
+        (
+            event_payload({"type": "app_mention", "channel": "C" * 65, "ts": "1.2"}),
+            "application/json",
+            "event.channel",
+        ),
+        (
+            urlencode(
+                {
+                    "payload": json.dumps(
+                        {
+                            "type": "block_actions",
+                            "user": {"id": "U1"},
+                            "container": {"channel_id": "C1", "thread_ts": "9" * 33},
+                            "actions": [{"action_id": "share_entry:1", "value": "1"}],
+                        }
+                    )
+                }
+            ).encode(),
+            "application/x-www-form-urlencoded",
+            "container.thread_ts",
+        ),
+    ],
+    ids=["channel-id", "user-id", "event-ts", "event-channel", "press-thread-ts"],
+)
+def test_an_id_or_ts_longer_than_slack_sends_is_400_naming_it(
+    served: Served, caplog: pytest.LogCaptureFixture, body: bytes, content_type: str, field: str
+) -> None:
+    """The store keeps ids in String(64) and timestamps in String(32): PostgreSQL refused
+    longer ones and the request went unanswered (`lost a app_mention`)."""
+    response = signed_raw(served.url, body, content_type)
+    assert response.status_code == 400
+    assert field in response.json()["error"]
+    assert "Traceback" not in caplog.text
+    assert effects(served.fake) == []
+
+
+def test_a_key_longer_than_the_store_column_still_acts_once(fake_slack: FakeSlack, db_url: str) -> None:
+    """A press whose trigger id and action ts are longer than handled_events.key (String(200)):
+    marked by head and digest, so the share is posted once and the replay dropped."""
+    bot = build(settings_for(fake_slack), store=SqlStore.open(db_url))
+    server = HttpServer(asgi_app(bot.app, bot.health), host="127.0.0.1", port=0).start()
+    url = f"http://127.0.0.1:{server.port}/slack/events"
+    try:
+        answer = post(url, command_body("compile", fake_slack.response_url("cmd"))).json()
+        share = next(b for b in buttons(answer) if b["action_id"].startswith("share_entry"))
+        payload = json.loads(
+            parse_qs(button_body(share, fake_slack.response_url("press"), channel="C0LONG"))["payload"][0]
+        )
+        payload["trigger_id"], payload["actions"][0]["action_ts"] = "7" * 300, "8" * 300
+        replayed = urlencode({"payload": json.dumps(payload)})
+        for _ in range(2):
+            assert post(url, replayed).status_code == 200
+        told = fake_slack.wait_for("response", where=lambda c: c.path.endswith("/press"))
+        assert told.params["text"] == "已分享到频道。"
+        assert bot.wait_idle(5)
+        assert len(fake_slack.messages("C0LONG")) == 1
+        assert len([c for c in fake_slack.calls("response") if c.path.endswith("/press")]) == 1
+    finally:
+        server.stop()
+        bot.close()

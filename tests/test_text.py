@@ -22,6 +22,7 @@ from chatbot.text import (
     normalize_question,
     stem,
     strip_slack_markup,
+    typed_text,
 )
 
 
@@ -67,6 +68,33 @@ def test_mention_labels_may_hold_spaces() -> None:
     text = "<@U0AB12|Ann Lee> what about <#C0123|vllm digest> and <!here>, <@U9>?"
     assert " ".join(strip_slack_markup(text).split()) == "what about and , ?"
     assert strip_mentions(text) == "what about and , ?"
+
+
+_SLACK_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+_UNSEEN_CODES = (
+    *range(0x00, 0x09),
+    0x0B,
+    0x0C,
+    0x200B,
+    0x2060,
+    0xFEFF,
+    *range(0x0E, 0x20),
+    *range(0x7F, 0xA0),
+    *range(0x202A, 0x202F),
+)
+
+
+@given(st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters=[*map(chr, _UNSEEN_CODES)])))
+def test_typed_text_is_what_was_typed_whatever_slack_escaped(typed: str) -> None:
+    """Slack sends `&`, `<`, `>` as entities; decoding them gives the typed text back, once:
+    a typed `&lt;` arrives as `&amp;lt;` and stays `&lt;`."""
+    typed = "".join(c for c in typed if not 0x2066 <= ord(c) <= 0x2069)
+    assert typed_text(typed.translate(_SLACK_ESCAPES)) == typed
+
+
+def test_typed_text_drops_markup_controls_and_bidi_overrides_and_keeps_links_as_urls() -> None:
+    sent = "<@U1|Ann Lee> see <https://github.com/o/r/pull/7|this> \u202eok\u202c a\x00b &amp;lt; &lt;i&gt;"
+    assert " ".join(typed_text(sent).split()) == "see https://github.com/o/r/pull/7 ok a b &lt; <i>"
 
 
 def test_one_stemmer_for_search_and_the_word_list_of_answers() -> None:

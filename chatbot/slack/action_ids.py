@@ -33,3 +33,15 @@ def action_id(prefix: str, suffix: str | int) -> str:
 def pattern(prefix: str) -> re.Pattern[str]:
     """The regex a handler registers for every button of one kind."""
     return re.compile(rf"^{re.escape(prefix)}(:.*)?$")
+
+
+def submitted(view: object, block_id: str, action_id: str, key: str = "value") -> str:
+    """What a view's input `block_id`/`action_id` holds under `key` (a typed value, a
+    `selected_conversation`): "" when the submission lacks it or holds anything but text.
+    Slack sends `view.state.values.<block>.<action>`; a submission without it, or with another
+    shape, is read as an empty answer rather than raising in the listener (a 500)."""
+    node: object = view
+    for step in ("state", "values", block_id, action_id):
+        node = node.get(step) if isinstance(node, dict) else None
+    value = node.get(key) if isinstance(node, dict) else None
+    return value if isinstance(value, str) else ""

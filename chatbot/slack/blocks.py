@@ -130,9 +130,16 @@ def more_value(query: str, offset: int) -> str:
     return json.dumps({"q": query[:QUERY_LIMIT], "o": offset}, ensure_ascii=False)
 
 
-def parse_more_value(value: str) -> tuple[str, int]:
-    data = json.loads(value)
-    return str(data["q"]), int(data["o"])
+def parse_more_value(value: str) -> tuple[str, int] | None:
+    """(query, offset) of a More results button; None when the value is not one we wrote."""
+    try:
+        data = json.loads(value)
+    except ValueError:
+        return None
+    query, offset = (data.get("q"), data.get("o")) if isinstance(data, dict) else (None, None)
+    if not isinstance(query, str) or type(offset) is not int:
+        return None
+    return query, offset
 
 
 # Entry id → (the entry, its title and verdict lines); see `entry_lines`.

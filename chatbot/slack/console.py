@@ -33,6 +33,7 @@ from slack_sdk.signature import SignatureVerifier
 from chatbot.settings import Settings
 from chatbot.slack import action_ids as ids
 from chatbot.slack import inbound
+from chatbot.slack.mrkdwn import escape
 from chatbot.wiring import Bot, build, build_store
 
 CHANNEL = "C0CONSOLE"
@@ -262,7 +263,7 @@ class Console:
     def command(self, text: str) -> None:
         form = {
             "command": ids.COMMAND,
-            "text": text,
+            "text": escape(text),  # as Slack sends what people type: `&`, `<`, `>` as entities
             "channel_id": CHANNEL,
             "user_id": USER,
             "team_id": "T0CONSOLE",
@@ -317,7 +318,7 @@ class Console:
             "channel": CHANNEL,
             "channel_type": "channel",
             "user": USER,
-            "text": text,
+            "text": escape(text),
             "ts": self.local._ts(),
             "thread_ts": thread,
         }

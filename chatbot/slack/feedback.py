@@ -103,6 +103,4 @@ def missing_modal(target: FeedbackTarget, lang: Language) -> dict[str, Any]:
 
 def submitted_text(view: dict[str, Any]) -> str:
     """What the person typed into the modal ('' when they left it empty)."""
-    values = (view.get("state") or {}).get("values") or {}
-    field = (values.get(ids.FEEDBACK_INPUT) or {}).get(ids.FEEDBACK_INPUT) or {}
-    return str(field.get("value") or "")[:MAX_MISSING_TEXT]
+    return ids.submitted(view, ids.FEEDBACK_INPUT, ids.FEEDBACK_INPUT)[:MAX_MISSING_TEXT]

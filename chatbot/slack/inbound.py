@@ -77,11 +77,26 @@ def verify_signature(
         raise Rejected(401, "missing X-Slack-Signature or X-Slack-Request-Timestamp")
     if not timestamp.isascii() or not timestamp.isdigit():
         raise Rejected(401, "X-Slack-Request-Timestamp is not a number")
-    if abs(now() - int(timestamp)) > TIMESTAMP_WINDOW:
+    if not _within_window(timestamp, now()):
         raise Rejected(401, "X-Slack-Request-Timestamp outside the 5-minute window")
     digest = hmac.new(secret.encode(), b"v0:" + timestamp.encode() + b":" + body, hashlib.sha256)
-    if not hmac.compare_digest("v0=" + digest.hexdigest(), signature):
+    # compare_digest raises on a non-ASCII str: such a signature is simply not ours.
+    if not signature.isascii() or not hmac.compare_digest("v0=" + digest.hexdigest(), signature):
         raise Rejected(401, "signature does not match")
+
+
+# More digits than any Unix time near now (10 until 2286): outside the window, whatever its
+# value. Converting it would cost time or fail (int() refuses over 4300 digits; float()
+# overflows past ~309), which answered 500.
+_MAX_TIMESTAMP_DIGITS = 12
+
+
+def _within_window(timestamp: str, now: float) -> bool:
+    """A string of ASCII digits within TIMESTAMP_WINDOW seconds of `now`."""
+    digits = timestamp.lstrip("0") or "0"
+    if len(digits) > _MAX_TIMESTAMP_DIGITS:
+        return False
+    return abs(int(now) - int(digits)) <= TIMESTAMP_WINDOW
 
 
 def decode(body: bytes) -> str:
@@ -182,6 +197,7 @@ def check_shape(data: dict[str, Any]) -> None:
             _check(name, data[name], spec)
     _check_required(data)
     _check_nested(data)
+    _check_lengths(data)
 
 
 def _check_required(data: dict[str, Any]) -> None:
@@ -194,13 +210,59 @@ def _check_required(data: dict[str, Any]) -> None:
 
 
 def _check_nested(data: dict[str, Any]) -> None:
-    """The fields inside the objects that Bolt's matchers read: the event type, action ids."""
+    """The fields inside the objects that Bolt's matchers read by index: the event type, a
+    press's action ids (`actions[0]["action_id"]`), a view's type once it has a callback id
+    (`view["type"]`, the workflow-step check). Missing, they raised inside Bolt: a 500."""
     event = data.get("event")
     if isinstance(event, dict) and not isinstance(event.get("type"), str):
         raise Rejected(400, "event without a string 'type'")
+    pressed = data.get("type") == "block_actions"
     for action in data.get("actions") or []:
-        if not isinstance(action.get("action_id", ""), str):
-            raise Rejected(400, "action with a non-string 'action_id'")
+        if not isinstance(action.get("action_id", "" if not pressed else None), str):
+            raise Rejected(400, "action without a string 'action_id'")
+    view = data.get("view")
+    if isinstance(view, dict) and "callback_id" in view and not isinstance(view.get("type"), str):
+        raise Rejected(400, "view without a string 'type'")
+
+
+# Slack's ids (`C0123ABC`, `U…`, `T…`) are about a dozen characters and its timestamps
+# (`1700000000.000100`) seventeen; the store keeps them in columns of these widths (a channel,
+# user or team in String(64), a ts in String(32)), where PostgreSQL refuses anything longer and
+# the request went unanswered. Refused here instead, with the field named.
+_ID_WIDTH = 64
+_TS_WIDTH = 32
+_TOP_WIDTHS = (("channel_id", _ID_WIDTH), ("user_id", _ID_WIDTH), ("team_id", _ID_WIDTH))
+_NESTED_WIDTHS: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = (
+    (
+        "event",
+        (
+            ("channel", _ID_WIDTH),
+            ("user", _ID_WIDTH),
+            *((k, _TS_WIDTH) for k in ("ts", "thread_ts", "message_ts")),
+        ),
+    ),
+    ("user", (("id", _ID_WIDTH),)),
+    ("channel", (("id", _ID_WIDTH),)),
+    ("team", (("id", _ID_WIDTH),)),
+    ("container", (("channel_id", _ID_WIDTH), ("message_ts", _TS_WIDTH), ("thread_ts", _TS_WIDTH))),
+)
+
+
+def _check_lengths(data: dict[str, Any]) -> None:
+    """Refuse (400) an id or a timestamp longer than Slack ever sends one (a few dict lookups:
+    this runs on every request, the slash command's included)."""
+    _check_widths(data, _TOP_WIDTHS, "")
+    for name, widths in _NESTED_WIDTHS:
+        node = data.get(name)
+        if isinstance(node, dict):
+            _check_widths(node, widths, f"{name}.")
+
+
+def _check_widths(node: dict[str, Any], widths: tuple[tuple[str, int], ...], prefix: str) -> None:
+    for key, width in widths:
+        value = node.get(key)
+        if isinstance(value, str) and len(value) > width:
+            raise Rejected(400, f"field {prefix + key!r} is longer than {width} characters")
 
 
 def _check(name: str, value: object, spec: _Field) -> None:

@@ -3,8 +3,9 @@
 `serve` listens at once and loads the digest library on a background thread (seconds at 10k
 entries when there is no snapshot). A request arriving meanwhile must not wait for the load (Slack
 gives up after 3 s) nor fail: a slash command is acknowledged with the loading line (only the
-asker sees it), a mention or a direct message gets it in the thread, anything else (a button,
-a thread reply, a link) is acknowledged and dropped with one log line.
+asker sees it), a mention or a direct message gets it in the thread, a button press or the
+message shortcut gets it through its response URL (only the presser sees it); anything else (a
+thread reply, a link, the PR link button) is acknowledged and dropped with one log line.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from typing import Any
 from slack_bolt import BoltRequest, BoltResponse
 from slack_bolt.middleware import Middleware
 from slack_sdk import WebClient
+from slack_sdk.webhook import WebhookClient
 
+from chatbot.slack.action_ids import OPEN_PR
 from chatbot.slack.handlers.followups import Delivery, not_a_person
 from chatbot.slack.i18n import Language, Texts
 
@@ -60,6 +63,8 @@ class LoadingGate(Middleware):
         event = body.get("event") or {}
         if _addressed_to_us(event):
             self.executor.submit(_say_loading, self.client, event, self.languages)
+        elif _awaits_an_answer(body):
+            self.executor.submit(_respond_loading, body, self.languages)
         else:
             log.info(
                 "dropped a %s while the digests load", event.get("type") or body.get("type") or "request"
@@ -75,6 +80,28 @@ def _addressed_to_us(event: Mapping[str, Any]) -> bool:
     return event.get("type") == "app_mention" or (
         event.get("type") == "message" and event.get("channel_type") == "im"
     )
+
+
+def _awaits_an_answer(body: Mapping[str, Any]) -> bool:
+    """A press or a message shortcut, whose answer goes to its response URL: the person waits
+    for one (a PR link button opens the PR by itself and waits for nothing)."""
+    if body.get("type") not in ("block_actions", "message_action") or not body.get("response_url"):
+        return False
+    actions = body.get("actions") or [{}]
+    return not str(actions[0].get("action_id", "")).startswith(OPEN_PR)
+
+
+def _respond_loading(body: Mapping[str, Any], languages: Callable[[str | None], Language]) -> None:
+    """The loading line to the press's or shortcut's response URL, only for the asker."""
+    user = (body.get("user") or {}).get("id")
+    text = Texts(languages(str(user) if user else None))(LOADING_KEY)
+    try:
+        WebhookClient(str(body["response_url"]), timeout=5).send(
+            text=text, response_type="ephemeral", replace_original=False
+        )
+        log.info("answered a %s while the digests load", body.get("type"))
+    except Exception as exc:  # Slack unreachable: the person presses again, nothing else to do
+        log.warning("could not say the digests are loading: %s: %s", type(exc).__name__, exc)
 
 
 def _say_loading(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -242,7 +243,7 @@ class SqlStore:
         with self.engine.begin() as conn:
             refreshed = conn.execute(
                 update(handled_events)
-                .where(handled_events.c.key == key, handled_events.c.handled_at < now - within)
+                .where(handled_events.c.key == fitted_key(key), handled_events.c.handled_at < now - within)
                 .values(handled_at=now)
             ).rowcount
         return bool(refreshed == 1)
@@ -250,7 +251,7 @@ class SqlStore:
     def forget_handled(self, key: str) -> None:
         """Drop a mark, so the next attempt is acted on (the work it stood for failed)."""
         with self.engine.begin() as conn:
-            conn.execute(delete(handled_events).where(handled_events.c.key == key))
+            conn.execute(delete(handled_events).where(handled_events.c.key == fitted_key(key)))
 
     def prune_handled_events(self, older_than: dt.datetime) -> int:
         """Forget handled events before a time (Slack stops retrying after minutes)."""
@@ -261,7 +262,7 @@ class SqlStore:
 
     def _mark(self, key: str) -> bool:
         with self.engine.begin() as conn:
-            marked = conn.execute(self._mark_statement, {"key": key, "handled_at": utc_now()})
+            marked = conn.execute(self._mark_statement, {"key": fitted_key(key), "handled_at": utc_now()})
             return marked.first() is not None
 
     # -- helpers -----------------------------------------------------------------------------
@@ -299,3 +300,18 @@ class SqlStore:
 def _held(channel: str, day: dt.date, owner: str, *more: ColumnElement[bool]) -> list[ColumnElement[bool]]:
     """The conditions of `owner`'s claim of (channel, day), and `more`."""
     return [daily_posts.c.channel == channel, daily_posts.c.day == day, daily_posts.c.owner == owner, *more]
+
+
+# handled_events.key is a String(200). Keys are built from what Slack sends (trigger ids, action
+# ids, unfurl ids); a longer one made PostgreSQL refuse the insert (SQLite stores any length), so
+# the request went unanswered. A longer key is kept as its head and a digest of the whole: the
+# same key always maps to the same row, and two keys share one only if SHA-256 collides.
+KEY_WIDTH = 200
+
+
+def fitted_key(key: str) -> str:
+    """`key`, or when it is longer than the column: its head, `#`, and the SHA-256 of all of it."""
+    if len(key) <= KEY_WIDTH:
+        return key
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{key[: KEY_WIDTH - len(digest) - 1]}#{digest}"

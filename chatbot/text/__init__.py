@@ -7,7 +7,7 @@ Slack follow-ups ask the same questions of text through them, so no two parts di
 """
 
 from chatbot.text.han import HAN_CHAR, HAN_RANGES, HAN_RUN, han_class, has_han
-from chatbot.text.mentions import SLACK_MARKUP, strip_slack_markup
+from chatbot.text.mentions import SLACK_MARKUP, strip_slack_markup, typed_text, unescape_slack, visible_text
 from chatbot.text.words import INFLECTIONS, LATIN_WORD, han_bigrams, nfkc, normalize, normalize_question, stem
 
 __all__ = [
@@ -25,4 +25,7 @@ __all__ = [
     "normalize_question",
     "stem",
     "strip_slack_markup",
+    "typed_text",
+    "unescape_slack",
+    "visible_text",
 ]

@@ -88,9 +88,13 @@ class ActionHandlers:
         _tell(respond, texts("share.done"))
 
     def more(self, body: dict[str, Any], respond: Any) -> None:
-        """Replace the results message with the next page."""
-        query, offset = blocks.parse_more_value(_action_value(body))
-        page = self.answers.page(query, offset, self.language_of(body))
+        """Replace the results message with the next page (a value we cannot read: say so)."""
+        language = self.language_of(body)
+        more = blocks.parse_more_value(_action_value(body))
+        if more is None:
+            _tell(respond, Texts(language)("more.unreadable"))
+            return
+        page = self.answers.page(*more, language)
         respond(**page, response_type="ephemeral", replace_original=True)
 
 

@@ -25,6 +25,7 @@ from chatbot.search import SearchResult
 from chatbot.slack import blocks
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.locale import UserLanguages
+from chatbot.text import nfkc, typed_text
 
 log = logging.getLogger(__name__)
 
@@ -64,14 +65,16 @@ class Request:
 
 
 def parse(text: str) -> Request:
-    """Empty or `help` → help; `today`, `topics`, `latest`; anything else is a topic query."""
+    """Empty or `help` → help; `today`, `topics`, `latest`; anything else is a topic query.
+    A subcommand is known in any case and width (`HELP`, full-width `ｈｅｌｐ`), as a topic is."""
     words = text.split()
     if not words:
         return Request("help")
-    if len(words) == 1 and words[0].casefold() in SUBCOMMANDS:
-        return Request(words[0].casefold())
-    if words[0].casefold() in CHANNEL_SUBCOMMANDS:
-        return Request(words[0].casefold(), " ".join(words[1:]))
+    first = nfkc(words[0]).casefold()
+    if len(words) == 1 and first in SUBCOMMANDS:
+        return Request(first)
+    if first in CHANNEL_SUBCOMMANDS:
+        return Request(first, " ".join(words[1:]))
     return Request("search", " ".join(words))
 
 
@@ -149,9 +152,13 @@ class Answers:
     ) -> blocks.Message:
         lang = lang or self.language
         request = Request("search", query)
+        offset = max(offset, 0)
         answer = None if looked_up else self.cached(request, offset, lang)
         if answer is None:
             result = self.index.search(query, limit=self.page_size, offset=offset)
+            if not result.hits and result.total:  # past the end: the digest changed since
+                offset = (result.total - 1) // self.page_size * self.page_size
+                result = self.index.search(query, limit=self.page_size, offset=offset)
             answer = self._keep(request, offset, blocks.render_results(result, lang, offset), lang)
         return answer
 
@@ -190,8 +197,10 @@ class CommandHandler:
 
     @staticmethod
     def _request(command: dict[str, Any]) -> Request:
-        """The parsed command; the channel subcommands and `today` also need where and who."""
-        request = parse(command.get("text") or "")
+        """The parsed command; the channel subcommands and `today` also need where and who.
+        The text is read as typed (`typed_text`: Slack's entities decoded, markup and
+        control characters out), so the answer quotes `a<b`, not `a&amp;lt;b`."""
+        request = parse(typed_text(str(command.get("text") or "")))
         if request.kind not in UNCACHED:
             return request
         return replace(

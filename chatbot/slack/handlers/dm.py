@@ -108,15 +108,16 @@ class DirectMessages:
         """The picker's submission: post the card to the picked channel, or say why not."""
         lang = self.languages((body.get("user") or {}).get("id"))
         texts = Texts(lang)
-        picked = view["state"]["values"][ids.SHARE_CHANNEL][ids.SHARE_CHANNEL].get("selected_conversation")
+        picked = ids.submitted(view, ids.SHARE_CHANNEL, ids.SHARE_CHANNEL, "selected_conversation")
         entry = self.lookup(str(view.get("private_metadata") or ""))
         if entry is None or not picked:
-            ack(response_action="errors", errors={ids.SHARE_CHANNEL: texts("entry.gone")})
+            reason = texts("entry.gone" if entry is None else "share.pick_none")
+            ack(response_action="errors", errors={ids.SHARE_CHANNEL: reason})
             return
         try:
-            share_card(client, self.threads, str(picked), entry, lang, sharer_name(body))
+            share_card(client, self.threads, picked, entry, lang, sharer_name(body))
         except SlackApiError as exc:
-            reason = share_failure(exc, texts, entry, str(picked))
+            reason = share_failure(exc, texts, entry, picked)
             ack(response_action="errors", errors={ids.SHARE_CHANNEL: reason})
             return
         except SlackClientError as exc:

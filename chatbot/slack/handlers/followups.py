@@ -51,7 +51,7 @@ from chatbot.slack.handlers.posting import send
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.mrkdwn import MAX_SECTION_TEXT, escape, link, truncate
 from chatbot.store import ThreadRegistry
-from chatbot.text import has_han, strip_slack_markup
+from chatbot.text import has_han, typed_text
 from chatbot.usage import FeedbackTarget
 
 log = logging.getLogger(__name__)
@@ -208,8 +208,9 @@ def is_question(text: str) -> bool:
 
 
 def strip_mentions(text: str) -> str:
-    """The words of a mention: `<@BOT> speculative decoding` → `speculative decoding`."""
-    return " ".join(strip_slack_markup(text).split())
+    """The words of a mention: `<@BOT> speculative decoding` → `speculative decoding`
+    (and `&lt;b&gt;` → `<b>`: `chatbot.text.typed_text`)."""
+    return " ".join(typed_text(text).split())
 
 
 def thread_question(text: str) -> str:

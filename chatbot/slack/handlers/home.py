@@ -25,6 +25,7 @@ from chatbot.digest import Entry
 from chatbot.slack.handlers.command import Searchable
 from chatbot.slack.i18n import Language
 from chatbot.slack.views import View, render_entry_modal, render_home, render_search_modal
+from chatbot.text import visible_text
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +73,7 @@ class HomeTab:
             log.warning("publishing Home for %s failed: %s", user, exc)
 
     def search(self, body: dict[str, Any], client: WebClient) -> None:
-        query = " ".join(str(body["actions"][0].get("value") or "").split())
+        query = " ".join(visible_text(str(body["actions"][0].get("value") or "")).split())
         if not query:
             return
         lang = self.languages(_user(body))

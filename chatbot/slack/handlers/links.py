@@ -69,11 +69,15 @@ class LinkPreviews:
     language: Language
 
     def unfurls(self, event: dict[str, Any]) -> dict[str, dict[str, Any]]:
-        """URL → preview for the event's links that are PRs in the digest."""
+        """URL → preview for the event's links that are PRs in the digest (a link that is not
+        an object with a URL is skipped, not the reason the others go unanswered)."""
         entries = self.entries()
         out: dict[str, dict[str, Any]] = {}
-        for shared in event.get("links") or []:
-            url = str(shared.get("url") or "")
+        links = event.get("links")
+        for shared in links if isinstance(links, list) else []:
+            url = shared.get("url") if isinstance(shared, dict) else None
+            if not isinstance(url, str):
+                continue
             entry = entry_for_url(entries, url)
             if entry is not None and url not in out:
                 out[url] = render_link_preview(entry, self.language)

@@ -36,8 +36,10 @@ MAX_QUERY = 300
 def message_text(message: dict[str, Any]) -> str:
     """The text a message shows: its text, and the text of its attachments (forwarded, unfurled)."""
     parts = [str(message.get("text") or "")]
-    for attachment in message.get("attachments") or []:
-        parts += [str(attachment.get(k) or "") for k in ("title", "title_link", "text", "fallback")]
+    attachments = message.get("attachments")
+    for attachment in attachments if isinstance(attachments, list) else []:
+        if isinstance(attachment, dict):  # anything else is skipped, not the end of the answer
+            parts += [str(attachment.get(k) or "") for k in ("title", "title_link", "text", "fallback")]
     return "\n".join(p for p in parts if p)
 
 
