@@ -216,7 +216,7 @@ def strip_mentions(text: str) -> str:
 def thread_question(text: str) -> str:
     """A thread reply as the answerer reads it: mentions gone, its lines kept, since a quote of the
     bot's answer (`&gt; …`) is a line of its own above the question."""
-    lines = (" ".join(line.split()) for line in strip_slack_markup(text).splitlines())
+    lines = (" ".join(line.split()) for line in typed_text(text).splitlines())
     return "\n".join(line for line in lines if line)
 
 
