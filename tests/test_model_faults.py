@@ -1,0 +1,171 @@
+"""The model server and Slack misbehaving while a follow-up is answered by the model: every fault
+ends in one honest answer in the thread (the extractive floor), never silence, two answers or a ping.
+
+Real HTTP: signed events into the app, the fake Slack (tests/fakeslack.py) and the fake model server
+(tests/fakeopenai.py) on loopback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import DIGESTS
+from tests.fakeopenai import FakeModel, Reply
+from tests.fakeslack import FakeSlack
+from tests.slackrequests import all_text
+from tests.test_model_answers import GROUNDED_EN, PD_FOCUS, PD_LINK, ModelApp
+
+GROUNDED_ZH = "重点看 8 行修复如何解除「前缀缓存越好 PD 越慢」的反直觉失效（#52912）。"
+
+
+@pytest.fixture
+def model() -> Iterator[FakeModel]:
+    with FakeModel() as fake:
+        yield fake
+
+
+@pytest.fixture
+def app(fake_slack: FakeSlack, model: FakeModel, tmp_path: Path) -> Iterator[ModelApp]:
+    served = ModelApp(fake_slack, model.base_url, tmp_path / "bot.db")
+    yield served
+    served.stop()
+
+
+FAULTS = {
+    "401": (Reply(status=401), "重点看什么？"),
+    "403": (Reply(status=403), "重点看什么？"),
+    "404 wrong model": (Reply(status=404), "重点看什么？"),
+    "429 retry-after": (Reply(status=429, headers=(("Retry-After", "30"),)), "重点看什么？"),
+    "503": (Reply(status=503), "重点看什么？"),
+    "cut mid-answer": (Reply(GROUNDED_ZH, chunks=4, cut=2), "重点看什么？"),
+    "no finish": (Reply(GROUNDED_ZH, finish=None), "重点看什么？"),
+    "whitespace": (Reply(" \n\t  \n"), "重点看什么？"),
+    "reasoning only": (Reply(GROUNDED_ZH, field="reasoning_content"), "重点看什么？"),
+    "tool call": (Reply('{"pr": 52912}', field="tool_calls"), "重点看什么？"),
+    "cut at max_tokens": (Reply(GROUNDED_ZH, finish="length"), "重点看什么？"),
+    "english to a chinese question": (Reply(GROUNDED_EN), "重点看什么？"),
+    "chinese to an english question": (Reply(GROUNDED_ZH), "what should I focus on?"),
+    "invented pr": (Reply("重点在 #99999 的修复（8 行）。"), "重点看什么？"),
+    "invented link": (Reply("详见 https://evil.example.com/pd-fix 的说明。"), "重点看什么？"),
+    "invented person": (Reply("这是 @mallory 写的 8 行修复。"), "谁写的？"),
+}
+
+
+@pytest.mark.parametrize(("reply", "question"), FAULTS.values(), ids=FAULTS.keys())
+def test_a_model_fault_ends_in_the_extractive_answer_once(
+    app: ModelApp, model: FakeModel, reply: Reply, question: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    model.script(reply)
+    parent = app.pr_of_the_day()
+    app.ask(question, parent, "1800000000.001000")
+    shown = all_text(app.final_update().params)
+    assert app.bot.wait_idle(10)
+    assert "引自精读笔记" in shown or "Quoted from the curator's note" in shown
+    assert PD_LINK in shown
+    assert len(app.thread_posts(parent)) == 1
+    assert len(app.fake.calls("chat.update")) == 1
+    reasons = [r for r in caplog.records if "extractive answer instead" in r.getMessage()]
+    assert len(reasons) == 1, [r.getMessage() for r in caplog.records]
+
+
+def test_markup_in_the_models_answer_pings_nobody(
+    fake_slack: FakeSlack, model: FakeModel, tmp_path: Path
+) -> None:
+    app = ModelApp(fake_slack, model.base_url, tmp_path / "bot.db")
+    try:
+        follow_ups: Any = app.bot.follow_up
+        follow_ups.model.update_every = 0.0  # every delta shows
+        text = "<!channel> <!here> <@U0BOSS> <!subteam^S1|@devs> 重点看 8 行修复（#52912）。\n```\n<!everyone>\n```"
+        model.script(Reply(text, chunks=6))
+        parent = app.pr_of_the_day()
+        app.ask("重点看什么？", parent, "1800000000.001100")
+        app.final_update()
+        assert app.bot.wait_idle(10)
+        for call in app.fake.calls("chat.update"):
+            sent = json.dumps(call.params, ensure_ascii=False)
+            for ping in ("<!channel>", "<!here>", "<@U0BOSS>", "<!subteam", "<!everyone>"):
+                assert ping not in sent
+    finally:
+        app.stop()
+
+
+def test_a_huge_answer_keeps_its_links_whole(app: ModelApp, model: FakeModel) -> None:
+    model.script(Reply(("重点看 8 行修复 [#52912]。" * 800)[:10_000], chunks=20))
+    parent = app.pr_of_the_day()
+    app.ask("重点看什么？", parent, "1800000000.001200")
+    final = app.final_update()
+    for block in final.params["blocks"]:
+        text = block.get("text", {}).get("text", "")
+        assert len(text) <= 3000
+        assert text.count("<") == text.count(">")
+    assert len(final.params["text"]) <= 4000
+
+
+@pytest.mark.parametrize("error", ["message_not_found", "cant_update_message", "msg_too_long"])
+def test_when_the_final_update_fails_the_answer_is_posted(
+    app: ModelApp, model: FakeModel, error: str
+) -> None:
+    model.script(Reply(GROUNDED_ZH))
+    parent = app.pr_of_the_day()
+    app.fake.fail("chat.update", error=error)
+    app.ask("重点看什么？", parent, "1800000000.001300")
+    assert app.bot.wait_idle(15)
+    posts = [all_text(c.params) for c in app.thread_posts(parent)]
+    answers = [p for p in posts if "8 行修复" in p]
+    assert len(answers) == 1, posts
+
+
+def test_when_the_placeholder_cannot_be_posted_the_asker_still_hears(app: ModelApp, model: FakeModel) -> None:
+    model.script(Reply(GROUNDED_ZH))
+    parent = app.pr_of_the_day()
+    app.fake.fail("chat.postMessage", error="internal_error")
+    app.ask("重点看什么？", parent, "1800000000.001400")
+    assert app.bot.wait_idle(15)
+    posts = [all_text(c.params) for c in app.thread_posts(parent)]
+    assert any("8 行修复" in p or "请再问" in p or "again" in p for p in posts[1:]), posts
+
+
+def test_the_same_question_delivered_twice_is_answered_once(app: ModelApp, model: FakeModel) -> None:
+    model.script(Reply(GROUNDED_ZH, hold=True), Reply(GROUNDED_ZH))
+    parent = app.pr_of_the_day()
+    app.ask("重点看什么？", parent, "1800000000.001500")
+    app.ask("重点看什么？", parent, "1800000000.001500")
+    model.wait_for_request()
+    model.release()
+    app.final_update()
+    assert app.bot.wait_idle(10)
+    assert len(model.requests) == 1
+    assert len(app.thread_posts(parent)) == 1
+
+
+@pytest.mark.parametrize(
+    ("reply", "status"),
+    [
+        (Reply(GROUNDED_EN), "grounded"),
+        (Reply(status=404), "failed"),
+        (Reply(GROUNDED_EN, cut=1), "failed"),
+        (Reply(GROUNDED_EN, finish="length"), "failed"),
+        (Reply(" \n "), "failed"),
+        (Reply(GROUNDED_ZH), "failed"),
+        (Reply("See https://evil.example.com now."), "ungrounded"),
+    ],
+    ids=["ok", "404", "cut", "length", "blank", "wrong language", "link"],
+)
+def test_ask_llm_against_faults(model: FakeModel, reply: Reply, status: str) -> None:
+    model.script(reply)
+    env = {**os.environ, "LLM_BASE_URL": model.base_url, "DIGEST_DIR": str(DIGESTS), "LLM_TIMEOUT": "5"}
+    result = subprocess.run(
+        [sys.executable, "-m", "chatbot.cli", "ask", "52912", "what should I focus on?", "--llm", "--json"],
+        capture_output=True, text=True, env=env, check=True, cwd=Path(__file__).resolve().parent.parent,
+    )  # fmt: skip
+    payload = json.loads(result.stdout)
+    assert PD_FOCUS in payload["answer"]
+    assert payload["model"]["status"] == status, payload["model"]
