@@ -11,16 +11,18 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from chatbot.llm import CircuitBreaker
 from tests.conftest import DIGESTS
 from tests.fakeopenai import FakeModel, Reply
 from tests.fakeslack import FakeSlack
-from tests.slackrequests import all_text
+from tests.slackrequests import all_text, command_body, post, signed_headers
 from tests.test_model_answers import GROUNDED_EN, PD_FOCUS, PD_LINK, ModelApp
 
 GROUNDED_ZH = "重点看 8 行修复如何解除「前缀缓存越好 PD 越慢」的反直觉失效（#52912）。"
@@ -169,3 +171,53 @@ def test_ask_llm_against_faults(model: FakeModel, reply: Reply, status: str) -> 
     payload = json.loads(result.stdout)
     assert PD_FOCUS in payload["answer"]
     assert payload["model"]["status"] == status, payload["model"]
+
+
+def test_many_questions_held_by_the_model_do_not_hold_up_slash_commands(
+    app: ModelApp, model: FakeModel
+) -> None:
+    model.script(*[Reply(GROUNDED_ZH, hold=True) for _ in range(24)])
+    parent = app.pr_of_the_day()
+    for n in range(24):
+        app.ask("重点看什么？", parent, f"1800000000.{2000 + n:06d}")
+    model.wait_for_request(count=16)  # every answer worker now waits on the model
+    body = command_body("compile", app.fake.response_url("cmd"))
+    started = time.perf_counter()
+    response = post(f"http://127.0.0.1:{app.server.port}/slack/events", body, signed_headers(body))
+    waited = time.perf_counter() - started
+    assert response.status_code == 200 and waited < 2.0
+    assert "compile" in json.dumps(response.json(), ensure_ascii=False).lower()
+    model.release()
+    assert app.bot.wait_idle(30)
+    answers = [c for c in app.thread_posts(parent)]
+    assert len(answers) == 24
+
+
+@pytest.mark.parametrize("status", [429, 503])
+def test_a_server_asking_to_wait_is_not_asked_again_before_retry_after(
+    app: ModelApp, model: FakeModel, status: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    model.script(Reply(status=status, headers=(("Retry-After", "30"),)))
+    parent = app.pr_of_the_day()
+    app.ask("重点看什么？", parent, "1800000000.003000")
+    app.final_update()
+    app.ask("有什么风险？", parent, "1800000000.003100")
+    second = app.fake.wait_for(
+        "chat.postMessage", count=2, where=lambda c: c.params.get("thread_ts") == parent
+    )
+    assert app.bot.wait_idle(10)
+    assert "引自精读笔记" in all_text(second.params)
+    assert len(model.requests) == 1
+    assert any("retry after 30 s" in r.getMessage() for r in caplog.records)
+
+
+def test_the_breaker_holds_for_retry_after_then_lets_one_call_through() -> None:
+    now = [0.0]
+    breaker = CircuitBreaker(failures=3, cooldown=60.0, clock=lambda: now[0])
+    breaker.failure(retry_after=5.0)
+    assert not breaker.allow()
+    now[0] = 5.0
+    assert breaker.allow() and not breaker.allow()  # half-open: one trial
+    breaker.success()
+    breaker.failure()  # an ordinary failure after a success: still closed
+    assert breaker.allow()

@@ -23,8 +23,16 @@ log = logging.getLogger(__name__)
 Message = dict[str, str]
 
 
+MAX_RETRY_AFTER = 600.0  # a server asking for an hour's rest is asked again after ten minutes
+
+
 class ModelError(RuntimeError):
-    """The model gave no usable answer; the message says why in a few words."""
+    """The model gave no usable answer; the message says why in a few words. `retry_after`: the
+    seconds the server asked us to wait (429/503 with Retry-After), for the circuit breaker."""
+
+    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(f"{reason}, retry after {retry_after:g} s" if retry_after else reason)
+        self.retry_after = retry_after
 
 
 class ModelClient:
@@ -76,7 +84,7 @@ class ModelClient:
                 max_tokens=self.max_tokens,
             )
         except errors as exc:
-            raise ModelError(_reason(exc)) from None
+            raise ModelError(_reason(exc), _retry_after(exc)) from None
         ending = _Ending()
         try:
             for chunk in response:
@@ -124,6 +132,17 @@ class _Ending:
             raise ModelError("stream cut off before its end")
         if self.finish != "stop":
             raise ModelError(f"answer cut off (finish_reason {self.finish})")
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    """The Retry-After of a refused call, in seconds (a number; an HTTP date is not worth parsing)."""
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    value = headers.get("retry-after") if headers is not None else None
+    try:
+        seconds = float(value) if value else 0.0
+    except ValueError:
+        return None
+    return min(seconds, MAX_RETRY_AFTER) if seconds > 0 else None
 
 
 def _reason(exc: BaseException) -> str:

@@ -131,7 +131,7 @@ class ModelAnswers:
         try:
             text = stream_within(lambda: self.model.stream(messages), deadline, progress, self.clock).strip()
         except ModelError as exc:
-            self.model.breaker.failure()
+            self.model.breaker.failure(exc.retry_after)
             log.warning("model answer failed (%s); extractive answer instead", exc)
             _finish(client, channel, thread_ts, placeholder, fallback)
             return
