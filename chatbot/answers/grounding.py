@@ -120,9 +120,10 @@ def wrong_language(answer: str, lang: str) -> str | None:
 
 def review(answer: str, entries: Sequence[Entry], lang: str) -> tuple[str, list[str]]:
     """Can this model answer be shown? ("", []) when yes; else ("language", [why]) or
-    ("ungrounded", [the facts the entries don't hold]). A blank answer is no answer."""
-    if not answer.strip():
-        return "empty", ["empty answer"]
+    ("ungrounded", [the facts the entries don't hold]). An answer without a word (blank, "…", an
+    emoji) is no answer."""
+    if han_share(answer) is None:
+        return "empty", ["no words in the answer"]
     language = wrong_language(answer, lang)
     if language:
         return "language", [language]
