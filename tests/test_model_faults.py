@@ -247,3 +247,41 @@ def test_the_breaker_holds_for_retry_after_then_lets_one_call_through() -> None:
     breaker.success()
     breaker.failure()  # an ordinary failure after a success: still closed
     assert breaker.allow()
+
+
+@pytest.mark.parametrize(
+    ("error", "times", "late"),
+    [("ratelimited", 1, 0.0), ("message_not_found", 10, 0.0), (None, 0, 1.5)],
+    ids=["an update refused", "the placeholder deleted", "updates late"],
+)
+def test_slack_misbehaving_while_the_model_streams_still_gives_one_answer(
+    fake_slack: FakeSlack,
+    model: FakeModel,
+    tmp_path: Path,
+    error: str | None,
+    times: int,
+    late: float,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    app = ModelApp(fake_slack, model.base_url, tmp_path / "bot.db")
+    try:
+        follow_ups: Any = app.bot.follow_up
+        follow_ups.model.update_every = 0.0  # every delta is an update
+        model.script(Reply(GROUNDED_ZH, chunks=6))
+        parent = app.pr_of_the_day()
+        if error:
+            app.fake.fail("chat.update", error=error, times=times)
+        if late:
+            app.fake.answer_late("chat.update", late)
+        app.ask("重点看什么？", parent, "1800000000.004000")
+        assert app.bot.wait_idle(20)
+        shown = [all_text(m) for m in app.fake.messages(CHANNEL) if m.get("thread_ts") == parent]
+        answers = [m for m in shown if "由模型根据精读笔记作答" in m]
+        assert len(answers) == 1, shown
+        assert not any(m.endswith("▌") for m in shown), shown
+        refused = [
+            r for r in caplog.records if "chat.update" in r.getMessage() or "updating" in r.getMessage()
+        ]
+        assert len(refused) <= 2, [r.getMessage() for r in refused]
+    finally:
+        app.stop()
