@@ -85,7 +85,7 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
 
 def _model_answer(settings: Settings, answerer: Any, entry: Any, question: str) -> dict[str, Any]:
     """The model server's answer beside the extractive one: its text, and whether it was grounded."""
-    from chatbot.answers.grounding import ungrounded
+    from chatbot.answers.grounding import review
     from chatbot.answers.model_prompt import answer_language, entry_messages
     from chatbot.llm import ModelError
     from chatbot.llm.client import probe
@@ -100,9 +100,11 @@ def _model_answer(settings: Settings, answerer: Any, entry: Any, question: str) 
         text = probe(client, entry_messages(entry, question, lang, related)).strip()
     except ModelError as exc:
         return {"status": "failed", "reason": str(exc)}
-    missing = ungrounded(text, [entry])
-    if missing:
-        return {"status": "ungrounded", "answer": text, "reason": "not in the entry: " + ", ".join(missing)}
+    problem, details = review(text, [entry], lang)
+    if problem == "ungrounded":
+        return {"status": "ungrounded", "answer": text, "reason": "not in the entry: " + ", ".join(details)}
+    if problem:
+        return {"status": "failed", "answer": text, "reason": ", ".join(details)}
     return {"status": "grounded", "answer": text}
 
 

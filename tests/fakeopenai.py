@@ -8,7 +8,11 @@
 
 Unscripted calls answer "OK." Chat completions stream as server-sent events when the request asks
 for `stream`, else one JSON body; `GET /v1/models` lists one model. `malformed=True` sends a stream
-whose chunks are not JSON; `chunks` splits the text into that many deltas.
+whose chunks are not JSON; `chunks` splits the text into that many deltas. The last chunk carries
+`finish` as its finish_reason (vLLM: "stop", or "length" at max_tokens; None sends none); `cut`
+drops the connection after that many deltas (no finish, no [DONE]); `field` names the delta field
+the text goes in ("content", "reasoning_content", or "tool_calls" for a tool call); `headers`
+are sent with a failure status (Retry-After).
 """
 
 from __future__ import annotations
@@ -30,6 +34,10 @@ class Reply:
     chunks: int = 3
     hold: bool = False
     malformed: bool = False
+    finish: str | None = "stop"
+    cut: int | None = None
+    field: str = "content"
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 class FakeModel:
@@ -60,7 +68,8 @@ class FakeModel:
                 if reply.hold:
                     fake._release.wait(timeout=30)
                 if reply.status != 200:
-                    self._json(reply.status, {"error": {"message": "scripted failure", "code": reply.status}})
+                    error = {"error": {"message": "scripted failure", "code": reply.status}}
+                    self._json(reply.status, error, reply.headers)
                     return
                 if body.get("stream"):
                     self._stream(reply)
@@ -68,9 +77,13 @@ class FakeModel:
                     message = {"role": "assistant", "content": reply.text}
                     self._json(200, _completion({"index": 0, "message": message, "finish_reason": "stop"}))
 
-            def _json(self, status: int, payload: dict[str, Any]) -> None:
+            def _json(
+                self, status: int, payload: dict[str, Any], headers: tuple[tuple[str, str], ...] = ()
+            ) -> None:
                 data = json.dumps(payload).encode()
                 self.send_response(status)
+                for name, value in headers:
+                    self.send_header(name, value)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -83,15 +96,20 @@ class FakeModel:
                 self.end_headers()
                 size = max(1, -(-len(reply.text) // max(1, reply.chunks)))
                 pieces = [reply.text[i : i + size] for i in range(0, len(reply.text), size)]
+                if reply.cut is not None:
+                    pieces = pieces[: reply.cut]
                 for piece in pieces:
                     if reply.malformed:
                         data = b"data: {not json\n\n"
                     else:
-                        chunk = _completion({"index": 0, "delta": {"content": piece}, "finish_reason": None})
-                        chunk["object"] = "chat.completion.chunk"
-                        data = f"data: {json.dumps(chunk)}\n\n".encode()
+                        data = _event(_delta(reply.field, piece), None)
                     self.wfile.write(data)
                     self.wfile.flush()
+                if reply.cut is not None:
+                    self.close_connection = True
+                    return
+                if reply.finish is not None:
+                    self.wfile.write(_event({}, reply.finish))
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
 
@@ -140,3 +158,16 @@ def _completion(choice: dict[str, Any]) -> dict[str, Any]:
         "model": MODEL,
         "choices": [choice],
     }
+
+
+def _delta(field: str, text: str) -> dict[str, Any]:
+    if field == "tool_calls":
+        call = {"index": 0, "id": "call_0", "type": "function"}
+        return {"tool_calls": [{**call, "function": {"name": "lookup", "arguments": text}}]}
+    return {field: text}
+
+
+def _event(delta: dict[str, Any], finish: str | None) -> bytes:
+    chunk = _completion({"index": 0, "delta": delta, "finish_reason": finish})
+    chunk["object"] = "chat.completion.chunk"
+    return f"data: {json.dumps(chunk)}\n\n".encode()

@@ -16,7 +16,7 @@ from chatbot.search.index import Hit, SearchResult
 from chatbot.slack import blocks, views
 from chatbot.slack.feedback import feedback_value, parse_feedback_value
 from chatbot.slack.handlers.command import Request, ephemeral_ack, parse
-from chatbot.slack.mrkdwn import clip, escape, truncate
+from chatbot.slack.mrkdwn import clip, escape, link, truncate
 from chatbot.usage import FeedbackTarget
 from tests.conftest import DIGESTS
 from tests.slackrequests import rendered_strings
@@ -116,6 +116,19 @@ def test_truncation_keeps_entities_whole_and_marks_the_cut(text: str, limit: int
         assert cut.endswith("…")
     else:
         assert cut == escape(text)
+
+
+@given(st.lists(st.text(max_size=40) | st.integers(1, 99999), max_size=12), st.integers(1, 300))
+def test_truncation_keeps_links_whole(pieces: list[str | int], limit: int) -> None:
+    """Escaped text with `<url|#N>` links (a model's answer with citations) cut anywhere."""
+    text = "".join(
+        link(f"https://github.com/vllm-project/vllm/pull/{p}", f"#{p}") if isinstance(p, int) else escape(p)
+        for p in pieces
+    )
+    cut = truncate(text, limit)
+    assert len(cut) <= max(limit, 1)
+    assert re.sub(r"<https://[^<>|]+\|#\d+>", "", cut).count("<") == 0
+    assert cut.count("<") == cut.count(">")
 
 
 @settings(max_examples=200, deadline=None)

@@ -4,15 +4,17 @@ A model can translate and summarise the curator's note, but it must not bring fa
 PR/issue number, identifier in backticks, number with a unit and person handle in its answer has to
 occur in the entries (note, title, metadata) it was shown. Anything else is reported by name, and the
 caller falls back to the extractive answer. Numbers are compared by value, not with their unit, so an
-answer may translate "8 行" into "8 lines".
+answer may translate "8 行" into "8 lines". A link the entries don't hold is a fact too (a reader
+clicks it). `review` adds the language: an answer not in the asker's language is no answer to them.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from chatbot.digest import Entry
+from chatbot.text import HAN_CHAR
 
 # "#53529", "PR 53529", "PR #53529", "pull/53529", "issue 6789", "issues/6789", "[#53529]".
 _NUMBER_REF = re.compile(
@@ -26,6 +28,16 @@ _UNITS = (
 _NUMBER_WITH_UNIT = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:{_UNITS})", re.I)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])|\d+(?:\.\d+)?")
 _HANDLE = re.compile(r"(?<![\w<])@([A-Za-z0-9][\w.\-]{0,38})")
+_URL = re.compile(r"https?://[^\s<>|\"'`]+", re.I)
+_URL_TAIL = ".,;:!?)]}>。，；：！？）】」』"
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9+\-]*")
+_NOT_PROSE = re.compile(r"`[^`]*`|https?://\S+|#\d+", re.I)
+# Han characters' share of the answer's words (a Latin word or a Han character each count one):
+# a Chinese answer names English code terms ("PD disaggregation 下 prefix caching 失效" is 3 of 7),
+# an English one may quote a Chinese title; below / above these it is the other language.
+MIN_HAN_SHARE_ZH = 0.2
+MAX_HAN_SHARE_EN = 0.6
+LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
 
 
 def source_text(entry: Entry) -> str:
@@ -71,17 +83,49 @@ def ungrounded(answer: str, entries: Sequence[Entry]) -> list[str]:
     folded = source.casefold()
     numbers = known_numbers(entries)
     source_numbers = _numbers_in(source)
-    problems: list[str] = []
-    for match in _NUMBER_REF.finditer(answer):
-        if int(match.group(1)) not in numbers:
-            problems.append(f"#{match.group(1)}")
-    for match in _BACKTICKED.finditer(answer):
-        if match.group(1).strip().casefold() not in folded:
-            problems.append(f"`{match.group(1)}`")
-    for match in _NUMBER_WITH_UNIT.finditer(answer):
-        if _canonical(match.group(1)) not in source_numbers:
-            problems.append(match.group(0).strip())
-    for match in _HANDLE.finditer(answer):
-        if match.group(1).casefold() not in folded:
-            problems.append(f"@{match.group(1)}")
+    checks: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str], Callable[[re.Match[str]], bool]]] = [
+        (_NUMBER_REF, lambda m: f"#{m.group(1)}", lambda m: int(m.group(1)) in numbers),
+        (_BACKTICKED, lambda m: f"`{m.group(1)}`", lambda m: m.group(1).strip().casefold() in folded),
+        (_NUMBER_WITH_UNIT, lambda m: m.group(0).strip(), lambda m: _canonical(m.group(1)) in source_numbers),
+        (_HANDLE, lambda m: f"@{m.group(1)}", lambda m: m.group(1).casefold() in folded),
+        (_URL, _url, lambda m: _url(m).casefold() in folded),
+    ]
+    problems = [show(m) for pattern, show, known in checks for m in pattern.finditer(answer) if not known(m)]
     return list(dict.fromkeys(problems))
+
+
+def _url(match: re.Match[str]) -> str:
+    return match.group(0).rstrip(_URL_TAIL)
+
+
+def han_share(text: str) -> float | None:
+    """Han characters among the answer's words (code, links and PR numbers aside); None: no words."""
+    prose = _NOT_PROSE.sub(" ", text)
+    han = len(HAN_CHAR.findall(prose))
+    latin = len(_LATIN_WORD.findall(HAN_CHAR.sub(" ", prose)))
+    return han / (han + latin) if han + latin else None
+
+
+def wrong_language(answer: str, lang: str) -> str | None:
+    """Why the answer is not in `lang` ("zh"/"en"), or None when it is (or has no words to tell)."""
+    share = han_share(answer)
+    if share is None:
+        return None
+    if lang == "zh" and share < MIN_HAN_SHARE_ZH:
+        return f"answered in English, asked in {LANGUAGE_NAMES[lang]}"
+    if lang == "en" and share > MAX_HAN_SHARE_EN:
+        return f"answered in Chinese, asked in {LANGUAGE_NAMES[lang]}"
+    return None
+
+
+def review(answer: str, entries: Sequence[Entry], lang: str) -> tuple[str, list[str]]:
+    """Can this model answer be shown? ("", []) when yes; else ("language", [why]) or
+    ("ungrounded", [the facts the entries don't hold]). An answer without a word (blank, "…", an
+    emoji) is no answer."""
+    if han_share(answer) is None:
+        return "empty", ["no words in the answer"]
+    language = wrong_language(answer, lang)
+    if language:
+        return "language", [language]
+    missing = ungrounded(answer, entries)
+    return ("ungrounded", missing) if missing else ("", [])

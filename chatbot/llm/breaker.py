@@ -2,7 +2,9 @@
 
 A model server that is down would otherwise cost every follow-up the whole LLM_TIMEOUT before the
 extractive answer is posted. Open → calls are skipped until `cooldown` passes; then one call is let
-through (half-open): success closes the breaker, failure opens it again.
+through (half-open): success closes the breaker, failure opens it again. A server that says how
+long to wait (429/503 with Retry-After) opens it at once for that long: asking again sooner only
+costs the next asker a refused call.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ class CircuitBreaker:
         self._failures = 0
         self._opened_at: float | None = None
         self._trial = False
+        self._hold: float | None = None
         self._lock = threading.Lock()
 
     def allow(self) -> bool:
@@ -29,7 +32,8 @@ class CircuitBreaker:
         with self._lock:
             if self._opened_at is None:
                 return True
-            if self.clock() - self._opened_at < self.cooldown or self._trial:
+            wait = self.cooldown if self._hold is None else self._hold
+            if self.clock() - self._opened_at < wait or self._trial:
                 return False
             self._trial = True
             return True
@@ -39,13 +43,17 @@ class CircuitBreaker:
             self._failures = 0
             self._opened_at = None
             self._trial = False
+            self._hold = None
 
-    def failure(self) -> None:
+    def failure(self, retry_after: float | None = None) -> None:
+        """One failed call; `retry_after`: the seconds the server asked for, which open the breaker now."""
         with self._lock:
             self._failures += 1
             self._trial = False
-            if self._failures >= self.threshold or self._opened_at is not None:
-                self._opened_at = self.clock()
+            if retry_after:
+                self._opened_at, self._hold = self.clock(), retry_after
+            elif self._failures >= self.threshold or self._opened_at is not None:
+                self._opened_at, self._hold = self.clock(), None
 
     @property
     def is_open(self) -> bool:

@@ -23,8 +23,16 @@ log = logging.getLogger(__name__)
 Message = dict[str, str]
 
 
+MAX_RETRY_AFTER = 600.0  # a server asking for an hour's rest is asked again after ten minutes
+
+
 class ModelError(RuntimeError):
-    """The model gave no usable answer; the message says why in a few words."""
+    """The model gave no usable answer; the message says why in a few words. `retry_after`: the
+    seconds the server asked us to wait (429/503 with Retry-After), for the circuit breaker."""
+
+    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(f"{reason}, retry after {retry_after:g} s" if retry_after else reason)
+        self.retry_after = retry_after
 
 
 class ModelClient:
@@ -76,21 +84,65 @@ class ModelClient:
                 max_tokens=self.max_tokens,
             )
         except errors as exc:
-            raise ModelError(_reason(exc)) from None
-        produced = False
+            raise ModelError(_reason(exc), _retry_after(exc)) from None
+        ending = _Ending()
         try:
             for chunk in response:
                 for choice in chunk.choices or ():
-                    delta = getattr(choice.delta, "content", None) if choice.delta else None
+                    delta = ending.read(choice)
                     if delta:
-                        produced = True
                         yield delta
         except errors as exc:
             raise ModelError(_reason(exc)) from None
         finally:
             response.close()
-        if not produced:
-            raise ModelError("empty answer")
+        ending.check()
+
+
+class _Ending:
+    """How a stream ended. Only a finish_reason of "stop" is a whole answer: a stream that ends
+    without one was cut (the connection dropped before [DONE]), "length" stopped mid-sentence at
+    max_tokens, and text only in `reasoning_content` or tool calls is no answer to show."""
+
+    def __init__(self) -> None:
+        self.produced = False
+        self.finish: str | None = None
+        self.other = ""
+
+    def read(self, choice: Any) -> str | None:
+        """The content delta of one choice, noting its finish_reason and any non-content output."""
+        self.finish = getattr(choice, "finish_reason", None) or self.finish
+        delta = getattr(choice, "delta", None)
+        if delta is None:
+            return None
+        if getattr(delta, "tool_calls", None):
+            self.other = "tool calls"
+        elif getattr(delta, "reasoning_content", None) or getattr(delta, "reasoning", None):
+            self.other = self.other or "reasoning"
+        content = getattr(delta, "content", None)
+        if content:
+            self.produced = self.produced or bool(content.strip())
+            return str(content)
+        return None
+
+    def check(self) -> None:
+        if not self.produced:
+            raise ModelError(f"no answer, only {self.other}" if self.other else "empty answer")
+        if self.finish is None:
+            raise ModelError("stream cut off before its end")
+        if self.finish != "stop":
+            raise ModelError(f"answer cut off (finish_reason {self.finish})")
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    """The Retry-After of a refused call, in seconds (a number; an HTTP date is not worth parsing)."""
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    value = headers.get("retry-after") if headers is not None else None
+    try:
+        seconds = float(value) if value else 0.0
+    except ValueError:
+        return None
+    return min(seconds, MAX_RETRY_AFTER) if seconds > 0 else None
 
 
 def _reason(exc: BaseException) -> str:

@@ -172,6 +172,6 @@ class CountedBreaker(CircuitBreaker):
         self.metrics.model_calls.labels("ok").inc()
         super().success()
 
-    def failure(self) -> None:
+    def failure(self, retry_after: float | None = None) -> None:
         self.metrics.model_calls.labels("failed").inc()
-        super().failure()
+        super().failure(retry_after)

@@ -30,13 +30,16 @@ def escape(text: str) -> str:
 
 
 def truncate(text: str, limit: int) -> str:
-    """At most `limit` characters; a cut text ends with "…" and keeps its entities whole."""
+    """At most `limit` characters; a cut text ends with "…" and keeps its entities and its
+    `<url|label>` links whole (a link cut in half shows its raw markup and unbalances the rest)."""
     if len(text) <= limit:
         return text
     cut = text[: max(limit - len(ELLIPSIS), 0)]
     amp = cut.rfind("&")
     if amp != -1 and ";" not in cut[amp:]:
         cut = cut[:amp]
+    if cut.rfind("<") > cut.rfind(">"):
+        cut = cut[: cut.rfind("<")]
     return cut + ELLIPSIS
 
 

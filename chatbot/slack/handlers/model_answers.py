@@ -18,12 +18,12 @@ from collections.abc import Callable, Sequence
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from chatbot.answers.grounding import ungrounded
+from chatbot.answers.grounding import review
 from chatbot.answers.model_prompt import Lang, Message, digest_messages, entry_messages
 from chatbot.digest import Entry
 from chatbot.llm import ModelClient, ModelError, stream_within
 from chatbot.slack import blocks
-from chatbot.slack.handlers.posting import post
+from chatbot.slack.handlers.posting import post, send
 from chatbot.slack.i18n import Texts
 from chatbot.slack.mrkdwn import MAX_SECTION_TEXT, escape, link, truncate
 
@@ -121,46 +121,87 @@ class ModelAnswers:
         deadline = self.clock() + self.timeout
         if not self.model.breaker.allow():
             log.info("model answer skipped: circuit open; extractive answer instead")
-            _post(client, channel, thread_ts, fallback)
+            send(client, channel, fallback, thread_ts=thread_ts)
             return
         placeholder = _post(client, channel, thread_ts, blocks.render_text(Texts(lang)("model.thinking")))
-        if placeholder is None:
+        if placeholder is None:  # Slack refused the placeholder: the answer itself may still go
+            send(client, channel, fallback, thread_ts=thread_ts)
             return
-        shown = {"at": self.clock()}
-
-        def progress(text: str) -> None:
-            now = self.clock()
-            if now - shown["at"] >= self.update_every:
-                shown["at"] = now
-                partial = model_mrkdwn(text, entries) + CURSOR
-                _update(client, channel, placeholder, {"text": text, "blocks": [blocks.section(partial)]})
-
+        progress = _Progress(client, channel, placeholder, entries, self.update_every, self.clock)
         try:
             text = stream_within(lambda: self.model.stream(messages), deadline, progress, self.clock).strip()
-            if not text:
-                raise ModelError("empty answer")
         except ModelError as exc:
-            self.model.breaker.failure()
+            self.model.breaker.failure(exc.retry_after)
             log.warning("model answer failed (%s); extractive answer instead", exc)
-            _update(client, channel, placeholder, fallback)
+            _finish(client, channel, thread_ts, placeholder, fallback)
             return
         self.model.breaker.success()
-        missing = ungrounded(text, entries)
-        if missing:
-            log.warning("model answer not grounded (%s); extractive answer instead", ", ".join(missing))
-            _update(client, channel, placeholder, fallback)
+        problem, details = review(text, entries, lang)
+        if problem:
+            log.warning(
+                "model answer %s (%s); extractive answer instead", _PROBLEMS[problem], ", ".join(details)
+            )
+            _finish(client, channel, thread_ts, placeholder, fallback)
             return
         parts = [blocks.section(model_mrkdwn(text, entries)), blocks.context(source)]
         final = blocks.message(text, [*parts, feedback] if feedback is not None else parts)
-        _update(client, channel, placeholder, final)
+        _finish(client, channel, thread_ts, placeholder, final)
+
+
+_PROBLEMS = {"empty": "empty", "language": "in the wrong language", "ungrounded": "not grounded"}
+
+
+class _Progress:
+    """The text so far into the placeholder, at most once per `every` seconds, escaped like the
+    answer (its fallback text too: a streamed `<!channel>` must not ping); after one refused update
+    the rest of the stream is not shown (one log line, not one per second), the final update still tries."""
+
+    def __init__(
+        self,
+        client: WebClient,
+        channel: str,
+        ts: str,
+        entries: Sequence[Entry],
+        every: float,
+        clock: Callable[[], float],
+    ) -> None:
+        self.client, self.channel, self.ts, self.entries = client, channel, ts, entries
+        self.every, self.clock = every, clock
+        self.shown_at = clock()
+        self.broken = False
+
+    def __call__(self, text: str) -> None:
+        now = self.clock()
+        if self.broken or now - self.shown_at < self.every:
+            return
+        self.shown_at = now
+        partial = blocks.message(text, [blocks.section(model_mrkdwn(text, self.entries) + CURSOR)])
+        self.broken = not _update(self.client, self.channel, self.ts, partial)
 
 
 def _post(client: WebClient, channel: str, thread_ts: str, message: blocks.Message) -> str | None:
     return post(client, channel, message, what="answer", thread_ts=thread_ts)
 
 
-def _update(client: WebClient, channel: str, ts: str, message: blocks.Message) -> None:
+def _update(client: WebClient, channel: str, ts: str, message: blocks.Message) -> bool:
     try:
         client.chat_update(channel=channel, ts=ts, text=message["text"], blocks=message["blocks"])
     except (SlackApiError, SlackClientError) as exc:
         log.warning("updating answer %s %s failed: %s", channel, ts, exc)
+        return False
+    return True
+
+
+def _finish(
+    client: WebClient, channel: str, thread_ts: str, placeholder: str, message: blocks.Message
+) -> None:
+    """The answer in place of the placeholder. When Slack refuses the update (the placeholder was
+    deleted, cannot be edited, …) the answer is posted in the thread instead, never left unanswered;
+    a timeout or dropped connection is not a refusal (the update may have landed: no second answer)."""
+    try:
+        client.chat_update(channel=channel, ts=placeholder, text=message["text"], blocks=message["blocks"])
+    except SlackApiError as exc:
+        log.warning("updating answer %s %s refused (%s); posting it instead", channel, placeholder, exc)
+        send(client, channel, message, thread_ts=thread_ts)
+    except SlackClientError as exc:
+        log.warning("updating answer %s %s failed: %s", channel, placeholder, exc)
