@@ -647,9 +647,26 @@ class SearchIndex:
         for token in tokens:
             if token.kind in {"ident", "joined"}:
                 wholes.setdefault(token.group, []).append(token)
-        for group, positions in _uncovered_groups(stream, covered).items():
+        uncovered = _uncovered_groups(stream, covered)
+        for group in {stream[i].group for i in covered}:
+            if wholes.get(group) and all(_filler(stream[i]) for i in uncovered.get(group, [])):
+                uncovered.pop(group, None)  # concepts name every real part of the identifier
+                whole = self._whole_unit(wholes[group])
+                if whole:
+                    units.append(whole)
+        for group, positions in uncovered.items():
             units.extend(self._group_units(group, positions, stream, wholes.get(group, []), fuzzy_keys))
         return units
+
+    def _whole_unit(self, wholes: list[Token]) -> _Unit | None:
+        """The identifier itself, when concepts named each of its parts: they only refine it."""
+        scores = self._vector()
+        for whole in wholes:
+            self.postings.raise_to(scores, whole.key)
+        if not scores.any():
+            return None
+        shown = [wholes[0].surface]
+        return _Unit(False, scores, lambda _index: shown)
 
     def _concept_units(
         self, tokens: list[Token], stream: list[Token], fuzzy_keys: set[str]
@@ -658,16 +675,22 @@ class SearchIndex:
         positions of the atomic stream the concepts cover."""
         covered: set[int] = set()
         by_concept: dict[str, list[tuple[str, bool]]] = {}
+        whole: set[str] = set()  # concepts named once at least outside a longer identifier
         for m in _outermost(self.glossary.find(tokens)):
             covered.update(range(m.start, m.end))
             is_fuzzy = bool(fuzzy_keys) and any(stream[i].key in fuzzy_keys for i in range(m.start, m.end))
             by_concept.setdefault(m.concept, []).append((m.term, is_fuzzy))
+            if not _inside_identifier(stream, m):
+                whole.add(m.concept)
         units: list[_Unit] = []
         for concept, terms in by_concept.items():
-            units.append(self._concept_unit(concept, terms))
+            concept_units = [self._concept_unit(concept, terms)]
             literal = self._literal_unit(concept, [t for t, fuzzy in terms if not fuzzy])
             if literal:
-                units.append(literal)
+                concept_units.append(literal)
+            for unit in concept_units:  # `mm` in `mm_hash` refines; the identifier decides
+                unit.qualifies = concept in whole
+            units.extend(concept_units)
         return units, covered
 
     def _group_units(
@@ -770,7 +793,9 @@ class SearchIndex:
         if not meaningful:
             return _Unit(True, scores, lambda _index: shown) if scores.any() else None
         counts, heaviest = self._coverage(meaningful)
-        enough = np.flatnonzero(counts >= len(meaningful) / 2)
+        # At least half its parts, and never one part alone of a compound: `decode` is not
+        # `DecodeStream`, a note's `page size` is not `vocab_size`.
+        enough = np.flatnonzero(counts >= max(len(meaningful) / 2, min(len(meaningful), 2)))
         values = heaviest[enough] * PARTIAL * counts[enough] / len(meaningful)
         raised = values > scores[enough]
         scores[enough[raised]] = values[raised]
@@ -953,6 +978,19 @@ def _glossary_words(glossary: Glossary) -> Iterator[tuple[str, str]]:
             for token in tokenize(term):
                 if token.kind in {"word", "part", "joined"}:
                     yield token.surface, token.key
+
+
+def _filler(token: Token) -> bool:
+    return token.key in STOPWORDS or token.key in GENERIC_WORDS
+
+
+def _inside_identifier(stream: list[Token], match: ConceptMatch) -> bool:
+    """Whether the match is some parts of one identifier but not all of it (`mm` in `mm_hash`)."""
+    group = stream[match.start].group
+    span = stream[match.start : match.end]
+    if any(t.kind != "part" or t.group != group for t in span):
+        return False
+    return sum(1 for t in stream if t.group == group) > len(span)
 
 
 def _uncovered_groups(stream: list[Token], covered: set[int]) -> dict[int, list[int]]:
