@@ -42,6 +42,8 @@ def titles(index: SearchIndex, query: str) -> list[str]:
         ("heldout", "prompt_is_token_ids"),  # `prompt` (a concept) in a scheduler note
         ("curators", "prompt_is_token_ids"),
         ("seed", "lora_request"),
+        ("heldout", "max_num_batched_tokens"),  # `batch` in a sampler note
+        ("heldout", "use_cuda_graph"),  # a note that says "use"
     ],
 )
 def test_one_part_of_a_two_part_identifier_alone_finds_nothing(
@@ -75,3 +77,31 @@ def test_a_stream_entry_is_not_a_decodestream_entry(indexes: dict[str, SearchInd
         "利用 tokenizers DecodeStream 加速增量解码",
         "兼容 tokenizers 0.22.0 的增量解码修复",
     ]
+
+
+@pytest.mark.parametrize(
+    ("folder", "query", "expected"),
+    [
+        # a flag names its topic: `enable_`, `use_` say nothing more, and find nothing alone
+        ("seed", "enable_prefix_caching", ["修复 PD 热前缀下 P2P tier 无供给致 30s 超时重算"]),
+        ("probe", "enable_prefix_caching", ["【修复】前缀缓存在滑动窗口注意力下的块泄漏"]),
+        ("heldout", "enable_chunked_prefill", ["修复分块预填充在 block manager v2 下的边界情况"]),
+        ("curators", "use_cuda_graph", ["CUDA graph 捕获尺寸自动裁剪", "EPLB 专家重排"]),
+        # a glossary phrase is one concept, not also its words (`decoding` of spec decoding)
+        (
+            "curators",
+            "guided decoding",
+            ["Guided decoding: outlines backend removal", "结构化输出的 grammar 编译缓存"],
+        ),
+    ],
+)
+def test_a_setting_or_phrase_finds_its_topic_and_nothing_else(
+    indexes: dict[str, SearchIndex], folder: str, query: str, expected: list[str]
+) -> None:
+    assert titles(indexes[folder], query) == expected
+
+
+def test_display_terms_name_what_the_entry_has(indexes: dict[str, SearchIndex]) -> None:
+    """A hit shows the identifier only when the entry writes it (or enough of its parts)."""
+    (hit,) = indexes["heldout"].search("enable_prefix_caching").hits
+    assert "enable_prefix_caching" not in hit.matched and "前缀缓存" in hit.matched

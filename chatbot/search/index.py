@@ -98,6 +98,12 @@ GENERIC_WORDS = frozenset(
     changed update updates updated code reviewer review reviews worth read reading improve improved
     make makes problem problems github commit commits merge merged main model models""".split()  # noqa: SIM905
 )
+# Pieces of a setting's or function's name around its topic (`enable_prefix_caching`,
+# `use_cuda_graph`): the rest of such an identifier says what it is about.
+IDENT_AFFIXES = frozenset(
+    stem(w)
+    for w in """enable enabled disable disabled use using get has is vllm""".split()  # noqa: SIM905
+)
 GENERIC_HAN = frozenset(
     """修复 问题 什么 怎么 如何 哪些 哪个 相关 关于 有关 一个 这个 那个 我们 你们 他们 值得 精读 可以
     是否 一下 看看 介绍 讲讲 重点 关注 工程 程师 参考 借鉴 意义 有没 没有 时候 请问 帮我 查找 搜索
@@ -642,13 +648,13 @@ class SearchIndex:
     def _units(self, tokens: list[Token], fuzzy_keys: set[str]) -> list[_Unit]:
         """The query's units: glossary concepts first, then what the concepts left, by group."""
         stream = atomic(tokens)
-        units, covered = self._concept_units(tokens, stream, fuzzy_keys)
+        units, covered, split = self._concept_units(tokens, stream, fuzzy_keys)
         wholes: dict[int, list[Token]] = {}
         for token in tokens:
             if token.kind in {"ident", "joined"}:
                 wholes.setdefault(token.group, []).append(token)
         uncovered = _uncovered_groups(stream, covered)
-        for group in {stream[i].group for i in covered}:
+        for group in split:
             if wholes.get(group) and all(_filler(stream[i]) for i in uncovered.get(group, [])):
                 uncovered.pop(group, None)  # concepts name every real part of the identifier
                 whole = self._whole_unit(wholes[group])
@@ -670,17 +676,20 @@ class SearchIndex:
 
     def _concept_units(
         self, tokens: list[Token], stream: list[Token], fuzzy_keys: set[str]
-    ) -> tuple[list[_Unit], set[int]]:
-        """A unit per concept the query names (and one for its literal terms), and the
-        positions of the atomic stream the concepts cover."""
+    ) -> tuple[list[_Unit], set[int], set[int]]:
+        """A unit per concept the query names (and one for its literal terms), the positions
+        of the atomic stream the concepts cover, and the identifiers' groups they split."""
         covered: set[int] = set()
         by_concept: dict[str, list[tuple[str, bool]]] = {}
         whole: set[str] = set()  # concepts named once at least outside a longer identifier
+        split: set[int] = set()
         for m in _outermost(self.glossary.find(tokens)):
             covered.update(range(m.start, m.end))
             is_fuzzy = bool(fuzzy_keys) and any(stream[i].key in fuzzy_keys for i in range(m.start, m.end))
             by_concept.setdefault(m.concept, []).append((m.term, is_fuzzy))
-            if not _inside_identifier(stream, m):
+            if _inside_identifier(stream, m):
+                split.add(stream[m.start].group)
+            else:
                 whole.add(m.concept)
         units: list[_Unit] = []
         for concept, terms in by_concept.items():
@@ -691,7 +700,7 @@ class SearchIndex:
             for unit in concept_units:  # `mm` in `mm_hash` refines; the identifier decides
                 unit.qualifies = concept in whole
             units.extend(concept_units)
-        return units, covered
+        return units, covered, split
 
     def _group_units(
         self, group: int, positions: list[int], stream: list[Token], wholes: list[Token], fuzzy_keys: set[str]
@@ -789,9 +798,10 @@ class SearchIndex:
         scores = self._vector()
         for whole in wholes:
             self.postings.raise_to(scores, whole.key)
-        meaningful = [p for p in parts if p.key not in STOPWORDS and p.key not in GENERIC_WORDS]
-        if not meaningful:
-            return _Unit(True, scores, lambda _index: shown) if scores.any() else None
+        meaningful = [p for p in parts if not _filler(p)]  # `use` of `use_cuda_graph` is not it
+        if not meaningful:  # generic only when the identifier's words are (`fix_bug`)
+            generic = all(p.key in STOPWORDS or p.key in GENERIC_WORDS for p in parts)
+            return _Unit(generic, scores, lambda _index: shown) if scores.any() else None
         counts, heaviest = self._coverage(meaningful)
         # At least half its parts, and never one part alone of a compound: `decode` is not
         # `DecodeStream`, a note's `page size` is not `vocab_size`.
@@ -981,16 +991,18 @@ def _glossary_words(glossary: Glossary) -> Iterator[tuple[str, str]]:
 
 
 def _filler(token: Token) -> bool:
-    return token.key in STOPWORDS or token.key in GENERIC_WORDS
+    return token.key in STOPWORDS or token.key in GENERIC_WORDS or token.key in IDENT_AFFIXES
 
 
 def _inside_identifier(stream: list[Token], match: ConceptMatch) -> bool:
-    """Whether the match is some parts of one identifier but not all of it (`mm` in `mm_hash`)."""
+    """Whether the match is some of an identifier's real parts but not all of them (`mm` in
+    `mm_hash`; not `prefix caching` in `enable_prefix_caching`)."""
     group = stream[match.start].group
     span = stream[match.start : match.end]
     if any(t.kind != "part" or t.group != group for t in span):
         return False
-    return sum(1 for t in stream if t.group == group) > len(span)
+    rest = [t for t in stream[: match.start] + stream[match.end :] if t.group == group]
+    return not all(_filler(t) for t in rest)
 
 
 def _uncovered_groups(stream: list[Token], covered: set[int]) -> dict[int, list[int]]:
