@@ -10,6 +10,8 @@ import pytest
 
 from chatbot.digest import Library
 from chatbot.search import SearchIndex
+from chatbot.search.glossary import Glossary
+from chatbot.search.tokens import tokenize
 
 TESTS = Path(__file__).parent
 FOLDERS = {
@@ -105,3 +107,25 @@ def test_display_terms_name_what_the_entry_has(indexes: dict[str, SearchIndex]) 
     """A hit shows the identifier only when the entry writes it (or enough of its parts)."""
     (hit,) = indexes["heldout"].search("enable_prefix_caching").hits
     assert "enable_prefix_caching" not in hit.matched and "前缀缓存" in hit.matched
+
+
+@pytest.mark.parametrize(
+    ("text", "concepts"),
+    [
+        ("which cuts the warm-up from 40 s to 6 s", []),  # `CuTe` stems to `cut`
+        ("the ropes of a new cluster", []),  # `RoPE` stems to `rop`
+        ("reading the readm", []),
+        ("CuTe DSL kernels", ["cutlass", "kernel"]),
+        ("RoPE scaling", ["long-context"]),
+        ("LMCache", ["lmcache"]),
+        ("two TPUs", ["tpu"]),
+    ],
+)
+def test_a_name_is_found_as_written_not_by_its_stem(text: str, concepts: list[str]) -> None:
+    found = Glossary.load().find(tokenize(text))
+    assert list(dict.fromkeys(m.concept for m in found)) == concepts
+
+
+def test_cuts_in_a_note_is_not_cutlass(indexes: dict[str, SearchIndex]) -> None:
+    assert titles(indexes["curators"], "cutlass") == []
+    assert titles(indexes["probe"], "cutlass") == ["DeepSeek-V3 MLA 在 Blackwell (SM100) 上启用 CUTLASS 后端"]
