@@ -129,3 +129,17 @@ def test_a_name_is_found_as_written_not_by_its_stem(text: str, concepts: list[st
 def test_cuts_in_a_note_is_not_cutlass(indexes: dict[str, SearchIndex]) -> None:
     assert titles(indexes["curators"], "cutlass") == []
     assert titles(indexes["probe"], "cutlass") == ["DeepSeek-V3 MLA 在 Blackwell (SM100) 上启用 CUTLASS 后端"]
+
+
+@pytest.mark.parametrize(
+    ("folder", "query", "shown"),
+    [
+        ("probe", "哪个PR修复了前缀缓存", ["前缀缓存", "prefix caching"]),
+        ("probe", "fix prefix cache bug", ["prefix caching", "前缀缓存"]),
+        ("curators", "哪个 PR 改了调度器", ["调度器"]),
+    ],
+)
+def test_generic_words_refine_but_are_not_shown_as_matched(
+    indexes: dict[str, SearchIndex], folder: str, query: str, shown: list[str]
+) -> None:
+    assert indexes[folder].search(query).hits[0].matched == shown

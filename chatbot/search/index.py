@@ -881,11 +881,12 @@ class SearchIndex:
         return found, totals[found], units
 
     def _matched(self, index: int, units: list[tuple[float, _Unit]]) -> list[str]:
-        """Display terms for one hit, the units that weighed most first."""
+        """Display terms for one hit, the units that weighed most first. Generic words (`PR`,
+        `fix`, `修复`) refine the ranking but are not what an entry is found by: not shown."""
         gains: list[tuple[float, _Unit]] = []
         for factor, unit in units:
             score = unit.scores.item(index)  # a Python float, without a numpy scalar in between
-            if score > 0.0:
+            if score > 0.0 and not unit.generic:
                 gains.append((factor * score, unit))
         gains.sort(key=lambda g: -g[0])
         return _dedupe_surfaces(term for _, unit in gains for term in unit.display(index))
