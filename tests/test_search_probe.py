@@ -143,3 +143,34 @@ def test_generic_words_refine_but_are_not_shown_as_matched(
     indexes: dict[str, SearchIndex], folder: str, query: str, shown: list[str]
 ) -> None:
     assert indexes[folder].search(query).hits[0].matched == shown
+
+
+@pytest.mark.parametrize(
+    ("folder", "query", "expected"),
+    [
+        # one plain word of several is padding: `cache` of an image preprocessing cache
+        ("seed", "image preprocessing cache", ["修复 MiniCPM-o 图像处理器复用串扰"]),
+        ("heldout", "image preprocessing cache", []),
+        ("seed", "runtime lora loading", []),
+        ("heldout", "runtime lora loading", ["修复 LoRA 与流水线并行同时开启时的崩溃"]),
+        (
+            "curators",
+            "lora adapter hot reload",
+            ["LoRA 适配器热加载的锁粒度", "Chunked prefill 与 LoRA 共存"],
+        ),
+        ("heldout", "block leak", []),
+        ("probe", "web UI dark mode", []),  # `dark` of the author DarkLight1337
+        ("curators", "web UI dark mode", []),
+        # enough of the query, or a concept, still finds
+        ("probe", "sliding window", ["【修复】前缀缓存在滑动窗口注意力下的块泄漏"]),
+        ("heldout", "hermes parser", ["Mistral 工具解析器流式输出重写"]),
+        ("probe", "runtime lora loading", ["LoRA：支持在运行时动态加载与卸载适配器"]),
+    ],
+)
+def test_a_minority_of_plain_words_is_not_a_match(
+    indexes: dict[str, SearchIndex], folder: str, query: str, expected: list[str]
+) -> None:
+    result = indexes[folder].search(query, limit=10)
+    assert [hit.entry.title for hit in result.hits] == expected
+    assert result.total == len(expected)
+    assert result.suggestions or expected

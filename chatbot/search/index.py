@@ -300,6 +300,8 @@ class _Unit:
     scores: NDArray[np.float64]
     display: Callable[[int], list[str]]
     qualifies: bool = True  # False: adds to an entry's score but cannot make it a hit alone
+    plain: bool = False  # a plain Latin word (`cache`, `engine`), not a concept or identifier
+    asked: bool = True  # False: a second unit of something the query asked once (literal term)
 
     @property
     def matched(self) -> int:
@@ -779,7 +781,7 @@ class SearchIndex:
         scores = self._vector()
         for term in present:  # LITERAL is 1.0: the field weight is the score
             self.concept_terms.raise_to(scores, (concept, term))
-        return _Unit(False, scores, _nothing)
+        return _Unit(False, scores, _nothing, asked=False)
 
     def _word_unit(self, token: Token, wholes: list[Token], fuzzy_keys: set[str]) -> _Unit | None:
         if token.key in STOPWORDS:
@@ -791,7 +793,7 @@ class SearchIndex:
         scores = self._vector()
         for key in [token.key, *(w.key for w in wholes)]:
             self.postings.raise_to(scores, key, factor)
-        return _Unit(generic, scores, lambda _index: shown)
+        return _Unit(generic, scores, lambda _index: shown, plain=token.kind == "word")
 
     def _ident_unit(self, wholes: list[Token], parts: list[Token]) -> _Unit | None:
         shown = [wholes[0].surface if wholes else " ".join(p.surface for p in parts)]
@@ -861,10 +863,9 @@ class SearchIndex:
         additions in the same order as summing Python floats per entry, so the same scores.
         """
         tokens, fuzzy_keys = self._corrected_query(query[:500])
+        asked = self._units(tokens, fuzzy_keys)
         units = [
-            (self._idf(matched) * (GENERIC if u.generic else 1.0), u)
-            for u in self._units(tokens, fuzzy_keys)
-            if (matched := u.matched)
+            (self._idf(matched) * (GENERIC if u.generic else 1.0), u) for u in asked if (matched := u.matched)
         ]
         qualifying = [unit.scores for _, unit in units if not unit.generic and unit.qualifies]
         if not qualifying:  # every unit matched something: a qualifying one makes a real match
@@ -873,9 +874,9 @@ class SearchIndex:
         totals = units[0][1].scores * units[0][0]
         for factor, unit in units[1:]:
             totals += unit.scores * factor
-        real = qualifying[0] > 0.0
-        for scores in qualifying[1:]:
-            real |= scores > 0.0
+        real = _real_matches(qualifying, asked)
+        if not real.any():  # only padding matched
+            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float64), units
         floor = max(float(totals[real].max()) * RELATIVE_FLOOR, 1e-12)
         found = np.flatnonzero(real & (totals >= floor))
         return found, totals[found], units
@@ -918,6 +919,39 @@ class SearchIndex:
 
 # SearchIndex attributes made while answering, not by the build: never part of a snapshot.
 _QUERY_MEMOS = frozenset({"_written_memo", "_labels"})
+
+
+def _real_matches(qualifying: list[NDArray[np.float64]], asked: list[_Unit]) -> NDArray[np.bool_]:
+    """Entries a qualifying unit matched, less those only a minority of plain words did."""
+    real = qualifying[0] > 0.0
+    for scores in qualifying[1:]:
+        real |= scores > 0.0
+    if any(unit.plain and unit.matched for unit in asked):
+        real &= _not_padding(asked, len(real))
+    return real
+
+
+def _not_padding(units: list[_Unit], size: int) -> NDArray[np.bool_]:
+    """Entries that share more with the query than a minority of its plain words.
+
+    `image preprocessing cache` is not any entry that says `cache`, nor `v1 engine` one that
+    says `engine`: an entry that no concept, identifier, number or Chinese run of the query
+    matched needs more than half of what the query asks (counted once each, generic words
+    aside), or the query asks one thing only.
+    """
+    asked = [u for u in units if u.asked and not u.generic]
+    keep = np.ones(size, dtype=np.bool_)
+    if len(asked) < 2:
+        return keep
+    words_only = np.ones(size, dtype=np.bool_)
+    shared = np.zeros(size, dtype=np.intp)
+    for unit in asked:
+        matched = unit.scores > 0.0
+        shared += matched
+        if not unit.plain:
+            words_only &= ~matched
+    keep &= ~(words_only & (shared * 2 <= len(asked)))
+    return keep
 
 
 def _best(found: NDArray[np.intp], scores: NDArray[np.float64], count: int) -> list[tuple[float, int]]:
