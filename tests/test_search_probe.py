@@ -174,3 +174,22 @@ def test_a_minority_of_plain_words_is_not_a_match(
     assert [hit.entry.title for hit in result.hits] == expected
     assert result.total == len(expected)
     assert result.suggestions or expected
+
+
+@pytest.mark.parametrize(
+    ("folder", "query", "expected"),
+    [
+        # `事件` / `events` alone are SSE events, asyncio events, metrics events: not KV events
+        ("seed", "kv events", ["修复 KV offload 事件元数据被过早丢弃"]),
+        ("heldout", "kv events", []),
+        ("curators", "KV 事件", []),
+    ],
+)
+def test_a_bare_common_word_does_not_name_a_narrow_concept(
+    indexes: dict[str, SearchIndex], folder: str, query: str, expected: list[str]
+) -> None:
+    assert titles(indexes[folder], query) == expected
+
+
+def test_kv_cache_in_chinese_does_not_find_a_streaming_parser(indexes: dict[str, SearchIndex]) -> None:
+    assert "Mistral 工具解析器流式输出重写" not in titles(indexes["heldout"], "KV缓存")
