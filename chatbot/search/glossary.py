@@ -230,7 +230,7 @@ class Glossary:
         term = Term(concept, surface, tuple(t.key for t in stream), _whole_keys(tokens, stream))
         if any(t.kind == "cjk" for t in stream):
             self._compile_chinese(term, stream)
-        if term.sequence:
+        if term.sequence and not _stemmed_name(surface, stream, term.wholes):
             self._by_first.setdefault(term.sequence[0], []).append(term)
         for key in term.wholes:
             self._by_whole.setdefault(key, []).append(term)
@@ -483,6 +483,17 @@ class MatchMemo:
             return gathered[0].issuperset(keys)
 
         return has_all
+
+
+def _stemmed_name(surface: str, stream: list[Token], wholes: frozenset[str]) -> bool:
+    """A one-word name the stemmer would shorten (`CuTe` → `cut`, `RoPE` → `rop`): it is found
+    as written, by its whole word only, or every `cuts` and `ropes` would name it."""
+    return (
+        len(stream) == 1
+        and stream[0].kind == "word"
+        and bool(wholes - {stream[0].key})
+        and any(c.isupper() for c in surface[1:])
+    )
 
 
 def _whole_keys(tokens: list[Token], stream: list[Token]) -> frozenset[str]:

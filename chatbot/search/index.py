@@ -98,6 +98,12 @@ GENERIC_WORDS = frozenset(
     changed update updates updated code reviewer review reviews worth read reading improve improved
     make makes problem problems github commit commits merge merged main model models""".split()  # noqa: SIM905
 )
+# Pieces of a setting's or function's name around its topic (`enable_prefix_caching`,
+# `use_cuda_graph`): the rest of such an identifier says what it is about.
+IDENT_AFFIXES = frozenset(
+    stem(w)
+    for w in """enable enabled disable disabled use using get has is vllm""".split()  # noqa: SIM905
+)
 GENERIC_HAN = frozenset(
     """修复 问题 什么 怎么 如何 哪些 哪个 相关 关于 有关 一个 这个 那个 我们 你们 他们 值得 精读 可以
     是否 一下 看看 介绍 讲讲 重点 关注 工程 程师 参考 借鉴 意义 有没 没有 时候 请问 帮我 查找 搜索
@@ -294,6 +300,8 @@ class _Unit:
     scores: NDArray[np.float64]
     display: Callable[[int], list[str]]
     qualifies: bool = True  # False: adds to an entry's score but cannot make it a hit alone
+    plain: bool = False  # a plain Latin word (`cache`, `engine`), not a concept or identifier
+    asked: bool = True  # False: a second unit of something the query asked once (literal term)
 
     @property
     def matched(self) -> int:
@@ -642,33 +650,59 @@ class SearchIndex:
     def _units(self, tokens: list[Token], fuzzy_keys: set[str]) -> list[_Unit]:
         """The query's units: glossary concepts first, then what the concepts left, by group."""
         stream = atomic(tokens)
-        units, covered = self._concept_units(tokens, stream, fuzzy_keys)
+        units, covered, split = self._concept_units(tokens, stream, fuzzy_keys)
         wholes: dict[int, list[Token]] = {}
         for token in tokens:
             if token.kind in {"ident", "joined"}:
                 wholes.setdefault(token.group, []).append(token)
-        for group, positions in _uncovered_groups(stream, covered).items():
+        uncovered = _uncovered_groups(stream, covered)
+        for group in split:
+            if wholes.get(group) and all(_filler(stream[i]) for i in uncovered.get(group, [])):
+                uncovered.pop(group, None)  # concepts name every real part of the identifier
+                whole = self._whole_unit(wholes[group])
+                if whole:
+                    units.append(whole)
+        for group, positions in uncovered.items():
             units.extend(self._group_units(group, positions, stream, wholes.get(group, []), fuzzy_keys))
         return units
 
+    def _whole_unit(self, wholes: list[Token]) -> _Unit | None:
+        """The identifier itself, when concepts named each of its parts: they only refine it."""
+        scores = self._vector()
+        for whole in wholes:
+            self.postings.raise_to(scores, whole.key)
+        if not scores.any():
+            return None
+        shown = [wholes[0].surface]
+        return _Unit(False, scores, lambda _index: shown)
+
     def _concept_units(
         self, tokens: list[Token], stream: list[Token], fuzzy_keys: set[str]
-    ) -> tuple[list[_Unit], set[int]]:
-        """A unit per concept the query names (and one for its literal terms), and the
-        positions of the atomic stream the concepts cover."""
+    ) -> tuple[list[_Unit], set[int], set[int]]:
+        """A unit per concept the query names (and one for its literal terms), the positions
+        of the atomic stream the concepts cover, and the identifiers' groups they split."""
         covered: set[int] = set()
         by_concept: dict[str, list[tuple[str, bool]]] = {}
+        whole: set[str] = set()  # concepts named once at least outside a longer identifier
+        split: set[int] = set()
         for m in _outermost(self.glossary.find(tokens)):
             covered.update(range(m.start, m.end))
             is_fuzzy = bool(fuzzy_keys) and any(stream[i].key in fuzzy_keys for i in range(m.start, m.end))
             by_concept.setdefault(m.concept, []).append((m.term, is_fuzzy))
+            if _inside_identifier(stream, m):
+                split.add(stream[m.start].group)
+            else:
+                whole.add(m.concept)
         units: list[_Unit] = []
         for concept, terms in by_concept.items():
-            units.append(self._concept_unit(concept, terms))
+            concept_units = [self._concept_unit(concept, terms)]
             literal = self._literal_unit(concept, [t for t, fuzzy in terms if not fuzzy])
             if literal:
-                units.append(literal)
-        return units, covered
+                concept_units.append(literal)
+            for unit in concept_units:  # `mm` in `mm_hash` refines; the identifier decides
+                unit.qualifies = concept in whole
+            units.extend(concept_units)
+        return units, covered, split
 
     def _group_units(
         self, group: int, positions: list[int], stream: list[Token], wholes: list[Token], fuzzy_keys: set[str]
@@ -747,7 +781,7 @@ class SearchIndex:
         scores = self._vector()
         for term in present:  # LITERAL is 1.0: the field weight is the score
             self.concept_terms.raise_to(scores, (concept, term))
-        return _Unit(False, scores, _nothing)
+        return _Unit(False, scores, _nothing, asked=False)
 
     def _word_unit(self, token: Token, wholes: list[Token], fuzzy_keys: set[str]) -> _Unit | None:
         if token.key in STOPWORDS:
@@ -759,18 +793,21 @@ class SearchIndex:
         scores = self._vector()
         for key in [token.key, *(w.key for w in wholes)]:
             self.postings.raise_to(scores, key, factor)
-        return _Unit(generic, scores, lambda _index: shown)
+        return _Unit(generic, scores, lambda _index: shown, plain=token.kind == "word")
 
     def _ident_unit(self, wholes: list[Token], parts: list[Token]) -> _Unit | None:
         shown = [wholes[0].surface if wholes else " ".join(p.surface for p in parts)]
         scores = self._vector()
         for whole in wholes:
             self.postings.raise_to(scores, whole.key)
-        meaningful = [p for p in parts if p.key not in STOPWORDS and p.key not in GENERIC_WORDS]
-        if not meaningful:
-            return _Unit(True, scores, lambda _index: shown) if scores.any() else None
+        meaningful = [p for p in parts if not _filler(p)]  # `use` of `use_cuda_graph` is not it
+        if not meaningful:  # generic only when the identifier's words are (`fix_bug`)
+            generic = all(p.key in STOPWORDS or p.key in GENERIC_WORDS for p in parts)
+            return _Unit(generic, scores, lambda _index: shown) if scores.any() else None
         counts, heaviest = self._coverage(meaningful)
-        enough = np.flatnonzero(counts >= len(meaningful) / 2)
+        # At least half its parts, and never one part alone of a compound: `decode` is not
+        # `DecodeStream`, a note's `page size` is not `vocab_size`.
+        enough = np.flatnonzero(counts >= max(len(meaningful) / 2, min(len(meaningful), 2)))
         values = heaviest[enough] * PARTIAL * counts[enough] / len(meaningful)
         raised = values > scores[enough]
         scores[enough[raised]] = values[raised]
@@ -826,10 +863,9 @@ class SearchIndex:
         additions in the same order as summing Python floats per entry, so the same scores.
         """
         tokens, fuzzy_keys = self._corrected_query(query[:500])
+        asked = self._units(tokens, fuzzy_keys)
         units = [
-            (self._idf(matched) * (GENERIC if u.generic else 1.0), u)
-            for u in self._units(tokens, fuzzy_keys)
-            if (matched := u.matched)
+            (self._idf(matched) * (GENERIC if u.generic else 1.0), u) for u in asked if (matched := u.matched)
         ]
         qualifying = [unit.scores for _, unit in units if not unit.generic and unit.qualifies]
         if not qualifying:  # every unit matched something: a qualifying one makes a real match
@@ -838,19 +874,20 @@ class SearchIndex:
         totals = units[0][1].scores * units[0][0]
         for factor, unit in units[1:]:
             totals += unit.scores * factor
-        real = qualifying[0] > 0.0
-        for scores in qualifying[1:]:
-            real |= scores > 0.0
+        real = _real_matches(qualifying, asked)
+        if not real.any():  # only padding matched
+            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float64), units
         floor = max(float(totals[real].max()) * RELATIVE_FLOOR, 1e-12)
         found = np.flatnonzero(real & (totals >= floor))
         return found, totals[found], units
 
     def _matched(self, index: int, units: list[tuple[float, _Unit]]) -> list[str]:
-        """Display terms for one hit, the units that weighed most first."""
+        """Display terms for one hit, the units that weighed most first. Generic words (`PR`,
+        `fix`, `修复`) refine the ranking but are not what an entry is found by: not shown."""
         gains: list[tuple[float, _Unit]] = []
         for factor, unit in units:
             score = unit.scores.item(index)  # a Python float, without a numpy scalar in between
-            if score > 0.0:
+            if score > 0.0 and not unit.generic:
                 gains.append((factor * score, unit))
         gains.sort(key=lambda g: -g[0])
         return _dedupe_surfaces(term for _, unit in gains for term in unit.display(index))
@@ -882,6 +919,39 @@ class SearchIndex:
 
 # SearchIndex attributes made while answering, not by the build: never part of a snapshot.
 _QUERY_MEMOS = frozenset({"_written_memo", "_labels"})
+
+
+def _real_matches(qualifying: list[NDArray[np.float64]], asked: list[_Unit]) -> NDArray[np.bool_]:
+    """Entries a qualifying unit matched, less those only a minority of plain words did."""
+    real = qualifying[0] > 0.0
+    for scores in qualifying[1:]:
+        real |= scores > 0.0
+    if any(unit.plain and unit.matched for unit in asked):
+        real &= _not_padding(asked, len(real))
+    return real
+
+
+def _not_padding(units: list[_Unit], size: int) -> NDArray[np.bool_]:
+    """Entries that share more with the query than a minority of its plain words.
+
+    `image preprocessing cache` is not any entry that says `cache`, nor `v1 engine` one that
+    says `engine`: an entry that no concept, identifier, number or Chinese run of the query
+    matched needs more than half of what the query asks (counted once each, generic words
+    aside), or the query asks one thing only.
+    """
+    asked = [u for u in units if u.asked and not u.generic]
+    keep = np.ones(size, dtype=np.bool_)
+    if len(asked) < 2:
+        return keep
+    words_only = np.ones(size, dtype=np.bool_)
+    shared = np.zeros(size, dtype=np.intp)
+    for unit in asked:
+        matched = unit.scores > 0.0
+        shared += matched
+        if not unit.plain:
+            words_only &= ~matched
+    keep &= ~(words_only & (shared * 2 <= len(asked)))
+    return keep
 
 
 def _best(found: NDArray[np.intp], scores: NDArray[np.float64], count: int) -> list[tuple[float, int]]:
@@ -953,6 +1023,21 @@ def _glossary_words(glossary: Glossary) -> Iterator[tuple[str, str]]:
             for token in tokenize(term):
                 if token.kind in {"word", "part", "joined"}:
                     yield token.surface, token.key
+
+
+def _filler(token: Token) -> bool:
+    return token.key in STOPWORDS or token.key in GENERIC_WORDS or token.key in IDENT_AFFIXES
+
+
+def _inside_identifier(stream: list[Token], match: ConceptMatch) -> bool:
+    """Whether the match is some of an identifier's real parts but not all of them (`mm` in
+    `mm_hash`; not `prefix caching` in `enable_prefix_caching`)."""
+    group = stream[match.start].group
+    span = stream[match.start : match.end]
+    if any(t.kind != "part" or t.group != group for t in span):
+        return False
+    rest = [t for t in stream[: match.start] + stream[match.end :] if t.group == group]
+    return not all(_filler(t) for t in rest)
 
 
 def _uncovered_groups(stream: list[Token], covered: set[int]) -> dict[int, list[int]]:
