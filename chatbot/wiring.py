@@ -63,7 +63,7 @@ from chatbot.slack.handlers.subscriptions import SubscriptionCommands
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.loading import LoadingGate
 from chatbot.slack.locale import UserLanguages, slack_locale
-from chatbot.slack.replays import InMemoryReplayLedger, ReplayLedger
+from chatbot.slack.replays import DeadlineLedger, InMemoryReplayLedger, ReplayLedger
 from chatbot.slack.subscription_blocks import render_announcement
 from chatbot.snapshot import Key, Snapshots
 from chatbot.store import InMemoryThreadRegistry, SqlStore, SubscriptionStore, ThreadRegistry
@@ -653,7 +653,8 @@ def _handlers(
     handled_events = ObservedHandledEvents(handled or InMemoryHandledEvents(), parts.usage)
     shared = SharedThreads(parts.registry, parts.usage)
     dms = DirectMessages(parts.observed("dm"), library.get, shared, handled_events, languages, answers)
-    replays: ReplayLedger = store or InMemoryReplayLedger()
+    # The store's ledger answers the ack path within a deadline (a locked file waits 30 s).
+    replays: ReplayLedger = DeadlineLedger(store) if store is not None else InMemoryReplayLedger()
     return {
         "command": CommandHandler(
             answers,
