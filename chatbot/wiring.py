@@ -653,8 +653,10 @@ def _handlers(
     handled_events = ObservedHandledEvents(handled or InMemoryHandledEvents(), parts.usage)
     shared = SharedThreads(parts.registry, parts.usage)
     dms = DirectMessages(parts.observed("dm"), library.get, shared, handled_events, languages, answers)
-    # The store's ledger answers the ack path within a deadline (a locked file waits 30 s).
-    replays: ReplayLedger = DeadlineLedger(store) if store is not None else InMemoryReplayLedger()
+    shares: ReplayLedger = store or InMemoryReplayLedger()
+    # The ack path's replay check answers within a deadline (a locked SQLite file waits 30 s);
+    # a share, after the ack, waits for the store as before rather than fail on a short lock.
+    replays = DeadlineLedger(store) if store is not None else shares
     return {
         "command": CommandHandler(
             answers,
@@ -664,7 +666,7 @@ def _handlers(
             languages=languages,
         ),
         "buttons": ActionHandlers(
-            answers, library.get, shared, lang, languages, dms.pick_channel, shares=replays
+            answers, library.get, shared, lang, languages, dms.pick_channel, shares=shares
         ),
         "replays": replays,
         "votes": FeedbackHandlers(parts.usage, lang),
