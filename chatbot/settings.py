@@ -37,6 +37,9 @@ _CRON_FIELD = r"[\d*/,\-A-Za-z?]+"
 CRON_RE = re.compile(rf"^{_CRON_FIELD}(\s+{_CRON_FIELD}){{4}}$")
 SPAN_RE = re.compile(r"^\s*(\d+)\s*([hdw])\s*$", re.IGNORECASE)
 SPAN_UNITS = {"h": "hours", "d": "days", "w": "weeks"}
+# The longest span a setting takes: now minus it is still a date (999999d was an OverflowError
+# traceback at start, or at the first prune).
+LONGEST_SPAN = timedelta(days=36500)
 ENV_FILE = ".env"
 # How alike a name must be to a setting's to be taken for a misspelling of it (SLACK_BOT_TOKN).
 TYPO_CUTOFF = 0.9
@@ -67,7 +70,7 @@ class Settings(BaseSettings):
     cache_dir: Path | None = Field(default_factory=default_cache_dir)
     daily_channels: Annotated[list[str], NoDecode] = Field(default_factory=list)
     daily_cron: str = "30 9 * * 1-5"
-    daily_grace: timedelta = timedelta(hours=4)
+    daily_grace: timedelta = Field(default=timedelta(hours=4), ge=timedelta(0), le=LONGEST_SPAN)
     # How often every replica re-reads the subscriptions (seconds; at most a minute).
     reconcile_seconds: float = Field(default=60.0, gt=0, le=60)
     admin_users: Annotated[list[str], NoDecode] = Field(default_factory=list)
@@ -79,7 +82,7 @@ class Settings(BaseSettings):
     slack_timeout: float = Field(default=15.0, gt=0, le=300)
     log_format: Literal["text", "json"] = "text"
     metrics_port: int | None = Field(default=None, ge=1, le=65535)
-    usage_retention: timedelta = Field(default=timedelta(days=90), gt=timedelta(0))
+    usage_retention: timedelta = Field(default=timedelta(days=90), gt=timedelta(0), le=LONGEST_SPAN)
     usage_salt: str | None = None
     curator_channel: str | None = None
     curator_cron: str = "0 10 * * 1"
@@ -162,9 +165,9 @@ class Settings(BaseSettings):
     def _span(cls, value: object) -> object:
         """`90d`, `12w`, `36h` besides pydantic's ISO 8601 (`P90D`) and seconds."""
         if isinstance(value, str):
-            match = SPAN_RE.match(value)
-            if match:
-                return timedelta(**{SPAN_UNITS[match.group(2).lower()]: int(match.group(1))})
+            span = parse_span(value)
+            if span is not None:
+                return span
         return value
 
     @field_validator("timezone")
@@ -221,6 +224,19 @@ def load_settings(**overrides: object) -> Settings:
         ) from None
     except OSError as exc:
         raise SettingsError(f"settings file .env: cannot read it ({exc.strerror})") from None
+
+
+def parse_span(value: str) -> timedelta | None:
+    """`90d`, `12w`, `36h` as a timedelta; None when it is not written so; ValueError when it is
+    longer than LONGEST_SPAN (a number of days no date arithmetic survives)."""
+    match = SPAN_RE.match(value)
+    if match is None:
+        return None
+    count, unit = int(match.group(1)), SPAN_UNITS[match.group(2).lower()]
+    hours = count * {"hours": 1, "days": 24, "weeks": 168}[unit]
+    if hours > LONGEST_SPAN / timedelta(hours=1):
+        raise ValueError(f"{value.strip()} is too long; at most {LONGEST_SPAN.days}d")
+    return timedelta(**{unit: count})
 
 
 def check_url(value: str) -> None:

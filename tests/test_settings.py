@@ -298,3 +298,36 @@ def test_serve_without_a_token_names_it_before_making_the_database(tmp_path: Pat
         "vllm-digest: setting SLACK_BOT_TOKEN: required to talk to Slack (xoxb-…)"
     ]
     assert not (tmp_path / "fresh.db").exists()
+
+
+@pytest.mark.parametrize(
+    ("env", "words"),
+    [
+        # int() of the count overflowed timedelta: an OverflowError traceback at start.
+        ({"USAGE_RETENTION": "9999999999d"}, "setting USAGE_RETENTION: Value error, 9999999999d is too long"),
+        ({"DAILY_GRACE": "99999999999w"}, "setting DAILY_GRACE: Value error, 99999999999w is too long"),
+        # Accepted, then every prune (now - retention) failed with "date value out of range".
+        ({"USAGE_RETENTION": "999999d"}, "setting USAGE_RETENTION: Value error, 999999d is too long"),
+        ({"USAGE_RETENTION": "P999999D"}, "setting USAGE_RETENTION: Input should be less than or equal to"),
+    ],
+)
+def test_spans_too_long_for_a_date_are_one_line(tmp_path: Path, env: dict[str, str], words: str) -> None:
+    result = cli(["query", "compile"], tmp_path, **env)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"vllm-digest: {words}"), lines
+
+
+@pytest.mark.parametrize(
+    ("since", "words"),
+    [
+        ("9999999999d", "9999999999d is too long"),  # was an OverflowError traceback
+        ("999999d", "999999d is too long"),  # was "date value out of range", a traceback
+        ("2999-01-01", "2999-01-01 is after today"),  # was an empty report of a window ending before it began
+    ],
+)
+def test_stats_since_out_of_range_is_one_line(tmp_path: Path, since: str, words: str) -> None:
+    result = cli(["stats", "--since", since], tmp_path, DATABASE_URL=f"sqlite:///{tmp_path}/s.db")
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"vllm-digest stats: --since: {words}"), lines
