@@ -369,7 +369,7 @@ class Bot:
         post live there) and the socket is up."""
         checks: dict[str, str] = {"library": self.live.state()}
         if self.store is not None:
-            checks["store"] = self.store.ping()
+            checks["store"] = self.store.ready()
         if self.socket_connected is not None:
             checks["socket_mode"] = "ok" if self.socket_connected() else "not connected"
         return checks
