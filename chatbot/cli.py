@@ -223,11 +223,13 @@ def _serve_bot(settings: Settings) -> Any:
 
     from chatbot.observability import configure_logging
     from chatbot.snapshot import Snapshots
-    from chatbot.wiring import build, build_store
+    from chatbot.wiring import build, build_store, slack_credentials
 
     configure_logging(settings.log_format)
     snapshots = Snapshots(settings.cache_dir, settings.digest_dir) if settings.cache_dir else None
     try:
+        # Missing credentials are a setting's one line before the database is made or migrated.
+        slack_credentials(settings, local=False)
         return build(settings, store=build_store(settings), snapshots=snapshots, load=False)
     except SettingsError as exc:
         print(f"vllm-digest: {exc}", file=sys.stderr)

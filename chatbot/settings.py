@@ -10,11 +10,14 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import importlib.util
+import io
 import os
 import re
+from collections.abc import Iterable
 from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
@@ -34,6 +37,12 @@ _CRON_FIELD = r"[\d*/,\-A-Za-z?]+"
 CRON_RE = re.compile(rf"^{_CRON_FIELD}(\s+{_CRON_FIELD}){{4}}$")
 SPAN_RE = re.compile(r"^\s*(\d+)\s*([hdw])\s*$", re.IGNORECASE)
 SPAN_UNITS = {"h": "hours", "d": "days", "w": "weeks"}
+# The longest span a setting takes: now minus it is still a date (999999d was an OverflowError
+# traceback at start, or at the first prune).
+LONGEST_SPAN = timedelta(days=36500)
+ENV_FILE = ".env"
+# How alike a name must be to a setting's to be taken for a misspelling of it (SLACK_BOT_TOKN).
+TYPO_CUTOFF = 0.9
 
 
 def default_cache_dir() -> Path:
@@ -61,7 +70,7 @@ class Settings(BaseSettings):
     cache_dir: Path | None = Field(default_factory=default_cache_dir)
     daily_channels: Annotated[list[str], NoDecode] = Field(default_factory=list)
     daily_cron: str = "30 9 * * 1-5"
-    daily_grace: timedelta = timedelta(hours=4)
+    daily_grace: timedelta = Field(default=timedelta(hours=4), ge=timedelta(0), le=LONGEST_SPAN)
     # How often every replica re-reads the subscriptions (seconds; at most a minute).
     reconcile_seconds: float = Field(default=60.0, gt=0, le=60)
     admin_users: Annotated[list[str], NoDecode] = Field(default_factory=list)
@@ -73,7 +82,7 @@ class Settings(BaseSettings):
     slack_timeout: float = Field(default=15.0, gt=0, le=300)
     log_format: Literal["text", "json"] = "text"
     metrics_port: int | None = Field(default=None, ge=1, le=65535)
-    usage_retention: timedelta = Field(default=timedelta(days=90), gt=timedelta(0))
+    usage_retention: timedelta = Field(default=timedelta(days=90), gt=timedelta(0), le=LONGEST_SPAN)
     usage_salt: str | None = None
     curator_channel: str | None = None
     curator_cron: str = "0 10 * * 1"
@@ -143,14 +152,22 @@ class Settings(BaseSettings):
             return None
         return value
 
-    @field_validator("usage_retention", mode="before")
+    @field_validator("digest_dir", mode="before")
+    @classmethod
+    def _digest_dir_given(cls, value: object) -> object:
+        """An empty DIGEST_DIR is not the current folder (what Path('') means)."""
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("is empty; set it to the folder of digest files or leave it out")
+        return value
+
+    @field_validator("usage_retention", "daily_grace", mode="before")
     @classmethod
     def _span(cls, value: object) -> object:
         """`90d`, `12w`, `36h` besides pydantic's ISO 8601 (`P90D`) and seconds."""
         if isinstance(value, str):
-            match = SPAN_RE.match(value)
-            if match:
-                return timedelta(**{SPAN_UNITS[match.group(2).lower()]: int(match.group(1))})
+            span = parse_span(value)
+            if span is not None:
+                return span
         return value
 
     @field_validator("timezone")
@@ -160,6 +177,15 @@ class Settings(BaseSettings):
             ZoneInfo(value)
         except (ZoneInfoNotFoundError, ValueError):
             raise ValueError(f"unknown time zone {value!r}, e.g. Asia/Shanghai") from None
+        return value
+
+    @field_validator("slack_api_url", "llm_base_url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        """A URL the HTTP clients can open: a host, a numeric port, no spaces (`http://`,
+        `http://[::1` and `http://my host/` passed the pattern and failed at the first call)."""
+        if value is not None:
+            check_url(value)
         return value
 
     @field_validator("slack_api_url")
@@ -181,6 +207,9 @@ class Settings(BaseSettings):
 def load_settings(**overrides: object) -> Settings:
     """Settings from the environment, or SettingsError naming the first bad one."""
     try:
+        if overrides.get("_env_file", ENV_FILE) == ENV_FILE:
+            check_env_file(Path(ENV_FILE))
+        check_names(os.environ, "environment variable {name}")
         return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
         first = exc.errors()[0]
@@ -195,6 +224,65 @@ def load_settings(**overrides: object) -> Settings:
         ) from None
     except OSError as exc:
         raise SettingsError(f"settings file .env: cannot read it ({exc.strerror})") from None
+
+
+def parse_span(value: str) -> timedelta | None:
+    """`90d`, `12w`, `36h` as a timedelta; None when it is not written so; ValueError when it is
+    longer than LONGEST_SPAN (a number of days no date arithmetic survives)."""
+    match = SPAN_RE.match(value)
+    if match is None:
+        return None
+    count, unit = int(match.group(1)), SPAN_UNITS[match.group(2).lower()]
+    hours = count * {"hours": 1, "days": 24, "weeks": 168}[unit]
+    if hours > LONGEST_SPAN / timedelta(hours=1):
+        raise ValueError(f"{value.strip()} is too long; at most {LONGEST_SPAN.days}d")
+    return timedelta(**{unit: count})
+
+
+def check_url(value: str) -> None:
+    """ValueError unless `value` is an http(s) URL with a host and a valid port."""
+    if any(c.isspace() for c in value):
+        raise ValueError("has a space in it; expected a URL such as http://host:8000/v1")
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - parsing the port is the check
+    except ValueError as exc:
+        raise ValueError(f"is not a valid URL ({exc})") from None
+    if not parts.hostname:
+        raise ValueError("has no host; expected a URL such as http://host:8000/v1")
+
+
+def check_env_file(path: Path) -> None:
+    """SettingsError for a line of `.env` that python-dotenv cannot read (it skips it with a
+    warning, so the setting silently keeps its default) and for a misspelt setting name."""
+    if not path.is_file():
+        return
+    from dotenv.parser import parse_stream
+
+    for binding in parse_stream(io.StringIO(path.read_bytes().decode("utf-8-sig"))):
+        where = f"settings file {path}:{binding.original.line}"
+        if binding.error:
+            raise SettingsError(
+                f"{where}: not a NAME=value line (an unclosed quote, or a space in the name?)"
+            )
+        if binding.key is not None:
+            check_names([binding.key], where + ": {name}")
+
+
+def check_names(names: Iterable[str], where: str) -> None:
+    """SettingsError for a name that is not a setting but a typo away from one (SLACK_BOT_TOKN);
+    other names (PATH, POSTGRES_PASSWORD for compose) are none of the bot's business."""
+    import difflib
+
+    known = [name.upper() for name in Settings.model_fields]
+    starts = {name[:2] for name in known}  # a misspelling keeps its start: PATH, HOME cost nothing
+    for name in names:
+        upper = name.upper()
+        if upper in known or upper[:2] not in starts:
+            continue
+        close = difflib.get_close_matches(upper, known, n=1, cutoff=TYPO_CUTOFF)
+        if close:
+            raise SettingsError(f"{where.format(name=name)}: unknown setting, did you mean {close[0]}?")
 
 
 def shown_value(name: str, value: object) -> str:

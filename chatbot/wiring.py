@@ -63,7 +63,7 @@ from chatbot.slack.handlers.subscriptions import SubscriptionCommands
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.loading import LoadingGate
 from chatbot.slack.locale import UserLanguages, slack_locale
-from chatbot.slack.replays import InMemoryReplayLedger, ReplayLedger
+from chatbot.slack.replays import DeadlineLedger, InMemoryReplayLedger, ReplayLedger
 from chatbot.slack.subscription_blocks import render_announcement
 from chatbot.snapshot import Key, Snapshots
 from chatbot.store import InMemoryThreadRegistry, SqlStore, SubscriptionStore, ThreadRegistry
@@ -369,7 +369,7 @@ class Bot:
         post live there) and the socket is up."""
         checks: dict[str, str] = {"library": self.live.state()}
         if self.store is not None:
-            checks["store"] = self.store.ping()
+            checks["store"] = self.store.ready()
         if self.socket_connected is not None:
             checks["socket_mode"] = "ok" if self.socket_connected() else "not connected"
         return checks
@@ -653,7 +653,10 @@ def _handlers(
     handled_events = ObservedHandledEvents(handled or InMemoryHandledEvents(), parts.usage)
     shared = SharedThreads(parts.registry, parts.usage)
     dms = DirectMessages(parts.observed("dm"), library.get, shared, handled_events, languages, answers)
-    replays: ReplayLedger = store or InMemoryReplayLedger()
+    shares: ReplayLedger = store or InMemoryReplayLedger()
+    # The ack path's replay check answers within a deadline (a locked SQLite file waits 30 s);
+    # a share, after the ack, waits for the store as before rather than fail on a short lock.
+    replays = DeadlineLedger(store) if store is not None else shares
     return {
         "command": CommandHandler(
             answers,
@@ -663,7 +666,7 @@ def _handlers(
             languages=languages,
         ),
         "buttons": ActionHandlers(
-            answers, library.get, shared, lang, languages, dms.pick_channel, shares=replays
+            answers, library.get, shared, lang, languages, dms.pick_channel, shares=shares
         ),
         "replays": replays,
         "votes": FeedbackHandlers(parts.usage, lang),

@@ -210,3 +210,124 @@ def test_cache_dir_defaults_to_the_xdg_cache_and_off_turns_the_snapshot_off(
         assert load_settings().cache_dir is None
     clean_env.setenv("CACHE_DIR", str(tmp_path / "mine"))
     assert load_settings().cache_dir == tmp_path / "mine"
+
+
+@pytest.mark.parametrize(
+    ("dotenv", "line"),
+    [
+        # python-dotenv skipped these lines with a warning: the setting kept its default.
+        (b"LANGUAGE=en\nthis is not a setting\n", ".env:2: not a NAME=value line"),
+        (b'LANGUAGE=en\nTIMEZONE="UTC\nLOG_FORMAT=json\n', ".env:2: not a NAME=value line"),
+        # A misspelt name was ignored (extra="ignore"): the bot started without it.
+        (
+            b"SLACK_BOT_TOKN=xoxb-1\n",
+            ".env:1: SLACK_BOT_TOKN: unknown setting, did you mean SLACK_BOT_TOKEN?",
+        ),
+        (
+            b"\xef\xbb\xbf# comment\r\nlanguag=en\r\n",
+            ".env:2: languag: unknown setting, did you mean LANGUAGE?",
+        ),
+    ],
+)
+def test_a_dot_env_line_the_bot_cannot_use_is_one_line_at_its_line(
+    tmp_path: Path, dotenv: bytes, line: str
+) -> None:
+    (tmp_path / ".env").write_bytes(dotenv)
+    for command in (["query", "compile"], ["serve", "--port", "0"]):
+        result = cli(command, tmp_path)
+        assert result.returncode == 2, result
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"vllm-digest: settings file {line}"), lines
+
+
+def test_other_names_in_dot_env_and_the_environment_are_left_alone(tmp_path: Path) -> None:
+    """The .env is shared with docker compose (POSTGRES_PASSWORD); a BOM and CRLF are fine."""
+    (tmp_path / ".env").write_bytes(
+        b"\xef\xbb\xbfPOSTGRES_PASSWORD=x\r\nLANGUAGE=en\r\nexport TIMEZONE=UTC\r\n"
+    )
+    result = cli(["today", "--date", "2026-08-03"], tmp_path, DATABASE_URL=f"sqlite:///{tmp_path}/t.db")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("console 2026-08-03: ")
+
+
+def test_a_misspelt_environment_variable_is_one_line(tmp_path: Path) -> None:
+    result = cli(["query", "compile"], tmp_path, SLACK_SIGNING_SECRT="s3cret")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "vllm-digest: environment variable SLACK_SIGNING_SECRT: unknown setting, did you mean SLACK_SIGNING_SECRET?"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("env", "words"),
+    [
+        # Path("") is the current folder: the bot read whatever digests were there.
+        ({"DIGEST_DIR": ""}, "setting DIGEST_DIR: Value error, is empty"),
+        ({"DIGEST_DIR": "  "}, "setting DIGEST_DIR: Value error, is empty"),
+        # These passed the ^https?:// pattern and failed at the first call (the console: a traceback).
+        ({"LLM_BASE_URL": "http://[::1"}, "setting LLM_BASE_URL: Value error, is not a valid URL"),
+        ({"LLM_BASE_URL": "http://"}, "setting LLM_BASE_URL: Value error, has no host"),
+        ({"LLM_BASE_URL": "http://vllm:80000/v1"}, "setting LLM_BASE_URL: Value error, is not a valid URL"),
+        ({"SLACK_API_URL": "http://slack .com/api/"}, "setting SLACK_API_URL: Value error, has a space"),
+        ({"SLACK_API_URL": "https://:443/api/"}, "setting SLACK_API_URL: Value error, has no host"),
+    ],
+)
+def test_empty_folders_and_malformed_urls_are_one_line(
+    tmp_path: Path, env: dict[str, str], words: str
+) -> None:
+    for command in (["console"], ["query", "compile"]):
+        result = cli(command, tmp_path, **env)
+        assert result.returncode == 2, result
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"vllm-digest: {words}"), lines
+
+
+def test_daily_grace_takes_the_same_spans_as_usage_retention(clean_env: pytest.MonkeyPatch) -> None:
+    clean_env.setenv("DAILY_GRACE", "2h")
+    clean_env.setenv("USAGE_RETENTION", "2w")
+    s = load_settings()
+    assert (s.daily_grace, s.usage_retention) == (timedelta(hours=2), timedelta(weeks=2))
+
+
+def test_serve_without_a_token_names_it_before_making_the_database(tmp_path: Path) -> None:
+    """A first start without credentials migrated a fresh database first: Alembic's log lines
+    came before the one line, and a database file was left behind."""
+    result = cli(["serve", "--port", "0"], tmp_path, DATABASE_URL=f"sqlite:///{tmp_path}/fresh.db")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "vllm-digest: setting SLACK_BOT_TOKEN: required to talk to Slack (xoxb-…)"
+    ]
+    assert not (tmp_path / "fresh.db").exists()
+
+
+@pytest.mark.parametrize(
+    ("env", "words"),
+    [
+        # int() of the count overflowed timedelta: an OverflowError traceback at start.
+        ({"USAGE_RETENTION": "9999999999d"}, "setting USAGE_RETENTION: Value error, 9999999999d is too long"),
+        ({"DAILY_GRACE": "99999999999w"}, "setting DAILY_GRACE: Value error, 99999999999w is too long"),
+        # Accepted, then every prune (now - retention) failed with "date value out of range".
+        ({"USAGE_RETENTION": "999999d"}, "setting USAGE_RETENTION: Value error, 999999d is too long"),
+        ({"USAGE_RETENTION": "P999999D"}, "setting USAGE_RETENTION: Input should be less than or equal to"),
+    ],
+)
+def test_spans_too_long_for_a_date_are_one_line(tmp_path: Path, env: dict[str, str], words: str) -> None:
+    result = cli(["query", "compile"], tmp_path, **env)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"vllm-digest: {words}"), lines
+
+
+@pytest.mark.parametrize(
+    ("since", "words"),
+    [
+        ("9999999999d", "9999999999d is too long"),  # was an OverflowError traceback
+        ("999999d", "999999d is too long"),  # was "date value out of range", a traceback
+        ("2999-01-01", "2999-01-01 is after today"),  # was an empty report of a window ending before it began
+    ],
+)
+def test_stats_since_out_of_range_is_one_line(tmp_path: Path, since: str, words: str) -> None:
+    result = cli(["stats", "--since", since], tmp_path, DATABASE_URL=f"sqlite:///{tmp_path}/s.db")
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"vllm-digest stats: --since: {words}"), lines

@@ -8,9 +8,11 @@ import contextlib
 import logging
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -202,5 +204,45 @@ def test_an_outage_makes_the_server_unready_and_a_lost_reply_is_logged(
         answer = post(f"{base}/slack/events", command_body("compile", fake_slack.response_url("out")))
         assert answer.status_code == 200 and "DeepStack" in all_text(answer.json())
     finally:
+        server.stop()
+        bot.close()
+
+
+def test_a_sqlite_file_another_process_locked_still_gets_commands_answered_in_time(
+    tmp_path: Path, fake_slack: FakeSlack, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The replay check on the ack path waited SQLite's busy timeout (30 s; Slack gives an ack
+    3 s), so did /readyz, and each batch of usage rows it could not write logged a traceback. The busy timeout is
+    cut to 5 s so that the writes the lock holds up give up within the test."""
+    monkeypatch.setattr("chatbot.store.engine.SQLITE_BUSY_TIMEOUT_MS", 5_000)
+    path = tmp_path / "bot.db"
+    bot = build(settings_for(fake_slack), store=SqlStore.open(f"sqlite:///{path}"))
+    server = HttpServer(asgi_app(bot.app, bot.health, ready=bot.readiness), host="127.0.0.1", port=0).start()
+    base = f"http://127.0.0.1:{server.port}"
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("BEGIN EXCLUSIVE")  # another process holds the file: every statement waits
+        caplog.set_level(logging.INFO)
+        started = time.monotonic()
+        answer = post(
+            f"{base}/slack/events", command_body("compile", fake_slack.response_url("l")), timeout=40
+        )
+        assert time.monotonic() - started < 3.0
+        assert answer.status_code == 200 and "DeepStack" in all_text(answer.json())
+        # /readyz waited the busy timeout too; now it says unready within its 2 s.
+        started = time.monotonic()
+        unready = httpx.get(f"{base}/readyz", timeout=40)
+        assert time.monotonic() - started < 3.0
+        assert unready.status_code == 503
+        assert unready.json()["store"].endswith("the database gave no answer within 2 s")
+        assert bot.wait_idle(60)
+        replay = [r.getMessage() for r in caplog.records if r.name == "chatbot.slack.replays"]
+        assert replay == [
+            "could not check for a replay (LedgerTimeout): the database gave no answer within 0.5 s"
+        ]
+        usage = [r for r in caplog.records if r.name == "chatbot.usage.recorder"]
+        assert usage and all(r.exc_info is None and "database is locked" in r.getMessage() for r in usage)
+    finally:
+        other.close()
         server.stop()
         bot.close()

@@ -17,6 +17,7 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
 from slack_bolt import BoltRequest, BoltResponse
@@ -27,6 +28,9 @@ log = logging.getLogger(__name__)
 SHARE_WINDOW = dt.timedelta(minutes=1)
 # Replays are refused by the signature check after 5 minutes; keys older than this are noise.
 KEEP = dt.timedelta(minutes=10)
+# Seconds the ack path waits for the database's ledger before answering anyway (Slack allows
+# 3 s; a SQLite file another process locked made it wait the 30 s busy timeout).
+LEDGER_DEADLINE = 0.5
 
 
 class ReplayLedger(Protocol):
@@ -72,6 +76,35 @@ class InMemoryReplayLedger:
     def forget_handled(self, key: str) -> None:
         with self._lock:
             self._seen.pop(key, None)
+
+
+class LedgerTimeout(TimeoutError):
+    """The ledger did not answer within its deadline (the database is locked or silent)."""
+
+
+class DeadlineLedger:
+    """A ReplayLedger (the SQL store) that answers within `deadline` seconds or raises
+    LedgerTimeout, so a locked or silent database costs the ack path at most that; the call
+    itself finishes (or fails) on a worker thread."""
+
+    def __init__(self, ledger: ReplayLedger, deadline: float = LEDGER_DEADLINE) -> None:
+        self.ledger = ledger
+        self.deadline = deadline
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="ledger")
+
+    def mark_handled(self, key: str, *, within: dt.timedelta | None = None) -> bool:
+        future = self._pool.submit(self.ledger.mark_handled, key, within=within)
+        try:
+            return future.result(timeout=self.deadline)
+        except TimeoutError:
+            raise LedgerTimeout(f"the database gave no answer within {self.deadline:g} s") from None
+
+    def forget_handled(self, key: str) -> None:
+        future = self._pool.submit(self.ledger.forget_handled, key)
+        try:
+            future.result(timeout=self.deadline)
+        except TimeoutError:
+            raise LedgerTimeout(f"the database gave no answer within {self.deadline:g} s") from None
 
 
 def request_key(body: dict[str, Any]) -> str | None:

@@ -10,7 +10,9 @@ from __future__ import annotations
 import datetime as dt
 import enum
 import hashlib
+import threading
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,11 +71,18 @@ class Claim:
     post: DailyPost
 
 
+# Seconds /readyz waits for the database before calling it unready.
+READY_DEADLINE = 2.0
+
+
 class SqlStore:
     """Daily posts, ThreadRegistry (`register`, `entry_for`) and event dedup on one database."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        self._ping_lock = threading.Lock()
+        self._pinger: ThreadPoolExecutor | None = None
+        self._ping: Future[str] | None = None
         # Built once: every slash command and button press marks a key (replays.py), and
         # building the INSERT … ON CONFLICT DO NOTHING RETURNING anew, with its cache key, cost
         # about as much CPU as running it (docs/slack.md, "Where an uncached command's CPU goes").
@@ -113,7 +122,25 @@ class SqlStore:
             return str(unavailable(self.engine.url.render_as_string(hide_password=False), exc))
         return "ok"
 
+    def ready(self, deadline: float = READY_DEADLINE) -> str:
+        """`ping()` for the readiness probe, within `deadline` seconds: a SQLite file another
+        process locked held /readyz for the 30 s busy timeout. One ping at a time runs on a
+        worker thread; while it waits, later probes wait on the same one (no pile-up)."""
+        with self._ping_lock:
+            if self._pinger is None:
+                self._pinger = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ping")
+            if self._ping is None or self._ping.done():
+                self._ping = self._pinger.submit(self.ping)
+            ping = self._ping
+        try:
+            return ping.result(timeout=deadline)
+        except TimeoutError:
+            url = self.engine.url.render_as_string(hide_password=True)
+            return f"setting DATABASE_URL {url}: the database gave no answer within {deadline:g} s"
+
     def close(self) -> None:
+        if self._pinger is not None:
+            self._pinger.shutdown(wait=False)
         self.engine.dispose()
 
     # -- daily posts -------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from typing import Literal
 
 from chatbot.observability.metrics import Metrics
+from chatbot.store.engine import store_errors
 from chatbot.usage.privacy import normalise, voter_hash
 from chatbot.usage.store import (
     FeedbackTarget,
@@ -128,6 +129,9 @@ class UsageRecorder:
             self._pruned_at = now
         try:
             removed = self.store.prune(self.clock() - self.retention)
+        except store_errors() as exc:
+            log.error("pruning usage rows failed (%s): %s", type(exc).__name__, one_line(exc))
+            return 0
         except Exception:
             log.exception("pruning usage rows failed")
             return 0
@@ -164,5 +168,16 @@ class UsageRecorder:
         try:
             self.store.insert([row for make in batch for row in make()])
             self.prune_if_due()
-        except Exception:  # usage is best effort: never fail the answer for it
+        except store_errors() as exc:  # usage is best effort: never fail the answer for it
+            # A database outage is one line per batch, not a traceback per batch.
+            log.error(
+                "recording %d usage rows failed (%s): %s", len(batch), type(exc).__name__, one_line(exc)
+            )
+        except Exception:
             log.exception("recording %d usage rows failed", len(batch))
+
+
+def one_line(exc: BaseException) -> str:
+    """A database error's driver message on one line (SQLAlchemy's spans three, with its SQL)."""
+    cause: BaseException = getattr(exc, "orig", None) or exc
+    return " ".join(str(cause).split())[:200] or type(cause).__name__

@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import Engine, select
 
-from chatbot.settings import SPAN_RE, SPAN_UNITS
+from chatbot.settings import parse_span
 from chatbot.usage.tables import usage_answers, usage_entry_events, usage_feedback, usage_searches
 
 TOP = 20
@@ -25,14 +25,17 @@ TOP = 20
 
 def parse_since(value: str, now: dt.datetime) -> dt.datetime:
     """`30d`, `12h`, `2w`, or a date `2026-11-01` → the window's start (UTC)."""
-    match = SPAN_RE.match(value)
-    if match:
-        return now - dt.timedelta(**{SPAN_UNITS[match.group(2).lower()]: int(match.group(1))})
+    span = parse_span(value)
+    if span is not None:
+        return now - span
     try:
         day = dt.date.fromisoformat(value.strip())
     except ValueError:
         raise ValueError(f"expected a span like 30d, 12h, 2w or a date YYYY-MM-DD, got {value!r}") from None
-    return dt.datetime.combine(day, dt.time(), dt.UTC)
+    since = dt.datetime.combine(day, dt.time(), dt.UTC)
+    if since > now:
+        raise ValueError(f"{day} is after today; nothing can have happened since")
+    return since
 
 
 @dataclass
