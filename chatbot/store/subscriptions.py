@@ -191,6 +191,19 @@ class SubscriptionStore:
             else:
                 conn.execute(update(announcements).where(*where).values(state=POSTED, message_ts=message_ts))
 
+    def mark_announcement_unknown(self, channel: str, batch: str, owner: str, prefix: str) -> bool:
+        """Keep this owner's claim but mark it (`prefix` + owner): its post got no answer, so the
+        next run takes it over and looks in Slack before posting."""
+        held = (
+            announcements.c.channel == channel,
+            announcements.c.batch == batch,
+            announcements.c.owner == owner,
+            announcements.c.state == CLAIMED,
+        )
+        with self.engine.begin() as conn:
+            changed = conn.execute(update(announcements).where(*held).values(owner=(prefix + owner)[:200]))
+            return bool(changed.rowcount == 1)
+
     def announced(self, channel: str) -> set[str]:
         """Batches already posted to the channel."""
         query = select(announcements.c.batch).where(
