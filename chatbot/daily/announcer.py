@@ -31,6 +31,7 @@ from chatbot.daily.poster import (
     owner_is_dead,
     post_message,
     process_owner,
+    slack_refusal,
 )
 from chatbot.daily.subscription import Subscription
 from chatbot.digest import Entry
@@ -94,7 +95,7 @@ class Announcer:
         self, subscription: Subscription, batches: Sequence[Batch], by_id: dict[str, Entry]
     ) -> list[Announced]:
         """Each batch not yet announced in the channel, with its entries on the channel's topics."""
-        posted = self.store.announced(subscription.channel)
+        posted = self.store.announced(subscription.channel, refused=True)
         selected: frozenset[str] | None = None  # the entries on the topics, asked for once
         done: list[Announced] = []
         for new in batches:
@@ -139,8 +140,7 @@ class Announcer:
         try:
             _, ts = post_message(self.client, channel, self.render(entries, subscription), metadata)
         except SlackApiError as exc:
-            self.store.finish_announcement(channel, batch, owner, None)
-            log.error("announce %s batch %s failed: %s; the next tick tries again", channel, batch, exc)
+            self._refused(channel, batch, owner, exc)
             return None
         except (SlackClientError, OSError) as exc:
             if never_sent(exc):
@@ -152,6 +152,29 @@ class Announcer:
         self._reported.add((channel, batch))
         log.info("announce %s batch %s: posted %d entries ts %s", channel, batch, len(entries), ts)
         return ts
+
+    def _refused(self, channel: str, batch: str, owner: str, error: SlackApiError) -> None:
+        """Slack refused the post: released for the next tick when that may help, else given up
+        for this batch (not tried again every tick of the window), with one line naming the error."""
+        code, status_code, transient = slack_refusal(error)
+        if transient:
+            self.store.finish_announcement(channel, batch, owner, None)
+            log.error(
+                "announce %s batch %s: Slack answered %s (HTTP %s); the next tick tries again",
+                channel,
+                batch,
+                code,
+                status_code,
+            )
+            return
+        self.store.refuse_announcement(channel, batch, owner)
+        log.error(
+            "announce %s batch %s: Slack answered %s (HTTP %s); fix the setup, not retrying this batch",
+            channel,
+            batch,
+            code,
+            status_code,
+        )
 
     def _unanswered(self, channel: str, batch: str, owner: str, error: BaseException) -> str | None:
         """No answer to the post: Slack may have stored it (it answered after the client's timeout).
@@ -183,7 +206,7 @@ class Announcer:
         """Log once per process that another run announced (or is announcing) the batch here."""
         if (channel, batch) not in self._reported:
             self._reported.add((channel, batch))
-            log.info("announce %s batch %s: already announced", channel, batch)
+            log.info("announce %s batch %s: already announced (or refused by Slack for good)", channel, batch)
 
     def _stale(self, claim: Announcement) -> bool:
         return (

@@ -7,6 +7,8 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
+import pytest
+
 from chatbot.daily import SlackMessage, daily_web_client
 from chatbot.daily.announcer import ANNOUNCE_EVENT_TYPE, Announcer
 from chatbot.daily.subscription import WEEKDAYS, Schedule, Subscription
@@ -99,4 +101,46 @@ def test_an_unanswered_announcement_not_yet_in_the_history_is_found_by_the_next_
     clock.now += dt.timedelta(minutes=1)
     assert announcer.run() == []
     assert len(fake_slack.calls("chat.postMessage")) == 1
+    store.close()
+
+
+@pytest.mark.parametrize(
+    "error", ["channel_not_found", "not_in_channel", "is_archived", "invalid_blocks", "msg_too_long"]
+)
+def test_an_announcement_slack_refuses_for_good_is_given_up_with_one_line(
+    db_url: str, fake_slack: FakeSlack, seed_library: Library, error: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A refusal no retry can fix (the bot removed from the channel, an archived channel, a message
+    Slack will not take) is logged once, naming the error, and not tried again on every tick of
+    the announcement window (a minute apart: 1440 posts and error lines a day)."""
+    clock = Clock()
+    announcer, store = announcer_with_new_batch(db_url, fake_slack, seed_library, clock)
+    fake_slack.fail("chat.postMessage", error=error, times=10)
+    for _ in range(4):
+        assert announcer.run() == []
+        clock.now += dt.timedelta(minutes=1)
+    assert len(fake_slack.calls("chat.postMessage")) == 1
+    assert announcements(fake_slack) == []
+    refused = [r.getMessage() for r in caplog.records if error in r.getMessage()]
+    assert len(refused) == 1 and "not retrying" in refused[0], refused
+    assert SubscriptionStore(store.engine).announced(CHANNEL) == set()  # never marked posted
+    store.close()
+
+
+@pytest.mark.parametrize("status, error", [(200, "internal_error"), (200, "ratelimited"), (503, None)])
+def test_an_announcement_slack_fails_for_now_is_tried_again_next_tick(
+    db_url: str, fake_slack: FakeSlack, seed_library: Library, status: int, error: str | None
+) -> None:
+    """Slack's trouble of the moment (after the client's own retries) releases the claim: a later
+    tick posts, once."""
+    clock = Clock()
+    announcer, store = announcer_with_new_batch(db_url, fake_slack, seed_library, clock)
+    fake_slack.fail("chat.postMessage", status=status, error=error, times=3)
+    done = []
+    for _ in range(4):
+        done += announcer.run()
+        clock.now += dt.timedelta(minutes=1)
+    assert [a.channel for a in done] == [CHANNEL]
+    assert len(announcements(fake_slack)) == 1
+    assert SubscriptionStore(store.engine).announced(CHANNEL) == {done[0].batch}
     store.close()
