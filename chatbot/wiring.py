@@ -414,8 +414,10 @@ class Bot:
 
 
 def web_client(settings: Settings, token: str) -> WebClient:
-    """A Web API client for SLACK_API_URL that retries rate limits and server/connection errors."""
-    client = WebClient(token=token, base_url=settings.slack_api_url, timeout=10)
+    """A Web API client for SLACK_API_URL that retries rate limits and server/connection errors.
+    It waits at most 10 s for an answer (someone is waiting on it), less when SLACK_TIMEOUT says so."""
+    timeout = min(10.0, settings.slack_timeout)
+    client = WebClient(token=token, base_url=settings.slack_api_url, timeout=timeout)  # type: ignore[arg-type]
     client.retry_handlers = [
         ConnectionErrorRetryHandler(max_retry_count=2),
         RateLimitErrorRetryHandler(max_retry_count=2),
@@ -977,7 +979,7 @@ def build_subscriptions(
         entries,
         lambda: bundle.effective(),
         lambda subscription: bundle.entries_on(subscription),
-        daily_web_client(settings.slack_bot_token, settings.slack_api_url),
+        daily_web_client(settings.slack_bot_token, settings.slack_api_url, timeout=settings.slack_timeout),
         lambda new, subscription: announcement_message(new, subscription, settings.channel_language),
     )
     bundle = Subscriptions(subscriptions, configured, commands, announcer, live)

@@ -199,3 +199,26 @@ def test_today_in_a_channel_that_had_every_entry_on_its_topics_says_so(served: S
     assert "This channel has had every entry on its topics" in shown
     assert f"every entry on the channel's topics (multimodal) was posted ({len(on_topic)})" in shown
     assert not any(entry.title in shown for entry in served.bot.library.entries if entry.id in on_topic)
+
+
+@pytest.fixture
+def served_impatient(fake_slack: FakeSlack, db_url: str) -> Iterator[Served]:
+    app = serve(fake_slack, db_url, slack_timeout=1)
+    yield app
+    app.server.stop()
+    app.bot.close()
+
+
+def test_a_confirmation_slack_answered_late_is_found_and_the_change_is_stored(
+    served_impatient: Served,
+) -> None:
+    """Slack posts the confirmation but answers after the client gave up: the bot finds it in the
+    channel, stores the change and says done, so the asker has no reason to subscribe again (a
+    second confirmation); the next change is confirmed once more, once."""
+    served = served_impatient
+    served.fake.answer_late("chat.postMessage", 3.0)
+    answer = served.command("subscribe compile at 10:00", channel="C0LATE")
+    assert "Done" in all_text(answer), all_text(answer)
+    stored = served.subscriptions.get("C0LATE")
+    assert stored is not None and (stored.schedule.hour, stored.schedule.minute) == (10, 0)
+    assert len(served.notices("C0LATE")) == 1 and len(served.fake.messages("C0LATE")) == 1

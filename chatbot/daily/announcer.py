@@ -23,7 +23,16 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from chatbot.daily import SlackMessage
-from chatbot.daily.poster import CLAIM_LEASE, find_marked_message, owner_is_dead, post_message, process_owner
+from chatbot.daily.poster import (
+    CLAIM_LEASE,
+    UNKNOWN_OWNER,
+    find_marked_message,
+    never_sent,
+    owner_is_dead,
+    post_message,
+    process_owner,
+    slack_refusal,
+)
 from chatbot.daily.subscription import Subscription
 from chatbot.digest import Entry
 from chatbot.store import SubscriptionStore, utc_now
@@ -86,7 +95,7 @@ class Announcer:
         self, subscription: Subscription, batches: Sequence[Batch], by_id: dict[str, Entry]
     ) -> list[Announced]:
         """Each batch not yet announced in the channel, with its entries on the channel's topics."""
-        posted = self.store.announced(subscription.channel)
+        posted = self.store.announced(subscription.channel, refused=True)
         selected: frozenset[str] | None = None  # the entries on the topics, asked for once
         done: list[Announced] = []
         for new in batches:
@@ -119,35 +128,92 @@ class Announcer:
                 self.store.finish_announcement(channel, batch, owner, found)
                 log.info("announce %s batch %s: recovered ts %s", channel, batch, found)
                 return Announced(channel, batch, ids, found)
-            try:
-                _, ts = post_message(
-                    self.client,
-                    channel,
-                    self.render(entries, subscription),
-                    {
-                        "event_type": ANNOUNCE_EVENT_TYPE,
-                        "event_payload": {"channel": channel, "batch": batch},
-                    },
-                )
-            except (SlackApiError, SlackClientError, OSError) as exc:
+            ts = self._post(subscription, batch, entries, owner)
+            return Announced(channel, batch, ids, ts) if ts is not None else None
+        finally:
+            self._live_owners.discard(owner)
+
+    def _post(self, subscription: Subscription, batch: str, entries: list[Entry], owner: str) -> str | None:
+        """Post the claimed announcement and record it; None when it is not (known to be) posted."""
+        channel = subscription.channel
+        metadata = {"event_type": ANNOUNCE_EVENT_TYPE, "event_payload": {"channel": channel, "batch": batch}}
+        try:
+            _, ts = post_message(self.client, channel, self.render(entries, subscription), metadata)
+        except SlackApiError as exc:
+            self._refused(channel, batch, owner, exc)
+            return None
+        except (SlackClientError, OSError) as exc:
+            if never_sent(exc):
                 self.store.finish_announcement(channel, batch, owner, None)
                 log.error("announce %s batch %s failed: %s; the next tick tries again", channel, batch, exc)
                 return None
-            self.store.finish_announcement(channel, batch, owner, ts)
+            return self._unanswered(channel, batch, owner, exc)
+        self.store.finish_announcement(channel, batch, owner, ts)
+        self._reported.add((channel, batch))
+        log.info("announce %s batch %s: posted %d entries ts %s", channel, batch, len(entries), ts)
+        return ts
+
+    def _refused(self, channel: str, batch: str, owner: str, error: SlackApiError) -> None:
+        """Slack refused the post: released for the next tick when that may help, else given up
+        for this batch (not tried again every tick of the window), with one line naming the error."""
+        code, status_code, transient = slack_refusal(error)
+        if transient:
+            self.store.finish_announcement(channel, batch, owner, None)
+            log.error(
+                "announce %s batch %s: Slack answered %s (HTTP %s); the next tick tries again",
+                channel,
+                batch,
+                code,
+                status_code,
+            )
+            return
+        self.store.refuse_announcement(channel, batch, owner)
+        log.error(
+            "announce %s batch %s: Slack answered %s (HTTP %s); fix the setup, not retrying this batch",
+            channel,
+            batch,
+            code,
+            status_code,
+        )
+
+    def _unanswered(self, channel: str, batch: str, owner: str, error: BaseException) -> str | None:
+        """No answer to the post: Slack may have stored it (it answered after the client's timeout).
+        Look for it; when it is not there yet, keep the claim marked unknown, so the next tick
+        takes it over and looks again before posting (a release would post it twice)."""
+        found = self._find_posted(channel, batch, self.clock() - self.lease)
+        if found is not None:
+            self.store.finish_announcement(channel, batch, owner, found)
             self._reported.add((channel, batch))
-            log.info("announce %s batch %s: posted %d entries ts %s", channel, batch, len(ids), ts)
-            return Announced(channel, batch, ids, ts)
-        finally:
-            self._live_owners.discard(owner)
+            log.info(
+                "announce %s batch %s: no answer from Slack (%s), found the post ts %s",
+                channel,
+                batch,
+                error,
+                found,
+            )
+            return found
+        self.store.mark_announcement_unknown(channel, batch, owner, UNKNOWN_OWNER)
+        log.error(
+            "announce %s batch %s: no answer from Slack (%s) and not in the channel yet; "
+            "the next tick looks for it before posting",
+            channel,
+            batch,
+            error or type(error).__name__,
+        )
+        return None
 
     def _already(self, channel: str, batch: str) -> None:
         """Log once per process that another run announced (or is announcing) the batch here."""
         if (channel, batch) not in self._reported:
             self._reported.add((channel, batch))
-            log.info("announce %s batch %s: already announced", channel, batch)
+            log.info("announce %s batch %s: already announced (or refused by Slack for good)", channel, batch)
 
     def _stale(self, claim: Announcement) -> bool:
-        return claim.claimed_at < self.clock() - self.lease or owner_is_dead(claim.owner, self._live_owners)
+        return (
+            claim.owner.startswith(UNKNOWN_OWNER)
+            or claim.claimed_at < self.clock() - self.lease
+            or owner_is_dead(claim.owner, self._live_owners)
+        )
 
     def _find_posted(self, channel: str, batch: str, since: dt.datetime) -> str | None:
         """The announcement a dead run (whose claim was taken over) posted, if it got that far."""

@@ -233,11 +233,17 @@ def owner_is_dead(owner: str, live_owners: Set[str] = frozenset()) -> bool:
     return False
 
 
-def _refused(channel: str, day: dt.date, entry: Entry, error: SlackApiError) -> DailyResult:
-    """Slack answered with an error: FAILED when a later run may succeed, else REFUSED."""
+def slack_refusal(error: SlackApiError) -> tuple[str, int, bool]:
+    """(error code, HTTP status, transient) of a Slack answer that refused a call: transient when a
+    later try may succeed (429, 5xx, `ratelimited`, `internal_error`, …), else a setup problem."""
     status_code = error.response.status_code
     code = str(error.response.get("error") or f"HTTP {status_code}")
-    transient = status_code == 429 or status_code >= 500 or code in TRANSIENT_ERRORS
+    return code, status_code, status_code == 429 or status_code >= 500 or code in TRANSIENT_ERRORS
+
+
+def _refused(channel: str, day: dt.date, entry: Entry, error: SlackApiError) -> DailyResult:
+    """Slack answered with an error: FAILED when a later run may succeed, else REFUSED."""
+    code, status_code, transient = slack_refusal(error)
     return DailyResult(
         Status.FAILED if transient else Status.REFUSED,
         channel,

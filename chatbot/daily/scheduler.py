@@ -83,15 +83,21 @@ def daily_trigger(cron: str, zone: ZoneInfo) -> CronTrigger:
 def missed_fire_time(
     trigger: CronTrigger, now: dt.datetime, grace: dt.timedelta, zone: ZoneInfo
 ) -> dt.datetime | None:
-    """The latest fire time that is today (in `zone`), not after `now` and within `grace` of it."""
+    """The latest fire time that is today (in `zone`), not after `now` and within `grace` of it.
+
+    Time is counted in UTC: adding to a zoned time adds to its wall clock, which on the day the
+    clocks go back lands an hour early (02:30 CET + 1 s is 02:30:01 CEST), so the next fire time
+    after the second 02:30 was that 02:30 again, for ever; and the grace was an hour off."""
+    now_utc = now.astimezone(dt.UTC)
     local_now = now.astimezone(zone)
-    midnight = local_now.replace(hour=0, minute=0, second=0, microsecond=0)
-    start = max(local_now - grace, midnight)
+    midnight = dt.datetime.combine(local_now.date(), dt.time(0, 0), zone).astimezone(dt.UTC)
+    start = max(now_utc - grace, midnight).astimezone(zone)
     latest: dt.datetime | None = None
     fire: dt.datetime | None = trigger.get_next_fire_time(None, start)
-    while fire is not None and fire <= local_now:
+    while fire is not None and fire <= now_utc:
         latest = fire
-        fire = trigger.get_next_fire_time(fire, fire + dt.timedelta(seconds=1))
+        after = (fire.astimezone(dt.UTC) + dt.timedelta(seconds=1)).astimezone(zone)
+        fire = trigger.get_next_fire_time(fire, after)
     return latest
 
 
@@ -277,7 +283,7 @@ class DailyScheduler:
         log.log(logging.INFO if result.ok else logging.ERROR, "daily post %s", result.line())
         if (
             result.retry_later
-            and self.clock() + self.retry_delay <= run.fire_time + self.grace
+            and self.clock() + self.retry_delay <= run.fire_time.astimezone(dt.UTC) + self.grace
             and self.scheduler is not None
         ):
             log.info("daily post %s: retrying in %s", run.channel, self.retry_delay)

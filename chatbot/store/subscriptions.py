@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 BASELINE = "baseline"
 CLAIMED = "claimed"
 POSTED = "posted"
+# Slack refused the announcement for good (the bot left the channel, the channel archived, a
+# message Slack will not take): not tried again, not posted either.
+REFUSED = "refused"
 # Any constant: "vllm-digest new entries" among PostgreSQL advisory locks.
 ENTRIES_LOCK_KEY = 0x76646E65
 
@@ -191,10 +194,36 @@ class SubscriptionStore:
             else:
                 conn.execute(update(announcements).where(*where).values(state=POSTED, message_ts=message_ts))
 
-    def announced(self, channel: str) -> set[str]:
-        """Batches already posted to the channel."""
+    def mark_announcement_unknown(self, channel: str, batch: str, owner: str, prefix: str) -> bool:
+        """Keep this owner's claim but mark it (`prefix` + owner): its post got no answer, so the
+        next run takes it over and looks in Slack before posting."""
+        held = (
+            announcements.c.channel == channel,
+            announcements.c.batch == batch,
+            announcements.c.owner == owner,
+            announcements.c.state == CLAIMED,
+        )
+        with self.engine.begin() as conn:
+            changed = conn.execute(update(announcements).where(*held).values(owner=(prefix + owner)[:200]))
+            return bool(changed.rowcount == 1)
+
+    def refuse_announcement(self, channel: str, batch: str, owner: str) -> bool:
+        """This owner's claim given up: Slack refused the post for good, so no run tries again."""
+        held = (
+            announcements.c.channel == channel,
+            announcements.c.batch == batch,
+            announcements.c.owner == owner,
+            announcements.c.state == CLAIMED,
+        )
+        with self.engine.begin() as conn:
+            changed = conn.execute(update(announcements).where(*held).values(state=REFUSED))
+            return bool(changed.rowcount == 1)
+
+    def announced(self, channel: str, *, refused: bool = False) -> set[str]:
+        """Batches already posted to the channel (and, with `refused`, those Slack refused for good)."""
+        states = (POSTED, REFUSED) if refused else (POSTED,)
         query = select(announcements.c.batch).where(
-            announcements.c.channel == channel, announcements.c.state == POSTED
+            announcements.c.channel == channel, announcements.c.state.in_(states)
         )
         with self.engine.begin() as conn:
             return set(conn.execute(query).scalars())

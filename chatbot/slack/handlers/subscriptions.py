@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -23,6 +24,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from chatbot.daily.picker import Pick
+from chatbot.daily.poster import find_marked_message, never_sent
 from chatbot.daily.subscription import (
     GrammarError,
     Subscription,
@@ -40,6 +42,8 @@ log = logging.getLogger(__name__)
 
 COMMANDS = ("subscribe", "unsubscribe", "subscriptions")
 _NOT_IN_CHANNEL = {"not_in_channel", "channel_not_found", "is_archived"}
+# The confirmation's metadata: how a post that got no answer is found in the channel.
+NOTICE_EVENT_TYPE = "vllm_digest_subscription"
 
 
 @dataclass
@@ -149,18 +153,38 @@ class SubscriptionCommands:
     ) -> blocks.Message:
         """Post the notice in the channel; only when Slack took it, make the change."""
         texts = Texts(self.language)
+        payload = {"channel": channel, "id": uuid.uuid4().hex}
+        mark = {"event_type": NOTICE_EVENT_TYPE, "event_payload": payload}
+        sent_at = self.clock()
         try:
-            self.client.chat_postMessage(channel=channel, text=notice["text"], blocks=notice["blocks"])
+            self.client.chat_postMessage(
+                channel=channel, text=notice["text"], blocks=notice["blocks"], metadata=mark
+            )
         except SlackApiError as exc:
             error = str(exc.response.get("error") or "unknown")
             log.warning("subscription notice in %s refused: %s", channel, error)
             key = "sub.not_in_channel" if error in _NOT_IN_CHANNEL else "sub.failed"
             return blocks.render_text(texts(key, error=error))
         except (SlackClientError, OSError) as exc:
-            log.warning("subscription notice in %s failed: %s", channel, exc)
-            return blocks.render_text(texts("sub.failed", error=type(exc).__name__))
+            if never_sent(exc) or not self._notice_posted(channel, payload, sent_at):
+                log.warning("subscription notice in %s failed: %s", channel, exc)
+                return blocks.render_text(texts("sub.failed", error=type(exc).__name__))
+            log.info(
+                "subscription notice in %s: no answer from Slack (%s), found it in the channel", channel, exc
+            )
         change()
         return blocks.render_text(texts("sub.done"))
+
+    def _notice_posted(self, channel: str, mark: dict[str, str], sent_at: dt.datetime) -> bool:
+        """Whether a notice whose post got no answer is in the channel after all (Slack stored it
+        but answered after the client gave up): then the change stands, and asking the user to try
+        again would confirm it twice."""
+        try:
+            since = sent_at - dt.timedelta(minutes=1)
+            return find_marked_message(self.client, channel, NOTICE_EVENT_TYPE, mark, since) is not None
+        except (SlackClientError, OSError) as exc:
+            log.warning("subscription notice in %s: could not read the channel history (%s)", channel, exc)
+            return False
 
 
 def topics_not_on(topics: Sequence[Topic], current: Subscription | None) -> list[str]:
