@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine, delete, func, literal, select, text, update
+from sqlalchemy import ColumnElement, Engine, delete, func, literal, select, text, update
 from sqlalchemy.engine import Connection
 
 from chatbot.daily.subscription import Schedule, Subscription, Topic
@@ -183,11 +183,7 @@ class SubscriptionStore:
 
     def finish_announcement(self, channel: str, batch: str, owner: str, message_ts: str | None) -> None:
         """Posted (with its ts), or released (None) so a later run tries again."""
-        where = (
-            announcements.c.channel == channel,
-            announcements.c.batch == batch,
-            announcements.c.owner == owner,
-        )
+        where = _owned(channel, batch, owner)
         with self.engine.begin() as conn:
             if message_ts is None:
                 conn.execute(delete(announcements).where(*where, announcements.c.state == CLAIMED))
@@ -197,24 +193,14 @@ class SubscriptionStore:
     def mark_announcement_unknown(self, channel: str, batch: str, owner: str, prefix: str) -> bool:
         """Keep this owner's claim but mark it (`prefix` + owner): its post got no answer, so the
         next run takes it over and looks in Slack before posting."""
-        held = (
-            announcements.c.channel == channel,
-            announcements.c.batch == batch,
-            announcements.c.owner == owner,
-            announcements.c.state == CLAIMED,
-        )
+        held = (*_owned(channel, batch, owner), announcements.c.state == CLAIMED)
         with self.engine.begin() as conn:
             changed = conn.execute(update(announcements).where(*held).values(owner=(prefix + owner)[:200]))
             return bool(changed.rowcount == 1)
 
     def refuse_announcement(self, channel: str, batch: str, owner: str) -> bool:
         """This owner's claim given up: Slack refused the post for good, so no run tries again."""
-        held = (
-            announcements.c.channel == channel,
-            announcements.c.batch == batch,
-            announcements.c.owner == owner,
-            announcements.c.state == CLAIMED,
-        )
+        held = (*_owned(channel, batch, owner), announcements.c.state == CLAIMED)
         with self.engine.begin() as conn:
             changed = conn.execute(update(announcements).where(*held).values(state=REFUSED))
             return bool(changed.rowcount == 1)
@@ -256,4 +242,13 @@ def _subscription(row: object) -> Subscription:
         source="slack",
         updated_by=r.updated_by,  # type: ignore[attr-defined]
         updated_at=_utc(r.updated_at),  # type: ignore[attr-defined]
+    )
+
+
+def _owned(channel: str, batch: str, owner: str) -> tuple[ColumnElement[bool], ...]:
+    """The announcement row of `batch` in `channel` that `owner` holds."""
+    return (
+        announcements.c.channel == channel,
+        announcements.c.batch == batch,
+        announcements.c.owner == owner,
     )
