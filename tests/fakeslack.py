@@ -12,6 +12,7 @@ every call, can be told to fail, and lets a test wait for a call without sleepin
     fake.fail("chat.postMessage", error="channel_not_found")
     fake.fail("chat.postMessage", status=502, bare=True)   # a proxy's HTML page, no Slack error code
     fake.answer_late("chat.postMessage", 3.0)         # acts on the call, answers 3 s later
+    fake.drop_after_acting("chat.postMessage")        # acts on the call, then hangs up unanswered
     call = fake.wait_for("chat.postMessage")          # the first call, or AssertionError after 5 s
     fake.messages("C1")                               # what the channel holds, oldest first
     url = fake.response_url("abc")                    # a slash command's response_url
@@ -83,6 +84,7 @@ class FakeSlack:
         self._calls: list[Call] = []
         self._failures: dict[str, list[Failure]] = {}
         self._delays: dict[str, list[float]] = {}
+        self._drops: dict[str, list[bool]] = {}
         self._closing = threading.Event()
         self._channels: dict[str, list[dict[str, Any]]] = {}
         self._last_ts = 0.0
@@ -169,6 +171,13 @@ class FakeSlack:
         after `seconds`: what a client that gave up earlier cannot tell from a lost request."""
         with self._lock:
             self._delays.setdefault(method, []).extend([seconds] * times)
+
+    def drop_after_acting(self, method: str, *, times: int = 1) -> None:
+        """The next `times` calls of `method` are carried out (a post is stored) and recorded, then
+        the connection is closed without an answer: the client sees "Remote end closed connection
+        without response", the way a response lost on the way back looks to it."""
+        with self._lock:
+            self._drops.setdefault(method, []).extend([True] * times)
 
     def calls(self, method: str | None = None) -> list[Call]:
         """Every recorded call (of one method), oldest first, failed ones included."""
@@ -259,6 +268,11 @@ class FakeSlack:
             self._lock.notify_all()
             delays = self._delays.get(method)
             delay = delays.pop(0) if delays else 0.0
+            drops = self._drops.get(method)
+            drop = drops.pop(0) if drops else False
+        if drop:
+            request.close_connection = True  # the server closes the socket: no status line at all
+            return
         if delay:
             self._closing.wait(delay)  # answer late (or at close)
         if out is None:

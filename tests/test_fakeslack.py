@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from http.client import RemoteDisconnected
 
 import pytest
 from slack_sdk import WebClient
@@ -117,3 +118,17 @@ def test_surface_methods_record_their_payloads_and_refuse_what_slack_refuses(fak
         web.views_open(trigger_id="", view=modal)
     with pytest.raises(SlackApiError, match="invalid_arguments"):
         web.chat_unfurl(channel="C1", ts="1.1", unfurls={})
+
+
+def test_a_dropped_call_is_carried_out_and_then_left_unanswered(fake_slack: FakeSlack) -> None:
+    """The post is stored and recorded, but the client gets no status line, only a closed
+    connection; the next call is answered as usual."""
+    fake_slack.drop_after_acting("chat.postMessage")
+    web = client(fake_slack)
+    web.retry_handlers = []
+    with pytest.raises(RemoteDisconnected):
+        web.chat_postMessage(channel="C1", text="lost answer")
+    assert [m["text"] for m in fake_slack.messages("C1")] == ["lost answer"]
+    assert fake_slack.wait_for("chat.postMessage").params["text"] == "lost answer"
+    assert web.chat_postMessage(channel="C1", text="next")["ok"] is True
+    assert [m["text"] for m in fake_slack.messages("C1")] == ["lost answer", "next"]
