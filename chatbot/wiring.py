@@ -25,7 +25,6 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.http_retry.builtin_handlers import (
-    ConnectionErrorRetryHandler,
     RateLimitErrorRetryHandler,
     ServerErrorRetryHandler,
 )
@@ -64,6 +63,7 @@ from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.loading import LoadingGate
 from chatbot.slack.locale import UserLanguages, slack_locale
 from chatbot.slack.replays import DeadlineLedger, InMemoryReplayLedger, ReplayLedger
+from chatbot.slack.retries import PostOnceRetryHandler
 from chatbot.slack.subscription_blocks import render_announcement
 from chatbot.snapshot import Key, Snapshots
 from chatbot.store import InMemoryThreadRegistry, SqlStore, SubscriptionStore, ThreadRegistry
@@ -414,12 +414,12 @@ class Bot:
 
 
 def web_client(settings: Settings, token: str) -> WebClient:
-    """A Web API client for SLACK_API_URL that retries rate limits and server/connection errors.
-    It waits at most 10 s for an answer (someone is waiting on it), less when SLACK_TIMEOUT says so."""
+    """A Web API client for SLACK_API_URL that retries rate limits and server/connection errors,
+    but a post only when it never reached Slack (chatbot.slack.retries: nothing posted twice). It waits at most 10 s for an answer (someone is waiting on it), less when SLACK_TIMEOUT says so."""
     timeout = min(10.0, settings.slack_timeout)
     client = WebClient(token=token, base_url=settings.slack_api_url, timeout=timeout)  # type: ignore[arg-type]
     client.retry_handlers = [
-        ConnectionErrorRetryHandler(max_retry_count=2),
+        PostOnceRetryHandler(max_retry_count=2),
         RateLimitErrorRetryHandler(max_retry_count=2),
         ServerErrorRetryHandler(max_retry_count=2),
     ]
