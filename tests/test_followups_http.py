@@ -484,3 +484,22 @@ def test_thread_replies_as_people_write_them(app: App) -> None:
         shown = all_text(app.replies()[-1].params)
         assert all(p in shown for p in parts) and not any(a in shown for a in absent), (text, shown)
         assert app.replies()[-1].params["text"].count("pull/52912") == 1, shown
+
+
+def test_an_answer_whose_response_was_lost_is_not_posted_again(
+    app: App, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Slack stores the thread answer, then the connection drops before its answer arrives: the
+    bot must not send it again (a second, identical reply); it logs the unknown outcome once."""
+    parent = post_pr_of_the_day(app)
+    app.fake.drop_after_acting("chat.postMessage")
+    with caplog.at_level(logging.WARNING, logger="chatbot.slack.retries"):
+        asked = app.fake.add_message(CHANNEL, "重点看什么？", user="U0ASKER", thread_ts=parent)
+        app.send(event(asked["text"], ts=asked["ts"], thread_ts=parent))
+        app.fake.wait_for("chat.postMessage", where=lambda c: c.params.get("thread_ts") == parent)
+        app.settle()
+    thread = [m for m in app.fake.messages(CHANNEL) if m.get("thread_ts") == parent and m.get("bot_id")]
+    assert len(thread) == 1 and PD_FOCUS in all_text(thread[0])
+    assert len(app.replies()) == 1
+    unknown = [r.getMessage() for r in caplog.records if r.name == "chatbot.slack.retries"]
+    assert len(unknown) == 1 and "chat.postMessage" in unknown[0] and "may have been posted" in unknown[0]

@@ -41,6 +41,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from chatbot.answers import Answer, Answerer, FollowUpMode, addressed_to_bot
 from chatbot.answers.model_prompt import answer_language
+from chatbot.daily.poster import never_sent
 from chatbot.digest import Entry
 from chatbot.slack import action_ids as ids
 from chatbot.slack import blocks
@@ -129,6 +130,32 @@ class Route:
     reply_ts: str
     text: str
     entry_id: str | None = None
+
+
+def outcome_unknown(error: BaseException) -> bool:
+    """A connection error after the request may have reached Slack: the post may be there."""
+    return isinstance(error, OSError) and not never_sent(error)
+
+
+def answered_in_thread(where: Route, client: WebClient) -> bool:
+    """Whether a bot message newer than the question is in its thread: an answer whose response
+    was lost. Then an apology ("could not answer") would be a second, contradicting reply."""
+    try:
+        replies = client.conversations_replies(
+            channel=where.channel, ts=where.reply_ts, oldest=where.message_ts
+        )
+    except (SlackApiError, SlackClientError, OSError) as exc:
+        log.warning("follow-up in %s %s: could not read the thread (%s)", where.channel, where.reply_ts, exc)
+        return False
+    messages = replies.get("messages") or []
+    found = any(m.get("bot_id") and float(m.get("ts", 0)) > float(where.message_ts) for m in messages)
+    if found:
+        log.info(
+            "follow-up answer in %s %s: no answer from Slack, found it in the thread",
+            where.channel,
+            where.reply_ts,
+        )
+    return found
 
 
 def triage(
@@ -341,7 +368,8 @@ class FollowUps:
                 send(client, where.channel, self.reply(where, asker), thread_ts=where.reply_ts)
         except Exception as exc:  # the mark is taken: without a word the asker waits for nothing
             log.warning("follow-up answer in %s %s failed: %r", where.channel, where.reply_ts, exc)
-            self.apologise(where, client)
+            if not (outcome_unknown(exc) and answered_in_thread(where, client)):
+                self.apologise(where, client)
         self.prune()
 
     def apologise(self, where: Route, client: WebClient) -> None:
