@@ -355,3 +355,20 @@ def test_a_command_whose_text_holds_the_word_payload_is_answered(served: Served,
     shown = all_text(answer)
     assert f"“{text}”" in shown  # the header names what was asked: the listener got the text
     assert "attention" in text or DEEPSTACK_TITLE in shown
+
+
+def test_a_share_whose_response_was_lost_is_posted_once(served: Served) -> None:
+    """Slack posts the shared card, then the connection drops unanswered: exactly one card in the
+    channel, not a second one from a blind retry."""
+    answer = post(served.url, command_body("compile", served.fake.response_url("cmd"))).json()
+    share = next(b for b in buttons(answer) if b["action_id"].startswith("share_entry"))
+    served.fake.drop_after_acting("chat.postMessage")
+    post(served.url, button_body(share, served.fake.response_url("press"), channel="C0LOST"))
+    told = served.fake.wait_for("response", where=lambda c: c.path.endswith("/press"), timeout=10)
+    assert served.bot.wait_idle(timeout=10)
+    shared = served.fake.messages("C0LOST")
+    assert len(shared) == 1 and DEEPSTACK_TITLE in all_text(shared[0])
+    assert len(served.fake.calls("chat.postMessage")) == 1
+    # Found in the channel: the sharer is told it is shared and its thread takes follow-ups.
+    assert "已分享" in told.params["text"]
+    assert served.bot.threads.entry_for("C0LOST", shared[0]["ts"]) == share["value"]

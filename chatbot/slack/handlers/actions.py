@@ -6,13 +6,15 @@ a response-URL post) follows on a worker thread.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from slack_sdk.errors import SlackApiError
+from slack_sdk.errors import SlackApiError, SlackClientError
 
+from chatbot.daily.poster import find_marked_message, never_sent
 from chatbot.digest import Entry
 from chatbot.slack import blocks
 from chatbot.slack.handlers.command import Answers
@@ -132,11 +134,35 @@ def share_card(
     sharer: str | None,
 ) -> str:
     """Post the entry's card as the bot and register its thread; the message ts. Raises
-    SlackApiError (e.g. not_in_channel) when Slack refuses."""
+    SlackApiError (e.g. not_in_channel) when Slack refuses, and a connection error when the card
+    is not in the channel after it (a post whose answer was lost is found there, not sent again)."""
     card = blocks.render_entry_card(entry, language, shared_by=sharer)
-    ts = send(client, channel, card, metadata=entry_metadata(entry))
+    sent_at = dt.datetime.now(dt.UTC)
+    try:
+        ts = send(client, channel, card, metadata=entry_metadata(entry))
+    except OSError as exc:
+        ts = posted_card(client, channel, entry, sent_at, exc)
     threads.register(channel, ts, entry.id)
     return ts
+
+
+def posted_card(client: Any, channel: str, entry: Entry, sent_at: dt.datetime, error: OSError) -> str:
+    """The ts of the card a post that got no answer left in the channel (Slack acted, the answer
+    was lost), so its thread is registered and nobody is told to share it again; else `error`."""
+    if never_sent(error):
+        raise error
+    try:
+        since = sent_at - dt.timedelta(minutes=1)
+        found = find_marked_message(client, channel, ENTRY_EVENT_TYPE, {"entry_id": entry.id}, since)
+    except (SlackClientError, OSError) as exc:
+        log.warning("sharing %s to %s: could not read the channel history (%s)", entry.id, channel, exc)
+        raise error from None
+    if found is None:
+        raise error
+    log.info(
+        "sharing %s to %s: no answer from Slack (%s), found the card in the channel", entry.id, channel, error
+    )
+    return found[0]
 
 
 def _tell(respond: Any, text: str) -> None:
