@@ -222,3 +222,16 @@ def test_a_confirmation_slack_answered_late_is_found_and_the_change_is_stored(
     stored = served.subscriptions.get("C0LATE")
     assert stored is not None and (stored.schedule.hour, stored.schedule.minute) == (10, 0)
     assert len(served.notices("C0LATE")) == 1 and len(served.fake.messages("C0LATE")) == 1
+
+
+def test_a_confirmation_whose_response_was_lost_is_posted_once_and_the_change_stored(
+    served: Served,
+) -> None:
+    """Slack posts the confirmation, then the connection drops before its answer: no second
+    confirmation; the bot finds the first one in the channel and stores the change."""
+    served.fake.drop_after_acting("chat.postMessage")
+    answer = served.command("subscribe compile at 09:30", channel="C0DROP")
+    assert "Done" in all_text(answer), all_text(answer)
+    stored = served.subscriptions.get("C0DROP")
+    assert stored is not None and (stored.schedule.hour, stored.schedule.minute) == (9, 30)
+    assert len(served.notices("C0DROP")) == 1 and len(served.fake.messages("C0DROP")) == 1
