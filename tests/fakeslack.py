@@ -83,6 +83,7 @@ class FakeSlack:
         self._lock = threading.Condition()
         self._calls: list[Call] = []
         self._failures: dict[str, list[Failure]] = {}
+        self._refusals: list[tuple[str, str, str]] = []  # (method, text in the params, error)
         self._delays: dict[str, list[float]] = {}
         self._drops: dict[str, list[bool]] = {}
         self._closing = threading.Event()
@@ -165,6 +166,12 @@ class FakeSlack:
         with self._lock:
             failure = Failure(status, error, retry_after, bare)
             self._failures.setdefault(method, []).extend([failure] * times)
+
+    def refuse(self, method: str, error: str, *, containing: str) -> None:
+        """Answer every later call of `method` whose parameters mention `containing` with 200
+        `{"ok": false, "error": error}`: Slack refusing one message (its blocks) each time."""
+        with self._lock:
+            self._refusals.append((method, containing, error))
 
     def answer_late(self, method: str, seconds: float, *, times: int = 1) -> None:
         """The next `times` calls of `method` are carried out (a post is stored) but answered only
@@ -254,8 +261,9 @@ class FakeSlack:
             method = parts.path.lstrip("/")
         with self._lock:
             failures = self._failures.get(method)
-            failure = failures.pop(0) if failures else None
+            failure = failures.pop(0) if failures else self._refusal(method, params)
             out: bytes | None = None
+            payload: dict[str, Any]
             if failure is not None and failure.bare:
                 status, payload, out = failure.status, {}, _BARE_BODY % failure.status
             elif failure is not None:
@@ -288,6 +296,12 @@ class FakeSlack:
             request.wfile.write(out)
         except (BrokenPipeError, ConnectionResetError):  # a client that gave up on a late answer
             request.close_connection = True
+
+    def _refusal(self, method: str, params: dict[str, Any]) -> Failure | None:
+        said = json.dumps(params, ensure_ascii=False, default=str)
+        refused = (error for m, text, error in self._refusals if m == method and text in said)
+        error = next(refused, None)
+        return Failure(error=error) if error is not None else None
 
     @staticmethod
     def _failure_payload(failure: Failure) -> tuple[int, dict[str, Any]]:

@@ -6,6 +6,9 @@ The protocol (docs/daily.md has the failure cases):
 2. Claim (channel, day) in the store; the primary key lets exactly one process win.
 3. Post with Slack message metadata `vllm_digest_daily` {day, entry_id, channel}.
 4. Record the message ts. When Slack refused, release the claim so a later run retries.
+   When Slack refused the entry's card itself (`MESSAGE_ERRORS`: invalid_blocks, msg_too_long, …),
+   the refusal is noted in the store, the picker leaves that card out in the channel, and the run
+   picks the next entry: one bad entry must not stop a channel's PR of the day for good.
 
 A process that died between 3 and 4 leaves a claim without a ts. Whoever takes that stale claim
 over first looks in the channel's history for the marked message and records it instead of
@@ -22,6 +25,8 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
+import hashlib
+import json
 import logging
 import os
 import socket
@@ -54,6 +59,25 @@ CLAIM_LEASE = dt.timedelta(minutes=10)
 UNKNOWN_OWNER = "unknown:"
 # Slack errors worth another run later; every other error code is permanent (a setup problem).
 TRANSIENT_ERRORS = {"ratelimited", "internal_error", "fatal_error", "service_unavailable", "request_timeout"}
+# Slack errors about the message itself (its blocks, length, attachments, metadata), not the channel
+# or the token: the same card is refused in that channel every time, so its entry is skipped there
+# (until its card changes) and the next one posted, instead of the channel getting nothing for good.
+MESSAGE_ERRORS = {
+    "invalid_blocks",
+    "invalid_blocks_format",
+    "msg_too_long",
+    "msg_blocks_too_long",
+    "too_many_blocks",
+    "invalid_attachments",
+    "too_many_attachments",
+    "no_text",
+    "markdown_text_conflict",
+    "invalid_metadata_format",
+    "invalid_metadata_schema",
+    "metadata_too_large",
+}
+# Refused entries one run skips before it leaves the rest to the scheduler's next retry.
+SKIPS_PER_RUN = 3
 
 
 @dataclass(frozen=True)
@@ -72,6 +96,7 @@ class Status(enum.Enum):
     FAILED = "failed"  # transient Slack trouble after retries; claim released, retry later
     UNKNOWN = "unknown"  # no answer to the post and not (yet) in the history; the next run looks again
     REFUSED = "refused"  # Slack said no for good (channel_not_found, invalid_auth, ...)
+    SKIPPED = "skipped"  # Slack refused the entry's card itself (invalid_blocks, ...); next entry
     NO_ENTRIES = "no entries"
 
 
@@ -86,11 +111,17 @@ class DailyResult:
 
     @property
     def ok(self) -> bool:
-        return self.status not in (Status.FAILED, Status.UNKNOWN, Status.REFUSED, Status.NO_ENTRIES)
+        return self.status not in (
+            Status.FAILED,
+            Status.UNKNOWN,
+            Status.REFUSED,
+            Status.SKIPPED,
+            Status.NO_ENTRIES,
+        )
 
     @property
     def retry_later(self) -> bool:
-        return self.status in (Status.FAILED, Status.UNKNOWN)
+        return self.status in (Status.FAILED, Status.UNKNOWN, Status.SKIPPED)
 
     def line(self) -> str:
         """One line for logs and the CLI."""
@@ -283,8 +314,27 @@ class DailyPoster:
 
     def pick(self, channel: str, day: dt.date) -> Pick | None:
         return pick_entry(
-            list(self.entries()), self.store.history(channel), channel, day, self.topics(channel)
+            self._pickable(channel), self.store.history(channel), channel, day, self.topics(channel)
         )
+
+    def _pickable(self, channel: str) -> list[Entry]:
+        """The library minus the entries whose current card Slack refused in the channel (an
+        edited entry renders another card and is picked again). Read from the store, so every
+        replica picks alike."""
+        entries = list(self.entries())
+        refused = self.store.refused_entries(channel)
+        if not refused:
+            return entries
+        ids = {entry_id for entry_id, _ in refused}
+        return [e for e in entries if e.id not in ids or (e.id, self._card(e)) not in refused]
+
+    def _card(self, entry: Entry) -> str:
+        """The SHA-256 of the entry's card as posted: what a refusal is about."""
+        message = self.render(entry)
+        body = json.dumps(
+            {"text": message.text, "blocks": message.blocks}, sort_keys=True, ensure_ascii=False
+        )
+        return hashlib.sha256(body.encode()).hexdigest()
 
     def plan(self, channel: str, day: dt.date) -> DailyPost | Pick | None:
         """The day's row when it was posted, else the pick it gets (None: no entries)."""
@@ -315,7 +365,12 @@ class DailyPoster:
         owner = process_owner()
         self._live_owners.add(owner)
         try:
-            return self._run(channel, day, owner)
+            result = self._run(channel, day, owner)
+            for _ in range(SKIPS_PER_RUN - 1):
+                if result.status is not Status.SKIPPED:
+                    break
+                result = self._run(channel, day, owner)  # the refused entry is out of the pick now
+            return result
         finally:
             self._live_owners.discard(owner)
 
@@ -378,6 +433,8 @@ class DailyPoster:
             )
         except SlackApiError as exc:
             self.store.release(channel, day, owner)
+            if slack_refusal(exc)[0] in MESSAGE_ERRORS:
+                return self._skip(channel, day, entry, exc)
             return _refused(channel, day, entry, exc)
         except (SlackClientError, OSError) as exc:
             if not never_sent(exc):
@@ -390,6 +447,23 @@ class DailyPoster:
             log.warning("daily post %s %s: claim was taken over while posting (ts %s)", channel, day, ts)
         self._register(channel_id, ts, entry.id)
         return DailyResult(Status.POSTED, channel, day, entry.id, ts, reason)
+
+    def _skip(self, channel: str, day: dt.date, entry: Entry, error: SlackApiError) -> DailyResult:
+        """Slack refused the entry's card itself: note it, so no run picks that card here again
+        (logged once, by the run that noted it); the caller picks the next entry."""
+        code, status_code, _ = slack_refusal(error)
+        if self.store.refuse_entry(channel, entry.id, self._card(entry), code, now=self.clock()):
+            log.error(
+                "daily %s %s: Slack refused the card of entry %s (%s, HTTP %s); skipping that entry in "
+                "this channel until its card changes",
+                channel,
+                day,
+                entry.id,
+                code,
+                status_code,
+            )
+        detail = f"Slack answered {code} (HTTP {status_code}) for the entry's card; skipped here, next entry"
+        return DailyResult(Status.SKIPPED, channel, day, entry.id, detail=detail)
 
     def _unanswered(
         self, channel: str, day: dt.date, entry: Entry, owner: str, error: BaseException

@@ -59,6 +59,16 @@ handled_events = Table(
     Column("handled_at", DateTime(timezone=True), nullable=False, index=True),
 )
 
+# Entries whose card Slack refused in a channel for the message itself (invalid_blocks,
+# msg_too_long, …; migration 0004): `card` is the SHA-256 of the refused card, so an edited entry
+# (another card) is picked again.
+daily_refused = Table(
+    "daily_refused",
+    metadata,
+    *keys(channel=String(64), entry_id=String(64), card=String(64)),
+    *required(error=String(64), refused_at=DateTime(timezone=True)),
+)
+
 # -- subscriptions (migration 0002) -----------------------------------------------------------
 
 subscriptions = Table(

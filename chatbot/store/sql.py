@@ -23,7 +23,7 @@ from chatbot.daily import PastPost
 from chatbot.store import migrate
 from chatbot.store.claims import take_over
 from chatbot.store.engine import dialect_insert, make_engine, store_errors, unavailable
-from chatbot.store.schema import bot_threads, daily_posts, handled_events
+from chatbot.store.schema import bot_threads, daily_posts, daily_refused, handled_events
 
 CLAIMED = "claimed"
 POSTED = "posted"
@@ -224,6 +224,27 @@ class SqlStore:
         return self._changes_one(
             delete(daily_posts).where(*_held(channel, day, owner, daily_posts.c.state == CLAIMED))
         )
+
+    def refuse_entry(self, channel: str, entry_id: str, card: str, error: str, *, now: dt.datetime) -> bool:
+        """Note that Slack refused this card of the entry in the channel for the message itself,
+        so the picker skips it there; True for the first run that notes it (it logs)."""
+        values = {
+            "channel": channel,
+            "entry_id": entry_id,
+            "card": card,
+            "error": error[:64],
+            "refused_at": now,
+        }
+        with self.engine.begin() as conn:
+            return self._inserted(conn, self._insert_ignore(daily_refused).values(**values))
+
+    def refused_entries(self, channel: str) -> set[tuple[str, str]]:
+        """(entry id, card) pairs Slack refused in the channel: the picker's exclusions."""
+        query = select(daily_refused.c.entry_id, daily_refused.c.card).where(
+            daily_refused.c.channel == channel
+        )
+        with self.engine.begin() as conn:
+            return {(row.entry_id, row.card) for row in conn.execute(query)}
 
     def _changes_one(self, statement: Update | Delete) -> bool:
         """Run the statement in its own transaction; whether it changed exactly one row."""
