@@ -17,6 +17,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from chatbot import yamlfast
 from chatbot.digest import note_labels
 from chatbot.digest.library import _union
 from chatbot.digest.model import Entry, Ref, checked_entry, entry_values, normalize_title
@@ -113,4 +114,5 @@ def test_union_is_the_plain_union(base: list[str], extra: list[str]) -> None:
 
 def test_note_vocabulary_data_read_by_the_c_reader_as_by_pyyaml() -> None:
     text = resources.files("chatbot.digest").joinpath("data/note_labels.yaml").read_text(encoding="utf-8")
-    assert yaml.load(text, Loader=note_labels._LOADER) == yaml.safe_load(text)
+    assert note_labels.load_yaml is yamlfast.load_yaml
+    assert yamlfast.load_yaml(text) == yaml.safe_load(text)

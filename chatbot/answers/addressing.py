@@ -19,12 +19,11 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Literal
-
-import yaml
+from typing import Literal
 
 from chatbot.answers.intents import intent_rules
 from chatbot.text import HAN_CHAR, normalize_question
+from chatbot.yamlfast import load_yaml
 
 FollowUpMode = Literal["questions", "mentions", "all"]
 FOLLOWUP_MODES: tuple[FollowUpMode, ...] = ("questions", "mentions", "all")
@@ -66,14 +65,10 @@ def _alternation(phrases: list[str]) -> str:
     return "|".join(parts)
 
 
-# libyaml's parser when PyYAML has it: the same data as `yaml.safe_load`, a tenth of its CPU at start.
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 @lru_cache(maxsize=1)
 def addressing_rules() -> AddressingRules:
     text = resources.files("chatbot.answers").joinpath("data/addressing.yaml").read_text(encoding="utf-8")
-    data = yaml.load(text, Loader=_LOADER)
+    data = load_yaml(text)
 
     def words(key: str) -> list[str]:
         return [str(w) for w in data[key]]

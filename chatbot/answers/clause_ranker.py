@@ -13,14 +13,13 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
-from typing import Any
 
-import yaml
 from rapidfuzz import fuzz
 
 from chatbot.answers.intents import intent_rules
 from chatbot.search import Glossary
 from chatbot.text import HAN_RUN, INFLECTIONS, LATIN_WORD, han_bigrams, normalize_question, stem
+from chatbot.yamlfast import load_yaml
 
 IDENT_RE = re.compile(r"`([^`]+)`|([A-Za-z_][A-Za-z0-9_]*(?:[._][A-Za-z0-9_]+)+(?:\(\))?)")
 
@@ -38,14 +37,10 @@ ZH_STOP_CHARS = frozenset("什么怎么为何哪些吗呢吧啊呀的了是这�
 TermWeights = dict[str, float]
 
 
-# libyaml's parser when PyYAML has it: the same data as `yaml.safe_load`, a tenth of its CPU at start.
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 @lru_cache(maxsize=1)
 def english_to_chinese() -> dict[str, tuple[str, ...]]:
     text = resources.files("chatbot.answers").joinpath("data/followup_terms.yaml").read_text(encoding="utf-8")
-    data = yaml.load(text, Loader=_LOADER)
+    data = load_yaml(text)
     return {str(k).casefold(): tuple(str(v) for v in vs) for k, vs in data["terms"].items()}
 
 

@@ -10,12 +10,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Literal
-
-import yaml
+from typing import Literal
 
 from chatbot.answers.pieces import Piece
 from chatbot.digest import Entry
+from chatbot.yamlfast import load_yaml
 
 Lang = Literal["zh", "en"]
 SHORT_NOTE = 200  # on a note this short, one whole relevant sentence may be quoted
@@ -23,15 +22,11 @@ BULLET = "• "
 Quoted = list[tuple[Piece, str]]  # pieces and the form of each that is quoted (full text or lead)
 
 
-# libyaml's parser when PyYAML has it: the same data as `yaml.safe_load`, a tenth of its CPU at start.
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 @lru_cache(maxsize=1)
 def answer_words() -> dict[str, dict[Lang, str]]:
     """The interface words by key and language (the data file, read once)."""
     text = resources.files("chatbot.answers").joinpath("data/answer_words.yaml").read_text(encoding="utf-8")
-    data = yaml.load(text, Loader=_LOADER)
+    data = load_yaml(text)
     return {str(key): {"zh": str(v["zh"]), "en": str(v["en"])} for key, v in data["words"].items()}
 
 

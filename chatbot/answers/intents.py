@@ -11,12 +11,12 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Literal, cast, get_args
+from typing import Literal, cast, get_args
 
-import yaml
 from rapidfuzz import fuzz
 
 from chatbot.text import HAN_CHAR, normalize_question
+from chatbot.yamlfast import load_yaml
 
 Intent = Literal[
     "english",
@@ -74,17 +74,13 @@ def _compile(phrase: str) -> re.Pattern[str]:
     return re.compile(escaped)
 
 
-# libyaml's parser when PyYAML has it: the same data as `yaml.safe_load`, a tenth of its CPU at start.
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 @lru_cache(maxsize=1)
 def phrasings() -> Phrasings:
     """The data file, compiled once: phrases are rewritten like the questions they meet."""
     text = (
         resources.files("chatbot.answers").joinpath("data/followup_intents.yaml").read_text(encoding="utf-8")
     )
-    data = yaml.load(text, Loader=_LOADER)
+    data = load_yaml(text)
     rewrites = tuple((re.compile(pattern), plain) for pattern, plain in data.get("rewrites", []))
     rules: list[IntentRule] = []
     for order, (name, phrases) in enumerate(data["intents"].items()):

@@ -13,7 +13,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Literal, get_args
 
-import yaml
+from chatbot.yamlfast import load_yaml
 
 PartKind = Literal["verdict", "why", "focus", "audience", "caveats", "refs"]
 PART_KINDS: tuple[PartKind, ...] = get_args(PartKind)
@@ -146,15 +146,11 @@ def _top_level_alternatives(text: str) -> list[str] | None:
     return None
 
 
-# PyYAML's C reader where it has one: the pure-Python one took 15 ms of every library load.
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 @lru_cache(maxsize=1)
 def vocabulary() -> NoteVocabulary:
     """The bundled vocabularies; a malformed data file fails loudly with its name."""
     text = resources.files("chatbot.digest").joinpath("data/note_labels.yaml").read_text(encoding="utf-8")
-    data = yaml.load(text, Loader=_LOADER)
+    data = load_yaml(text)
     labels, label_words = _labels(data["labels"])
 
     def words(key: str) -> list[str]:

@@ -22,6 +22,7 @@ from chatbot.digest.note import find_identifiers
 from chatbot.digest.rawtext import SLUG_RE, ParseResult, VerdictCheck, digest_name, note_entry
 from chatbot.digest.yamlnodes import validation_error_line, yaml_error_line, yaml_line
 from chatbot.digest.yamlplain import read_plain
+from chatbot.yamlfast import LOADER
 
 
 class StructuredEntry(BaseModel):
@@ -108,14 +109,11 @@ def is_glossary_file(path: Path) -> bool:
     )
 
 
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 def _compose_and_construct(text: str) -> tuple[yaml.Node | None, Any]:
     """The node tree (for the line of each entry and of a problem) and the data built from it:
     one pass of the C parser where PyYAML has it, not two of the pure-Python one (which cost
     seconds for a library of thousands of entries)."""
-    loader = _LOADER(text)
+    loader = LOADER(text)
     try:
         root: yaml.Node | None = loader.get_single_node()
         if root is None:
@@ -225,10 +223,10 @@ def _value_error_line(exc: ValueError, text: str) -> tuple[int, str]:
     """The line and value of the scalar PyYAML's constructors refuse (its error has no mark):
     each typed scalar of the document is built again until one fails. Only on that error."""
     try:
-        root = yaml.compose(text, Loader=_LOADER)
+        root = yaml.compose(text, Loader=LOADER)
     except (yaml.YAMLError, ValueError, RecursionError):
         root = None
-    loader = _LOADER("")
+    loader = LOADER("")
     try:
         for node in _scalars(root):
             if node.tag == _STR:

@@ -35,6 +35,7 @@ from chatbot.search.tokens import (
     surface_of,
     tokenize,
 )
+from chatbot.yamlfast import LOADER, load_yaml
 
 _ATOMIC = frozenset({"word", "part", "ref", "cjk"})
 BUNDLED = Path(__file__).resolve().parent / "data" / "glossary.yaml"
@@ -163,7 +164,7 @@ class Glossary:
             self.problems.append(Problem(str(path), 1, "error", f"cannot read glossary: {exc}"))
             return None
         try:
-            data: Any = yaml.load(text, Loader=_LOADER)
+            data: Any = load_yaml(text)
         except (yaml.YAMLError, ValueError, RecursionError) as exc:
             line, message = yaml_error_line(exc, text)
             self.problems.append(Problem(str(path), line, "error", message))
@@ -617,12 +618,9 @@ def _starts(keys: list[str], sequence: tuple[str, ...]) -> list[int]:
             out.append(i)
 
 
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 def _compose(text: str) -> yaml.Node | None:
     """The YAML node tree, only needed to name the line of a problem (so parsed on demand)."""
-    node: yaml.Node | None = yaml.compose(text, Loader=_LOADER)
+    node: yaml.Node | None = yaml.compose(text, Loader=LOADER)
     return node
 
 
