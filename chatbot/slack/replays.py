@@ -18,7 +18,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from slack_bolt import BoltRequest, BoltResponse
 from slack_bolt.middleware import Middleware
@@ -31,6 +31,8 @@ KEEP = dt.timedelta(minutes=10)
 # Seconds the ack path waits for the database's ledger before answering anyway (Slack allows
 # 3 s; a SQLite file another process locked made it wait the 30 s busy timeout).
 LEDGER_DEADLINE = 0.5
+
+T = TypeVar("T")
 
 
 class ReplayLedger(Protocol):
@@ -93,16 +95,15 @@ class DeadlineLedger:
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="ledger")
 
     def mark_handled(self, key: str, *, within: dt.timedelta | None = None) -> bool:
-        future = self._pool.submit(self.ledger.mark_handled, key, within=within)
-        try:
-            return future.result(timeout=self.deadline)
-        except TimeoutError:
-            raise LedgerTimeout(f"the database gave no answer within {self.deadline:g} s") from None
+        return self._in_time(lambda: self.ledger.mark_handled(key, within=within))
 
     def forget_handled(self, key: str) -> None:
-        future = self._pool.submit(self.ledger.forget_handled, key)
+        self._in_time(lambda: self.ledger.forget_handled(key))
+
+    def _in_time(self, call: Callable[[], T]) -> T:
+        """`call()` on a worker thread, its result if it comes within the deadline."""
         try:
-            future.result(timeout=self.deadline)
+            return self._pool.submit(call).result(timeout=self.deadline)
         except TimeoutError:
             raise LedgerTimeout(f"the database gave no answer within {self.deadline:g} s") from None
 
