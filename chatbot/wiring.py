@@ -62,6 +62,7 @@ from chatbot.slack.handlers.subscriptions import SubscriptionCommands
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.loading import LoadingGate
 from chatbot.slack.locale import UserLanguages, slack_locale
+from chatbot.slack.membership import ChannelMembers, slack_members
 from chatbot.slack.replays import DeadlineLedger, InMemoryReplayLedger, ReplayLedger
 from chatbot.slack.retries import PostOnceRetryHandler
 from chatbot.slack.subscription_blocks import render_announcement
@@ -541,6 +542,7 @@ class _Parts:
     usage_writer: TrackedExecutor
     client: WebClient
     languages: UserLanguages
+    members: ChannelMembers
 
     def observed(self, source: str) -> ObservedSearch:
         """The search as a surface (`command`, `dm`, `home`…) uses it, counted under its name."""
@@ -570,6 +572,7 @@ def _parts(
         usage_writer=usage_writer,
         client=client,
         languages=UserLanguages(settings.language, slack_locale(client), default=settings.channel_language),
+        members=ChannelMembers(slack_members(client)),
     )
 
 
@@ -654,7 +657,10 @@ def _handlers(
     lang, languages = parts.languages.default, parts.languages
     handled_events = ObservedHandledEvents(handled or InMemoryHandledEvents(), parts.usage)
     shared = SharedThreads(parts.registry, parts.usage)
-    dms = DirectMessages(parts.observed("dm"), library.get, shared, handled_events, languages, answers)
+    members = parts.members
+    dms = DirectMessages(
+        parts.observed("dm"), library.get, shared, handled_events, languages, members, answers
+    )
     shares: ReplayLedger = store or InMemoryReplayLedger()
     # The ack path's replay check answers within a deadline (a locked SQLite file waits 30 s);
     # a share, after the ack, waits for the store as before rather than fail on a short lock.
@@ -668,11 +674,11 @@ def _handlers(
             languages=languages,
         ),
         "buttons": ActionHandlers(
-            answers, library.get, shared, lang, languages, dms.pick_channel, shares=shares
+            answers, library.get, shared, lang, members, languages, dms.pick_channel, shares=shares
         ),
         "replays": replays,
         "votes": FeedbackHandlers(parts.usage, lang),
-        "links": LinkPreviews(live.entries, library.get, shared, handled_events, lang),
+        "links": LinkPreviews(live.entries, library.get, shared, handled_events, lang, members),
         "home": HomeTab(
             parts.observed("home"),
             answers.today,
@@ -682,6 +688,7 @@ def _handlers(
             lambda: live.generation,
             lambda: _local_day(settings),
             languages,
+            members,
         ),
         "dms": dms,
         "shortcut": MessageShortcut(live.entries, parts.observed("shortcut"), languages),

@@ -185,6 +185,7 @@ class LocalSlack:
             "conversations.history": self._history,
             "conversations.replies": self._replies,
             "users.info": self._user_info,
+            "conversations.members": self._members,
         }
         method = methods.get(path.removeprefix("/api/"))
         return method(params) if method else {"ok": False, "error": "unknown_method"}
@@ -197,6 +198,10 @@ class LocalSlack:
             "team_id": "T0CONSOLE",
             "user": "vllm-digest",
         }
+
+    def _members(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The console's one person is in every channel it names."""
+        return {"ok": True, "members": [USER, BOT_USER], "response_metadata": {"next_cursor": ""}}
 
     def _post_message(self, params: dict[str, Any]) -> dict[str, Any]:
         ts = self._ts()
