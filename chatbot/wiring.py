@@ -77,6 +77,7 @@ from chatbot.usage.observed import (
     SharedThreads,
     observed_daily_run,
 )
+from chatbot.usage.places import PlaceMiddleware, Places, conversation_kind
 from chatbot.usage.recorder import UsageRecorder
 from chatbot.usage.report import CuratorReport
 from chatbot.usage.weekly import WeeklyReport, weekly_scheduler
@@ -526,6 +527,7 @@ def _slack_app(
         **handlers,
     )
     app.use(request_id_middleware(logging.getLogger("chatbot.slack.requests")))
+    app.use(PlaceMiddleware())  # where each request was made: the report quotes only public text
     return app
 
 
@@ -568,7 +570,7 @@ def _parts(
         searchable=index(live) if index else live,
         registry=threads or store or InMemoryThreadRegistry(),
         metrics=metrics,
-        usage=build_usage(settings, metrics, store, usage_writer, token),
+        usage=build_usage(settings, metrics, store, usage_writer, token, client),
         usage_writer=usage_writer,
         client=client,
         languages=UserLanguages(settings.language, slack_locale(client), default=settings.channel_language),
@@ -712,15 +714,22 @@ def slack_credentials(settings: Settings, local: bool) -> tuple[str, str]:
 
 
 def build_usage(
-    settings: Settings, metrics: Metrics, store: SqlStore | None, writer: TrackedExecutor, token: str
+    settings: Settings,
+    metrics: Metrics,
+    store: SqlStore | None,
+    writer: TrackedExecutor,
+    token: str,
+    client: WebClient | None = None,
 ) -> UsageRecorder:
-    """Usage rows go to the store's tables (none without a store), voters keyed by a salted hash."""
+    """Usage rows go to the store's tables (none without a store), voters keyed by a salted hash,
+    each with where it was made (`conversations.info` through `client`)."""
     return UsageRecorder(
         metrics,
         UsageStore(store.engine) if store is not None else None,
         writer=writer,
         voter_key=salt_key(settings.usage_salt, token),
         retention=settings.usage_retention,
+        places=Places(conversation_kind(client) if client is not None else None),
     )
 
 

@@ -21,7 +21,7 @@ every call, can be told to fail, and lets a test wait for a call without sleepin
 Methods: auth.test, chat.postMessage, chat.postEphemeral, chat.update, chat.unfurl,
 conversations.history, conversations.replies, views.publish, views.open, views.push, users.info
 (`fake.set_locale("U1", "zh-CN")`, everyone else is `en-US`, Slack's default;
-`fake.users["U1"] = {"is_admin": True}`), conversations.members and users.conversations
+`fake.users["U1"] = {"is_admin": True}`), conversations.members, conversations.info and users.conversations
 (`fake.set_members("CSECRET", ["U2"], private=True)`; a channel nobody was put in holds the fake
 workspace's `people`: the ids the test helpers send as), response URLs (`/response/<id>`); any other method answers
 `{"ok": false, "error": "unknown_method"}` (and is recorded).
@@ -374,6 +374,8 @@ class FakeSlack:
             return self._replies(params)
         if method == "conversations.members":
             return self._conversation_members(params)
+        if method == "conversations.info":
+            return self._conversation_info(params)
         if method == "users.conversations":
             return self._user_conversations(params)
         return {"ok": False, "error": "unknown_method"}
@@ -449,6 +451,22 @@ class FakeSlack:
             return {"ok": False, "error": "channel_not_found"}
         page, cursor = _page(members, params)
         return {"ok": True, "members": page, "response_metadata": {"next_cursor": cursor}}
+
+    def _conversation_info(self, params: dict[str, Any]) -> dict[str, Any]:
+        channel = str(params.get("channel") or "")
+        if not channel or (channel in self._private and self.bot_user_id not in self._members_of(channel)):
+            return {"ok": False, "error": "channel_not_found"}
+        im = channel.startswith("D")
+        private = channel in self._private
+        return {
+            "ok": True,
+            "channel": {
+                "id": channel,
+                "is_channel": not (im or private),
+                "is_im": im,
+                "is_private": private or im,
+            },
+        }
 
     def _user_conversations(self, params: dict[str, Any]) -> dict[str, Any]:
         user = str(params.get("user") or self.bot_user_id)

@@ -3,6 +3,7 @@ signed requests over real HTTP in, what the fake Slack received (or did not) out
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pytest
@@ -151,3 +152,43 @@ def test_channel_members_come_from_every_page_and_a_failure_is_no_member(fake_sl
     assert not members.is_member("CBIG", "U02499")  # Slack would not say: no share on a guess
     assert members.is_member("CBIG", "U02499")  # the failure was not cached
     assert not members.is_member("#general", "U02499")  # a name is never a member check
+
+
+def test_the_weekly_report_quotes_only_what_was_asked_in_public_channels(
+    fake_slack: FakeSlack, tmp_path: Any
+) -> None:
+    from chatbot.store import SqlStore
+    from chatbot.usage.report import build_report
+    from tests.slackrequests import command_body
+
+    secret_channels(fake_slack)
+    store = SqlStore.open(f"sqlite:///{tmp_path / 'bot.db'}")
+    settings = settings_for(fake_slack).model_copy(update={"curator_channel": "C0CURATOR"})
+    app = serve(fake_slack, settings, store)
+    try:
+        app.event(dm("project nightingale layoffs plan", ts="1800000000.000700", user="U2"))
+        fake_slack.wait_for("chat.postMessage")
+        app.form(command_body("secret roadmap xyzzy", fake_slack.response_url("p"), channel="CSECRET"))
+        app.form(command_body("quantum teleport", fake_slack.response_url("q"), channel="C0PUB"))
+        app.bot.threads.register("CSECRET", "1800000000.000800", app.bot.live.newest().id)  # type: ignore[union-attr]
+        reply = {"type": "message", "channel_type": "group", "channel": "CSECRET", "user": "U2"}
+        question = "nightingale 裁员名单什么时候公布？"
+        app.event(reply | {"text": question, "ts": "1800000000.000801", "thread_ts": "1800000000.000800"})
+        fake_slack.wait_for("chat.postMessage", count=2)
+        app.settle()
+        app.settle()
+        assert app.bot.curator is not None and app.bot.curator.run() == "posted"
+        report = build_report(
+            store.engine, app.bot.curator.clock() - dt.timedelta(days=7), app.bot.curator.clock()
+        )
+    finally:
+        app.server.stop()
+        app.bot.close()
+    (posted,) = fake_slack.messages("C0CURATOR")
+    shown = all_text(posted)
+    for private in ("nightingale", "layoffs", "secret roadmap", "xyzzy", "裁员"):
+        assert private not in shown
+    assert "quantum teleport" in shown
+    assert report.unquoted["searches"] == 2 and report.searches == 3
+    assert "未引用（私信、私有频道、App 主页）：2 次搜索，1 个未答问题" in shown
+    assert report.not_in_note == []
