@@ -129,6 +129,8 @@ def test_kubernetes_ships_no_secret_and_splits_the_probes() -> None:
     mount = next(m for m in container["volumeMounts"] if m["mountPath"] == env["DIGEST_DIR"])
     volume = next(v for v in pod["volumes"] if v["name"] == mount["name"])
     assert "configMap" in volume and "subPath" not in mount
-    assert env["METRICS_PORT"] == deployment["spec"]["template"]["metadata"]["annotations"]["prometheus.io/port"]
+    assert (
+        env["METRICS_PORT"] == deployment["spec"]["template"]["metadata"]["annotations"]["prometheus.io/port"]
+    )
     readme = (ROOT / "deploy" / "README.md").read_text()
     assert "kubectl create secret generic vllm-digest" in readme and "kubectl create configmap" in readme
