@@ -22,7 +22,6 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
-    model_validator,
 )
 
 from chatbot.digest.model import DigestParseError, Entry, Metadata, Problem, Ref, entry_id, pull_url
@@ -88,14 +87,10 @@ class StructuredEntry(BaseModel):
                 else "https://github.com/<repo>/pull/N"
             )
             raise ValueError(f"{url[:120]!r} is not a pull request of the digest's repository: write {form}")
+        pr = info.data.get("pr")
+        if isinstance(pr, int) and int(match.group("number")) != pr:
+            raise ValueError(f"url names PR {match.group('number')} but pr is {pr}")
         return url
-
-    @model_validator(mode="after")
-    def _url_and_pr_agree(self) -> StructuredEntry:
-        match = PULL_URL_RE.fullmatch(self.url) if self.url else None
-        if match is not None and self.pr is not None and int(match.group("number")) != self.pr:
-            raise ValueError(f"url names PR {match.group('number')} but pr is {self.pr}")
-        return self
 
     @field_validator("author", mode="before")
     @classmethod
