@@ -593,7 +593,7 @@ class _Daily:
 def _daily_parts(parts: _Parts, store: SqlStore) -> _Daily:
     """What runs on the store besides the answers (serve, or a test that passes a store)."""
     settings, library = parts.settings, parts.live.library
-    subscriptions = build_subscriptions(settings, parts.live, store, parts.client)
+    subscriptions = build_subscriptions(settings, parts.live, store, parts.client, parts.members)
     poster = build_daily_poster(settings, library, store, parts.registry, subscriptions.topic_filter)
     subscriptions.poster = poster
     count_slack_calls(poster.client, parts.metrics)
@@ -962,7 +962,11 @@ class Subscriptions:
 
 
 def build_subscriptions(
-    settings: Settings, live: LiveIndex, store: SqlStore, client: WebClient
+    settings: Settings,
+    live: LiveIndex,
+    store: SqlStore,
+    client: WebClient,
+    members: ChannelMembers | None = None,
 ) -> Subscriptions:
     """Subscriptions on the store's database; DAILY_CHANNELS/DAILY_CRON/TIMEZONE are the configured
     ones and the defaults of a new subscription."""
@@ -983,6 +987,7 @@ def build_subscriptions(
         language=settings.channel_language,
         admins=frozenset(settings.admin_users),
         pick_today=lambda channel: bundle.pick_today(channel),
+        members=members or ChannelMembers(slack_members(client)),
     )
 
     def entries() -> Sequence[Entry]:

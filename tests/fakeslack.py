@@ -40,7 +40,10 @@ from urllib.parse import parse_qsl, urlsplit
 
 BOT_USER_ID = "UBOT0001"
 # The fake workspace's people: every channel not given members holds them (the ids tests send as).
-PEOPLE = ("U0ASKER", "U0000USER", "U0HUMAN", "U1", "U2", "U0EN", "U0ZH", "U0A", "U0AUTHOR")
+PEOPLE = (
+    *("U0ASKER", "U0000USER", "U0HUMAN", "U1", "U2", "U0EN", "U0ZH", "U0A", "U0AUTHOR", "U0ALICE"),
+    *("U0ADMIN", "U0OWNER", "U0OTHER", "U0NOBODY", "U0GONE", "U07ALICE42", "U07BOB0099"),
+)
 BOT_ID = "BBOT0001"
 TEAM_ID = "T0000001"
 

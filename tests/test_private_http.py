@@ -192,3 +192,24 @@ def test_the_weekly_report_quotes_only_what_was_asked_in_public_channels(
     assert report.unquoted["searches"] == 2 and report.searches == 3
     assert "未引用（私信、私有频道、App 主页）：2 次搜索，1 个未答问题" in shown
     assert report.not_in_note == []
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_a_forged_subscribe_for_a_channel_the_asker_is_not_in_changes_nothing(
+    fake_slack: FakeSlack, db_url: str
+) -> None:
+    from tests import test_subscriptions_http as subs
+
+    secret_channels(fake_slack)
+    app = subs.serve(fake_slack, db_url)
+    try:
+        for text in ("subscribe kv cache", "unsubscribe"):
+            answer = app.command(text, channel="CSECRET", user="U0ASKER")
+            assert "Only a member of this channel can change its PR of the day" in all_text(answer)
+        app.bot.wait_idle(10)
+        assert app.notices("CSECRET") == [] and app.subscriptions.get("CSECRET") is None
+        member = app.command("subscribe kv cache", channel="CSECRET", user="U2")
+        assert "Done" in all_text(member) and app.subscriptions.get("CSECRET") is not None
+    finally:
+        app.server.stop()
+        app.bot.close()
