@@ -369,19 +369,16 @@ class FakeSlack:
             return {"ok": True}
         if method in ("views.publish", "views.open", "views.push"):
             return self._view(method, params)
-        if method == "users.info":
-            return self._user(params)
-        if method == "conversations.history":
-            return self._history(params)
-        if method == "conversations.replies":
-            return self._replies(params)
-        if method == "conversations.members":
-            return self._conversation_members(params)
-        if method == "conversations.info":
-            return self._conversation_info(params)
-        if method == "users.conversations":
-            return self._user_conversations(params)
-        return {"ok": False, "error": "unknown_method"}
+        reads: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+            "users.info": self._user,
+            "conversations.history": self._history,
+            "conversations.replies": self._replies,
+            "conversations.members": self._conversation_members,
+            "conversations.info": self._conversation_info,
+            "users.conversations": self._user_conversations,
+        }
+        read = reads.get(method)
+        return read(params) if read else {"ok": False, "error": "unknown_method"}
 
     def _post(self, channel: str, params: dict[str, Any]) -> dict[str, Any]:
         message: dict[str, Any] = {

@@ -14,14 +14,13 @@ failed lookup is not cached and answers "not a member": the bot never posts on a
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from slack_sdk.errors import SlackApiError, SlackClientError
 
+from chatbot.slack.expiring import ExpiringCache
 from chatbot.slack.views import CHANNEL_ID
 
 log = logging.getLogger(__name__)
@@ -59,29 +58,19 @@ class ChannelMembers:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.members_of = members_of
-        self.keep = keep
-        self.max_channels = max_channels
-        self.clock = clock
-        self._cache: OrderedDict[str, tuple[float, frozenset[str]]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._cache: ExpiringCache[str, frozenset[str]] = ExpiringCache(keep, max_channels, clock)
 
     def members(self, channel: str) -> frozenset[str] | None:
         """The channel's members (cached), or None when Slack would not say (logged)."""
-        with self._lock:
-            hit = self._cache.get(channel)
-            if hit is not None and hit[0] > self.clock():
-                self._cache.move_to_end(channel)
-                return hit[1]
+        cached = self._cache.get(channel)
+        if cached is not None:
+            return cached
         try:
             members = self.members_of(channel)
         except (SlackApiError, SlackClientError, OSError) as exc:
             log.warning("members of %s unknown (%s): treated as not a member", channel, exc)
             return None
-        with self._lock:
-            self._cache[channel] = (self.clock() + self.keep, members)
-            self._cache.move_to_end(channel)
-            while len(self._cache) > self.max_channels:
-                self._cache.popitem(last=False)
+        self._cache.put(channel, members)
         return members
 
     def is_member(self, channel: str, user: str | None) -> bool:

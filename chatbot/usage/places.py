@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import contextvars
 import logging
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Literal
 
 from slack_bolt import BoltRequest, BoltResponse
 from slack_bolt.middleware import Middleware
 from slack_sdk.errors import SlackApiError, SlackClientError
+
+from chatbot.slack.expiring import ExpiringCache
 
 log = logging.getLogger(__name__)
 
@@ -95,10 +95,7 @@ class Places:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.kind_of = kind_of
-        self.keep = keep
-        self.clock = clock
-        self._cache: OrderedDict[str, tuple[float, Place]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._cache: ExpiringCache[str, Place] = ExpiringCache(keep, MAX_CHANNELS, clock)
 
     def __call__(self, conversation: tuple[str, str] | None) -> Place:
         if conversation is None:
@@ -111,10 +108,9 @@ class Places:
         return self._looked_up(channel)
 
     def _looked_up(self, channel: str) -> Place:
-        with self._lock:
-            hit = self._cache.get(channel)
-            if hit is not None and hit[0] > self.clock():
-                return hit[1]
+        cached = self._cache.get(channel)
+        if cached is not None:
+            return cached
         if self.kind_of is None:
             return "unknown"
         try:
@@ -122,8 +118,5 @@ class Places:
         except (SlackApiError, SlackClientError, OSError) as exc:
             log.warning("kind of %s unknown (%s): its usage is not quoted", channel, exc)
             return "unknown"
-        with self._lock:
-            self._cache[channel] = (self.clock() + self.keep, kind)
-            while len(self._cache) > MAX_CHANNELS:
-                self._cache.popitem(last=False)
+        self._cache.put(channel, kind)
         return kind
