@@ -191,7 +191,10 @@ def _serve_bot_traffic(bot: Any, settings: Settings, server: Any, starting: Any)
     are); Slack over HTTP or the socket; the digests load in the background."""
     from chatbot.slack.server import asgi_app
 
-    starting.set(asgi_app(bot.app, bot.health, bot.metrics.exposition, ready=bot.readiness))
+    # With METRICS_PORT the scrape has a port of its own, and the public Slack port does not
+    # answer /metrics (what the bot counts is nobody's business on the internet).
+    exposition = None if settings.metrics_port else bot.metrics.exposition
+    starting.set(asgi_app(bot.app, bot.health, exposition, ready=bot.readiness))
     if settings.metrics_port:
         from prometheus_client import start_http_server
 

@@ -62,6 +62,7 @@ from chatbot.slack.handlers.subscriptions import SubscriptionCommands
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.loading import LoadingGate
 from chatbot.slack.locale import UserLanguages, slack_locale
+from chatbot.slack.membership import ChannelMembers, slack_members
 from chatbot.slack.replays import DeadlineLedger, InMemoryReplayLedger, ReplayLedger
 from chatbot.slack.retries import PostOnceRetryHandler
 from chatbot.slack.subscription_blocks import render_announcement
@@ -76,6 +77,7 @@ from chatbot.usage.observed import (
     SharedThreads,
     observed_daily_run,
 )
+from chatbot.usage.places import PlaceMiddleware, Places, conversation_kind
 from chatbot.usage.recorder import UsageRecorder
 from chatbot.usage.report import CuratorReport
 from chatbot.usage.weekly import WeeklyReport, weekly_scheduler
@@ -525,6 +527,7 @@ def _slack_app(
         **handlers,
     )
     app.use(request_id_middleware(logging.getLogger("chatbot.slack.requests")))
+    app.use(PlaceMiddleware())  # where each request was made: the report quotes only public text
     return app
 
 
@@ -541,6 +544,7 @@ class _Parts:
     usage_writer: TrackedExecutor
     client: WebClient
     languages: UserLanguages
+    members: ChannelMembers
 
     def observed(self, source: str) -> ObservedSearch:
         """The search as a surface (`command`, `dm`, `home`…) uses it, counted under its name."""
@@ -566,10 +570,11 @@ def _parts(
         searchable=index(live) if index else live,
         registry=threads or store or InMemoryThreadRegistry(),
         metrics=metrics,
-        usage=build_usage(settings, metrics, store, usage_writer, token),
+        usage=build_usage(settings, metrics, store, usage_writer, token, client),
         usage_writer=usage_writer,
         client=client,
         languages=UserLanguages(settings.language, slack_locale(client), default=settings.channel_language),
+        members=ChannelMembers(slack_members(client)),
     )
 
 
@@ -588,7 +593,7 @@ class _Daily:
 def _daily_parts(parts: _Parts, store: SqlStore) -> _Daily:
     """What runs on the store besides the answers (serve, or a test that passes a store)."""
     settings, library = parts.settings, parts.live.library
-    subscriptions = build_subscriptions(settings, parts.live, store, parts.client)
+    subscriptions = build_subscriptions(settings, parts.live, store, parts.client, parts.members)
     poster = build_daily_poster(settings, library, store, parts.registry, subscriptions.topic_filter)
     subscriptions.poster = poster
     count_slack_calls(poster.client, parts.metrics)
@@ -654,7 +659,10 @@ def _handlers(
     lang, languages = parts.languages.default, parts.languages
     handled_events = ObservedHandledEvents(handled or InMemoryHandledEvents(), parts.usage)
     shared = SharedThreads(parts.registry, parts.usage)
-    dms = DirectMessages(parts.observed("dm"), library.get, shared, handled_events, languages, answers)
+    members = parts.members
+    dms = DirectMessages(
+        parts.observed("dm"), library.get, shared, handled_events, languages, members, answers
+    )
     shares: ReplayLedger = store or InMemoryReplayLedger()
     # The ack path's replay check answers within a deadline (a locked SQLite file waits 30 s);
     # a share, after the ack, waits for the store as before rather than fail on a short lock.
@@ -668,11 +676,11 @@ def _handlers(
             languages=languages,
         ),
         "buttons": ActionHandlers(
-            answers, library.get, shared, lang, languages, dms.pick_channel, shares=shares
+            answers, library.get, shared, lang, members, languages, dms.pick_channel, shares=shares
         ),
         "replays": replays,
         "votes": FeedbackHandlers(parts.usage, lang),
-        "links": LinkPreviews(live.entries, library.get, shared, handled_events, lang),
+        "links": LinkPreviews(live.entries, library.get, shared, handled_events, lang, members),
         "home": HomeTab(
             parts.observed("home"),
             answers.today,
@@ -682,6 +690,7 @@ def _handlers(
             lambda: live.generation,
             lambda: _local_day(settings),
             languages,
+            members,
         ),
         "dms": dms,
         "shortcut": MessageShortcut(live.entries, parts.observed("shortcut"), languages),
@@ -705,15 +714,22 @@ def slack_credentials(settings: Settings, local: bool) -> tuple[str, str]:
 
 
 def build_usage(
-    settings: Settings, metrics: Metrics, store: SqlStore | None, writer: TrackedExecutor, token: str
+    settings: Settings,
+    metrics: Metrics,
+    store: SqlStore | None,
+    writer: TrackedExecutor,
+    token: str,
+    client: WebClient | None = None,
 ) -> UsageRecorder:
-    """Usage rows go to the store's tables (none without a store), voters keyed by a salted hash."""
+    """Usage rows go to the store's tables (none without a store), voters keyed by a salted hash,
+    each with where it was made (`conversations.info` through `client`)."""
     return UsageRecorder(
         metrics,
         UsageStore(store.engine) if store is not None else None,
         writer=writer,
         voter_key=salt_key(settings.usage_salt, token),
         retention=settings.usage_retention,
+        places=Places(conversation_kind(client) if client is not None else None),
     )
 
 
@@ -946,7 +962,11 @@ class Subscriptions:
 
 
 def build_subscriptions(
-    settings: Settings, live: LiveIndex, store: SqlStore, client: WebClient
+    settings: Settings,
+    live: LiveIndex,
+    store: SqlStore,
+    client: WebClient,
+    members: ChannelMembers | None = None,
 ) -> Subscriptions:
     """Subscriptions on the store's database; DAILY_CHANNELS/DAILY_CRON/TIMEZONE are the configured
     ones and the defaults of a new subscription."""
@@ -967,6 +987,7 @@ def build_subscriptions(
         language=settings.channel_language,
         admins=frozenset(settings.admin_users),
         pick_today=lambda channel: bundle.pick_today(channel),
+        members=members or ChannelMembers(slack_members(client)),
     )
 
     def entries() -> Sequence[Entry]:

@@ -12,7 +12,9 @@ whose chunks are not JSON; `chunks` splits the text into that many deltas. The l
 `finish` as its finish_reason (vLLM: "stop", or "length" at max_tokens; None sends none); `cut`
 drops the connection after that many deltas (no finish, no [DONE]); `field` names the delta field
 the text goes in ("content", "reasoning_content", or "tool_calls" for a tool call); `headers`
-are sent with a failure status (Retry-After).
+are sent with a failure status (Retry-After). `obey=True` plays a model that follows instructions
+injected into the question: it answers with whatever the question tells it to say (the text after
+`say:`, up to the end of the question), else the question itself.
 """
 
 from __future__ import annotations
@@ -38,6 +40,15 @@ class Reply:
     cut: int | None = None
     field: str = "content"
     headers: tuple[tuple[str, str], ...] = ()
+    obey: bool = False
+
+
+def obeyed(body: dict[str, Any]) -> str:
+    """What an obedient model says to this request: the question's `say:` text, else the question."""
+    prompt = str((body.get("messages") or [{}])[-1].get("content") or "")
+    question = prompt.rsplit("<question>", 1)[-1].split("</question>", 1)[0].strip()
+    head, marker, said = question.rpartition("say:")
+    return said.strip() if marker else question or head
 
 
 class FakeModel:
@@ -67,6 +78,8 @@ class FakeModel:
                     fake._cond.notify_all()
                 if reply.hold:
                     fake._release.wait(timeout=30)
+                if reply.obey:
+                    reply = Reply(obeyed(body), chunks=reply.chunks)
                 if reply.status != 200:
                     error = {"error": {"message": "scripted failure", "code": reply.status}}
                     self._json(reply.status, error, reply.headers)

@@ -21,7 +21,9 @@ every call, can be told to fail, and lets a test wait for a call without sleepin
 Methods: auth.test, chat.postMessage, chat.postEphemeral, chat.update, chat.unfurl,
 conversations.history, conversations.replies, views.publish, views.open, views.push, users.info
 (`fake.set_locale("U1", "zh-CN")`, everyone else is `en-US`, Slack's default;
-`fake.users["U1"] = {"is_admin": True}`), response URLs (`/response/<id>`); any other method answers
+`fake.users["U1"] = {"is_admin": True}`), conversations.members, conversations.info and users.conversations
+(`fake.set_members("CSECRET", ["U2"], private=True)`; a channel nobody was put in holds the fake
+workspace's `people`: the ids the test helpers send as), response URLs (`/response/<id>`); any other method answers
 `{"ok": false, "error": "unknown_method"}` (and is recorded).
 """
 
@@ -37,6 +39,11 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 BOT_USER_ID = "UBOT0001"
+# The fake workspace's people: every channel not given members holds them (the ids tests send as).
+PEOPLE = (
+    *("U0ASKER", "U0000USER", "U0HUMAN", "U1", "U2", "U0EN", "U0ZH", "U0A", "U0AUTHOR", "U0ALICE"),
+    *("U0ADMIN", "U0OWNER", "U0OTHER", "U0NOBODY", "U0GONE", "U07ALICE42", "U07BOB0099"),
+)
 BOT_ID = "BBOT0001"
 TEAM_ID = "T0000001"
 
@@ -92,6 +99,9 @@ class FakeSlack:
         self._locales: dict[str, str] = {}
         self._views = 0
         self.users: dict[str, dict[str, Any]] = {}  # users.info answers: id → fields (is_admin, …)
+        self.people: set[str] = set(PEOPLE)
+        self._members: dict[str, list[str]] = {}
+        self._private: set[str] = set()
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -235,6 +245,24 @@ class FakeSlack:
             self._channels.setdefault(channel, []).append(message)
             return dict(message)
 
+    def set_members(self, channel: str, users: list[str], *, private: bool = False) -> None:
+        """Who is in `channel` (conversations.members, users.conversations); a private channel
+        the bot is not in answers channel_not_found, as Slack does."""
+        with self._lock:
+            self._members[channel] = list(users)
+            if private:
+                self._private.add(channel)
+
+    def members_of(self, channel: str) -> list[str]:
+        """The channel's members as the fake answers them."""
+        with self._lock:
+            return self._members_of(channel)
+
+    def _members_of(self, channel: str) -> list[str]:
+        if channel in self._members:
+            return list(self._members[channel])
+        return sorted(self.people | {self.bot_user_id})
+
     def set_locale(self, user: str, locale: str) -> None:
         """What users.info (include_locale) answers as `user`'s Slack locale."""
         with self._lock:
@@ -341,13 +369,16 @@ class FakeSlack:
             return {"ok": True}
         if method in ("views.publish", "views.open", "views.push"):
             return self._view(method, params)
-        if method == "users.info":
-            return self._user(params)
-        if method == "conversations.history":
-            return self._history(params)
-        if method == "conversations.replies":
-            return self._replies(params)
-        return {"ok": False, "error": "unknown_method"}
+        reads: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+            "users.info": self._user,
+            "conversations.history": self._history,
+            "conversations.replies": self._replies,
+            "conversations.members": self._conversation_members,
+            "conversations.info": self._conversation_info,
+            "users.conversations": self._user_conversations,
+        }
+        read = reads.get(method)
+        return read(params) if read else {"ok": False, "error": "unknown_method"}
 
     def _post(self, channel: str, params: dict[str, Any]) -> dict[str, Any]:
         message: dict[str, Any] = {
@@ -413,6 +444,42 @@ class FakeSlack:
         newest_first = [_shown(m, with_metadata) for m in reversed(top_level)]
         return {"ok": True, "messages": newest_first[:limit], "has_more": len(newest_first) > limit}
 
+    def _conversation_members(self, params: dict[str, Any]) -> dict[str, Any]:
+        channel = str(params.get("channel") or "")
+        members = self._members_of(channel)
+        if not channel or (channel in self._private and self.bot_user_id not in members):
+            return {"ok": False, "error": "channel_not_found"}
+        page, cursor = _page(members, params)
+        return {"ok": True, "members": page, "response_metadata": {"next_cursor": cursor}}
+
+    def _conversation_info(self, params: dict[str, Any]) -> dict[str, Any]:
+        channel = str(params.get("channel") or "")
+        if not channel or (channel in self._private and self.bot_user_id not in self._members_of(channel)):
+            return {"ok": False, "error": "channel_not_found"}
+        im = channel.startswith("D")
+        private = channel in self._private
+        return {
+            "ok": True,
+            "channel": {
+                "id": channel,
+                "is_channel": not (im or private),
+                "is_im": im,
+                "is_private": private or im,
+            },
+        }
+
+    def _user_conversations(self, params: dict[str, Any]) -> dict[str, Any]:
+        user = str(params.get("user") or self.bot_user_id)
+        known = sorted(set(self._channels) | set(self._members))
+        mine = [
+            {"id": c, "is_channel": c not in self._private, "is_private": c in self._private}
+            for c in known
+            if user in self._members_of(c)
+            and (c not in self._private or self.bot_user_id in self._members_of(c))
+        ]
+        page, cursor = _page(mine, params)
+        return {"ok": True, "channels": page, "response_metadata": {"next_cursor": cursor}}
+
     def _replies(self, params: dict[str, Any]) -> dict[str, Any]:
         channel, ts = params.get("channel", ""), params.get("ts", "")
         thread = [m for m in self._channels.get(channel, []) if m["ts"] == ts or m.get("thread_ts") == ts]
@@ -420,6 +487,14 @@ class FakeSlack:
             return {"ok": False, "error": "thread_not_found"}
         with_metadata = _truthy(params.get("include_all_metadata"))
         return {"ok": True, "messages": [_shown(m, with_metadata) for m in thread], "has_more": False}
+
+
+def _page(items: list[Any], params: dict[str, Any]) -> tuple[list[Any], str]:
+    """One page of `items` by Slack's cursor (`limit`, `cursor`: an offset here) and the next cursor."""
+    start = int(params.get("cursor") or 0)
+    limit = int(params.get("limit") or 100)
+    end = start + limit
+    return items[start:end], str(end) if end < len(items) else ""
 
 
 def _shown(message: dict[str, Any], with_metadata: bool) -> dict[str, Any]:

@@ -132,3 +132,21 @@ def test_a_dropped_call_is_carried_out_and_then_left_unanswered(fake_slack: Fake
     assert fake_slack.wait_for("chat.postMessage").params["text"] == "lost answer"
     assert web.chat_postMessage(channel="C1", text="next")["ok"] is True
     assert [m["text"] for m in fake_slack.messages("C1")] == ["lost answer", "next"]
+
+
+def test_membership_answers_like_slack(fake_slack: FakeSlack) -> None:
+    web = WebClient(token="xoxb-test", base_url=fake_slack.api_url)
+    fake_slack.set_members("CPRIV", ["U2", fake_slack.bot_user_id], private=True)
+    fake_slack.set_members("GNOBOT", ["U2"], private=True)
+    fake_slack.set_members("CPUB", ["U2", "U3", "U4"])
+    first = web.conversations_members(channel="CPUB", limit=2)
+    assert first["members"] == ["U2", "U3"] and first["response_metadata"]["next_cursor"] == "2"
+    assert web.conversations_members(channel="CPUB", limit=2, cursor="2")["members"] == ["U4"]
+    assert "U0ASKER" in web.conversations_members(channel="CANY")["members"]  # the workspace's people
+    with pytest.raises(SlackApiError, match="channel_not_found"):
+        web.conversations_members(channel="GNOBOT")
+    assert web.conversations_info(channel="CPRIV")["channel"]["is_private"] is True
+    assert web.conversations_info(channel="CPUB")["channel"]["is_channel"] is True
+    assert web.conversations_info(channel="D0DM")["channel"]["is_im"] is True
+    mine = [c["id"] for c in web.users_conversations(user="U2")["channels"]]
+    assert mine == ["CPRIV", "CPUB"]  # not the private channel without the bot

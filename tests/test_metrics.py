@@ -86,7 +86,7 @@ def test_retention_takes_days_weeks_or_iso(monkeypatch: pytest.MonkeyPatch, tmp_
         assert load_settings().usage_retention == dt.timedelta(days=days)
 
 
-def test_serve_exposes_metrics_on_its_port_and_metrics_port_and_logs_json(
+def test_serve_exposes_metrics_only_on_metrics_port_when_set_and_logs_json(
     fake_slack: FakeSlack, tmp_path: Path
 ) -> None:
     metrics_port = free_port()
@@ -106,9 +106,10 @@ def test_serve_exposes_metrics_on_its_port_and_metrics_port_and_logs_json(
     try:
         port = re.search(r"HTTP on port (\d+)", serve.wait_for_line("HTTP on port"))
         assert port is not None
-        for url in (f"http://127.0.0.1:{port.group(1)}/metrics", f"http://127.0.0.1:{metrics_port}/metrics"):
-            scraped = httpx.get(url, timeout=5).text
-            assert "vllm_digest_digest_entries 8.0" in scraped
+        scraped = httpx.get(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5).text
+        assert "vllm_digest_digest_entries 8.0" in scraped
+        public = httpx.get(f"http://127.0.0.1:{port.group(1)}/metrics", timeout=5)
+        assert public.status_code == 404 and "vllm_digest" not in public.text  # not on Slack's port
     finally:
         serve.stop()
     logged = [json.loads(line) for line in serve.seen if line.startswith("{")]

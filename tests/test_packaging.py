@@ -100,6 +100,17 @@ def test_the_image_installs_dependencies_before_the_code_and_ignores_local_secre
         assert name in ignored
 
 
+def test_the_kubernetes_ingress_exposes_only_slack_events() -> None:
+    """Only Slack's request URL is reachable from outside: no probe, no /metrics (on METRICS_PORT)."""
+    (ingress,) = yaml.safe_load_all((ROOT / "deploy" / "k8s" / "ingress.yaml").read_text())
+    paths = [path for rule in ingress["spec"]["rules"] for path in rule["http"]["paths"]]
+    assert [(p["path"], p["pathType"]) for p in paths] == [("/slack/events", "Exact")]
+    assert "defaultBackend" not in ingress["spec"]
+    service = yaml.safe_load((ROOT / "deploy" / "k8s" / "service.yaml").read_text())
+    assert [p["targetPort"] for p in service["spec"]["ports"]] == ["http"]
+    assert paths[0]["backend"]["service"] == {"name": service["metadata"]["name"], "port": {"name": "http"}}
+
+
 def test_kubernetes_ships_no_secret_and_splits_the_probes() -> None:
     documents = [
         doc
@@ -118,5 +129,8 @@ def test_kubernetes_ships_no_secret_and_splits_the_probes() -> None:
     mount = next(m for m in container["volumeMounts"] if m["mountPath"] == env["DIGEST_DIR"])
     volume = next(v for v in pod["volumes"] if v["name"] == mount["name"])
     assert "configMap" in volume and "subPath" not in mount
+    assert (
+        env["METRICS_PORT"] == deployment["spec"]["template"]["metadata"]["annotations"]["prometheus.io/port"]
+    )
     readme = (ROOT / "deploy" / "README.md").read_text()
     assert "kubectl create secret generic vllm-digest" in readme and "kubectl create configmap" in readme

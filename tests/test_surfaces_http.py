@@ -470,7 +470,9 @@ def test_app_home_is_rebuilt_when_the_day_turns(fake_slack: FakeSlack, seed_libr
     from slack_sdk import WebClient
 
     from chatbot.slack.handlers.home import HomeTab
+    from chatbot.slack.membership import ChannelMembers, slack_members
 
+    client = WebClient(token="xoxb-test", base_url=fake_slack.api_url)
     live = LiveIndex(seed_library)
     day = [dt.date(2026, 11, 30)]
     picks = {dt.date(2026, 11, 30): "53529", dt.date(2026, 12, 1): "54537"}
@@ -483,8 +485,8 @@ def test_app_home_is_rebuilt_when_the_day_turns(fake_slack: FakeSlack, seed_libr
         lambda: live.generation,
         lambda: day[0],
         lambda user: "en",
+        ChannelMembers(slack_members(client)),
     )
-    client = WebClient(token="xoxb-test", base_url=fake_slack.api_url)
     home.opened(home_opened(), client)
     first = fake_slack.wait_for("views.publish").params["view"]
     home.opened(home_opened(view=first), client)

@@ -109,9 +109,9 @@ def test_rows_older_than_the_retention_are_pruned(usage: UsageStore) -> None:
 def test_report_groups_gaps_and_counts_entries(usage: UsageStore) -> None:
     for day, query, results in [(1, "quantum teleport", 0), (2, "quantum teleport", 0), (2, "compile", 1)]:
         usage.record_search(
-            NOW - dt.timedelta(days=day), "command", query, results, ["e1"] if results else []
+            NOW - dt.timedelta(days=day), "command", query, results, ["e1"] if results else [], "public"
         )
-    usage.record_answer(NOW, "e1", "risks", False, "有什么风险")
+    usage.record_answer(NOW, "e1", "risks", False, "有什么风险", "public")
     usage.record_answer(NOW, "e1", "focus", True, None)
     usage.record_entry_event(NOW, "e1", "shared")
     report = build_report(usage.engine, NOW - dt.timedelta(days=7), NOW, lambda e: ("Title", 12345))
@@ -155,7 +155,7 @@ def weekly(usage: UsageStore, fake: FakeSlack, statuses: list[str]) -> WeeklyRep
 def test_the_weekly_report_is_posted_once_per_week_across_replicas(
     usage: UsageStore, fake_slack: FakeSlack
 ) -> None:
-    usage.record_search(NOW - dt.timedelta(days=1), "command", "<!channel> quantum", 0, [])
+    usage.record_search(NOW - dt.timedelta(days=1), "command", "<!channel> quantum", 0, [], "public")
     statuses: list[str] = []
     replicas = [weekly(usage, fake_slack, statuses) for _ in range(3)]
     fake_slack.fail("chat.postMessage", error="channel_not_found")

@@ -4,8 +4,11 @@ A model can translate and summarise the curator's note, but it must not bring fa
 PR/issue number, identifier in backticks, number with a unit and person handle in its answer has to
 occur in the entries (note, title, metadata) it was shown. Anything else is reported by name, and the
 caller falls back to the extractive answer. Numbers are compared by value, not with their unit, so an
-answer may translate "8 行" into "8 lines". A link the entries don't hold is a fact too (a reader
-clicks it). `review` adds the language: an answer not in the asker's language is no answer to them.
+answer may translate "8 行" into "8 lines", but within the unit's kind: "80 ms" is not backed by
+"8 ms", nor "30 files" by "3 个文件", nor "8 ms" by "8 files" (a value the entries give without a
+unit backs any); "8.0x" is "8x". A link the entries don't hold is a fact too (a reader clicks it),
+and so is any address, bare domains included (`slack-login-verify.com`: Slack clients make it a
+link): every one must occur in the entries. `review` adds the language: an answer not in the asker's language is no answer to them.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from chatbot.digest import Entry
 from chatbot.text import HAN_CHAR
+from chatbot.text.links import DOMAIN_LIKE
 
 # "#53529", "PR 53529", "PR #53529", "pull/53529", "issue 6789", "issues/6789", "[#53529]".
 _NUMBER_REF = re.compile(
@@ -25,7 +29,26 @@ _UNITS = (
     r"%|ms|µs|us|ns|s\b|sec(?:onds?)?\b|x\b|×|倍|行|个?文件|files?\b|lines?\b|tokens?\b|tok/s|"
     r"[KMGT]i?B\b|GPUs?\b|卡|秒|毫秒|分钟|minutes?\b|hours?\b|小时|次|个|层|layers?\b|MB/s|GB/s"
 )
-_NUMBER_WITH_UNIT = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:{_UNITS})", re.I)
+_NUMBER_WITH_UNIT = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?)\s*({_UNITS})", re.I)
+# A unit's kind, so a translated unit still matches ("8 毫秒" backs "8 ms") and another does not.
+_UNIT_KINDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.I), kind)
+    for pattern, kind in (
+        (r"^(ms|毫秒)$", "ms"),
+        (r"^(µs|us)$", "us"),
+        (r"^ns$", "ns"),
+        (r"^(s|sec|seconds?|秒)$", "s"),
+        (r"^(minutes?|分钟)$", "min"),
+        (r"^(hours?|小时)$", "h"),
+        (r"^(x|×|倍)$", "x"),
+        (r"^(行|lines?)$", "line"),
+        (r"^(个?文件|files?)$", "file"),
+        (r"^tokens?$", "token"),
+        (r"^(GPUs?|卡)$", "gpu"),
+        (r"^(层|layers?)$", "layer"),
+        (r"^%$", "%"),
+    )
+)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])|\d+(?:\.\d+)?")
 _HANDLE = re.compile(r"(?<![\w<])@([A-Za-z0-9][\w.\-]{0,38})")
 _URL = re.compile(r"https?://[^\s<>|\"'`]+", re.I)
@@ -62,6 +85,27 @@ def _numbers_in(text: str) -> set[str]:
     return {_canonical(n) for n in _NUMBER.findall(text)}
 
 
+def unit_kind(unit: str) -> str:
+    """The kind of a unit as written ("毫秒" and "ms" are one); a unit of no listed kind is itself."""
+    unit = unit.strip()
+    return next((kind for pattern, kind in _UNIT_KINDS if pattern.match(unit)), unit.casefold())
+
+
+class SourceNumbers:
+    """The numbers of the entries: with the kinds of unit each is given in, and those given bare."""
+
+    def __init__(self, source: str) -> None:
+        self.with_units: dict[str, set[str]] = {}
+        for match in _NUMBER_WITH_UNIT.finditer(source):
+            self.with_units.setdefault(_canonical(match.group(1)), set()).add(unit_kind(match.group(2)))
+        self.bare = _numbers_in(_NUMBER_WITH_UNIT.sub(" ", source))
+
+    def backs(self, value: str, unit: str) -> bool:
+        """Whether the entries give `value` in this unit's kind, or give it without a unit."""
+        number = _canonical(value)
+        return number in self.bare or unit_kind(unit) in self.with_units.get(number, set())
+
+
 def _canonical(number: str) -> str:
     return number.rstrip("0").rstrip(".") if "." in number else number
 
@@ -82,13 +126,18 @@ def ungrounded(answer: str, entries: Sequence[Entry]) -> list[str]:
     source = "\n".join(source_text(e) for e in entries)
     folded = source.casefold()
     numbers = known_numbers(entries)
-    source_numbers = _numbers_in(source)
+    source_numbers = SourceNumbers(source)
     checks: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str], Callable[[re.Match[str]], bool]]] = [
         (_NUMBER_REF, lambda m: f"#{m.group(1)}", lambda m: int(m.group(1)) in numbers),
         (_BACKTICKED, lambda m: f"`{m.group(1)}`", lambda m: m.group(1).strip().casefold() in folded),
-        (_NUMBER_WITH_UNIT, lambda m: m.group(0).strip(), lambda m: _canonical(m.group(1)) in source_numbers),
+        (
+            _NUMBER_WITH_UNIT,
+            lambda m: m.group(0).strip(),
+            lambda m: source_numbers.backs(m.group(1), m.group(2)),
+        ),
         (_HANDLE, lambda m: f"@{m.group(1)}", lambda m: m.group(1).casefold() in folded),
         (_URL, _url, lambda m: _url(m).casefold() in folded),
+        (DOMAIN_LIKE, lambda m: m.group(0), lambda m: m.group(0).casefold() in folded),
     ]
     problems = [show(m) for pattern, show, known in checks for m in pattern.finditer(answer) if not known(m)]
     return list(dict.fromkeys(problems))

@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from chatbot.digest.model import DigestParseError, Entry, Metadata, Problem, Ref, entry_id, pull_url
 from chatbot.digest.note import find_identifiers
@@ -23,6 +30,9 @@ from chatbot.digest.rawtext import SLUG_RE, ParseResult, VerdictCheck, digest_na
 from chatbot.digest.yamlnodes import validation_error_line, yaml_error_line, yaml_line
 from chatbot.digest.yamlplain import read_plain
 from chatbot.yamlfast import LOADER
+
+# The one URL form an entry may carry: a pull request of the digest's repository.
+PULL_URL_RE = re.compile(r"^https://github\.com/(?P<repo>[\w.-]+/[\w.-]+)/pull/(?P<number>[1-9]\d{0,8})$")
 
 
 class StructuredEntry(BaseModel):
@@ -33,7 +43,11 @@ class StructuredEntry(BaseModel):
     title: str = Field(min_length=1, max_length=300, description="Digest title; identifies the entry.")
     note: str | None = Field(default=None, description="Review note; omit to only add metadata.")
     pr: int | None = Field(default=None, ge=1, description="Pull request number.")
-    url: str | None = Field(default=None, pattern=r"^https?://", description="PR URL; derived from pr.")
+    url: str | None = Field(
+        default=None,
+        json_schema_extra={"pattern": r"^https://github\.com/[\w.-]+/[\w.-]+/pull/[1-9][0-9]{0,8}$"},
+        description="The PR's URL in the digest's repository (https://github.com/<repo>/pull/N); derived from pr.",
+    )
     github_title: str | None = Field(default=None, description="The PR's title on GitHub.")
     author: str | None = Field(default=None, description="GitHub handle of the PR author.")
     date: dt.date | None = Field(default=None, description="When the PR was opened (YYYY-MM-DD).")
@@ -56,6 +70,27 @@ class StructuredEntry(BaseModel):
     @classmethod
     def _related_as_written(cls, related: object) -> object:
         return [_pr_number(item) for item in related] if isinstance(related, list) else related
+
+    @field_validator("url")
+    @classmethod
+    def _url_is_the_repos_pull_request(cls, url: str | None, info: ValidationInfo) -> str | None:
+        """Only the digest repository's PR URLs: a link's label (the title) must not lead
+        elsewhere, whatever the curator pasted."""
+        if url is None:
+            return url
+        repo = (info.context or {}).get("repo")
+        match = PULL_URL_RE.fullmatch(url)
+        if match is None or (isinstance(repo, str) and match.group("repo").casefold() != repo.casefold()):
+            form = (
+                f"https://github.com/{repo}/pull/N"
+                if isinstance(repo, str)
+                else "https://github.com/<repo>/pull/N"
+            )
+            raise ValueError(f"{url[:120]!r} is not a pull request of the digest's repository: write {form}")
+        pr = info.data.get("pr")
+        if isinstance(pr, int) and int(match.group("number")) != pr:
+            raise ValueError(f"url names PR {match.group('number')} but pr is {pr}")
+        return url
 
     @field_validator("author", mode="before")
     @classmethod
@@ -196,7 +231,7 @@ def _validated(text: str, path: str) -> tuple[list[int], StructuredDigest]:
     if plain is not None:
         data, item_lines = plain
         try:
-            return item_lines.get("entries", []), StructuredDigest.model_validate(data)
+            return item_lines.get("entries", []), _digest_of(data)
         except ValidationError:
             pass
     root, digest = _validated_nodes(text, path)
@@ -214,9 +249,15 @@ def _validated_nodes(text: str, path: str) -> tuple[yaml.Node | None, Structured
     if not isinstance(data, dict):
         raise DigestParseError(path, 1, "expected a mapping with `repo` and `entries`")
     try:
-        return root, StructuredDigest.model_validate(data)
+        return root, _digest_of(data)
     except ValidationError as exc:
         raise DigestParseError(path, *validation_error_line(exc, root)) from None
+
+
+def _digest_of(data: dict[str, Any]) -> StructuredDigest:
+    """The validated digest; its entries' URLs are checked against its `repo`."""
+    repo = data.get("repo")
+    return StructuredDigest.model_validate(data, context={"repo": repo if isinstance(repo, str) else None})
 
 
 def _value_error_line(exc: ValueError, text: str) -> tuple[int, str]:

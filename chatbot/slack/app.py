@@ -48,6 +48,10 @@ BOT_SCOPES: dict[str, str] = {
     "im:history": "message.im events: topics and follow-ups in direct messages",
     "links:read": "link_shared events for github.com links",
     "links:write": "chat.unfurl: previews of PRs in the digest",
+    "channels:read": "conversations.members: only a member of a public channel may share into it; App Home lists a person's channels",
+    "groups:read": "conversations.members: the same for private channels the bot is in",
+    "im:read": "conversations.members: Ask in a thread on a link preview in a direct message",
+    "mpim:read": "conversations.members: the same in a group direct message",
     "users:read": "users.info: each person's locale (LANGUAGE=auto) and whether the asker of `subscriptions` is a workspace admin",
 }
 

@@ -26,6 +26,7 @@ from chatbot.slack.mrkdwn import (
     MAX_SECTION_TEXT,
     clip,
     clip_line,
+    encoded_url,
     escape,
     link,
     one_line,
@@ -75,8 +76,9 @@ def button(
     }
     if value is not None:
         element["value"] = value[:MAX_BUTTON_VALUE]
-    if url is not None:
-        element["url"] = url
+    shown_url = encoded_url(url) if url is not None else None
+    if shown_url is not None:
+        element["url"] = shown_url
     if primary:
         element["style"] = "primary"
     return element

@@ -185,6 +185,8 @@ class LocalSlack:
             "conversations.history": self._history,
             "conversations.replies": self._replies,
             "users.info": self._user_info,
+            "conversations.members": self._members,
+            "conversations.info": self._conversation,
         }
         method = methods.get(path.removeprefix("/api/"))
         return method(params) if method else {"ok": False, "error": "unknown_method"}
@@ -197,6 +199,14 @@ class LocalSlack:
             "team_id": "T0CONSOLE",
             "user": "vllm-digest",
         }
+
+    def _members(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The console's one person is in every channel it names."""
+        return {"ok": True, "members": [USER, BOT_USER], "response_metadata": {"next_cursor": ""}}
+
+    def _conversation(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Every console channel is public (the console's usage rows are its own)."""
+        return {"ok": True, "channel": {"id": params.get("channel"), "is_channel": True, "is_private": False}}
 
     def _post_message(self, params: dict[str, Any]) -> dict[str, Any]:
         ts = self._ts()

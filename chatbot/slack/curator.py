@@ -1,7 +1,8 @@
 """Block Kit of the weekly curator report (CURATOR_CHANNEL): a pure function of the report.
 
 Queries and questions are what readers typed: every one goes through `clip` (escaped, cut),
-so a query can never become a mention or a link in the curator's channel.
+so a query can never become a mention or a link in the curator's channel. Only what was asked
+in public channels is quoted (`CuratorReport.unquoted` counts the rest: see the report).
 """
 
 from __future__ import annotations
@@ -46,5 +47,6 @@ def render_curator_report(report: CuratorReport, lang: Language) -> Message:
         section(f"*{escape(texts('report.top'))}*\n{_list(top, texts)}"),
         section(f"*{escape(texts('report.entries'))}*\n{_list(entries, texts)}"),
         section(f"*{escape(texts('report.unanswered'))}*\n{_list(unanswered, texts)}"),
+        context(escape(texts("report.unquoted", **report.unquoted))),
     ]
     return message(f"{texts('report.header')}: {summary}", blocks)

@@ -12,15 +12,14 @@ channel language and is retried after a short while, so a Slack hiccup never blo
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Literal, get_args
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
+from chatbot.slack.expiring import ExpiringCache
 from chatbot.slack.i18n import Language
 
 log = logging.getLogger(__name__)
@@ -79,19 +78,13 @@ class UserLanguages:
         self.retry_failed = retry_failed
         self.max_users = max_users
         self.clock = clock
-        self._cache: OrderedDict[str, tuple[float, Language]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._cache: ExpiringCache[str, Language] = ExpiringCache(keep, max_users, clock)
 
     def cached(self, user_id: str | None) -> Language | None:
         """The language if it is known without asking Slack (forced, or cached and fresh)."""
         if self.setting != "auto" or self.locale_of is None or not user_id:
             return self.default
-        with self._lock:
-            hit = self._cache.get(user_id)
-            if hit is None or hit[0] <= self.clock():
-                return None
-            self._cache.move_to_end(user_id)
-            return hit[1]
+        return self._cache.get(user_id)
 
     def __call__(self, user_id: str | None) -> Language:
         known = self.cached(user_id)
@@ -100,13 +93,9 @@ class UserLanguages:
         assert user_id is not None and self.locale_of is not None
         try:
             language = language_of_locale(self.locale_of(user_id), self.default)
-            expires = self.clock() + self.keep
+            keep = self.keep
         except (SlackApiError, SlackClientError, OSError) as exc:
             log.warning("locale of %s unknown (%s); answering in %s", user_id, exc, self.default)
-            language, expires = self.default, self.clock() + self.retry_failed
-        with self._lock:
-            self._cache[user_id] = (expires, language)
-            self._cache.move_to_end(user_id)
-            while len(self._cache) > self.max_users:
-                self._cache.popitem(last=False)
+            language, keep = self.default, self.retry_failed
+        self._cache.put(user_id, language, keep)
         return language

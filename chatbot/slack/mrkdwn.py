@@ -2,13 +2,21 @@
 
 Slack treats `&`, `<` and `>` as control characters: `<!channel>`, `<@U123>` and `<url|label>`
 are markup. Every piece of user or curator text goes through `escape()` so nobody can make the
-bot mention a channel or a person; only the builders write markup, through `link()`.
+bot mention a channel or a person; only the builders write markup, through `link()`. Escaping
+also drops what typed text loses (`chatbot.text.visible_text`): controls, and the bidi
+embeddings, overrides and isolates (U+202A–202E, U+2066–2069) that would reorder what people
+read, so a curator's title or note shows as written. A link's label never looks like another
+address than the one it opens (`link`).
 Truncation cuts at a limit with "…" and never inside an `&amp;` entity.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+from urllib.parse import quote
+
+from chatbot.text import visible_text
+from chatbot.text.links import looks_like_an_address
 
 ELLIPSIS = "…"
 
@@ -25,8 +33,9 @@ _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 
 
 def escape(text: str) -> str:
-    """Text with Slack's three control characters replaced by entities."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Text with Slack's three control characters replaced by entities (and without controls and
+    bidi overrides)."""
+    return visible_text(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def truncate(text: str, limit: int) -> str:
@@ -56,9 +65,27 @@ def clip_line(text: str, limit: int) -> str:
 
 
 def link(url: str, label: str, limit: int = 500) -> str:
-    """A mrkdwn link whose label is escaped and cut; the URL is ours (from the digest)."""
-    safe_url = escape(url).replace("|", "%7C")
-    return f"<{safe_url}|{clip(label, limit)}>"
+    """A mrkdwn link whose label is escaped and cut; the URL is ours (from the digest). A label
+    that reads like an address (a URL, a domain) shows the link's own URL instead, so no label
+    says one place and opens another."""
+    safe_url = escape(encoded_url(url) or quote(url, safe=_URL_SAFE))
+    shown = url if looks_like_an_address(label) else label
+    return f"<{safe_url}|{clip(shown, limit)}>"
+
+
+MAX_BUTTON_URL = 3000
+# What may stay as written in a URL: RFC 3986's reserved and unreserved characters, and `%` of an
+# escape already there; `<`, `>`, `|`, `"`, spaces and anything non-ASCII are percent-encoded.
+_URL_SAFE = ":/?#[]@!$&'()*+,;=%-._~"
+
+
+def encoded_url(url: str) -> str | None:
+    """A URL as a button may carry it: percent-encoded where Slack would refuse it, None when it
+    is not an http(s) URL or longer than Slack's 3000 characters (no button then)."""
+    encoded = quote(url.strip(), safe=_URL_SAFE)
+    if not encoded.lower().startswith(("https://", "http://")) or len(encoded) > MAX_BUTTON_URL:
+        return None
+    return encoded
 
 
 def one_line(text: str) -> str:

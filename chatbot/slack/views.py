@@ -118,7 +118,7 @@ def render_home(
     stamp: str = "",
 ) -> View:
     """The Home tab: a search box, today's PR, the newest entries, the topics with their counts and
-    the channels that get the PR of the day. `stamp` (what it was built from) goes into
+    the channels that get the PR of the day (`channels`: those the viewer is in). `stamp` (what it was built from) goes into
     `private_metadata` so an unchanged Home is not published again."""
     texts = Texts(lang)
     blocks: list[Block] = [
@@ -150,7 +150,8 @@ def render_home(
     else:
         blocks.append(section(escape(texts("topics.empty"))))
     blocks.append(header_block(texts("home.channels")))
-    shown = [f"<#{c}>" if CHANNEL_ID.match(c) else f"`{clip(c, 80)}`" for c in channels]
+    # Channel ids only, as mentions each viewer's client resolves; never a name in plain text.
+    shown = [f"<#{c}>" for c in channels if CHANNEL_ID.match(c)]
     if shown:
         blocks.append(section(texts.mrkdwn("home.channels_list", markup={"channels": ", ".join(shown)})))
     else:

@@ -21,6 +21,7 @@ from typing import Literal
 
 from chatbot.observability.metrics import Metrics
 from chatbot.store.engine import store_errors
+from chatbot.usage.places import Place, Places, asked_in
 from chatbot.usage.privacy import normalise, voter_hash
 from chatbot.usage.store import (
     FeedbackTarget,
@@ -55,6 +56,8 @@ class UsageRecorder:
     retention: dt.timedelta = DEFAULT_RETENTION
     clock: Callable[[], dt.datetime] = utc_now
     monotonic: Callable[[], float] = time.monotonic
+    # Where the current request was made, as stored with its rows (resolved on the writer).
+    places: Callable[[tuple[str, str] | None], Place] = field(default_factory=lambda: Places(None))
     _pruned_at: float = field(default=-math.inf, init=False, repr=False)
     _prune_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _queue: list[Callable[[], list[Row]]] = field(default_factory=list, init=False, repr=False)
@@ -72,15 +75,18 @@ class UsageRecorder:
     def search(self, source: str, query: str, results: int, shown: Sequence[str]) -> None:
         """A first-page search by a person: with or without results, what it showed."""
         self.metrics.searches_by(source, "results" if results else "no_results").inc()
-        at, shown = self.clock(), list(shown)
-        self._write(lambda: search_rows(at, source, normalise(query), results, shown))
+        at, shown, asked = self.clock(), list(shown), asked_in.get()
+        self._write(lambda: search_rows(at, source, normalise(query), results, shown, self.places(asked)))
 
     def answer(self, entry_id: str, intent: str, found: bool, question: str, seconds: float) -> None:
         self.metrics.answer_seconds.observe(seconds)
         self.metrics.answers.labels(intent, "found" if found else "not_in_note").inc()
-        at = self.clock()
+        at, asked = self.clock(), asked_in.get()
+        kept = None if found else question
         self._write(
-            lambda: [answer_row(at, entry_id, intent, found, None if found else normalise(question, 300))]
+            lambda: [
+                answer_row(at, entry_id, intent, found, kept and normalise(kept, 300), self.places(asked))
+            ]
         )
 
     def shared(self, entry_id: str) -> None:
@@ -100,7 +106,8 @@ class UsageRecorder:
         """One person's 👍/👎, stored at once (the press's answer depends on it)."""
         outcome: VoteOutcome | None = None
         if self.store is not None:
-            outcome = self.store.vote(target, self.voter(user_id), vote, self.clock())
+            place = self.places(asked_in.get())
+            outcome = self.store.vote(target, self.voter(user_id), vote, self.clock(), place)
         self.metrics.feedback.labels(target.kind, "up" if vote > 0 else "down", outcome or "new").inc()
         self.prune_if_due()
         return outcome

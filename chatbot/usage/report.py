@@ -3,7 +3,9 @@
 Read from the usage tables over a window (`--since 30d`): searches per day, the top queries,
 **queries with no match** grouped by their normalised form (the digest's gaps), entries by
 views / shares / thread questions / 👍 / 👎, follow-up questions the note could not answer,
-and what people said was missing. Grouping happens here, not in SQL, so SQLite and
+and what people said was missing. Text is quoted only from public channels: a search, question
+or 👎 comment made in a direct message, a private channel, App Home or anywhere unknown (rows
+from before migration 0005 too) is counted in `unquoted`, never shown. Grouping happens here, not in SQL, so SQLite and
 PostgreSQL give the same report; a window holds at most USAGE_RETENTION of rows.
 """
 
@@ -18,6 +20,7 @@ from typing import Any
 from sqlalchemy import Engine, select
 
 from chatbot.settings import parse_span
+from chatbot.usage.places import QUOTABLE
 from chatbot.usage.tables import usage_answers, usage_entry_events, usage_feedback, usage_searches
 
 TOP = 20
@@ -61,6 +64,8 @@ class CuratorReport:
     entries: list[EntryUsage] = field(default_factory=list)
     not_in_note: list[dict[str, Any]] = field(default_factory=list)
     missing: list[dict[str, Any]] = field(default_factory=list)
+    # Searches, unanswered questions and 👎 comments from private places: counted, not quoted.
+    unquoted: dict[str, int] = field(default_factory=lambda: {"searches": 0, "questions": 0, "comments": 0})
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -91,9 +96,9 @@ def _rows(engine: Engine, since: dt.datetime, until: dt.datetime) -> tuple[Rows,
     """Searches, entry events, answers and votes of the period, one read."""
     with engine.connect() as conn:
         searches = conn.execute(
-            select(usage_searches.c.at, usage_searches.c.query, usage_searches.c.results).where(
-                usage_searches.c.at >= since, usage_searches.c.at <= until
-            )
+            select(
+                usage_searches.c.at, usage_searches.c.query, usage_searches.c.results, usage_searches.c.place
+            ).where(usage_searches.c.at >= since, usage_searches.c.at <= until)
         ).all()
         events = conn.execute(
             select(usage_entry_events.c.entry_id, usage_entry_events.c.kind).where(
@@ -106,6 +111,7 @@ def _rows(engine: Engine, since: dt.datetime, until: dt.datetime) -> tuple[Rows,
                 usage_answers.c.intent,
                 usage_answers.c.found,
                 usage_answers.c.question,
+                usage_answers.c.place,
             ).where(usage_answers.c.at >= since, usage_answers.c.at <= until)
         ).all()
         votes = conn.execute(
@@ -115,6 +121,7 @@ def _rows(engine: Engine, since: dt.datetime, until: dt.datetime) -> tuple[Rows,
                 usage_feedback.c.vote,
                 usage_feedback.c.target,
                 usage_feedback.c.missing,
+                usage_feedback.c.place,
             ).where(usage_feedback.c.at >= since, usage_feedback.c.at <= until)
         ).all()
     return searches, events, answers, votes
@@ -127,14 +134,17 @@ def _add_searches(report: CuratorReport, searches: Rows) -> None:
     matched: Counter[str] = Counter()
     gaps: Counter[str] = Counter()
     last_gap: dict[str, dt.datetime] = {}
-    for at, query, results in searches:
+    for at, query, results, place in searches:
         at = _utc(at)
         day = per_day[at.date().isoformat()]
         day[0] += 1
-        if results:
+        if not results:
+            day[1] += 1
+        if place != QUOTABLE:
+            report.unquoted["searches"] += 1
+        elif results:
             matched[query] += 1
         else:
-            day[1] += 1
             gaps[query] += 1
             last_gap[query] = max(last_gap.get(query, at), at)
     report.searches_per_day = [
@@ -169,9 +179,11 @@ def _add_entries(
         else:  # shown in results, posted as the PR of the day
             entry(entry_id).views += 1
     unanswered: Counter[tuple[str, str, str]] = Counter()
-    for entry_id, intent, found, question in answers:
+    for entry_id, intent, found, question, place in answers:
         entry(entry_id).questions += 1
-        if not found:
+        if not found and place != QUOTABLE:
+            report.unquoted["questions"] += 1
+        elif not found:
             unanswered[(entry_id, intent, question or "")] += 1
     _add_votes(report, votes, entry)
     report.entries = sorted(
@@ -185,13 +197,15 @@ def _add_entries(
 
 def _add_votes(report: CuratorReport, votes: Rows, entry: Callable[[str], EntryUsage]) -> None:
     """👍 and 👎 per entry; the comment of a 👎 is what the note missed."""
-    for kind, entry_id, vote, target, missing in votes:
+    for kind, entry_id, vote, target, missing, place in votes:
         row = entry(entry_id)
         if vote > 0:
             row.up += 1
             continue
         row.down += 1
-        if missing:
+        if missing and place != QUOTABLE:
+            report.unquoted["comments"] += 1
+        elif missing:
             report.missing.append(
                 {
                     "entry": entry_id,
@@ -228,6 +242,7 @@ def render_text(report: CuratorReport) -> str:
             for q in report.not_in_note
         ],
     )
+    lines += ["", unquoted_line(report)]
     if report.missing:
         lines += [
             "",
@@ -235,6 +250,15 @@ def render_text(report: CuratorReport) -> str:
             *(f"  [{m['entry']}] {m['text']}" for m in report.missing),
         ]
     return "\n".join(lines)
+
+
+def unquoted_line(report: CuratorReport) -> str:
+    """How much came from direct messages, private channels and App Home (never quoted)."""
+    n = report.unquoted
+    return (
+        f"Not quoted (direct messages, private channels, App Home): {n['searches']} searches, "
+        f"{n['questions']} unanswered questions, {n['comments']} 👎 comments"
+    )
 
 
 def _section(title: str, rows: list[str]) -> list[str]:

@@ -64,24 +64,39 @@ class UsageStore:
                 conn.execute(table.insert(), values_list)
 
     def record_search(
-        self, at: dt.datetime, source: str, query: str, results: int, shown: Sequence[str]
+        self,
+        at: dt.datetime,
+        source: str,
+        query: str,
+        results: int,
+        shown: Sequence[str],
+        place: str | None = None,
     ) -> None:
-        self.insert(search_rows(at, source, query, results, shown))
+        self.insert(search_rows(at, source, query, results, shown, place))
 
     def record_entry_event(self, at: dt.datetime, entry_id: str, kind: str) -> None:
         self.insert([entry_event_row(at, entry_id, kind)])
 
     def record_answer(
-        self, at: dt.datetime, entry_id: str, intent: str, found: bool, question: str | None
+        self,
+        at: dt.datetime,
+        entry_id: str,
+        intent: str,
+        found: bool,
+        question: str | None,
+        place: str | None = None,
     ) -> None:
-        self.insert([answer_row(at, entry_id, intent, found, question)])
+        self.insert([answer_row(at, entry_id, intent, found, question, place)])
 
     # -- feedback ------------------------------------------------------------------------------
 
-    def vote(self, target: FeedbackTarget, voter: str, vote: Vote, at: dt.datetime) -> VoteOutcome:
+    def vote(
+        self, target: FeedbackTarget, voter: str, vote: Vote, at: dt.datetime, place: str | None = None
+    ) -> VoteOutcome:
         """Store one person's vote on a target: a first vote, a changed one, or the same again."""
         key = _feedback_key(target, voter)
-        statement = self._dialect_insert(usage_feedback).values(**key, vote=vote, intent=target.intent, at=at)
+        values = {"vote": vote, "intent": target.intent, "at": at, "place": place}
+        statement = self._dialect_insert(usage_feedback).values(**key, **values)
         statement = statement.on_conflict_do_update(index_elements=list(key), set_={"vote": vote, "at": at})
         with self.engine.begin() as conn:
             before = conn.execute(select(usage_feedback.c.vote).filter_by(**key)).scalar_one_or_none()
@@ -158,9 +173,13 @@ def _feedback_key(target: FeedbackTarget, voter: str) -> dict[str, str]:
 # -- rows -----------------------------------------------------------------------------------------
 
 
-def search_rows(at: dt.datetime, source: str, query: str, results: int, shown: Sequence[str]) -> list[Row]:
-    """A search (normalised query, how many entries matched) and the entries it showed."""
-    rows: list[Row] = [(usage_searches, {"at": at, "source": source, "query": query, "results": results})]
+def search_rows(
+    at: dt.datetime, source: str, query: str, results: int, shown: Sequence[str], place: str | None = None
+) -> list[Row]:
+    """A search (normalised query, how many entries matched, where it was made) and the entries
+    it showed."""
+    search = {"at": at, "source": source, "query": query, "results": results, "place": place}
+    rows: list[Row] = [(usage_searches, search)]
     rows += [entry_event_row(at, entry_id, "shown") for entry_id in shown]
     return rows
 
@@ -169,10 +188,10 @@ def entry_event_row(at: dt.datetime, entry_id: str, kind: str) -> Row:
     return (usage_entry_events, {"at": at, "entry_id": entry_id, "kind": kind})
 
 
-def answer_row(at: dt.datetime, entry_id: str, intent: str, found: bool, question: str | None) -> Row:
+def answer_row(
+    at: dt.datetime, entry_id: str, intent: str, found: bool, question: str | None, place: str | None = None
+) -> Row:
     """A follow-up answer; the (normalised) question only when the note did not have it."""
     kept = None if found else (question or "")[:QUESTION_LENGTH]
-    return (
-        usage_answers,
-        {"at": at, "entry_id": entry_id, "intent": intent, "found": found, "question": kept},
-    )
+    values = {"at": at, "entry_id": entry_id, "intent": intent, "found": found, "question": kept}
+    return (usage_answers, {**values, "place": place})

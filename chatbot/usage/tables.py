@@ -37,6 +37,9 @@ def _usage_table(name: str, *columns: Column[Any]) -> Table:
 
 
 QUERY_LENGTH = 200
+# Where a search, question or vote was made (`chatbot.usage.places`): public | private | im |
+# unknown (migration 0005). The curator report quotes text only from "public".
+PLACE_LENGTH = 16
 QUESTION_LENGTH = 300
 
 usage_searches = _usage_table(
@@ -44,6 +47,7 @@ usage_searches = _usage_table(
     Column("source", String(16), nullable=False),  # command | mention
     Column("query", String(QUERY_LENGTH), nullable=False),  # normalised
     Column("results", Integer, nullable=False),
+    Column("place", String(PLACE_LENGTH), nullable=True),
 )
 
 usage_entry_events = _usage_table(
@@ -59,6 +63,7 @@ usage_answers = _usage_table(
     Column("found", Boolean, nullable=False),
     # Only for answers the note did not have: the curator's list of gaps. Normalised, redacted.
     Column("question", String(QUESTION_LENGTH), nullable=True),
+    Column("place", String(PLACE_LENGTH), nullable=True),
 )
 
 usage_feedback = Table(
@@ -71,6 +76,7 @@ usage_feedback = Table(
     Column("vote", SmallInteger, nullable=False),  # +1 | -1
     Column("intent", String(32), nullable=True),
     Column("missing", Text, nullable=True),  # the 👎 modal's optional answer, redacted
+    Column("place", String(PLACE_LENGTH), nullable=True),  # where the vote was pressed
     Column("at", DateTime(timezone=True), nullable=False, index=True),
 )
 

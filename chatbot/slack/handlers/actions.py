@@ -20,6 +20,7 @@ from chatbot.slack import blocks
 from chatbot.slack.handlers.command import Answers
 from chatbot.slack.handlers.posting import send
 from chatbot.slack.i18n import Language, Texts
+from chatbot.slack.membership import ChannelMembers
 from chatbot.slack.replays import SHARE_WINDOW, InMemoryReplayLedger, ReplayLedger, share_key
 from chatbot.store import ThreadRegistry
 
@@ -48,6 +49,7 @@ class ActionHandlers:
     lookup: Callable[[str], Entry | None]
     threads: ThreadRegistry
     language: Language
+    members: ChannelMembers
     languages: Callable[[str | None], Language] | None = None
     pick_channel: Callable[[Entry, dict[str, Any], Any], None] | None = None
 
@@ -75,6 +77,9 @@ class ActionHandlers:
         channel, thread_ts = pressed_in(body)
         if not channel:
             log.warning("share of %s: the press names no channel", entry.id)
+            return
+        if not may_share(self.members, channel, body, entry):
+            _tell(respond, texts("share.not_member"))
             return
         where = share_key(channel, thread_ts, entry.id)
         if not self.shares.mark_handled(where, within=SHARE_WINDOW):
@@ -110,6 +115,16 @@ def pressed_in(body: dict[str, Any]) -> tuple[str | None, str | None]:
     """(channel, thread ts) of the message whose button was pressed."""
     container = body.get("container") or {}
     return (body.get("channel") or {}).get("id") or container.get("channel_id"), container.get("thread_ts")
+
+
+def may_share(members: ChannelMembers, channel: str, body: dict[str, Any], entry: Entry) -> bool:
+    """Whether the person pressing may have the bot post into `channel`: only a member of it
+    (the request names the channel; Slack's UI offering it is not a check). Refusals are logged."""
+    user = (body.get("user") or {}).get("id")
+    if members.is_member(channel, str(user) if user else None):
+        return True
+    log.warning("not sharing %s to %s: %s is not a member", entry.id, channel, user)
+    return False
 
 
 def sharer_name(body: dict[str, Any]) -> str | None:

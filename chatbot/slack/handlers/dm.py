@@ -10,7 +10,8 @@ retries and replicas (the handled-events store, as for follow-ups).
 
 *Share to channel* pressed in a DM has no channel to post to: it opens a modal with a
 conversations select; on submit the card goes to the picked channel. A channel the bot is not
-in keeps the modal open with the reason under the select, instead of a failed share.
+in, or the person is not in (`ChannelMembers`: the submission alone is no proof), keeps the modal
+open with the reason under the select, instead of a failed share; nothing is posted.
 """
 
 from __future__ import annotations
@@ -27,11 +28,12 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from chatbot.digest import Entry
 from chatbot.slack import action_ids as ids
 from chatbot.slack import blocks
-from chatbot.slack.handlers.actions import share_card, share_failure, sharer_name
+from chatbot.slack.handlers.actions import may_share, share_card, share_failure, sharer_name
 from chatbot.slack.handlers.command import Answers, Searchable, parse
 from chatbot.slack.handlers.followups import ANSWERED_SUBTYPES, HandledEvents, query_language, strip_mentions
 from chatbot.slack.handlers.posting import post
 from chatbot.slack.i18n import Language, Texts
+from chatbot.slack.membership import ChannelMembers
 from chatbot.slack.views import render_dm_answer, render_share_picker
 from chatbot.store import ThreadRegistry
 
@@ -71,6 +73,7 @@ class DirectMessages:
     threads: ThreadRegistry
     handled: HandledEvents
     languages: Callable[[str | None], Language]
+    members: ChannelMembers
     answers: Answers | None = None
 
     def __call__(
@@ -113,6 +116,9 @@ class DirectMessages:
         if entry is None or not picked:
             reason = texts("entry.gone" if entry is None else "share.pick_none")
             ack(response_action="errors", errors={ids.SHARE_CHANNEL: reason})
+            return
+        if not may_share(self.members, picked, body, entry):
+            ack(response_action="errors", errors={ids.SHARE_CHANNEL: texts("share.not_member")})
             return
         try:
             share_card(client, self.threads, picked, entry, lang, sharer_name(body))

@@ -1,8 +1,9 @@
 """The App Home tab and the modals opened from it.
 
-`app_home_opened` (tab "home") publishes the Home view for that person, in their language. The
-view carries a stamp of what it was built from — library generation, the local day, the
-language — in its `private_metadata`; Slack sends the current view with the event, so a Home
+`app_home_opened` (tab "home") publishes the Home view for that person, in their language,
+listing only the subscribed channels that person is in, as channel mentions (`<#C…>`) that each
+Slack client shows in its viewer's own terms. The view carries a stamp of what it was built from
+— library generation, the local day, the language, the channels shown — in its `private_metadata`; Slack sends the current view with the event, so a Home
 that is still current is not published again, and one built before the digest changed or the
 day turned is rebuilt. The stamp lives in Slack, so every replica sees the same.
 
@@ -24,6 +25,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from chatbot.digest import Entry
 from chatbot.slack.handlers.command import Searchable
 from chatbot.slack.i18n import Language
+from chatbot.slack.membership import ChannelMembers
 from chatbot.slack.views import View, render_entry_modal, render_home, render_search_modal
 from chatbot.text import visible_text
 
@@ -44,19 +46,26 @@ class HomeTab:
     generation: Callable[[], int]
     day: Callable[[], dt.date]
     languages: Callable[[str | None], Language]
+    members: ChannelMembers
 
-    def stamp(self, lang: Language) -> str:
-        return f"{self.generation()}|{self.day().isoformat()}|{lang}"
+    def stamp(self, lang: Language, channels: Sequence[str]) -> str:
+        """What a Home was built from; the viewer's channels are in it, so joining or leaving one
+        rebuilds it."""
+        return f"{self.generation()}|{self.day().isoformat()}|{lang}|{','.join(channels)}"
 
-    def view(self, lang: Language) -> View:
+    def visible_channels(self, user: str) -> list[str]:
+        """The subscribed channels this viewer is in: nobody is shown a channel they cannot see."""
+        return self.members.visible(self.channels(), user)
+
+    def view(self, lang: Language, channels: Sequence[str]) -> View:
         return render_home(
             today=self.today(),
             newest=self.latest(5),
             topics=self.index.topics(),
-            channels=self.channels(),
+            channels=channels,
             day=self.day(),
             lang=lang,
-            stamp=self.stamp(lang),
+            stamp=self.stamp(lang, channels),
         )
 
     def opened(self, event: dict[str, Any], client: WebClient) -> None:
@@ -64,11 +73,12 @@ class HomeTab:
         if event.get("tab", "home") != "home" or not user:
             return
         lang = self.languages(str(user))
+        channels = self.visible_channels(str(user))
         shown = (event.get("view") or {}).get("private_metadata")
-        if shown == self.stamp(lang):
+        if shown == self.stamp(lang, channels):
             return
         try:
-            client.views_publish(user_id=str(user), view=self.view(lang))
+            client.views_publish(user_id=str(user), view=self.view(lang, channels))
         except (SlackApiError, SlackClientError) as exc:
             log.warning("publishing Home for %s failed: %s", user, exc)
 

@@ -22,9 +22,11 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from chatbot.digest import Entry
 from chatbot.slack.blocks import render_entry_card
+from chatbot.slack.handlers.actions import may_share
 from chatbot.slack.handlers.followups import HandledEvents
 from chatbot.slack.handlers.posting import post
-from chatbot.slack.i18n import Language
+from chatbot.slack.i18n import Language, Texts
+from chatbot.slack.membership import ChannelMembers
 from chatbot.slack.views import render_link_preview
 from chatbot.store import ThreadRegistry
 
@@ -67,6 +69,7 @@ class LinkPreviews:
     threads: ThreadRegistry
     handled: HandledEvents
     language: Language
+    members: ChannelMembers
 
     def unfurls(self, event: dict[str, Any]) -> dict[str, dict[str, Any]]:
         """URL → preview for the event's links that are PRs in the digest (a link that is not
@@ -102,17 +105,32 @@ class LinkPreviews:
             return False
         return True
 
-    def ask_in_thread(self, body: dict[str, Any], client: WebClient) -> None:
-        """Post the entry's card under the message that holds the preview; its thread is ours."""
+    def ask_in_thread(self, body: dict[str, Any], client: WebClient, respond: Any) -> None:
+        """Post the entry's card under the message that holds the preview; its thread is ours.
+        Only for a member of the channel (the press names it): anyone else is told, ephemerally."""
         entry = self.lookup(str(body["actions"][0].get("value") or ""))
         channel, parent = preview_message(body)
         if entry is None or not channel or not parent:
+            return
+        if not may_share(self.members, channel, body, entry):
+            tell_ephemerally(respond, Texts(self.language)("share.not_member"))
             return
         if self.threads.entry_for(channel, parent) == entry.id:
             return  # pressed again: the card is already in the thread
         card = render_entry_card(entry, self.language)
         if post(client, channel, card, what=f"card for {entry.id}", thread_ts=parent) is not None:
             self.threads.register(channel, parent, entry.id)
+
+
+def tell_ephemerally(respond: Any, text: str) -> None:
+    """A note only the presser sees, at the press's response URL (logged when there is none)."""
+    if respond is None:
+        log.warning("could not tell the presser (no response URL): %s", text)
+        return
+    try:
+        respond(text=text, response_type="ephemeral", replace_original=False)
+    except (ValueError, SlackApiError, SlackClientError, OSError) as exc:
+        log.warning("could not tell the presser: %s", exc)
 
 
 def unfurl_target(event: dict[str, Any]) -> dict[str, Any]:

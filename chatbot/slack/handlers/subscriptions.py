@@ -36,6 +36,7 @@ from chatbot.daily.topics import Resolved
 from chatbot.digest import Entry
 from chatbot.slack import blocks, subscription_blocks
 from chatbot.slack.i18n import Language, Texts
+from chatbot.slack.membership import ChannelMembers
 from chatbot.store import SubscriptionStore, utc_now
 
 log = logging.getLogger(__name__)
@@ -60,8 +61,14 @@ class SubscriptionCommands:
     clock: Callable[[], dt.datetime] = utc_now
     # The channel's pick for today in its zone (None without a subscription from Slack).
     pick_today: Callable[[str], tuple[Entry, Pick] | None] = lambda _channel: None
+    # Who may change a channel's subscription: its members (a command names its channel, and a
+    # forged one could name any); None only where nothing checks (tests of the grammar).
+    members: ChannelMembers | None = None
 
     def handle(self, kind: str, words: str, channel: str, user: str) -> blocks.Message:
+        if kind != "subscriptions" and self.members is not None and not self.members.is_member(channel, user):
+            log.warning("not changing the subscription of %s: %s is not a member", channel, user)
+            return blocks.render_text(Texts(self.language)("sub.not_member"))
         if kind == "subscribe":
             return self.subscribe(words, channel, user)
         if kind == "unsubscribe":
