@@ -24,7 +24,7 @@ from slack_bolt import BoltContext
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from chatbot.digest import Entry
+from chatbot.digest import Entry, FactsLookup, no_facts
 from chatbot.slack import action_ids as ids
 from chatbot.slack import blocks
 from chatbot.slack.handlers.actions import share_card, share_failure, sharer_name
@@ -72,6 +72,7 @@ class DirectMessages:
     handled: HandledEvents
     languages: Callable[[str | None], Language]
     answers: Answers | None = None
+    facts: FactsLookup = no_facts  # GitHub's facts: the shared card shows the PR's state
 
     def __call__(
         self, event: dict[str, Any], body: dict[str, Any], context: BoltContext, client: WebClient
@@ -115,7 +116,7 @@ class DirectMessages:
             ack(response_action="errors", errors={ids.SHARE_CHANNEL: reason})
             return
         try:
-            share_card(client, self.threads, picked, entry, lang, sharer_name(body))
+            share_card(client, self.threads, picked, entry, lang, sharer_name(body), self.facts(entry))
         except SlackApiError as exc:
             reason = share_failure(exc, texts, entry, picked)
             ack(response_action="errors", errors={ids.SHARE_CHANNEL: reason})
