@@ -392,3 +392,34 @@ def test_the_posted_pr_of_the_day_shows_its_state_and_is_not_the_reverted_one(
     card = str(message["blocks"])
     assert f"/pull/{would_be.entry.pr}" not in card
     assert "merged 2026-08-" in card
+
+
+def test_serve_fetches_the_facts_in_the_background_at_start(
+    fake: FakeGitHub, fake_slack: FakeSlack, tmp_path: Path, seed_library: Library
+) -> None:
+    from tests.daily.test_serve_daily import Serve
+
+    seed_github(fake, seed_library)
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": os.environ.get("HOME", "/tmp"),
+        "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'bot.db'}",
+        "CACHE_DIR": str(tmp_path / "cache"),
+        "SLACK_BOT_TOKEN": "xoxb-test",
+        "SLACK_SIGNING_SECRET": "test-secret",
+        "SLACK_API_URL": fake_slack.api_url,
+        "GITHUB_API_URL": fake.api_url,
+        "GITHUB_TOKEN": "ghp_test",
+    }
+    serve = Serve(env, tmp_path)
+    try:
+        serve.wait_for_line(f"GitHub facts: {len(seed_library)} PRs checked, ")
+    finally:
+        serve.stop()
+    assert len(fake.calls) == 3 * len(seed_library)
+    assert "reverted: #53529 [Test] DeepStack (in #53600)" in "".join(serve.seen)
+    store = SqlStore.open(env["DATABASE_URL"])
+    stored = PrFactsStore(store.engine).all()
+    store.close()
+    assert stored[(REPO, 53529)].sections["timeline"]["reverted_by"] == 53600

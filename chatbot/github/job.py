@@ -82,7 +82,9 @@ class GitHubFacts:
 
     def _refresh(self, entries: Sequence[Entry]) -> RefreshReport:
         report = self.refresher.refresh(entries)
-        for line in report.lines():
+        for problem in report.problems:
+            log.warning("GitHub facts: %s", problem)
+        for line in [*report.changes, report.lines()[-1]]:
             log.info("GitHub facts: %s", line)
         return report
 

@@ -36,11 +36,11 @@ class RefreshReport:
     error: str | None = None
 
     def lines(self) -> list[str]:
-        out = [*self.changes, *(str(p) for p in self.problems)]
-        out.append(f"{self.checked} PRs checked, {len(self.changes)} changed, {self.deferred} left for later")
+        """What changed, the problems, then one summary line."""
+        summary = f"{self.checked} PRs checked, {len(self.changes)} changed, {self.deferred} left for later"
         if self.error:
-            out.append(f"stopped: {self.error}; the last facts are kept, the next refresh tries again")
-        return out
+            summary += f"; stopped: {self.error}; the last facts are kept, the next refresh tries again"
+        return [*self.changes, *(str(p) for p in self.problems), summary]
 
 
 def load_facts(store: PrFactsStore) -> dict[tuple[str, int], PrFacts]:
