@@ -8,16 +8,20 @@ import datetime as dt
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chatbot.answers import Answerer
 from chatbot.daily import pick_entry
 from chatbot.digest import Entry, Library, facts_lookup, passed_over
 from chatbot.github import FactsRefresher, GitHubClient, GitHubFacts, load_facts
+from chatbot.github.client import Fetched
 from chatbot.slack.blocks import render_entry_card
 from chatbot.store import SqlStore
 from chatbot.store.prfacts import PrFactsStore
@@ -47,8 +51,9 @@ def fake() -> Iterator[FakeGitHub]:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[SqlStore]:
-    store = SqlStore.open(f"sqlite:///{tmp_path / 'bot.db'}")
+def store(db_url: str) -> Iterator[SqlStore]:
+    """The store on SQLite and (with TEST_DATABASE_URL) PostgreSQL."""
+    store = SqlStore.open(db_url)
     yield store
     store.close()
 
@@ -423,3 +428,33 @@ def test_serve_fetches_the_facts_in_the_background_at_start(
     stored = PrFactsStore(store.engine).all()
     store.close()
     assert stored[(REPO, 53529)].sections["timeline"]["reverted_by"] == 53600
+
+
+@settings(max_examples=60, deadline=None)
+@given(title=st.text(min_size=1, max_size=80), labels=st.lists(st.text(min_size=1, max_size=20), max_size=3))
+def test_enriched_values_read_back_as_github_wrote_them(title: str, labels: list[str]) -> None:
+    """Any title or label (quotes, colons, `#`, newlines, Chinese) is written as YAML that reads
+    back to itself, and the curator's lines stay as they were."""
+    import yaml
+
+    from chatbot.github.enrich import enrich_file
+
+    class OnePull:
+        api_url = "fake"
+
+        def get(self, path: str, etag: str | None = None) -> Fetched:
+            return Fetched(
+                {"title": title, "user": {"login": "ann"}, "labels": [{"name": n} for n in labels]}, None
+            )
+
+    with tempfile.TemporaryDirectory() as folder:
+        meta = Path(folder) / "d.meta.yaml"
+        original = "repo: o/r\nentries:\n  - title: t  # mine\n    pr: 1\n    note: 好\n"
+        meta.write_text(original, encoding="utf-8")
+        result = enrich_file(meta, OnePull())  # type: ignore[arg-type]
+        text = meta.read_text(encoding="utf-8")
+    assert result.error is None and len(result.filled) == 1
+    item = yaml.safe_load(text)["entries"][0]
+    assert item["github_title"] == title and item["note"] == "好"
+    assert item.get("tags", []) == labels
+    assert text.startswith("repo: o/r\nentries:\n  - title: t  # mine\n    pr: 1\n")

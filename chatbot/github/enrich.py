@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -110,12 +111,24 @@ def _github_values(client: GitHubClient, repo: str, pr: int) -> dict[str, str]:
     """The PR's title, author, date (merged, else opened) and labels as YAML values."""
     pull = pull_section(client.get(f"/repos/{repo}/pulls/{pr}").body or {})
     found = {"github_title": pull["title"], "author": pull["author"], "tags": pull["labels"]}
-    # JSON strings and lists are YAML too: quoted where a title holds `: ` or `"`.
-    values = {name: json.dumps(value, ensure_ascii=False) for name, value in found.items() if value}
+    values = {name: yaml_value(value) for name, value in found.items() if value}
     when = pull["merged_at"] or pull["created_at"]
     if when:
         values["date"] = dt.datetime.fromisoformat(when.replace("Z", "+00:00")).date().isoformat()
     return values
+
+
+# Characters a YAML double-quoted scalar cannot hold as they are: controls, DEL, and the line
+# breaks YAML has beyond \n (NEL, LS, PS), which it would fold into a space.
+_NOT_YAML_PRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]")
+
+
+def yaml_value(value: str | list[str]) -> str:
+    """A string or list of strings as a YAML flow value: JSON (a JSON string is a YAML
+    double-quoted scalar, so a title's `: `, `#` or `"` stay text), with what YAML cannot hold
+    as it is written as an escape."""
+    text = json.dumps(value, ensure_ascii=False)
+    return _NOT_YAML_PRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _write(path: Path, text: str, result: EnrichResult) -> None:
