@@ -20,7 +20,7 @@ from chatbot.settings import Settings, SettingsError, load_settings
 
 if TYPE_CHECKING:
     from chatbot.daily.subscription import Subscription
-    from chatbot.digest import Entry
+    from chatbot.digest import Entry, FactsLookup
 
 
 def _library(settings: Settings, path: str | None = None):  # type: ignore[no-untyped-def]
@@ -54,6 +54,17 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
     return 1 if errors else 0
 
 
+def _stored_facts(settings: Settings) -> FactsLookup:
+    """GitHub's facts as last fetched (none without GITHUB_* settings: the store is not opened)."""
+    if not settings.github_enabled:
+        from chatbot.digest import no_facts
+
+        return no_facts
+    from chatbot.wiring import stored_facts
+
+    return stored_facts(settings)
+
+
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     """A thread follow-up answer from the entry; unknown entry exits 1 with one line."""
     from chatbot.answers import Answerer
@@ -68,7 +79,7 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     question = " ".join(args.question)
     # The digest folder's glossary files extend the bundled glossary, as for the search.
-    answerer = Answerer(library, load_glossary(library.folder))
+    answerer = Answerer(library, load_glossary(library.folder), facts=_stored_facts(settings))
     answer = answerer.answer(entry, question)
     model = _model_answer(settings, answerer, entry, question) if args.llm else None
     if args.json:
@@ -113,7 +124,8 @@ def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
     if args.explain:
         _print_explanations(library, as_json=args.json)
     elif args.json:
-        print(json.dumps([e.model_dump(mode="json") for e in library], ensure_ascii=False, indent=2))
+        facts = _stored_facts(settings)
+        print(json.dumps([_entry_json(e, facts) for e in library], ensure_ascii=False, indent=2))
     else:
         for entry in library:
             pr = f"#{entry.pr}" if entry.pr else "-"
@@ -121,6 +133,15 @@ def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
     for problem in library.problems:
         print(problem, file=sys.stderr)
     return 0
+
+
+def _entry_json(entry: Entry, facts: FactsLookup) -> dict[str, Any]:
+    """The entry as JSON, with GitHub's facts under `github` when known."""
+    data: dict[str, Any] = entry.model_dump(mode="json")
+    known = facts(entry)
+    if known is not None:
+        data["github"] = known.to_json()
+    return data
 
 
 def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
@@ -358,7 +379,10 @@ def cmd_today(args: argparse.Namespace, settings: Settings) -> int:
     store = build_store(settings)
     try:
         topics = _channel_topics(store, library, channel)
-        pick = build_daily_poster(settings, library, store, None, lambda _channel: topics).plan(channel, day)
+        poster = build_daily_poster(
+            settings, library, store, None, lambda _channel: topics, facts=_stored_facts(settings)
+        )
+        pick = poster.plan(channel, day)
     finally:
         store.close()
     if isinstance(pick, DailyPost):
@@ -391,7 +415,7 @@ def cmd_post_today(args: argparse.Namespace, settings: Settings) -> int:
     library = _library(settings)
     for problem in library.problems:
         print(problem, file=sys.stderr)
-    poster = build_daily_poster(settings, library, build_store(settings))
+    poster = build_daily_poster(settings, library, build_store(settings), facts=_stored_facts(settings))
     try:
         result = poster.run(channel, day)
     finally:
@@ -443,6 +467,46 @@ def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
         + (f" (was {before or 'empty'})" if before != after else " (up to date)")
     )
     return 0
+
+
+def cmd_github(args: argparse.Namespace, settings: Settings) -> int:
+    """`github refresh`: fetch the digest's PR facts now and print what changed; `github enrich
+    FILE.meta.yaml`: fill the metadata GitHub knows and the file lacks."""
+    if args.action == "enrich":
+        return _github_enrich(args, settings)
+    from chatbot.github import FactsRefresher
+    from chatbot.store.prfacts import PrFactsStore
+    from chatbot.wiring import build_store, github_client
+
+    library = _library(settings)
+    store = build_store(settings)
+    client = github_client(settings)
+    try:
+        report = FactsRefresher(client, PrFactsStore(store.engine)).refresh(library.entries)
+    finally:
+        client.close()
+        store.close()
+    for line in report.lines():
+        print(line)
+    return 1 if report.error else 0
+
+
+def _github_enrich(args: argparse.Namespace, settings: Settings) -> int:
+    """Fill missing github_title/author/date/tags of a metadata file's items from GitHub."""
+    from chatbot.github.enrich import enrich_file
+    from chatbot.wiring import github_client
+
+    if args.file is None:
+        print("vllm-digest github enrich: name the FILE.meta.yaml to fill", file=sys.stderr)
+        return 2
+    client = github_client(settings)
+    try:
+        result = enrich_file(Path(args.file), client)
+    finally:
+        client.close()
+    for line in result.lines():
+        print(line, file=sys.stderr if result.error else sys.stdout)
+    return 1 if result.error else 0
 
 
 def cmd_subscriptions(args: argparse.Namespace, settings: Settings) -> int:
@@ -643,6 +707,10 @@ def _add_bot_commands(sub: Subparsers) -> None:
 
     p = _command(sub, "db", cmd_db, "database maintenance")
     p.add_argument("action", choices=["upgrade"])
+
+    p = _command(sub, "github", cmd_github, "GitHub's PR facts: refresh now, or enrich a metadata file")
+    p.add_argument("action", choices=["refresh", "enrich"])
+    p.add_argument("file", nargs="?", help="enrich: the digest's FILE.meta.yaml")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -30,7 +30,9 @@ BUNDLED_DIGESTS = next(
     (p for p in (_PACKAGE / "digests", _PACKAGE.parent / "digests") if p.is_dir()), _PACKAGE / "digests"
 )
 # Settings whose values are never shown in an error.
-SECRETS = {"SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "LLM_API_KEY"}
+SECRETS = {"SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "LLM_API_KEY", "GITHUB_TOKEN"}
+# The settings that turn on GitHub's live PR facts: without any of them the bot reads the digest alone.
+GITHUB_SETTINGS = ("github_token", "github_api_url", "github_refresh")
 # DATABASE_URL schemes the store supports, and the module each needs.
 DATABASE_DRIVERS = {"sqlite": "sqlite3", "sqlite+pysqlite": "sqlite3", "postgresql+psycopg": "psycopg"}
 _CRON_FIELD = r"[\d*/,\-A-Za-z?]+"
@@ -91,6 +93,10 @@ class Settings(BaseSettings):
     llm_model: str | None = None
     llm_api_key: SecretStr | None = None
     llm_timeout: float = Field(default=20.0, gt=0, le=600)
+    # Live PR facts from GitHub's REST API (GitHub Enterprise: its /api/v3 URL); see docs/github.md.
+    github_token: SecretStr | None = None
+    github_api_url: str = Field(default="https://api.github.com", pattern=r"^https?://")
+    github_refresh: timedelta = Field(default=timedelta(hours=6), ge=timedelta(minutes=1), le=LONGEST_SPAN)
 
     @field_validator("daily_channels", "admin_users", mode="before")
     @classmethod
@@ -109,10 +115,11 @@ class Settings(BaseSettings):
             raise ValueError("this schedule never fires (no day matches its day, month and weekday)")
         return value
 
-    @field_validator("slack_signing_secret", "slack_bot_token", "slack_app_token")
+    @field_validator("slack_signing_secret", "slack_bot_token", "slack_app_token", "github_token")
     @classmethod
-    def _not_blank(cls, value: str | None) -> str | None:
-        if value is not None and not value.strip():
+    def _not_blank(cls, value: str | SecretStr | None) -> str | SecretStr | None:
+        text = value.get_secret_value() if isinstance(value, SecretStr) else value
+        if text is not None and not text.strip():
             raise ValueError("is empty; set it or leave it out")
         return value
 
@@ -160,7 +167,7 @@ class Settings(BaseSettings):
             raise ValueError("is empty; set it to the folder of digest files or leave it out")
         return value
 
-    @field_validator("usage_retention", "daily_grace", mode="before")
+    @field_validator("usage_retention", "daily_grace", "github_refresh", mode="before")
     @classmethod
     def _span(cls, value: object) -> object:
         """`90d`, `12w`, `36h` besides pydantic's ISO 8601 (`P90D`) and seconds."""
@@ -179,7 +186,7 @@ class Settings(BaseSettings):
             raise ValueError(f"unknown time zone {value!r}, e.g. Asia/Shanghai") from None
         return value
 
-    @field_validator("slack_api_url", "llm_base_url")
+    @field_validator("slack_api_url", "llm_base_url", "github_api_url")
     @classmethod
     def _url(cls, value: str | None) -> str | None:
         """A URL the HTTP clients can open: a host, a numeric port, no spaces (`http://`,
@@ -192,6 +199,11 @@ class Settings(BaseSettings):
     @classmethod
     def _trailing_slash(cls, value: str) -> str:
         return value if value.endswith("/") else value + "/"
+
+    @property
+    def github_enabled(self) -> bool:
+        """Whether any GITHUB_* setting was given: only then does the bot fetch or read PR facts."""
+        return any(name in self.model_fields_set for name in GITHUB_SETTINGS)
 
     @property
     def zone(self) -> ZoneInfo:
@@ -290,7 +302,7 @@ def shown_value(name: str, value: object) -> str:
     if isinstance(value, dict) or name in SECRETS:
         return ""
     text = str(value)
-    if name in ("DATABASE_URL", "LLM_BASE_URL"):
+    if name in ("DATABASE_URL", "LLM_BASE_URL", "GITHUB_API_URL"):
         text = mask_password(text)
     return f" (got {text[:60]!r})"
 

@@ -32,6 +32,7 @@ from slack_sdk.http_retry.builtin_handlers import (
 from chatbot.answers import Answerer
 from chatbot.daily import DailyPoster, DailyScheduler, Pick, SlackMessage, TopicFilter, daily_web_client
 from chatbot.daily.announcer import Announcer
+from chatbot.daily.poster import process_owner
 from chatbot.daily.subscription import (
     Subscription,
     configured_subscriptions,
@@ -39,7 +40,7 @@ from chatbot.daily.subscription import (
     effective_subscriptions,
 )
 from chatbot.daily.topics import Resolved, entries_on, resolve_topics
-from chatbot.digest import Entry, Library, Problem
+from chatbot.digest import Entry, FactsLookup, Library, PrFacts, Problem, facts_lookup, no_facts
 from chatbot.heap import build_long_lived
 from chatbot.observability import LibraryState, Metrics, count_slack_calls, request_id_middleware
 from chatbot.observability.metrics import CountedBreaker
@@ -83,6 +84,7 @@ from chatbot.usage.report import CuratorReport
 from chatbot.usage.weekly import WeeklyReport, weekly_scheduler
 
 if TYPE_CHECKING:
+    from chatbot.github import GitHubClient, GitHubFacts
     from chatbot.llm import ModelClient
 
 log = logging.getLogger(__name__)
@@ -359,6 +361,7 @@ class Bot:
     curator_jobs: BackgroundScheduler | None = None  # started by serve
     socket_connected: Callable[[], bool] | None = None  # Socket Mode: set once connected
     after_load: list[Callable[[], None]] = field(default_factory=list)  # run by `start()`, before the jobs
+    github: GitHubFacts | None = None  # live PR facts (GITHUB_* settings), refreshed by serve
     closed: threading.Event = field(default_factory=threading.Event)
 
     def health(self) -> dict[str, object]:
@@ -394,6 +397,8 @@ class Bot:
                 self.scheduler.start()
             if self.curator_jobs is not None:
                 self.curator_jobs.start()
+            if self.github is not None:
+                self.github.start(self.closed)
 
         return self.live.start_loading(then=start_jobs)
 
@@ -456,7 +461,8 @@ def build(
     """
     token, secret = slack_credentials(settings, local)
     live = LiveIndex(Library(settings.digest_dir), snapshots=snapshots, load=load)
-    parts = _parts(settings, token, live, index, threads, store)
+    github = build_github_facts(settings, store, live.entries) if store is not None else None
+    parts = _parts(settings, token, live, index, threads, store, github.lookup if github else no_facts)
     dedup = handled or store
     follow_up, after_load = _follow_ups(parts, dedup, follow_up, load)
     daily = _daily_parts(parts, store) if store is not None else None
@@ -479,6 +485,7 @@ def build(
         metrics=parts.metrics,
         usage=parts.usage,
         after_load=after_load,
+        github=github,
         **_daily_fields(daily),
     )
 
@@ -499,6 +506,7 @@ def _follow_ups(
         parts.usage,
         parts.languages,
         warm=load,
+        facts=parts.facts,
     )
     return follow_ups, [] if load else [follow_ups.answerer.warm_up]
 
@@ -545,6 +553,7 @@ class _Parts:
     client: WebClient
     languages: UserLanguages
     members: ChannelMembers
+    facts: FactsLookup  # GitHub's facts of an entry's PR (none without GITHUB_* settings)
 
     def observed(self, source: str) -> ObservedSearch:
         """The search as a surface (`command`, `dm`, `home`…) uses it, counted under its name."""
@@ -558,6 +567,7 @@ def _parts(
     index: Callable[[LiveIndex], Searchable] | None,
     threads: ThreadRegistry | None,
     store: SqlStore | None,
+    facts: FactsLookup = no_facts,
 ) -> _Parts:
     """The digests as searched, the Slack client, metrics and usage recording."""
     metrics = Metrics()
@@ -575,6 +585,7 @@ def _parts(
         client=client,
         languages=UserLanguages(settings.language, slack_locale(client), default=settings.channel_language),
         members=ChannelMembers(slack_members(client)),
+        facts=facts,
     )
 
 
@@ -594,7 +605,9 @@ def _daily_parts(parts: _Parts, store: SqlStore) -> _Daily:
     """What runs on the store besides the answers (serve, or a test that passes a store)."""
     settings, library = parts.settings, parts.live.library
     subscriptions = build_subscriptions(settings, parts.live, store, parts.client, parts.members)
-    poster = build_daily_poster(settings, library, store, parts.registry, subscriptions.topic_filter)
+    poster = build_daily_poster(
+        settings, library, store, parts.registry, subscriptions.topic_filter, facts=parts.facts
+    )
     subscriptions.poster = poster
     count_slack_calls(poster.client, parts.metrics)
     curator = build_weekly_report(settings, library, store, parts.client, parts.metrics)
@@ -661,7 +674,14 @@ def _handlers(
     shared = SharedThreads(parts.registry, parts.usage)
     members = parts.members
     dms = DirectMessages(
-        parts.observed("dm"), library.get, shared, handled_events, languages, members, answers
+        parts.observed("dm"),
+        library.get,
+        shared,
+        handled_events,
+        languages,
+        members,
+        answers,
+        facts=parts.facts,
     )
     shares: ReplayLedger = store or InMemoryReplayLedger()
     # The ack path's replay check answers within a deadline (a locked SQLite file waits 30 s);
@@ -676,11 +696,21 @@ def _handlers(
             languages=languages,
         ),
         "buttons": ActionHandlers(
-            answers, library.get, shared, lang, members, languages, dms.pick_channel, shares=shares
+            answers,
+            library.get,
+            shared,
+            lang,
+            members,
+            languages,
+            dms.pick_channel,
+            shares=shares,
+            facts=parts.facts,
         ),
         "replays": replays,
         "votes": FeedbackHandlers(parts.usage, lang),
-        "links": LinkPreviews(live.entries, library.get, shared, handled_events, lang, members),
+        "links": LinkPreviews(
+            live.entries, library.get, shared, handled_events, lang, members, facts=parts.facts
+        ),
         "home": HomeTab(
             parts.observed("home"),
             answers.today,
@@ -691,6 +721,7 @@ def _handlers(
             lambda: _local_day(settings),
             languages,
             members,
+            facts=parts.facts,
         ),
         "dms": dms,
         "shortcut": MessageShortcut(live.entries, parts.observed("shortcut"), languages),
@@ -781,6 +812,7 @@ def build_follow_ups(
     languages: Callable[[str | None], Language] | None = None,
     *,
     warm: bool = True,
+    facts: FactsLookup = no_facts,
 ) -> FollowUps:
     """Answers in the bot's threads and to mentions; `handled` (the SQL store in serve) makes
     each message answered once across retries, restarts and replicas. With `usage`, answers
@@ -793,9 +825,9 @@ def build_follow_ups(
         return load_glossary(library.folder)
 
     answerer = (
-        Answerer(library, glossary, warm=warm)
+        Answerer(library, glossary, warm=warm, facts=facts)
         if usage is None
-        else ObservedAnswerer(library, usage, glossary, warm=warm)
+        else ObservedAnswerer(library, usage, glossary, warm=warm, facts=facts)
     )
     if usage is not None:
         dedup = ObservedHandledEvents(dedup, usage)
@@ -831,6 +863,46 @@ def build_model_answers(settings: Settings, metrics: Metrics | None = None) -> M
     return ModelAnswers(model, timeout=settings.llm_timeout) if model is not None else None
 
 
+# -- GitHub's PR facts -----------------------------------------------------------------------
+
+
+def github_client(settings: Settings) -> GitHubClient:
+    """A client for GITHUB_API_URL, with GITHUB_TOKEN when set (else unauthenticated, said once)."""
+    from chatbot.github import GitHubClient
+
+    token = settings.github_token.get_secret_value() if settings.github_token else None
+    return GitHubClient(settings.github_api_url, token)
+
+
+def build_github_facts(
+    settings: Settings, store: SqlStore, entries: Callable[[], Sequence[Entry]]
+) -> GitHubFacts | None:
+    """The facts every replica reads and one refreshes (the store decides), with GITHUB_* set."""
+    if not settings.github_enabled:
+        return None
+    from chatbot.github import FactsRefresher, GitHubFacts
+    from chatbot.store.prfacts import PrFactsStore
+
+    facts_store = PrFactsStore(store.engine)
+    refresher = FactsRefresher(github_client(settings), facts_store)
+    return GitHubFacts(refresher, facts_store, entries, settings.github_refresh, process_owner())
+
+
+def stored_facts(settings: Settings) -> FactsLookup:
+    """The facts in the store for one command (`ask`, `today`, `list`); none without GITHUB_*
+    settings (the command then does not open the store at all) or when the store has none."""
+    if not settings.github_enabled:
+        return no_facts
+    from chatbot.github import load_facts
+    from chatbot.store.prfacts import PrFactsStore
+
+    store = build_store(settings)
+    try:
+        return facts_lookup(load_facts(PrFactsStore(store.engine)))
+    finally:
+        store.close()
+
+
 # -- the PR of the day -----------------------------------------------------------------------
 
 
@@ -839,9 +911,9 @@ def build_store(settings: Settings) -> SqlStore:
     return SqlStore.open(settings.database_url)
 
 
-def daily_message(entry: Entry, lang: Language) -> SlackMessage:
+def daily_message(entry: Entry, lang: Language, facts: PrFacts | None = None) -> SlackMessage:
     """The entry card under a "PR of the day" header, with the hint to ask in the thread."""
-    card = render_entry_card(entry, lang, header=Texts(lang)("today.header"))
+    card = render_entry_card(entry, lang, header=Texts(lang)("today.header"), facts=facts)
     return SlackMessage(card["text"], card["blocks"])
 
 
@@ -851,8 +923,11 @@ def build_daily_poster(
     store: SqlStore,
     threads: ThreadRegistry | None = None,
     topics: Callable[[str], TopicFilter | None] | None = None,
+    *,
+    facts: FactsLookup = no_facts,
 ) -> DailyPoster:
-    """Posts to Slack once per channel and day; its client retries 429/5xx/connection errors."""
+    """Posts to Slack once per channel and day; its client retries 429/5xx/connection errors.
+    `facts`: GitHub's, shown on the card; reverted and unmerged PRs are passed over."""
 
     def entries() -> Sequence[Entry]:
         library.refresh()
@@ -862,10 +937,11 @@ def build_daily_poster(
         store,
         entries,
         daily_web_client(settings.slack_bot_token, settings.slack_api_url, timeout=settings.slack_timeout),
-        lambda entry: daily_message(entry, settings.channel_language),
+        lambda entry: daily_message(entry, settings.channel_language, facts(entry)),
         threads=threads or store,
         after_post=crash_after_post(),
         topics=topics or (lambda _channel: None),
+        facts=facts,
     )
 
 

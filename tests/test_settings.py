@@ -21,6 +21,9 @@ ENV_NAMES = (
     "DIGEST_DIR",
     "DATABASE_URL",
     "DAILY_GRACE",
+    "GITHUB_TOKEN",
+    "GITHUB_API_URL",
+    "GITHUB_REFRESH",
 )
 
 
@@ -42,6 +45,14 @@ def test_defaults(clean_env: pytest.MonkeyPatch) -> None:
     )
     assert s.digest_dir == BUNDLED_DIGESTS and s.database_url.startswith("sqlite:///")
     assert s.daily_grace == timedelta(hours=4)
+    assert not s.github_enabled and s.github_refresh == timedelta(hours=6)
+
+
+def test_any_github_setting_turns_the_facts_on(clean_env: pytest.MonkeyPatch) -> None:
+    clean_env.setenv("GITHUB_REFRESH", "2h")
+    s = load_settings()
+    assert s.github_enabled and s.github_refresh == timedelta(hours=2)
+    assert s.github_api_url == "https://api.github.com" and s.github_token is None
 
 
 def test_comma_list_and_env_file(clean_env: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -62,6 +73,15 @@ def test_comma_list_and_env_file(clean_env: pytest.MonkeyPatch, tmp_path: Path) 
         ("USAGE_RETENTION", "0d", "setting USAGE_RETENTION: Input should be greater than 0"),
         ("USAGE_RETENTION", "ninety days", "setting USAGE_RETENTION: Input should be a valid timedelta"),
         ("CURATOR_CRON", "weekly", "setting CURATOR_CRON: Value error, expected five cron fields"),
+        ("GITHUB_API_URL", "api.github.com", "setting GITHUB_API_URL: String should match pattern"),
+        ("GITHUB_API_URL", "https://", "setting GITHUB_API_URL: Value error, has no host"),
+        ("GITHUB_REFRESH", "30s", "setting GITHUB_REFRESH: Input should be a valid timedelta"),
+        (
+            "GITHUB_REFRESH",
+            "PT10S",
+            "setting GITHUB_REFRESH: Input should be greater than or equal to 1 minute",
+        ),
+        ("GITHUB_TOKEN", " ", "setting GITHUB_TOKEN: Value error, is empty"),
     ],
 )
 def test_bad_setting_names_itself(clean_env: pytest.MonkeyPatch, name: str, value: str, words: str) -> None:

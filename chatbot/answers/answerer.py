@@ -12,6 +12,7 @@ their own (metadata, people, related PRs, free questions), a method of `Answerer
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import threading
 from collections import Counter
@@ -51,7 +52,8 @@ from chatbot.answers.kinds import (
     title_on_tests,
 )
 from chatbot.answers.pieces import Piece, entry_pieces, select
-from chatbot.digest import Entry, Library, Ref
+from chatbot.answers.pr_facts import answer_from_facts
+from chatbot.digest import Entry, FactsLookup, Library, Ref, no_facts
 from chatbot.search import Glossary, load_glossary
 from chatbot.search.glossary import Expansion
 from chatbot.text import has_han, normalize_question, strip_slack_markup
@@ -129,7 +131,9 @@ class Answerer:
         glossary: Glossary | Callable[[], Glossary] | None = None,
         *,
         warm: bool = True,
+        facts: FactsLookup = no_facts,
     ) -> None:
+        self.facts = facts  # GitHub's facts about an entry's PR (merged, reviewers, reverts…)
         self._library = library if isinstance(library, Library) else list(library)
         # The search glossary (with DIGEST_DIR's extensions when the wiring passes it, or how to
         # read it) names the concepts of a question in both languages; the bundled one otherwise.
@@ -181,6 +185,9 @@ class Answerer:
         (at most three) answered in turn under one PR link."""
         # "<@U123> 重点看什么？" asks 重点看什么; a question is a line or two, not a pasted log.
         question = asking_part(strip_slack_markup(question), MAX_QUESTION_CHARS)
+        fact = answer_from_facts(entry, question, self.facts(entry), dt.datetime.now(dt.UTC))
+        if fact is not None:
+            return Answer(fact.text, fact.intent, ["github"], fact.lang)
         asked = [
             (kind, q)
             for kind, q in questions(question)

@@ -13,7 +13,10 @@ Rules, in order:
 3. Ties are broken by a hash of (day, channel, entry id): deterministic, but not the file order.
 4. Avoid the main topic (first tag) of the previous post when another due entry has a different
    one.
-5. A channel with topics (`TopicFilter`) gets the entries on its topics first, by the rules above
+5. Entries GitHub says were reverted or are not merged (`passed_over`, from the PR facts) are
+   passed over, and the reason says which one would otherwise have come; when every entry is,
+   the rules above pick among all of them.
+6. A channel with topics (`TopicFilter`) gets the entries on its topics first, by the rules above
    among them. Once each of them was posted, the pick says so (`Pick.topics_done`) and comes from
    the rest of the library — or, for a strict subscription, from a new round of the topic entries.
 
@@ -24,8 +27,8 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from chatbot.digest import Entry
 
@@ -62,11 +65,36 @@ def pick_entry(
     channel: str,
     day: dt.date,
     topics: TopicFilter | None = None,
+    passed_over: Mapping[str, str] | None = None,
 ) -> Pick | None:
-    """The entry to post in `channel` on `day` (on its `topics` first), or None when there is none."""
+    """The entry to post in `channel` on `day` (on its `topics` first), or None when there is none;
+    entries in `passed_over` (id → why: reverted, not merged) only when nothing else is left."""
+    history = list(history)
+    if not passed_over:
+        return _pick_on_topics(entries, history, channel, day, topics)
+    kept = [e for e in entries if e.id not in passed_over]
+    if not kept:
+        pick = _pick_on_topics(entries, history, channel, day, topics)
+        if pick is None:
+            return None
+        return replace(pick, reason=f"every entry is reverted or unmerged ({len(entries)}); {pick.reason}")
+    pick = _pick_on_topics(kept, history, channel, day, topics)
+    first = _pick_on_topics(entries, history, channel, day, topics)
+    if pick is None or first is None or first.entry.id not in passed_over:
+        return pick
+    return replace(pick, reason=f"passed over {passed_over[first.entry.id]}; {pick.reason}")
+
+
+def _pick_on_topics(
+    entries: Sequence[Entry],
+    history: Sequence[PastPost],
+    channel: str,
+    day: dt.date,
+    topics: TopicFilter | None,
+) -> Pick | None:
+    """Rules 1–4, on the channel's topics first (rule 6)."""
     if topics is None:
         return _pick(entries, history, channel, day)
-    history = list(history)
     on_topic = [e for e in entries if e.id in topics.matching]
     named = ", ".join(topics.labels)
     before = {p.entry_id for p in history if p.day < day}

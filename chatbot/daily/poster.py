@@ -47,7 +47,7 @@ from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryInterv
 from slack_sdk.http_retry.response import HttpResponse
 
 from chatbot.daily.picker import Pick, TopicFilter, pick_entry
-from chatbot.digest import Entry
+from chatbot.digest import Entry, FactsLookup, no_facts, passed_over
 from chatbot.store import ClaimOutcome, DailyPost, SqlStore, ThreadRegistry, utc_now
 
 log = logging.getLogger(__name__)
@@ -300,6 +300,7 @@ class DailyPoster:
         lease: dt.timedelta = CLAIM_LEASE,
         after_post: Callable[[], None] | None = None,
         topics: Callable[[str], TopicFilter | None] = lambda _channel: None,
+        facts: FactsLookup = no_facts,
     ) -> None:
         self.store = store
         self.entries = entries
@@ -310,12 +311,13 @@ class DailyPoster:
         self.lease = lease
         self.after_post = after_post  # runs once Slack accepted, before the record (crash tests)
         self.topics = topics  # the channel's subscription topics, as the entries they select
+        self.facts = facts  # GitHub's facts: reverted and unmerged PRs are passed over
         self._live_owners: set[str] = set()  # claims this process is working on right now
 
     def pick(self, channel: str, day: dt.date) -> Pick | None:
-        return pick_entry(
-            self._pickable(channel), self.store.history(channel), channel, day, self.topics(channel)
-        )
+        entries = self._pickable(channel)
+        skip = passed_over(entries, self.facts)
+        return pick_entry(entries, self.store.history(channel), channel, day, self.topics(channel), skip)
 
     def _pickable(self, channel: str) -> list[Entry]:
         """The library minus the entries whose current card Slack refused in the channel (an

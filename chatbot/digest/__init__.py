@@ -5,6 +5,7 @@ Core: imports only the standard library, pydantic and PyYAML — never Slack, th
 
 from chatbot.digest.clauses import clauses, clean, sentences, split_top_level
 from chatbot.digest.explain import Explanation, explain
+from chatbot.digest.facts import FactsLookup, PrFacts, Review, facts_lookup, no_facts, passed_over
 from chatbot.digest.library import Library
 from chatbot.digest.model import DigestParseError, Entry, Metadata, Problem, Ref, entry_id, pull_url
 from chatbot.digest.note import NoteParts, analyse_note
@@ -16,21 +17,27 @@ __all__ = [
     "DigestParseError",
     "Entry",
     "Explanation",
+    "FactsLookup",
     "Library",
     "Metadata",
     "NoteParts",
     "ParseResult",
+    "PrFacts",
     "Problem",
     "Ref",
+    "Review",
     "analyse_note",
     "clauses",
     "clean",
     "entry_id",
     "explain",
+    "facts_lookup",
     "is_glossary_file",
     "json_schema",
+    "no_facts",
     "parse_raw_text",
     "parse_structured",
+    "passed_over",
     "pull_url",
     "sentences",
     "split_top_level",

@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from chatbot.digest import Entry
+from chatbot.digest import Entry, PrFacts
 from chatbot.search import Hit, SearchResult
 from chatbot.slack import action_ids as ids
 from chatbot.slack.feedback import feedback_buttons
@@ -291,19 +291,25 @@ def with_share(card_blocks: list[Block], entry: Entry, texts: Texts) -> list[Blo
 
 
 def render_entry_card(
-    entry: Entry, lang: Language, header: str | None = None, *, shared_by: str | None = None
+    entry: Entry,
+    lang: Language,
+    header: str | None = None,
+    *,
+    shared_by: str | None = None,
+    facts: PrFacts | None = None,
 ) -> Message:
     """The full card of one entry (PR of the day, shared entries).
 
     Title linked to the PR, why it is worth reading, focus points, audience, caveats, related
     PRs, and a hint to ask follow-ups in the thread. `header` (e.g. "PR of the day") on top;
     `shared_by` is the display name of whoever shared it (plain text: a `<@U…>` mention would
-    notify them every time).
+    notify them every time). `facts`: GitHub's, whose state ("merged 2026-08-24", "⚠ reverted in
+    #N") joins the facts line.
     """
     texts = Texts(lang)
     blocks: list[Block] = [header_block(header)] if header else []
     blocks.append(section(title_line(entry)))
-    blocks.extend(_card_body(entry, texts))
+    blocks.extend(_card_body(entry, texts, facts))
     pr = pr_button(entry, texts)
     if pr:
         blocks.append(actions(pr))
@@ -317,21 +323,24 @@ def render_entry_card(
     return message(fallback, blocks)
 
 
-def _card_body(entry: Entry, texts: Texts) -> list[Block]:
+def _card_body(entry: Entry, texts: Texts, facts: PrFacts | None = None) -> list[Block]:
     """The card between title and buttons: facts line, why, focus, audience, caveats, related
     (each only when the entry has it)."""
-    parts = (_facts, _why, _focus, _audience, _caveats, _related)
-    return [block for block in (part(entry, texts) for part in parts) if block is not None]
+    parts = (_why, _focus, _audience, _caveats, _related)
+    body = [block for block in (part(entry, texts) for part in parts) if block is not None]
+    line = _facts(entry, facts)
+    return [line, *body] if line is not None else body
 
 
-def _facts(entry: Entry, texts: Texts) -> Block | None:
-    """GitHub title · @author · date."""
-    facts = [
+def _facts(entry: Entry, facts: PrFacts | None = None) -> Block | None:
+    """GitHub title · @author · date, then GitHub's state of the PR when known."""
+    shown_facts = [
         clip(entry.github_title, TITLE_LIMIT) if entry.github_title else "",
         f"@{clip(entry.author, 60)}" if entry.author else "",
         entry.date.isoformat() if entry.date else "",
+        facts.state_line() if facts is not None and facts.found else "",
     ]
-    shown = " · ".join(f for f in facts if f)
+    shown = " · ".join(f for f in shown_facts if f)
     return context(shown) if shown else None
 
 

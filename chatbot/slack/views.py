@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from chatbot.digest import Entry
+from chatbot.digest import Entry, PrFacts
 from chatbot.search import SearchResult
 from chatbot.slack import action_ids as ids
 from chatbot.slack.blocks import (
@@ -163,9 +163,10 @@ def render_home(
 # -- modals -------------------------------------------------------------------------------------
 
 
-def render_entry_modal(entry: Entry, lang: Language) -> View:
-    """The entry's full card in a modal (from Home, search results, the shortcut's answer)."""
-    card = render_entry_card(entry, lang)
+def render_entry_modal(entry: Entry, lang: Language, facts: PrFacts | None = None) -> View:
+    """The entry's full card in a modal (from Home, search results, the shortcut's answer), with
+    GitHub's state of the PR when known."""
+    card = render_entry_card(entry, lang, facts=facts)
     blocks = card["blocks"]
     if blocks and blocks[-1]["type"] == "context":
         blocks = blocks[:-1]  # the "ask in this thread" hint: a modal has no thread

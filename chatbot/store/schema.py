@@ -99,3 +99,31 @@ announcements = Table(
     Column("batch", String(64), primary_key=True),
     *claim_columns(),
 )
+
+# -- GitHub's facts about the digest's PRs (migration 0005) ------------------------------------
+
+# `facts`: JSON sections as fetched (pull, reviews, timeline); `etags`: each section's ETag for
+# If-None-Match; `fetched_at`: last 200, `checked_at`: last answer (200 or 304).
+pr_facts = Table(
+    "pr_facts",
+    metadata,
+    *keys(repo=String(200), pr=Integer),
+    *required(facts=Text, etags=Text, fetched_at=DateTime(timezone=True), checked_at=DateTime(timezone=True)),
+)
+
+# One refresh per slot (a GITHUB_REFRESH period, or a set of new entries), across replicas.
+github_refreshes = Table(
+    "github_refreshes",
+    metadata,
+    Column("slot", String(64), primary_key=True),
+    *claim_columns(),
+)
+
+# Until when GitHub asked that nothing be sent (a spent quota's reset, Retry-After), per API URL:
+# every replica and every `vllm-digest github refresh` waits, not only the process that was told.
+github_waits = Table(
+    "github_waits",
+    metadata,
+    *keys(api_url=String(200)),
+    *required(until=DateTime(timezone=True)),
+)

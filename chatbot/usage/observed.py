@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from chatbot.answers import Answer, Answerer
 from chatbot.daily import DailyResult, Status
-from chatbot.digest import Entry, Library
+from chatbot.digest import Entry, FactsLookup, Library, no_facts
 from chatbot.search import Glossary, SearchResult
 from chatbot.slack import blocks
 from chatbot.slack.handlers.command import Answers, Request, Searchable
@@ -99,8 +99,9 @@ class ObservedAnswerer(Answerer):
         glossary: Glossary | Callable[[], Glossary] | None = None,
         *,
         warm: bool = True,
+        facts: FactsLookup = no_facts,
     ) -> None:
-        super().__init__(library, glossary, warm=warm)
+        super().__init__(library, glossary, warm=warm, facts=facts)
         self.recorder = recorder
 
     def answer(self, entry: Entry, question: str) -> Answer:

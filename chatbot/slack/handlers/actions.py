@@ -15,7 +15,7 @@ from typing import Any
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from chatbot.daily.poster import find_marked_message, never_sent
-from chatbot.digest import Entry
+from chatbot.digest import Entry, FactsLookup, PrFacts, no_facts
 from chatbot.slack import blocks
 from chatbot.slack.handlers.command import Answers
 from chatbot.slack.handlers.posting import send
@@ -61,6 +61,7 @@ class ActionHandlers:
 
     # One entry is shared into one place at most once a SHARE_WINDOW (double clicks, two people).
     shares: ReplayLedger = field(default_factory=InMemoryReplayLedger)
+    facts: FactsLookup = no_facts  # GitHub's facts: the shared card shows the PR's state
 
     def share(self, body: dict[str, Any], client: Any, respond: Any) -> None:
         """Post the entry's card to the channel as the bot, and register its thread; from a DM,
@@ -87,7 +88,7 @@ class ActionHandlers:
             _tell(respond, texts("share.duplicate"))
             return
         try:
-            share_card(client, self.threads, channel, entry, language, sharer_name(body))
+            share_card(client, self.threads, channel, entry, language, sharer_name(body), self.facts(entry))
         except SlackApiError as exc:
             self.shares.forget_handled(where)
             _tell(respond, share_failure(exc, texts, entry, channel))
@@ -147,11 +148,12 @@ def share_card(
     entry: Entry,
     language: Language,
     sharer: str | None,
+    facts: PrFacts | None = None,
 ) -> str:
     """Post the entry's card as the bot and register its thread; the message ts. Raises
     SlackApiError (e.g. not_in_channel) when Slack refuses, and a connection error when the card
     is not in the channel after it (a post whose answer was lost is found there, not sent again)."""
-    card = blocks.render_entry_card(entry, language, shared_by=sharer)
+    card = blocks.render_entry_card(entry, language, shared_by=sharer, facts=facts)
     sent_at = dt.datetime.now(dt.UTC)
     try:
         ts = send(client, channel, card, metadata=entry_metadata(entry))

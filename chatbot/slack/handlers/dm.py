@@ -25,7 +25,7 @@ from slack_bolt import BoltContext
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from chatbot.digest import Entry
+from chatbot.digest import Entry, FactsLookup, no_facts
 from chatbot.slack import action_ids as ids
 from chatbot.slack import blocks
 from chatbot.slack.handlers.actions import may_share, share_card, share_failure, sharer_name
@@ -75,6 +75,7 @@ class DirectMessages:
     languages: Callable[[str | None], Language]
     members: ChannelMembers
     answers: Answers | None = None
+    facts: FactsLookup = no_facts  # GitHub's facts: the shared card shows the PR's state
 
     def __call__(
         self, event: dict[str, Any], body: dict[str, Any], context: BoltContext, client: WebClient
@@ -121,7 +122,7 @@ class DirectMessages:
             ack(response_action="errors", errors={ids.SHARE_CHANNEL: texts("share.not_member")})
             return
         try:
-            share_card(client, self.threads, picked, entry, lang, sharer_name(body))
+            share_card(client, self.threads, picked, entry, lang, sharer_name(body), self.facts(entry))
         except SlackApiError as exc:
             reason = share_failure(exc, texts, entry, picked)
             ack(response_action="errors", errors={ids.SHARE_CHANNEL: reason})

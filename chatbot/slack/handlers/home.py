@@ -22,7 +22,7 @@ from typing import Any
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from chatbot.digest import Entry
+from chatbot.digest import Entry, FactsLookup, no_facts
 from chatbot.slack.handlers.command import Searchable
 from chatbot.slack.i18n import Language
 from chatbot.slack.membership import ChannelMembers
@@ -47,6 +47,7 @@ class HomeTab:
     day: Callable[[], dt.date]
     languages: Callable[[str | None], Language]
     members: ChannelMembers
+    facts: FactsLookup = no_facts  # GitHub's facts: an opened entry's card shows the PR's state
 
     def stamp(self, lang: Language, channels: Sequence[str]) -> str:
         """What a Home was built from; the viewer's channels are in it, so joining or leaving one
@@ -92,7 +93,9 @@ class HomeTab:
     def open_entry(self, body: dict[str, Any], client: WebClient) -> None:
         entry = self.lookup(str(body["actions"][0].get("value") or ""))
         if entry is not None:
-            self._show(body, client, render_entry_modal(entry, self.languages(_user(body))))
+            self._show(
+                body, client, render_entry_modal(entry, self.languages(_user(body)), self.facts(entry))
+            )
 
     @staticmethod
     def _show(body: dict[str, Any], client: WebClient, view: View) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from chatbot.digest import Entry
+from chatbot.digest import Entry, FactsLookup, no_facts
 from chatbot.slack.blocks import render_entry_card
 from chatbot.slack.handlers.actions import may_share
 from chatbot.slack.handlers.followups import HandledEvents
@@ -70,6 +70,7 @@ class LinkPreviews:
     handled: HandledEvents
     language: Language
     members: ChannelMembers
+    facts: FactsLookup = no_facts  # GitHub's facts: the card in the thread shows the PR's state
 
     def unfurls(self, event: dict[str, Any]) -> dict[str, dict[str, Any]]:
         """URL → preview for the event's links that are PRs in the digest (a link that is not
@@ -117,7 +118,7 @@ class LinkPreviews:
             return
         if self.threads.entry_for(channel, parent) == entry.id:
             return  # pressed again: the card is already in the thread
-        card = render_entry_card(entry, self.language)
+        card = render_entry_card(entry, self.language, facts=self.facts(entry))
         if post(client, channel, card, what=f"card for {entry.id}", thread_ts=parent) is not None:
             self.threads.register(channel, parent, entry.id)
 
