@@ -40,7 +40,7 @@ SPLIT_ONE_LINE_NOTES = -0.75
 SPLIT_WRAPPED_NOTES = 2.5
 _SHORT = 80
 # A sentence ending inside a line (`值得精读。它…`, `Worth it. It…`): a title is at most one sentence.
-_INNER_SENTENCE_END = re.compile(r"[。！？；](?=.)|[.!?] (?=\S)")
+_INNER_SENTENCE_END = re.compile(r"[。！？；]|[.!?] ")  # searched before the line's last character
 
 
 class Step(Enum):
@@ -68,6 +68,8 @@ def read_pairs(rest: list[Block], path: str, found: list[Problem], markdown: boo
     paragraphs go to `found`. Raises DigestParseError when no reading fits (at the first
     structural error) or two fit equally well (at the paragraph in doubt)."""
     shapes = _Shapes(rest, markdown)
+    if shapes.plain():
+        return [(rest[index], rest[index + 1]) for index in range(0, len(rest), 2)]
     table = shapes.table()
     if math.isinf(table[0][0].cost):
         _raise_structural(rest, path, shapes)
@@ -77,11 +79,29 @@ def read_pairs(rest: list[Block], path: str, found: list[Problem], markdown: boo
 class _Shapes:
     """The shape of each paragraph and the cost table of every reading."""
 
+    titles: list[float]  # cost of each paragraph as a title (inf: it cannot be one)
+    notes: list[float]  # ... as a whole note
+    splits: list[float]  # ... as a note whose last line is the next title (inf: it is not glued)
+
     def __init__(self, rest: list[Block], markdown: bool) -> None:
         self.rest = rest
         self.markdown = markdown
         wrapped = sum(1 for _, block in rest if len(block) > 1)
         self.split_cost = SPLIT_ONE_LINE_NOTES if wrapped * 5 <= len(rest) else SPLIT_WRAPPED_NOTES
+
+    def plain(self) -> bool:
+        """Titles and notes alternate with no odd shape and nothing glued: any other reading
+        would join a paragraph at a cost, so this one is the only cheapest (most files)."""
+        rest = self.rest
+        if len(rest) % 2 or (self.split_cost < 0 and any(self.glued(i) for i in range(1, len(rest), 2))):
+            return False
+        titles = range(0, len(rest), 2)
+        return all(self.notes_plain(i + 1) for i in titles) and all(
+            self.titleable(i) and self.title_cost(i) == 0.0 for i in titles
+        )
+
+    def notes_plain(self, index: int) -> bool:
+        return self.note_cost(self.rest[index][1]) == 0.0
 
     def titleable(self, index: int) -> bool:
         block = self.rest[index][1]
@@ -99,7 +119,8 @@ class _Shapes:
         if self.markdown and line.startswith(_HEADING_PREFIX):
             return 0.0
         cost = TITLE_SENTENCE if line[-1:] in SENTENCE_END else 0.0
-        cost += TITLE_SENTENCE if _INNER_SENTENCE_END.search(line) else 0.0
+        if _INNER_SENTENCE_END.search(line, 0, len(line) - 1):
+            cost += TITLE_SENTENCE
         return cost + (TITLE_SENTENCE if _opens_like_a_note(line) else 0.0)
 
     def note_cost(self, lines: list[str]) -> float:
@@ -130,6 +151,11 @@ class _Shapes:
     def table(self) -> list[tuple[_Best, _Best]]:
         """best[i] = (reading from paragraph i on at a title, ... with a title glued above i)."""
         count = len(self.rest)
+        self.titles = [self.title_cost(i) if self.titleable(i) else math.inf for i in range(count)]
+        self.notes = [self.note_cost(block) for _, block in self.rest]
+        self.splits = [
+            self.glued_cost(block) if self.glued(i) else math.inf for i, (_, block) in enumerate(self.rest)
+        ]
         best: list[tuple[_Best, _Best]] = [(_NONE, _NONE)] * (count + 2)
         best[count] = (_Best(0.0, None, False), _NONE)
         for index in range(count - 1, -1, -1):
@@ -137,48 +163,46 @@ class _Shapes:
         return best
 
     def _at_title(self, index: int, best: list[tuple[_Best, _Best]]) -> _Best:
-        options: list[tuple[float, Step]] = []
-        if index > 0 and self.goes_on_note(index):
-            options.append((JOIN + best[index + 1][0].cost, Step.JOIN))
-        if self.titleable(index) and index + 1 < len(self.rest):
-            title = self.title_cost(index)
-            note = self.rest[index + 1][1]
-            options.append((title + self.note_cost(note) + best[index + 2][0].cost, Step.ENTRY))
-            if self.glued(index + 1):
-                glued = title + self.glued_cost(note) + best[index + 2][1].cost
-                options.append((glued, Step.ENTRY_GLUED))
-        return _cheapest(options)
+        joined = JOIN + best[index + 1][0].cost if index > 0 and self.goes_on_note(index) else math.inf
+        if index + 1 == len(self.rest):
+            return _cheapest((joined, Step.JOIN))
+        title = self.titles[index]
+        entry = title + self.notes[index + 1] + best[index + 2][0].cost
+        glued = title + self.splits[index + 1] + best[index + 2][1].cost
+        return _cheapest((joined, Step.JOIN), (entry, Step.ENTRY), (glued, Step.ENTRY_GLUED))
 
     def _at_note(self, index: int, best: list[tuple[_Best, _Best]]) -> _Best:
-        note = self.rest[index][1]
-        options = [(self.note_cost(note) + best[index + 1][0].cost, Step.NOTE)]
-        if self.glued(index):
-            split = self.glued_cost(note) + best[index + 1][1].cost
-            options.append((split, Step.NOTE_GLUED))
-        return _cheapest(options)
+        whole = self.notes[index] + best[index + 1][0].cost
+        return _cheapest((whole, Step.NOTE), (self.splits[index] + best[index + 1][1].cost, Step.NOTE_GLUED))
 
 
 _OPENING_LABEL_RE = re.compile(r"[【\[]([^】\]]{1,12})[】\]]|([^：:，,。]{1,16})[：:]")
 _AFTER_VERDICT = frozenset("，。,.！!；;：: ")
 
 
+def _may_open_with_label(line: str) -> bool:
+    head = line[:17]
+    return "：" in head or ":" in head or line[:1] in "【["
+
+
 def _opens_like_a_note(line: str) -> bool:
     """A line opening the way notes do, with a part label (`注意：`, `【看点】`, `Risks:`) or a
     verdict (`值得精读，`, `Must read.`): no title opens so."""
-    label = _OPENING_LABEL_RE.match(line)
     vocab = vocabulary()
+    label = _OPENING_LABEL_RE.match(line) if _may_open_with_label(line) else None
     if label is not None and vocab.label_kind(label.group(1) or label.group(2)) is not None:
         return True
     verdict = vocab.verdict_re.match(line)
     return verdict is not None and line[verdict.end() : verdict.end() + 1] in _AFTER_VERDICT
 
 
-def _cheapest(options: list[tuple[float, Step]]) -> _Best:
-    finite = sorted((option for option in options if not math.isinf(option[0])), key=lambda option: option[0])
-    if not finite:
+def _cheapest(*options: tuple[float, Step]) -> _Best:
+    """The cheapest option, tied when another finite one costs the same."""
+    cost, step = min(options, key=lambda option: option[0])
+    if math.isinf(cost):
         return _NONE
-    tied = len(finite) > 1 and math.isclose(finite[0][0], finite[1][0])
-    return _Best(finite[0][0], finite[0][1], tied)
+    tied = sum(1 for other, _ in options if math.isclose(other, cost)) > 1
+    return _Best(cost, step, tied)
 
 
 def _follow(
