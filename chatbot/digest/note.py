@@ -14,6 +14,7 @@ from chatbot.digest.clauses import clauses, clean, sentences, split_top_level
 from chatbot.digest.model import Ref, pull_url
 from chatbot.digest.note_labels import NoteVocabulary, vocabulary
 from chatbot.digest.note_layout import Section, layout
+from chatbot.digest.people import KnownPeople, known_people
 from chatbot.text import has_han
 
 INLINE_NUMBER_RE = re.compile(r"(?:^|(?<=[\s：:。；;，,】]))(\d{1,2})[.、)）](?![\d.])\s*")
@@ -205,8 +206,9 @@ def find_identifiers(text: str) -> list[str]:
     return _dedupe([f for f in found if f])
 
 
-def find_people(text: str) -> list[str]:
-    """Handles the note names: `@x`, `x[bot]`, `x 指出`, `x's review`, `x argued`, a line opening `x:`."""
+def find_people(text: str, known: KnownPeople | None = None) -> list[str]:
+    """Handles the note names: `@x`, `x[bot]`, `x 指出`, `x's review`, `x argued`, a line opening
+    `x:`, and a known handle or full name standing bare (`mgoin`, `Michael Goin` → `mgoin`)."""
     vocab = vocabulary()
     plain = _without_links_and_code(text)
     found = [
@@ -215,8 +217,14 @@ def find_people(text: str) -> list[str]:
         for m in pattern.finditer(plain)
     ]
     found.extend(_speakers(plain, vocab))
+    found.extend((known or known_people()).found(plain))
     names = [name for _, name in sorted(found)]
     return _dedupe([p for p in names if p.casefold() not in vocab.not_people and p.lower() != "the"])
+
+
+def find_known_people(text: str, known: KnownPeople) -> list[str]:
+    """Only the known handles and names the text names (a digest's own people, read after load)."""
+    return _dedupe([handle for _, handle in sorted(known.found(_without_links_and_code(text)))])
 
 
 def _without_links_and_code(text: str) -> str:

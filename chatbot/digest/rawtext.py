@@ -100,6 +100,9 @@ class ParseResult:
     entries: list[Entry]
     found: list[Finding] = field(default_factory=list)
     metadata: list[Metadata] = field(default_factory=list)
+    # Handles (with the names written for them) a digest's notes may name bare: its `people:`,
+    # its items' authors and reviewers. Read once the library is merged (`Library`).
+    people: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def warnings(self) -> list[Problem]:
