@@ -330,13 +330,7 @@ _REF_KEY = operator.attrgetter("number", "url")  # a `Ref`'s own hash is a Pytho
 def read_digest_people(entries: list[Entry], files: Iterable[LoadedFile]) -> None:
     """Add to each entry's people the digests' own people its note names bare (PR authors and
     reviewers, `people:` of a `.meta.yaml`): the bundled maintainers were read at parse time."""
-    bundled = known_people()
-    extra: dict[str, list[str]] = {}
-    for loaded in files:
-        for handle, names in loaded.people.items():
-            new_names = [n for n in names if n not in bundled.names]
-            if bundled.handle(handle) is None or new_names:
-                extra.setdefault(handle, []).extend(new_names)
+    extra = _digest_people(files)
     if not extra:
         return
     known = KnownPeople.of(extra)
@@ -345,6 +339,18 @@ def read_digest_people(entries: list[Entry], files: Iterable[LoadedFile]) -> Non
         if named and not set(named) <= set(entry.people):
             # A field made again from the same note and files: set where the parse left it.
             entry.__dict__["people"] = list(dict.fromkeys([*entry.people, *named]))
+
+
+def _digest_people(files: Iterable[LoadedFile]) -> dict[str, list[str]]:
+    """The handles (with names) the files name that the bundled list does not know as such."""
+    bundled = known_people()
+    extra: dict[str, list[str]] = {}
+    for loaded in files:
+        for handle, names in loaded.people.items():
+            new_names = [n for n in names if n not in bundled.names]
+            if bundled.handle(handle) is None or new_names:
+                extra.setdefault(handle, []).extend(new_names)
+    return extra
 
 
 def share_list_items(entries: list[Entry]) -> None:

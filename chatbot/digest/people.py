@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -20,6 +20,126 @@ from chatbot.yamlfast import load_yaml
 # A handle as GitHub allows it (letters, digits, single dashes), standing alone: not inside a
 # path, a code name, an address or a longer word.
 HANDLE_WORD_RE = re.compile(r"[A-Za-z0-9](?<![\w@/.`-].)[A-Za-z0-9-]{0,38}+(?![\w/]|-\w|\.\w)")
+
+
+# Where a note says who someone is, whoever they are: `Michael Goin (mgoin)`, `author wenscarl`,
+# `reviewed by alice-dev`, `zixi-qi chose …`, `apatke 的 #5958`, `作者 bob`. The handle is a
+# group; an all-capitals word in brackets is an abbreviation (`Expert parallel (EP)`), not one.
+_NAMED_AS_RE = re.compile(
+    r"(?<![\w-])(?:[A-Z][a-zà-ÿ]+[ \t]){1,3}[(（][ \t]*@?((?![A-Z0-9-]+[)）])[A-Za-z0-9][A-Za-z0-9-]{1,38})[ \t]*[)）]"
+)
+_WORD = r"([A-Za-z0-9][A-Za-z0-9-]{1,38}+)(?![\w-])"
+# After `author`/`reviewed by`/`作者` a lowercase word is a handle (`author wenscarl`); after `by`,
+# `cc`, `ping`, `thanks to` and before a doing verb only a word shaped like a handle is.
+_STRONG_LEAD_RE = re.compile(
+    r"(?<![\w-])(?<!the )(?<!The )(?:(?i:author|authored by|reviewed by|reviewer)[ \t]+|作者[ \t]*)@?" + _WORD
+)
+_WEAK_LEAD_RE = re.compile(r"(?<![\w-])(?i:by|cc|ping|thanks to)[ \t]+@?" + _WORD)
+_DOING_RE = re.compile(
+    r"(?<![\w@/.`-])" + _WORD[:-9] + r"[ \t]+(?:chose|wrote|added|fixed|reworked|ported|moved|"
+    r"rewrote|landed|split|reverted|reviewed|approved|measured|benchmarked|profiled|traced)\b"
+)
+_HIS_PR_RE = re.compile(r"(?<![\w@/.`-])([A-Za-z][A-Za-z0-9-]{1,38}+)[ \t]*的[ \t]*(?:#\d|PR[ \t]*#?\d)")
+_PART_RE = re.compile(r"[a-z][a-z0-9]+|[A-Z][a-z]+[0-9]*")
+_WORDY_TAILS = frozenset(
+    [
+        "only",
+        "style",
+        "based",
+        "aware",
+        "side",
+        "free",
+        "wise",
+        "like",
+        "level",
+        "time",
+        "size",
+        "grained",
+        "bound",
+        "safe",
+        "specific",
+        "and",
+        "to",
+        "in",
+        "out",
+        "up",
+        "down",
+        "off",
+        "on",
+        "of",
+        "by",
+        "the",
+    ]
+)
+_LETTERS_DIGITS_RE = re.compile(r"[a-z]{4,}[0-9]+")
+
+
+def handle_like(word: str) -> bool:
+    """Shaped like a handle and unlike a word or a code: `jinzhen-lin`, `Akshat-Tripathi`,
+    `alexsun07`; not `top-k`, `fp16`, `V1-only`, `DeepSeek-V2`."""
+    if "-" in word:
+        parts = word.split("-")
+        return (
+            len(parts) <= 3
+            and all(_PART_RE.fullmatch(part) for part in parts)
+            and parts[-1].casefold() not in _WORDY_TAILS
+        )
+    return _LETTERS_DIGITS_RE.fullmatch(word) is not None
+
+
+def named_as_people(text: str, not_people: frozenset[str]) -> list[tuple[int, str]]:
+    """(position, handle) where the text says who someone is, known or not: `Michael Goin
+    (mgoin)`, `author wenscarl`, `by alice-dev`, `zixi-qi chose …`, `apatke 的 #5958`."""
+    found: list[tuple[int, str]] = []
+    for pattern, needed, takes in _SAID_AS:
+        if needed(text):
+            found.extend((m.start(1), m.group(1)) for m in pattern.finditer(text) if takes(m.group(1)))
+    return [(at, handle) for at, handle in found if handle.casefold() not in not_people]
+
+
+def _any(word: str) -> bool:
+    return True
+
+
+def _lowercase_or_handle_like(word: str) -> bool:
+    return word[0].islower() or handle_like(word)
+
+
+def _owner(word: str) -> bool:
+    return word.casefold() not in _NOT_OWNERS
+
+
+def _always(text: str) -> bool:
+    return True
+
+
+# Each pattern, what a text must hold for it to run, and which of its words it takes.
+_SAID_AS: tuple[tuple[re.Pattern[str], Callable[[str], bool], Callable[[str], bool]], ...] = (
+    (_NAMED_AS_RE, lambda text: "(" in text or "（" in text, _any),
+    (_STRONG_LEAD_RE, _always, _lowercase_or_handle_like),
+    (_WEAK_LEAD_RE, _always, handle_like),
+    (_DOING_RE, _always, handle_like),
+    (_HIS_PR_RE, lambda text: "的" in text, _owner),
+)
+# Words before `的 #123` that are no one's: `上游的 #1` is Chinese, these are English.
+_NOT_OWNERS = frozenset(
+    [
+        "pr",
+        "issue",
+        "rfc",
+        "fix",
+        "patch",
+        "commit",
+        "kernel",
+        "test",
+        "tests",
+        "upstream",
+        "main",
+        "the",
+        "this",
+        "that",
+    ]
+)
 
 
 def _plain_letters(name: str) -> str:
