@@ -8,6 +8,7 @@ from chatbot.digest.explain import Explanation, explain
 from chatbot.digest.library import Library
 from chatbot.digest.model import DigestParseError, Entry, Metadata, Problem, Ref, entry_id, pull_url
 from chatbot.digest.note import NoteParts, analyse_note
+from chatbot.digest.people import full_names
 from chatbot.digest.rawtext import ParseResult, parse_raw_text
 from chatbot.digest.structured import is_glossary_file, json_schema, parse_structured
 from chatbot.digest.yamlnodes import validation_error_line, yaml_error_line, yaml_line
@@ -27,6 +28,7 @@ __all__ = [
     "clean",
     "entry_id",
     "explain",
+    "full_names",
     "is_glossary_file",
     "json_schema",
     "parse_raw_text",

@@ -102,7 +102,58 @@ def _any(word: str) -> bool:
 
 
 def _lowercase_or_handle_like(word: str) -> bool:
-    return word[0].islower() or handle_like(word)
+    """After `author`: a handle (`author wenscarl`), not the verb of `PR author said`."""
+    return handle_like(word) or (word[0].islower() and word.casefold() not in _AFTER_AUTHOR)
+
+
+# What follows `author` when it is not a name: `PR author said`, `author notes that`.
+_AFTER_AUTHOR = frozenset(
+    [
+        "said",
+        "says",
+        "did",
+        "does",
+        "claims",
+        "claimed",
+        "notes",
+        "noted",
+        "added",
+        "adds",
+        "mentions",
+        "mentioned",
+        "explains",
+        "explained",
+        "wrote",
+        "writes",
+        "has",
+        "had",
+        "is",
+        "was",
+        "also",
+        "agreed",
+        "confirmed",
+        "argues",
+        "argued",
+        "asked",
+        "asks",
+        "thinks",
+        "believes",
+        "replied",
+        "responded",
+        "himself",
+        "herself",
+        "themselves",
+        "and",
+        "or",
+        "of",
+        "in",
+        "on",
+        "for",
+        "to",
+        "who",
+        "which",
+    ]
+)
 
 
 def _owner(word: str) -> bool:
@@ -204,3 +255,10 @@ def known_people() -> KnownPeople:
     data = load_yaml(text)
     people = data["people"]
     return KnownPeople.of({str(handle): [str(n) for n in names or []] for handle, names in people.items()})
+
+
+@lru_cache(maxsize=4096)
+def full_names(handle: str) -> tuple[str, ...]:
+    """The full names the bundled list writes for a handle (`mgoin` → `Michael Goin`), so a
+    search for the name finds the entries naming the handle."""
+    return tuple(known_people().names_of(handle))
