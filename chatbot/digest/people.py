@@ -25,9 +25,8 @@ HANDLE_WORD_RE = re.compile(r"[A-Za-z0-9](?<![\w@/.`-].)[A-Za-z0-9-]{0,38}+(?![\
 # Where a note says who someone is, whoever they are: `Michael Goin (mgoin)`, `author wenscarl`,
 # `reviewed by alice-dev`, `zixi-qi chose …`, `apatke 的 #5958`, `作者 bob`. The handle is a
 # group; an all-capitals word in brackets is an abbreviation (`Expert parallel (EP)`), not one.
-_NAMED_AS_RE = re.compile(
-    r"(?<![\w-])(?:[A-Z][a-zà-ÿ]+[ \t]){1,3}[(（][ \t]*@?((?![A-Z0-9-]+[)）])[A-Za-z0-9][A-Za-z0-9-]{1,38})[ \t]*[)）]"
-)
+_IN_BRACKETS_RE = re.compile(r"[(（][ \t]*@?((?![A-Z0-9-]+[)）])[A-Za-z0-9][A-Za-z0-9-]{1,38})[ \t]*[)）]")
+_NAME_BEFORE_RE = re.compile(r"(?<![\w-])(?:[A-Z][a-zà-ÿ]+[ \t]){1,3}$")
 _WORD = r"([A-Za-z0-9][A-Za-z0-9-]{1,38}+)(?![\w-])"
 # After `author`/`reviewed by`/`作者` a lowercase word is a handle (`author wenscarl`); after `by`,
 # `cc`, `ping`, `thanks to` and before a doing verb only a word shaped like a handle is.
@@ -90,15 +89,21 @@ def handle_like(word: str) -> bool:
 def named_as_people(text: str, not_people: frozenset[str]) -> list[tuple[int, str]]:
     """(position, handle) where the text says who someone is, known or not: `Michael Goin
     (mgoin)`, `author wenscarl`, `by alice-dev`, `zixi-qi chose …`, `apatke 的 #5958`."""
-    found: list[tuple[int, str]] = []
+    found = _named_in_brackets(text) if "(" in text or "（" in text else []
     for pattern, needed, takes in _SAID_AS:
         if needed(text):
             found.extend((m.start(1), m.group(1)) for m in pattern.finditer(text) if takes(m.group(1)))
     return [(at, handle) for at, handle in found if handle.casefold() not in not_people]
 
 
-def _any(word: str) -> bool:
-    return True
+def _named_in_brackets(text: str) -> list[tuple[int, str]]:
+    """`Michael Goin (mgoin)`: a handle in brackets right after one to three capitalised words;
+    an all-capitals word in brackets is an abbreviation (`Expert parallel (EP)`), not one."""
+    return [
+        (m.start(1), m.group(1))
+        for m in _IN_BRACKETS_RE.finditer(text)
+        if _NAME_BEFORE_RE.search(text, max(m.start() - 60, 0), m.start())
+    ]
 
 
 def _lowercase_or_handle_like(word: str) -> bool:
@@ -160,17 +165,18 @@ def _owner(word: str) -> bool:
     return word.casefold() not in _NOT_OWNERS
 
 
-def _always(text: str) -> bool:
-    return True
-
-
 # Each pattern, what a text must hold for it to run, and which of its words it takes.
+_STRONG_LEAD_WORDS_RE = re.compile(r"(?i:author|review)|作者")
+_WEAK_LEAD_WORDS_RE = re.compile(r"(?i:by|cc|ping|thanks) ")
+_DOING_VERBS_RE = re.compile(
+    r" (?:chose|wrote|added|fixed|reworked|ported|moved|rewrote|landed|split|reverted|reviewed|approved|"
+    r"measured|benchmarked|profiled|traced)\b"
+)
 _SAID_AS: tuple[tuple[re.Pattern[str], Callable[[str], bool], Callable[[str], bool]], ...] = (
-    (_NAMED_AS_RE, lambda text: "(" in text or "（" in text, _any),
-    (_STRONG_LEAD_RE, _always, _lowercase_or_handle_like),
-    (_WEAK_LEAD_RE, _always, handle_like),
-    (_DOING_RE, _always, handle_like),
-    (_HIS_PR_RE, lambda text: "的" in text, _owner),
+    (_STRONG_LEAD_RE, lambda text: _STRONG_LEAD_WORDS_RE.search(text) is not None, _lowercase_or_handle_like),
+    (_WEAK_LEAD_RE, lambda text: _WEAK_LEAD_WORDS_RE.search(text) is not None, handle_like),
+    (_DOING_RE, lambda text: _DOING_VERBS_RE.search(text) is not None, handle_like),
+    (_HIS_PR_RE, lambda text: "的" in text and ("#" in text or "PR" in text), _owner),
 )
 # Words before `的 #123` that are no one's: `上游的 #1` is Chinese, these are English.
 _NOT_OWNERS = frozenset(
@@ -193,6 +199,9 @@ _NOT_OWNERS = frozenset(
 )
 
 
+_WORDS_RE = re.compile(r"[^\W_][\w-]*", re.ASCII)
+
+
 def _plain_letters(name: str) -> str:
     """`Nicolò Lucchesi` as typed on a keyboard without accents: `Nicolo Lucchesi`."""
     decomposed = unicodedata.normalize("NFKD", name)
@@ -206,6 +215,9 @@ class KnownPeople:
     handles: Mapping[str, str]
     names: Mapping[str, str]
     _names_re: re.Pattern[str] | None = field(default=None, compare=False)
+    # Lower-cased handles and first words of names: a note none of whose words is one of them
+    # (most notes) is not searched at all.
+    _words: frozenset[str] = field(default=frozenset(), compare=False)
 
     @classmethod
     def of(cls, people: Mapping[str, Iterable[str]]) -> KnownPeople:
@@ -217,7 +229,8 @@ class KnownPeople:
                     names.setdefault(form, handle)
         alternatives = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
         names_re = re.compile(rf"(?<![\w])(?:{alternatives})(?!\w)") if names else None
-        return cls(handles, names, names_re)
+        words = frozenset([*handles, *(name.split()[0].lower() for name in names)])
+        return cls(handles, names, names_re, words)
 
     def extended(self, people: Mapping[str, Iterable[str]]) -> KnownPeople:
         """These people and those: a digest's own (its meta's `people:`, its PR authors)."""
@@ -238,6 +251,8 @@ class KnownPeople:
 
     def found(self, text: str) -> list[tuple[int, str]]:
         """(position, handle) of every known handle or full name the text names."""
+        if self._words.isdisjoint(map(str.lower, _WORDS_RE.findall(text))):
+            return []
         out = [
             (m.start(), handle)
             for m in HANDLE_WORD_RE.finditer(text)
