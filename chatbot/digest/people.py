@@ -38,7 +38,9 @@ _DOING_RE = re.compile(
     r"(?<![\w@/.`-])" + _WORD[:-9] + r"[ \t]+(?:chose|wrote|added|fixed|reworked|ported|moved|"
     r"rewrote|landed|split|reverted|reviewed|approved|measured|benchmarked|profiled|traced)\b"
 )
-_HIS_PR_RE = re.compile(r"(?<![\w@/.`-])([A-Za-z][A-Za-z0-9-]{1,38}+)[ \t]*的[ \t]*(?:#\d|PR[ \t]*#?\d)")
+# `apatke 的 #5958`: found from its `的 #N` (a rare pair), then the word before it.
+_HIS_PR_RE = re.compile(r"的[ \t]*(?:#|PR[ \t]*#?)\d")
+_OWNER_BEFORE_RE = re.compile(r"(?<![\w@/.`-])([A-Za-z][A-Za-z0-9-]{1,38})[ \t]*$")
 _PART_RE = re.compile(r"[a-z][a-z0-9]+|[A-Z][a-z]+[0-9]*")
 _WORDY_TAILS = frozenset(
     [
@@ -90,10 +92,22 @@ def named_as_people(text: str, not_people: frozenset[str]) -> list[tuple[int, st
     """(position, handle) where the text says who someone is, known or not: `Michael Goin
     (mgoin)`, `author wenscarl`, `by alice-dev`, `zixi-qi chose …`, `apatke 的 #5958`."""
     found = _named_in_brackets(text) if "(" in text or "（" in text else []
+    if "的" in text and ("#" in text or "PR" in text):
+        found.extend(_owners_of_prs(text))
     for pattern, needed, takes in _SAID_AS:
         if needed(text):
             found.extend((m.start(1), m.group(1)) for m in pattern.finditer(text) if takes(m.group(1)))
     return [(at, handle) for at, handle in found if handle.casefold() not in not_people]
+
+
+def _owners_of_prs(text: str) -> list[tuple[int, str]]:
+    """`apatke 的 #5958`: the handle-shaped word right before a `的 #N`."""
+    found = []
+    for m in _HIS_PR_RE.finditer(text):
+        owner = _OWNER_BEFORE_RE.search(text, max(m.start() - 40, 0), m.start())
+        if owner is not None and _owner(owner.group(1)):
+            found.append((owner.start(1), owner.group(1)))
+    return found
 
 
 def _named_in_brackets(text: str) -> list[tuple[int, str]]:
@@ -166,17 +180,24 @@ def _owner(word: str) -> bool:
 
 
 # Each pattern, what a text must hold for it to run, and which of its words it takes.
-_STRONG_LEAD_WORDS_RE = re.compile(r"(?i:author|review)|作者")
-_WEAK_LEAD_WORDS_RE = re.compile(r"(?i:by|cc|ping|thanks) ")
+
+
+def _has_strong_lead(text: str) -> bool:
+    return "uthor" in text or "eview" in text or "作者" in text
+
+
+def _has_weak_lead(text: str) -> bool:
+    return "by " in text or "By " in text or "cc " in text or "ping " in text or "hanks to " in text
+
+
 _DOING_VERBS_RE = re.compile(
     r" (?:chose|wrote|added|fixed|reworked|ported|moved|rewrote|landed|split|reverted|reviewed|approved|"
     r"measured|benchmarked|profiled|traced)\b"
 )
 _SAID_AS: tuple[tuple[re.Pattern[str], Callable[[str], bool], Callable[[str], bool]], ...] = (
-    (_STRONG_LEAD_RE, lambda text: _STRONG_LEAD_WORDS_RE.search(text) is not None, _lowercase_or_handle_like),
-    (_WEAK_LEAD_RE, lambda text: _WEAK_LEAD_WORDS_RE.search(text) is not None, handle_like),
+    (_STRONG_LEAD_RE, _has_strong_lead, _lowercase_or_handle_like),
+    (_WEAK_LEAD_RE, _has_weak_lead, handle_like),
     (_DOING_RE, lambda text: _DOING_VERBS_RE.search(text) is not None, handle_like),
-    (_HIS_PR_RE, lambda text: "的" in text and ("#" in text or "PR" in text), _owner),
 )
 # Words before `的 #123` that are no one's: `上游的 #1` is Chinese, these are English.
 _NOT_OWNERS = frozenset(
