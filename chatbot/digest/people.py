@@ -91,9 +91,7 @@ def handle_like(word: str) -> bool:
 def named_as_people(text: str, not_people: frozenset[str]) -> list[tuple[int, str]]:
     """(position, handle) where the text says who someone is, known or not: `Michael Goin
     (mgoin)`, `author wenscarl`, `by alice-dev`, `zixi-qi chose …`, `apatke 的 #5958`."""
-    found = _named_in_brackets(text) if "(" in text or "（" in text else []
-    if "的" in text and ("#" in text or "PR" in text):
-        found.extend(_owners_of_prs(text))
+    found = _named_in_brackets(text) + _owners_of_prs(text)
     for pattern, needed, takes in _SAID_AS:
         if needed(text):
             found.extend((m.start(1), m.group(1)) for m in pattern.finditer(text) if takes(m.group(1)))
@@ -102,7 +100,9 @@ def named_as_people(text: str, not_people: frozenset[str]) -> list[tuple[int, st
 
 def _owners_of_prs(text: str) -> list[tuple[int, str]]:
     """`apatke 的 #5958`: the handle-shaped word right before a `的 #N`."""
-    found = []
+    found: list[tuple[int, str]] = []
+    if "的" not in text or ("#" not in text and "PR" not in text):
+        return found
     for m in _HIS_PR_RE.finditer(text):
         owner = _OWNER_BEFORE_RE.search(text, max(m.start() - 40, 0), m.start())
         if owner is not None and _owner(owner.group(1)):
@@ -113,6 +113,8 @@ def _owners_of_prs(text: str) -> list[tuple[int, str]]:
 def _named_in_brackets(text: str) -> list[tuple[int, str]]:
     """`Michael Goin (mgoin)`: a handle in brackets right after one to three capitalised words;
     an all-capitals word in brackets is an abbreviation (`Expert parallel (EP)`), not one."""
+    if "(" not in text and "（" not in text:
+        return []
     return [
         (m.start(1), m.group(1))
         for m in _IN_BRACKETS_RE.finditer(text)
