@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
         ),
         ("Michael Goin 对 scale 的处理很谨慎。", ["mgoin"]),
         ("Nicolo Lucchesi is the person to ping.", ["NickLucche"]),
+        ("Nicolò Lucchesi 看过，mgoin把它合了，看njhill的分析。", ["NickLucche", "mgoin", "njhill"]),
         ("Who should read: quantization folks; Michael Goin (mgoin) already approved.", ["mgoin"]),
         ("Kunshang Ji (jikunshang) cut the older PR down.", ["jikunshang"]),
         ("Watch out: author jinzhen-lin did several rounds afterwards.", ["jinzhen-lin"]),

@@ -19,7 +19,10 @@ from chatbot.yamlfast import load_yaml
 
 # A handle as GitHub allows it (letters, digits, single dashes), standing alone: not inside a
 # path, a code name, an address or a longer word.
-HANDLE_WORD_RE = re.compile(r"[A-Za-z0-9](?<![\w@/.`-].)[A-Za-z0-9-]{0,38}+(?![\w/]|-\w|\.\w)")
+# (Chinese may touch it: `mgoin把它合了`, `看 mgoin的` — only Latin letters and digits end it.)
+HANDLE_WORD_RE = re.compile(
+    r"[A-Za-z0-9](?<![A-Za-z0-9_@/.`-].)[A-Za-z0-9-]{0,38}+(?![A-Za-z0-9_/]|-\w|\.\w)"
+)
 
 
 # Where a note says who someone is, whoever they are: `Michael Goin (mgoin)`, `author wenscarl`,
@@ -185,11 +188,16 @@ def _owner(word: str) -> bool:
 
 
 def _has_strong_lead(text: str) -> bool:
-    return "uthor" in text or "eview" in text or "作者" in text
+    """Whether `_STRONG_LEAD_RE` may match: `author`, `review…` (any case) or `作者` is there."""
+    return "uthor" in text or "UTHOR" in text or "eview" in text or "EVIEW" in text or "作者" in text
+
+
+_WEAK_LEADS = ("by", "By", "BY", "cc", "Cc", "CC", "ping", "Ping", "PING", "hanks to", "HANKS TO")
 
 
 def _has_weak_lead(text: str) -> bool:
-    return "by " in text or "By " in text or "cc " in text or "ping " in text or "hanks to " in text
+    """Whether `_WEAK_LEAD_RE` may match: one of its lead words (as cased in writing) is there."""
+    return any(lead in text for lead in _WEAK_LEADS)
 
 
 _DOING_VERBS_RE = re.compile(
@@ -222,7 +230,7 @@ _NOT_OWNERS = frozenset(
 )
 
 
-_WORDS_RE = re.compile(r"[^\W_][\w-]*", re.ASCII)
+_WORDS_RE = re.compile(r"[A-Za-z0-9À-ɏ][A-Za-z0-9À-ɏ-]*")  # Latin words, accents kept
 
 
 def _plain_letters(name: str) -> str:
