@@ -33,6 +33,7 @@ READERS = {
     "chatbot/daily/data/schedule.yaml": "chatbot.daily.subscription",
     "chatbot/slack/data/strings.yaml": "chatbot.slack.i18n",
     "chatbot/digest/data/note_labels.yaml": "chatbot.digest.note_labels",
+    "chatbot/digest/data/people.yaml": "chatbot.digest.people",
     "chatbot/search/data/glossary.yaml": "chatbot.search.glossary",
 }
 

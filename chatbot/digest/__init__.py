@@ -9,6 +9,7 @@ from chatbot.digest.facts import FactsLookup, PrFacts, Review, facts_lookup, no_
 from chatbot.digest.library import Library
 from chatbot.digest.model import DigestParseError, Entry, Metadata, Problem, Ref, entry_id, pull_url
 from chatbot.digest.note import NoteParts, analyse_note
+from chatbot.digest.people import full_names
 from chatbot.digest.rawtext import ParseResult, parse_raw_text
 from chatbot.digest.structured import is_glossary_file, json_schema, parse_structured
 from chatbot.digest.yamlnodes import validation_error_line, yaml_error_line, yaml_line
@@ -32,6 +33,7 @@ __all__ = [
     "entry_id",
     "explain",
     "facts_lookup",
+    "full_names",
     "is_glossary_file",
     "json_schema",
     "no_facts",

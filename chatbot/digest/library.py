@@ -31,7 +31,8 @@ from chatbot.digest.model import (
     set_merged_parts,
     values_id,
 )
-from chatbot.digest.note import analyse_note
+from chatbot.digest.note import analyse_note, find_known_people
+from chatbot.digest.people import KnownPeople, known_people
 from chatbot.digest.rawtext import Finding, decide, digest_name, parse_raw_text
 from chatbot.digest.structured import is_glossary_file, parse_structured
 
@@ -58,6 +59,7 @@ class LoadedFile:
     entries: list[Entry | Row]
     metadata: list[Metadata]
     found: list[Finding]
+    people: Mapping[str, list[str]] = field(default_factory=dict)  # `ParseResult.people`
 
     @property
     def problems(self) -> list[Problem]:
@@ -144,7 +146,7 @@ def load_file(path: Path) -> LoadedFile:
     try:
         if path.suffix.lower() in STRUCTURED_SUFFIXES:
             result = parse_structured(text, str(path))
-            return LoadedFile(path, [*result.entries], result.metadata, result.found)
+            return LoadedFile(path, [*result.entries], result.metadata, result.found, result.people)
         raw = parse_raw_text(text, str(path))
         return LoadedFile(path, [*raw.entries], [], raw.found)
     except DigestParseError as exc:
@@ -325,6 +327,32 @@ _REF_LISTS = ("refs", "related")
 _REF_KEY = operator.attrgetter("number", "url")  # a `Ref`'s own hash is a Python call
 
 
+def read_digest_people(entries: list[Entry], files: Iterable[LoadedFile]) -> None:
+    """Add to each entry's people the digests' own people its note names bare (PR authors and
+    reviewers, `people:` of a `.meta.yaml`): the bundled maintainers were read at parse time."""
+    extra = _digest_people(files)
+    if not extra:
+        return
+    known = KnownPeople.of(extra)
+    for entry in entries:
+        named = find_known_people(entry.note, known)
+        if named and not set(named) <= set(entry.people):
+            # A field made again from the same note and files: set where the parse left it.
+            entry.__dict__["people"] = list(dict.fromkeys([*entry.people, *named]))
+
+
+def _digest_people(files: Iterable[LoadedFile]) -> dict[str, list[str]]:
+    """The handles (with names) the files name that the bundled list does not know as such."""
+    bundled = known_people()
+    extra: dict[str, list[str]] = {}
+    for loaded in files:
+        for handle, names in loaded.people.items():
+            new_names = [n for n in names if n not in bundled.names]
+            if bundled.handle(handle) is None or new_names:
+                extra.setdefault(handle, []).extend(new_names)
+    return extra
+
+
 def share_list_items(entries: list[Entry]) -> None:
     """One object per equal item of the entries' lists. The parsers make a new string or `Ref`
     for every occurrence, and a library names the same handles, code names, tags and PRs in
@@ -453,6 +481,7 @@ class Library:
                 problems.extend(item.found)
             entries, merge_problems = merge_entries(loaded, self._by_id)
             problems.extend(merge_problems)
+            read_digest_people(entries, loaded)
             share_list_items(entries)
             entries.sort(key=_sort_key)
             problems.extend(pr_problems(entries, loaded))

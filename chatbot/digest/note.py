@@ -14,10 +14,17 @@ from chatbot.digest.clauses import clauses, clean, sentences, split_top_level
 from chatbot.digest.model import Ref, pull_url
 from chatbot.digest.note_labels import NoteVocabulary, vocabulary
 from chatbot.digest.note_layout import Section, layout
+from chatbot.digest.people import KnownPeople, known_people, named_as_people
 from chatbot.text import has_han
 
 INLINE_NUMBER_RE = re.compile(r"(?:^|(?<=[\s：:。；;，,】]))(\d{1,2})[.、)）](?![\d.])\s*")
-VERDICT_FOR_RE = re.compile(r"\s*(?:for|to|if you)\s+\S", re.IGNORECASE)
+VERDICT_FOR_RE = re.compile(r"\s*(?:for|to|if you|unless)\s+\S", re.IGNORECASE)
+# A verdict in words with its rating after it, anywhere in the note (`…搞定。worth a skim ★★☆`,
+# `Must-skim ★★★（前提是你碰 X）`, `可跳过 ★☆☆`): a few words or Chinese characters, then stars.
+RATED_VERDICT_RE = re.compile(
+    r"(?<![\w-])((?:[A-Za-z][\w'-]*[ \t]+){0,3}[A-Za-z][\w'-]*|[\u4e00-\u9fff]{1,6})[ \t]*"
+    r"([★☆⭐]{2,5})(?:[ \t]*[（(][^）)\n]{0,40}[）)])?"
+)
 # After a verdict word: punctuation, not more words (`推荐给…` is an audience, not a verdict).
 VERDICT_END_RE = re.compile(r"\s*(?:[，,。.!！;；:：—)）\n]|-\s|$)")
 # Ratings by shape: `★★★★☆`, `4/5`, `8/10`, `9 分`.
@@ -84,6 +91,8 @@ _REPO_HASH_RE = re.compile(r"#(?<=[\w.-]#)\d")
 WORD_REF_RE = re.compile(
     r"[PpIi\u0130\u0131](?<![\w/].)(?i:(?<=[Pp])(?:r|ull request|ull)|(?<![Pp])ssue)\s*#?\s*(\d{2,7})\b"
 )
+# `RFC 14719`, `RFC #14719`: vLLM's RFCs are issues of the repository.
+RFC_REF_RE = re.compile(r"[Rr](?<![\w/].)[Ff][Cc]\s*#?\s*(\d{2,7})\b")
 # `alice-dev's review`: a handle-shaped word (a dash or digit in it) or any word before a review noun.
 POSSESSIVE_RE = re.compile(
     r"(?<![\w`@/.-])([A-Za-z0-9]+(?:-[A-Za-z0-9]+)+|[A-Za-z]+\d[A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]{1,38}(?=['’]s\s+"
@@ -193,6 +202,8 @@ def _number_refs(text: str) -> Iterator[re.Match[str]]:
         yield from REF_RE.finditer(text)
     if _TWO_DIGITS_RE.search(text):
         yield from WORD_REF_RE.finditer(text)
+        if "RFC" in text or "rfc" in text:
+            yield from RFC_REF_RE.finditer(text)
 
 
 def find_identifiers(text: str) -> list[str]:
@@ -205,8 +216,9 @@ def find_identifiers(text: str) -> list[str]:
     return _dedupe([f for f in found if f])
 
 
-def find_people(text: str) -> list[str]:
-    """Handles the note names: `@x`, `x[bot]`, `x 指出`, `x's review`, `x argued`, a line opening `x:`."""
+def find_people(text: str, known: KnownPeople | None = None) -> list[str]:
+    """Handles the note names: `@x`, `x[bot]`, `x 指出`, `x's review`, `x argued`, a line opening
+    `x:`, and a known handle or full name standing bare (`mgoin`, `Michael Goin` → `mgoin`)."""
     vocab = vocabulary()
     plain = _without_links_and_code(text)
     found = [
@@ -215,8 +227,15 @@ def find_people(text: str) -> list[str]:
         for m in pattern.finditer(plain)
     ]
     found.extend(_speakers(plain, vocab))
+    found.extend((known or known_people()).found(plain))
+    found.extend(named_as_people(plain, vocab.not_people))
     names = [name for _, name in sorted(found)]
     return _dedupe([p for p in names if p.casefold() not in vocab.not_people and p.lower() != "the"])
+
+
+def find_known_people(text: str, known: KnownPeople) -> list[str]:
+    """Only the known handles and names the text names (a digest's own people, read after load)."""
+    return _dedupe([handle for _, handle in sorted(known.found(_without_links_and_code(text)))])
 
 
 def _without_links_and_code(text: str) -> str:
@@ -340,6 +359,7 @@ def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
     if not text:
         return parts
     reading = _Reading()
+    text = _take_rated_verdict(text, parts)
     for index, section in enumerate(layout(text, vocabulary())):
         if section.kind is None:
             _read_prose(section, parts, reading, opening=index == 0)
@@ -356,6 +376,19 @@ def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
     parts.highlights = _dedupe(parts.highlights)
     parts.caveats = _dedupe(parts.caveats)
     return parts
+
+
+def _take_rated_verdict(text: str, parts: NoteParts) -> str:
+    """A verdict in words with its stars (`worth a skim ★★☆`) is the verdict wherever it stands;
+    the note is read on without it (it is not part of the why-line it ends)."""
+    if "★" not in text and "☆" not in text and "⭐" not in text:
+        return text
+    stems = vocabulary().verdict_stem_re
+    for match in RATED_VERDICT_RE.finditer(text):
+        if stems.search(match.group(1)):
+            parts.verdict = clean(match.group(0))
+            return text[: match.start()] + text[match.end() :]
+    return text
 
 
 def _take_closing_verdict(parts: NoteParts, reading: _Reading) -> None:
@@ -433,6 +466,7 @@ def _only_refs(sentence: str) -> bool:
     if "#" not in sentence and "github.com" not in sentence and not _TWO_DIGITS_RE.search(sentence):
         return False  # a URL holds `github.com`, `#1` a `#`, `PR 12` two digits
     rest = REF_RE.sub(" ", WORD_REF_RE.sub(" ", REPO_REF_RE.sub(" ", GITHUB_URL_RE.sub(" ", sentence))))
+    rest = RFC_REF_RE.sub(" ", rest)
     if rest == sentence:
         return False
     rest = REFS_WORDS_RE.sub(" ", rest)
@@ -620,9 +654,33 @@ def _take_items(
         parts.caveats.extend(items)
     elif kind == "audience":
         parts.audience = parts.audience or "；".join(items)
+    elif kind != "focus" and _names_only(items):
+        reading.body.append(_name_listing(items, intro))  # who or what, not points to look at
     else:
         parts.highlights.extend(items)
         _take_intro(intro, reading, listed)
+
+
+def _name_listing(items: list[str], intro: str | None) -> str:
+    """`Tested at: Meta, LinkedIn, Roblox` as one body sentence, in the note's language."""
+    han = has_han("".join(items)) or has_han(intro or "")
+    listing = ("、" if han else ", ").join(items)
+    return f"{clean(intro).rstrip('：:')}{'：' if han else ': '}{listing}" if intro else listing
+
+
+# A proper name: one to three capitalised or all-capital Latin words (`Red Hat`, `IBM`, `LinkedIn`).
+_PROPER_NAME_RE = re.compile(r"[A-Z][A-Za-z&.'-]*(?: [A-Z][A-Za-z&.'-]*){0,2}")
+_SHORT_HAN_RE = re.compile(r"[\u4e00-\u9fff]{2,4}")
+
+
+def _names_only(items: list[str]) -> bool:
+    """Three or more items that are all names (Latin proper names, at most a few short Chinese
+    ones among them: `字节跳动`): a list of companies or people, not focus points."""
+    if len(items) < 3:
+        return False
+    proper = sum(1 for item in items if _PROPER_NAME_RE.fullmatch(item))
+    han = sum(1 for item in items if _SHORT_HAN_RE.fullmatch(item))
+    return proper + han == len(items) and proper * 2 >= len(items)
 
 
 def _take_intro(intro: str | None, reading: _Reading, listed: bool) -> None:

@@ -19,7 +19,8 @@ from chatbot.text import has_han
 _BOUNDARY = frozenset("\n。！？!?；;】")
 _BRACKET_LABEL_RE = re.compile(r"【([^】\n]{1,16})】|\[([A-Za-z][A-Za-z ;'/-]{0,28})\](?!\()")
 # A colon that can close a label: not the one of `https://`, not one between digits (`12:30`).
-_BOUNDARY_RE = re.compile(r"[\n。！？!?；;】]|[.!?] ")
+# (`;` inside a word is no boundary: `**TL;DR:**` is one label.)
+_BOUNDARY_RE = re.compile(r"[\n。！？!?；】]|;(?![A-Za-z])|[.!?] ")
 _COLON_RE = re.compile(r"[：:](?!//)(?!\d)")
 _MAX_LABEL = 24
 # A list line: `1.`, `1)`, `1、`, `(1)`, `-`, `*`, `•`, `①`.

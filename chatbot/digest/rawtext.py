@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
+from chatbot.digest.entry_layout import MAX_TITLE, read_pairs
 from chatbot.digest.model import (
     DigestParseError,
     Entry,
@@ -27,7 +28,6 @@ from chatbot.digest.model import (
     merged_from,
 )
 from chatbot.digest.note import analyse_note, found_names
-from chatbot.digest.note_layout import LIST_LINE_RE
 
 SLUG_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*)/[A-Za-z0-9._-]+$")
 # The repository line as curators write it: `owner/name`, its GitHub address (`https://github.com/
@@ -38,7 +38,6 @@ _SLUG_LINE_RE = re.compile(
 )
 # A Markdown heading's marker, which a `.md` digest's titles may carry (`## 修复 …`).
 _HEADING_RE = re.compile(r"#{1,6}[ \t]+(?=\S)")
-MAX_TITLE = 300
 NO_VERDICT = "note does not open with a verdict (e.g. 值得精读)"
 
 
@@ -101,6 +100,9 @@ class ParseResult:
     entries: list[Entry]
     found: list[Finding] = field(default_factory=list)
     metadata: list[Metadata] = field(default_factory=list)
+    # Handles (with the names written for them) a digest's notes may name bare: its `people:`,
+    # its items' authors and reviewers. Read once the library is merged (`Library`).
+    people: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def warnings(self) -> list[Problem]:
@@ -147,7 +149,10 @@ def parse_raw_text(text: str, path: str = "<text>") -> ParseResult:
     found: list[Finding] = []
     seen: dict[str, int] = {}
     markdown = path.lower().endswith(".md")
-    for position, (title_block, (note_line, note_block)) in enumerate(_pairs(rest, path, found), start=1):
+    layout_warnings: list[Problem] = []
+    pairs = read_pairs(rest, path, layout_warnings, markdown)
+    found.extend(layout_warnings)
+    for position, (title_block, (note_line, note_block)) in enumerate(pairs, start=1):
         title_line, title = _title(title_block, path)
         if markdown and title.startswith("#"):
             title = _HEADING_RE.sub("", title, count=1)
@@ -211,44 +216,6 @@ def _slug_and_pairs(
             path, slug_line, "no entries: expected title and note paragraphs after the slug"
         )
     return repo, rest
-
-
-Block = tuple[int, list[str]]
-# How a sentence of a note ends; a title does not (`值得精读。…`, `注意：尚未合并。`).
-_SENTENCE_END = frozenset("。！？；.")
-
-
-def _pairs(rest: list[Block], path: str, found: list[Finding]) -> list[tuple[Block, Block]]:
-    """(title, note) paragraphs in order. Where a title is due, a paragraph that reads as more
-    of the note before it (a sentence, a list: the curator left a blank line inside the note)
-    joins that note, with a warning at its line, instead of shifting every title after it."""
-    pairs: list[tuple[Block, Block]] = []
-    index = 0
-    while index < len(rest):
-        line, block = rest[index]
-        if pairs and _goes_on_note(block):
-            title_block, (note_line, note_block) = pairs[-1]
-            pairs[-1] = (title_block, (note_line, [*note_block, *block]))
-            title = title_block[1][0].strip()[:60]
-            message = f"blank line inside the note of {title!r}: this paragraph is read as part of it"
-            found.append(Problem(path, line, "warning", message))
-            index += 1
-            continue
-        if index + 1 == len(rest):
-            title = block[0].strip()[:60]
-            raise DigestParseError(
-                path, line, f"title {title!r} has no note paragraph after it (a blank line missing?)"
-            )
-        pairs.append((rest[index], rest[index + 1]))
-        index += 2
-    return pairs
-
-
-def _goes_on_note(block: list[str]) -> bool:
-    """A paragraph no title could be: its first line ends a sentence, or it is list lines."""
-    if block[0].rstrip()[-1:] in _SENTENCE_END:
-        return True
-    return len(block) > 1 and all(LIST_LINE_RE.match(line) for line in block[:2])
 
 
 def _title(paragraph: tuple[int, list[str]], path: str) -> tuple[int, str]:

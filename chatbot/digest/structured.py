@@ -53,6 +53,10 @@ class StructuredEntry(BaseModel):
     date: dt.date | None = Field(default=None, description="When the PR was opened (YYYY-MM-DD).")
     tags: list[str] = Field(default_factory=list, description="Topics, English or Chinese.")
     related: list[int] = Field(default_factory=list, description="Related PR/issue numbers.")
+    reviewers: list[str] = Field(
+        default_factory=list,
+        description="GitHub handles of the PR's reviewers: a note may name them without an `@`.",
+    )
 
     @field_validator("tags")
     @classmethod
@@ -92,6 +96,13 @@ class StructuredEntry(BaseModel):
             raise ValueError(f"url names PR {match.group('number')} but pr is {pr}")
         return url
 
+    @field_validator("reviewers", mode="before")
+    @classmethod
+    def _reviewers_are_handles(cls, reviewers: object) -> object:
+        if isinstance(reviewers, list):
+            return [cls._author_is_a_handle(handle) for handle in reviewers]
+        return reviewers
+
     @field_validator("author", mode="before")
     @classmethod
     def _author_is_a_handle(cls, author: object) -> object:
@@ -126,7 +137,24 @@ class StructuredDigest(BaseModel):
 
     repo: str = Field(pattern=SLUG_RE.pattern, description="GitHub repository slug, owner/name.")
     digest: str | None = Field(default=None, description="Digest name; defaults to the file name.")
+    people: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="People notes name without an `@`: GitHub handle → the full names written for "
+        "them (`mgoin: [Michael Goin]`); extends the bundled list of vLLM maintainers.",
+    )
     entries: list[StructuredEntry]
+
+    @field_validator("people", mode="before")
+    @classmethod
+    def _names_as_written(cls, people: object) -> object:
+        """`handle: Name`, `handle: [Name, Other]` or `handle:` alone; `@handle` is `handle`."""
+        if not isinstance(people, dict):
+            return people
+        out: dict[object, object] = {}
+        for handle, names in people.items():
+            key = str(handle).strip().removeprefix("@") if isinstance(handle, (str, int)) else handle
+            out[key] = [names] if isinstance(names, str) else ([] if names is None else names)
+        return out
 
 
 def json_schema() -> str:
@@ -193,8 +221,11 @@ def parse_structured(text: str, path: str = "<yaml>") -> ParseResult:
     lines, digest = _validated(text, path)
     name = digest.digest or digest_name(path)
     result = ParseResult([])
+    result.people.update(digest.people)
     for position, (item, line) in enumerate(zip(digest.entries, lines, strict=True), start=1):
         note = (item.note or "").strip()
+        for handle in _item_handles(item):
+            result.people.setdefault(handle, [])
         if not note:
             result.metadata.append(_metadata(digest.repo, item, line))
             continue
@@ -303,6 +334,11 @@ def _entry(repo: str, name: str, position: int, item: StructuredEntry, note: str
     return note_entry(
         ident, repo, name, position, item.title, note, **_pr_metadata(repo, item), source=source
     )
+
+
+def _item_handles(item: StructuredEntry) -> list[str]:
+    """The handles an item names (its author, its reviewers), which its note may name bare."""
+    return [handle for handle in (item.author, *item.reviewers) if handle]
 
 
 def _metadata(repo: str, item: StructuredEntry, line: int) -> Metadata:

@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
-from chatbot.digest import Entry
+from chatbot.digest import Entry, full_names
 from chatbot.search.glossary import ConceptMatch, Glossary, KeyTest, MatchMemo, remember
 from chatbot.search.hanfields import han_fields, level_holding
 from chatbot.search.tokens import (
@@ -319,9 +319,12 @@ def _fields(entry: Entry) -> list[tuple[float, str, bool]]:
     if entry.github_title:
         out.append((W_GITHUB_TITLE, entry.github_title, False))
     out.extend((W_IDENTIFIER, ident, True) for ident in entry.identifiers)
-    out.extend((W_PERSON, person, True) for person in entry.people)
+    for person in entry.people:  # a handle, and the full names written for it (`Michael Goin`)
+        out.append((W_PERSON, person, True))
+        out.extend((W_PERSON, name, True) for name in full_names(person))
     if entry.author:
         out.append((W_AUTHOR, entry.author, True))
+        out.extend((W_AUTHOR, name, True) for name in full_names(entry.author))
     if entry.pr:
         out.append((W_PR, f"#{entry.pr}", True))
     out.extend((W_REF, f"#{ref.number}", True) for ref in entry.all_refs)

@@ -1,0 +1,310 @@
+"""People a note names without an `@`: known GitHub handles and the full names behind them.
+
+A bare word is a person only when it is a known handle: vLLM's committers, code owners and
+frequent contributors (`data/people.yaml`), a digest's PR authors, or a handle its `.meta.yaml`
+lists under `people:` (with the names curators write for it). Handle-shaped words are many in a
+note (`fp16`, `top-k`, `v0.27`), so the anchor, not the shape, decides: ordinary words never count.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+
+from chatbot.yamlfast import load_yaml
+
+# A handle as GitHub allows it (letters, digits, single dashes), standing alone: not inside a
+# path, a code name, an address or a longer word.
+# (Chinese may touch it: `mgoin把它合了`, `看 mgoin的` — only Latin letters and digits end it.)
+HANDLE_WORD_RE = re.compile(
+    r"[A-Za-z0-9](?<![A-Za-z0-9_@/.`-].)[A-Za-z0-9-]{0,38}+(?![A-Za-z0-9_/]|-\w|\.\w)"
+)
+
+
+# Where a note says who someone is, whoever they are: `Michael Goin (mgoin)`, `author wenscarl`,
+# `reviewed by alice-dev`, `zixi-qi chose …`, `apatke 的 #5958`, `作者 bob`. The handle is a
+# group; an all-capitals word in brackets is an abbreviation (`Expert parallel (EP)`), not one.
+_IN_BRACKETS_RE = re.compile(r"[(（][ \t]*@?((?![A-Z0-9-]+[)）])[A-Za-z0-9][A-Za-z0-9-]{1,38})[ \t]*[)）]")
+_NAME_BEFORE_RE = re.compile(r"(?<![\w-])(?:[A-Z][a-zà-ÿ]+[ \t]){1,3}$")
+_WORD = r"([A-Za-z0-9][A-Za-z0-9-]{1,38}+)(?![\w-])"
+# After `author`/`reviewed by`/`作者` a lowercase word is a handle (`author wenscarl`); after `by`,
+# `cc`, `ping`, `thanks to` and before a doing verb only a word shaped like a handle is.
+_STRONG_LEAD_RE = re.compile(
+    r"(?<![\w-])(?<!the )(?<!The )(?:(?i:author|authored by|reviewed by|reviewer)[ \t]+|作者[ \t]*)@?" + _WORD
+)
+_WEAK_LEAD_RE = re.compile(r"(?<![\w-])(?i:by|cc|ping|thanks to)[ \t]+@?" + _WORD)
+_DOING_RE = re.compile(
+    r"(?<![\w@/.`-])" + _WORD[:-9] + r"[ \t]+(?:chose|wrote|added|fixed|reworked|ported|moved|"
+    r"rewrote|landed|split|reverted|reviewed|approved|measured|benchmarked|profiled|traced)\b"
+)
+# `apatke 的 #5958`: found from its `的 #N` (a rare pair), then the word before it.
+_HIS_PR_RE = re.compile(r"的[ \t]*(?:#|PR[ \t]*#?)\d")
+_OWNER_BEFORE_RE = re.compile(r"(?<![\w@/.`-])([A-Za-z][A-Za-z0-9-]{1,38})[ \t]*$")
+_PART_RE = re.compile(r"[a-z][a-z0-9]+|[A-Z][a-z]+[0-9]*")
+_WORDY_TAILS = frozenset(
+    [
+        "only",
+        "style",
+        "based",
+        "aware",
+        "side",
+        "free",
+        "wise",
+        "like",
+        "level",
+        "time",
+        "size",
+        "grained",
+        "bound",
+        "safe",
+        "specific",
+        "and",
+        "to",
+        "in",
+        "out",
+        "up",
+        "down",
+        "off",
+        "on",
+        "of",
+        "by",
+        "the",
+    ]
+)
+_LETTERS_DIGITS_RE = re.compile(r"[a-z]{4,}[0-9]+")
+
+
+def handle_like(word: str) -> bool:
+    """Shaped like a handle and unlike a word or a code: `jinzhen-lin`, `Akshat-Tripathi`,
+    `alexsun07`; not `top-k`, `fp16`, `V1-only`, `DeepSeek-V2`."""
+    if "-" in word:
+        parts = word.split("-")
+        return (
+            len(parts) <= 3
+            and all(_PART_RE.fullmatch(part) for part in parts)
+            and parts[-1].casefold() not in _WORDY_TAILS
+        )
+    return _LETTERS_DIGITS_RE.fullmatch(word) is not None
+
+
+def named_as_people(text: str, not_people: frozenset[str]) -> list[tuple[int, str]]:
+    """(position, handle) where the text says who someone is, known or not: `Michael Goin
+    (mgoin)`, `author wenscarl`, `by alice-dev`, `zixi-qi chose …`, `apatke 的 #5958`."""
+    found = _named_in_brackets(text) + _owners_of_prs(text)
+    for pattern, needed, takes in _SAID_AS:
+        if needed(text):
+            found.extend((m.start(1), m.group(1)) for m in pattern.finditer(text) if takes(m.group(1)))
+    return [(at, handle) for at, handle in found if handle.casefold() not in not_people]
+
+
+def _owners_of_prs(text: str) -> list[tuple[int, str]]:
+    """`apatke 的 #5958`: the handle-shaped word right before a `的 #N`."""
+    found: list[tuple[int, str]] = []
+    if "的" not in text or ("#" not in text and "PR" not in text):
+        return found
+    for m in _HIS_PR_RE.finditer(text):
+        owner = _OWNER_BEFORE_RE.search(text, max(m.start() - 40, 0), m.start())
+        if owner is not None and _owner(owner.group(1)):
+            found.append((owner.start(1), owner.group(1)))
+    return found
+
+
+def _named_in_brackets(text: str) -> list[tuple[int, str]]:
+    """`Michael Goin (mgoin)`: a handle in brackets right after one to three capitalised words;
+    an all-capitals word in brackets is an abbreviation (`Expert parallel (EP)`), not one."""
+    if "(" not in text and "（" not in text:
+        return []
+    return [
+        (m.start(1), m.group(1))
+        for m in _IN_BRACKETS_RE.finditer(text)
+        if _NAME_BEFORE_RE.search(text, max(m.start() - 60, 0), m.start())
+    ]
+
+
+def _lowercase_or_handle_like(word: str) -> bool:
+    """After `author`: a handle (`author wenscarl`), not the verb of `PR author said`."""
+    return handle_like(word) or (word[0].islower() and word.casefold() not in _AFTER_AUTHOR)
+
+
+# What follows `author` when it is not a name: `PR author said`, `author notes that`.
+_AFTER_AUTHOR = frozenset(
+    [
+        "said",
+        "says",
+        "did",
+        "does",
+        "claims",
+        "claimed",
+        "notes",
+        "noted",
+        "added",
+        "adds",
+        "mentions",
+        "mentioned",
+        "explains",
+        "explained",
+        "wrote",
+        "writes",
+        "has",
+        "had",
+        "is",
+        "was",
+        "also",
+        "agreed",
+        "confirmed",
+        "argues",
+        "argued",
+        "asked",
+        "asks",
+        "thinks",
+        "believes",
+        "replied",
+        "responded",
+        "himself",
+        "herself",
+        "themselves",
+        "and",
+        "or",
+        "of",
+        "in",
+        "on",
+        "for",
+        "to",
+        "who",
+        "which",
+    ]
+)
+
+
+def _owner(word: str) -> bool:
+    return word.casefold() not in _NOT_OWNERS
+
+
+# Each pattern, what a text must hold for it to run, and which of its words it takes.
+
+
+def _has_strong_lead(text: str) -> bool:
+    """Whether `_STRONG_LEAD_RE` may match: `author`, `review…` (any case) or `作者` is there."""
+    return "uthor" in text or "UTHOR" in text or "eview" in text or "EVIEW" in text or "作者" in text
+
+
+_WEAK_LEADS = ("by", "By", "BY", "cc", "Cc", "CC", "ping", "Ping", "PING", "hanks to", "HANKS TO")
+
+
+def _has_weak_lead(text: str) -> bool:
+    """Whether `_WEAK_LEAD_RE` may match: one of its lead words (as cased in writing) is there."""
+    return any(lead in text for lead in _WEAK_LEADS)
+
+
+_DOING_VERBS_RE = re.compile(
+    r" (?:chose|wrote|added|fixed|reworked|ported|moved|rewrote|landed|split|reverted|reviewed|approved|"
+    r"measured|benchmarked|profiled|traced)\b"
+)
+_SAID_AS: tuple[tuple[re.Pattern[str], Callable[[str], bool], Callable[[str], bool]], ...] = (
+    (_STRONG_LEAD_RE, _has_strong_lead, _lowercase_or_handle_like),
+    (_WEAK_LEAD_RE, _has_weak_lead, handle_like),
+    (_DOING_RE, lambda text: _DOING_VERBS_RE.search(text) is not None, handle_like),
+)
+# Words before `的 #123` that are no one's: `上游的 #1` is Chinese, these are English.
+_NOT_OWNERS = frozenset(
+    [
+        "pr",
+        "issue",
+        "rfc",
+        "fix",
+        "patch",
+        "commit",
+        "kernel",
+        "test",
+        "tests",
+        "upstream",
+        "main",
+        "the",
+        "this",
+        "that",
+    ]
+)
+
+
+_WORDS_RE = re.compile(r"[A-Za-z0-9À-ɏ][A-Za-z0-9À-ɏ-]*")  # Latin words, accents kept
+
+
+def _plain_letters(name: str) -> str:
+    """`Nicolò Lucchesi` as typed on a keyboard without accents: `Nicolo Lucchesi`."""
+    decomposed = unicodedata.normalize("NFKD", name)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+@dataclass(frozen=True)
+class KnownPeople:
+    """Handles (case-folded → as written) and full names (→ handle) a note may name bare."""
+
+    handles: Mapping[str, str]
+    names: Mapping[str, str]
+    _names_re: re.Pattern[str] | None = field(default=None, compare=False)
+    # Lower-cased handles and first words of names: a note none of whose words is one of them
+    # (most notes) is not searched at all.
+    _words: frozenset[str] = field(default=frozenset(), compare=False)
+
+    @classmethod
+    def of(cls, people: Mapping[str, Iterable[str]]) -> KnownPeople:
+        handles = {handle.casefold(): handle for handle in people}
+        names: dict[str, str] = {}
+        for handle, written in people.items():
+            for name in written:
+                for form in {" ".join(name.split()), _plain_letters(" ".join(name.split()))}:
+                    names.setdefault(form, handle)
+        alternatives = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
+        names_re = re.compile(rf"(?<![\w])(?:{alternatives})(?!\w)") if names else None
+        words = frozenset([*handles, *(name.split()[0].lower() for name in names)])
+        return cls(handles, names, names_re, words)
+
+    def extended(self, people: Mapping[str, Iterable[str]]) -> KnownPeople:
+        """These people and those: a digest's own (its meta's `people:`, its PR authors)."""
+        merged: dict[str, list[str]] = {handle: [] for handle in self.handles.values()}
+        for name, handle in self.names.items():
+            merged[handle].append(name)
+        for handle, names in people.items():
+            merged.setdefault(self.handles.get(handle.casefold(), handle), []).extend(names)
+        return KnownPeople.of(merged)
+
+    def handle(self, word: str) -> str | None:
+        """The handle a bare word is, as the list writes it, or None."""
+        return self.handles.get(word.casefold())
+
+    def names_of(self, handle: str) -> list[str]:
+        """The full names written for a handle (`mgoin` → `Michael Goin`)."""
+        return [name for name, owner in self.names.items() if owner.casefold() == handle.casefold()]
+
+    def found(self, text: str) -> list[tuple[int, str]]:
+        """(position, handle) of every known handle or full name the text names."""
+        if self._words.isdisjoint(map(str.lower, _WORDS_RE.findall(text))):
+            return []
+        out = [
+            (m.start(), handle)
+            for m in HANDLE_WORD_RE.finditer(text)
+            if (handle := self.handles.get(m.group().casefold())) is not None
+        ]
+        if self._names_re is not None:
+            out.extend((m.start(), self.names[m.group()]) for m in self._names_re.finditer(text))
+        return out
+
+
+@lru_cache(maxsize=1)
+def known_people() -> KnownPeople:
+    """The bundled list (`data/people.yaml`); a malformed file fails loudly with its name."""
+    text = resources.files("chatbot.digest").joinpath("data/people.yaml").read_text(encoding="utf-8")
+    data = load_yaml(text)
+    people = data["people"]
+    return KnownPeople.of({str(handle): [str(n) for n in names or []] for handle, names in people.items()})
+
+
+@lru_cache(maxsize=4096)
+def full_names(handle: str) -> tuple[str, ...]:
+    """The full names the bundled list writes for a handle (`mgoin` → `Michael Goin`), so a
+    search for the name finds the entries naming the handle."""
+    return tuple(known_people().names_of(handle))

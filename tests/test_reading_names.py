@@ -1,0 +1,223 @@
+"""Reading notes by another hand: people without `@`, RFC refs, Markdown labels, rated verdicts,
+lists of names (issue 26)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chatbot.cli import main
+from chatbot.digest import Library, analyse_note, json_schema, parse_raw_text
+from chatbot.digest.note import find_people, find_refs
+from chatbot.search import SearchIndex
+
+REPO = "vllm-project/vllm"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize(
+    ("note", "people"),
+    [
+        (
+            "robertgshaw2-redhat and DarkLight1337 reviewed it; alexm-nm ran the numbers.",
+            ["robertgshaw2-redhat", "DarkLight1337", "alexm-nm"],
+        ),
+        ("Michael Goin 对 scale 的处理很谨慎。", ["mgoin"]),
+        ("Nicolo Lucchesi is the person to ping.", ["NickLucche"]),
+        ("Nicolò Lucchesi 看过，mgoin把它合了，看njhill的分析。", ["NickLucche", "mgoin", "njhill"]),
+        ("Who should read: quantization folks; Michael Goin (mgoin) already approved.", ["mgoin"]),
+        ("Kunshang Ji (jikunshang) cut the older PR down.", ["jikunshang"]),
+        ("Watch out: author jinzhen-lin did several rounds afterwards.", ["jinzhen-lin"]),
+        ("zixi-qi chose the push connector over PR 43366.", ["zixi-qi"]),
+        ("要连着 apatke 的 #5958 一起看。", ["apatke"]),
+        (
+            "Who should read: Blackwell folks; author wenscarl, reviewed by Pavani Majety (pavanimajety).",
+            ["wenscarl", "pavanimajety"],
+        ),
+        ("@aarnphm 要求补一个测试，mgoin 直接 LGTM。", ["aarnphm", "mgoin"]),
+    ],
+)
+def test_people_named_without_an_at_are_read(note: str, people: list[str]) -> None:
+    assert find_people(note) == people
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        "Expert parallel (EP) is supported, DeepSeek-V2-Lite (MLA) too.",
+        "by default the by-pass is done by hand; by 2x on SM100 by fp16.",
+        "The author said top-k and V1-only paths were fixed; fp16 chose nothing.",
+        "PR author said so, and the author notes that it is safe.",
+        "由 pop 改为计数式 discard，kernel 的 #123 仍未合并。",
+        "Thanks to pipeline parallel and the scheduler, it is faster.",
+    ],
+)
+def test_ordinary_words_and_code_are_nobody(note: str) -> None:
+    assert find_people(note) == []
+
+
+ORDINARY = st.sampled_from(
+    [
+        "the",
+        "scheduler",
+        "kernel",
+        "cache",
+        "is",
+        "and",
+        "was",
+        "fixed",
+        "chose",
+        "wrote",
+        "by",
+        "default",
+        "the",
+        "patch",
+        "model",
+        "top-k",
+        "fp16",
+        "bf16",
+        "V1-only",
+        "DeepSeek-V2",
+        "Llama-3.1-70B",
+        "pipeline",
+        "parallel",
+        "的",
+        "调度",
+        "修复",
+        "内存",
+        "在",
+        "review",
+        "里",
+        "of",
+        "reviewed",
+        "moved",
+        "added",
+        "cc",
+        "ping",
+        "thanks",
+        "to",
+        "TL;DR",
+        "Risks:",
+        "(EP)",
+        "(MLA)",
+        "2x",
+        "SM100",
+        "x86",
+        "H100",
+    ]
+)
+
+
+@given(st.lists(ORDINARY, min_size=1, max_size=30))
+@settings(max_examples=200, deadline=None)
+def test_no_ordinary_words_make_a_person(words: list[str]) -> None:
+    """Handle-shaped words (`top-k`, `fp16`, `V1-only`) and lead words (`by`, `author`) in any
+    order: none of them is a person unless the note says who someone is."""
+    assert find_people(" ".join(words)) == []
+
+
+def test_a_meta_people_list_and_authors_anchor_bare_handles(tmp_path: Path) -> None:
+    (tmp_path / "d.txt").write_text(
+        f"{REPO}\n\nLoRA 热加载\n\n值得精读。Alice Wong 对锁的分析很到位，bobsmith 补了测试。\n\n"
+        "调度器重构\n\n值得一读。carol 重写了队列。\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "d.meta.yaml").write_text(
+        f"repo: {REPO}\npeople:\n  alice-dev: Alice Wong\nentries:\n"
+        "  - title: LoRA 热加载\n    pr: 101\n    author: bobsmith\n"
+        "  - title: 调度器重构\n    pr: 102\n    reviewers: ['@carol']\n",
+        encoding="utf-8",
+    )
+    library = Library.load(tmp_path)
+    assert [e.people for e in library.entries] == [["alice-dev", "bobsmith"], ["carol"]]
+    assert not library.errors
+
+
+def test_the_schema_carries_people_and_reviewers() -> None:
+    schema = json.loads(json_schema())
+    assert "people" in schema["properties"]
+    assert "reviewers" in schema["$defs"]["StructuredEntry"]["properties"]
+    assert json.loads((ROOT / "docs" / "digest.schema.json").read_text(encoding="utf-8")) == schema
+
+
+def test_rfc_issue_and_cross_repository_references_are_refs() -> None:
+    refs = find_refs(
+        "Design in RFC 14719, tracked in issue 15901; ported from sgl-project/sglang#11737.", REPO
+    )
+    assert [r.url for r in refs] == [
+        "https://github.com/vllm-project/vllm/pull/14719",
+        "https://github.com/vllm-project/vllm/pull/15901",
+        "https://github.com/sgl-project/sglang/pull/11737",
+    ]
+
+
+MARKDOWN_NOTE = (
+    "**TL;DR:** 启动时 `--scheduling-policy priority` 一个 flag 搞定。worth a skim ★★☆\n"
+    "值得看：\n- 改动本身很小\n- 要连着 #5958 一起看\n"
+    "注意：强制抢占不走 KV swap。\n谁该读：做多租户网关的同学。"
+)
+
+
+def test_a_markdown_tldr_label_and_a_rated_verdict_are_read_without_their_marks() -> None:
+    parts = analyse_note(MARKDOWN_NOTE, REPO)
+    assert parts.verdict == "worth a skim ★★☆"
+    assert parts.why == "启动时 `--scheduling-policy priority` 一个 flag 搞定"
+    assert parts.highlights == ["改动本身很小", "要连着 #5958 一起看"]
+    assert parts.caveats == ["强制抢占不走 KV swap"]
+    assert parts.audience == "做多租户网关的同学"
+
+
+@pytest.mark.parametrize(
+    ("note", "verdict"),
+    [
+        ("**TL;DR:** 换成 mmap 加载。Must-skim ★★★\n值得看：\n- 冷启动快\n- 文档补了", "Must-skim ★★★"),
+        (
+            "**TL;DR:** 纯重构。Must-skim ★★★（前提是你碰 structured output）\n注意：diff 很大。",
+            "Must-skim ★★★（前提是你碰 structured output）",
+        ),
+        ("**TL;DR:** CPU 上的 LoRA。可跳过 ★☆☆\n注意：只测了 x86。", "可跳过 ★☆☆"),
+        ("Skip unless you run --enable-server-load-tracking: it only counts /v1/responses.", "Skip"),
+        ("Worth a skim for the perf trick: the queue is updated in place.", "Worth a skim"),
+    ],
+)
+def test_verdicts_in_english_chinese_and_stars(note: str, verdict: str) -> None:
+    assert analyse_note(note, REPO).verdict == verdict
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        "Must read. Tested on hardware from:\n- NVIDIA\n- AMD\n- Intel\n- Google\n- AWS\nFocus: the scheduler change.",
+        "Must read. Adopters: Meta; LinkedIn; Roblox; Red Hat; IBM. Focus: the scheduler change.",
+    ],
+)
+def test_a_list_of_names_is_not_a_list_of_focus_points(note: str) -> None:
+    parts = analyse_note(note, REPO)
+    assert parts.highlights == ["the scheduler change"]
+
+
+def test_explain_shows_the_people_and_refs_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    digest = tmp_path / "d.md"
+    digest.write_text(
+        f"{REPO}\n\n## 调度策略进 EngineArgs\n\n{MARKDOWN_NOTE}\nmgoin 看过，见 RFC 14719。\n",
+        encoding="utf-8",
+    )
+    main(["validate", "--explain", str(digest)])
+    out = capsys.readouterr().out
+    assert "verdict:  worth a skim ★★☆" in out
+    assert "people:   mgoin" in out
+    assert "#14719 https://github.com/vllm-project/vllm/pull/14719" in out
+
+
+def test_a_search_for_a_full_name_finds_the_entry_naming_the_handle() -> None:
+    text = (
+        f"{REPO}\n\nFP8 MoE 修复\n\n值得精读。mgoin 指出 scale 的广播错误。\n\n"
+        "LoRA 热加载\n\n值得一读，Nick Hill 对锁粒度的分析很到位。\n\n调度器重构\n\n值得一读，队列改为原地更新。\n"
+    )
+    index = SearchIndex.build(parse_raw_text(text, "d.txt").entries)
+    assert [hit.entry.title for hit in index.search("Michael Goin").hits] == ["FP8 MoE 修复"]
+    assert [hit.entry.title for hit in index.search("njhill").hits] == ["LoRA 热加载"]
