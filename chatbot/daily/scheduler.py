@@ -160,6 +160,10 @@ class DailyScheduler:
         self._jobs: dict[str, str] = {}  # channel → key of its scheduled job
         self._last_wanted: dict[str, ChannelJob] = {}
         self._reconcile_lock = threading.Lock()
+        # start (on the loading thread) and shutdown (on SIGTERM) may meet: one at a time, and a
+        # scheduler shut down before it started never starts.
+        self._lifecycle = threading.Lock()
+        self._stopped = False
 
     def wanted(self) -> dict[str, ChannelJob]:
         """The jobs there should be: DAILY_CHANNELS on DAILY_CRON, then the subscriptions (which win)."""
@@ -180,7 +184,12 @@ class DailyScheduler:
 
     def start(self) -> None:
         """Start the background scheduler (nothing when no channel is configured and there is no
-        source of subscriptions)."""
+        source of subscriptions, or once shut down)."""
+        with self._lifecycle:
+            if not self._stopped:
+                self._start()
+
+    def _start(self) -> None:
         if not self.channels and self.subscriptions is None:
             log.info("daily post: DAILY_CHANNELS is empty, no PR of the day")
             return
@@ -266,8 +275,10 @@ class DailyScheduler:
             log.exception("announcing new digest entries failed")
 
     def shutdown(self) -> None:
-        if self.scheduler is not None:
-            self.scheduler.shutdown(wait=False)
+        with self._lifecycle:
+            self._stopped = True
+            if self.scheduler is not None and self.scheduler.running:
+                self.scheduler.shutdown(wait=False)
             self.scheduler = None
 
     def _scheduled(self, channel: str, zone: ZoneInfo | None = None) -> None:

@@ -170,3 +170,14 @@ def test_weekday_cron_fires_monday_to_friday() -> None:
         days.append(fire.strftime("%a %H:%M"))
         fire = trigger.get_next_fire_time(fire, fire + dt.timedelta(seconds=1))
     assert days == ["Mon 09:30", "Tue 09:30", "Wed 09:30", "Thu 09:30", "Fri 09:30", "Mon 09:30"]
+
+
+def test_shut_down_before_it_started_it_never_starts() -> None:
+    """SIGTERM while the digests load: close() shuts the scheduler down before the loading
+    thread starts it; that start must not run jobs (or raise SchedulerNotRunningError)."""
+    run = Recorder([Status.POSTED])
+    scheduler = DailyScheduler(run, ["C1"], WEEKDAYS_0930, SHANGHAI, GRACE)
+    scheduler.shutdown()
+    scheduler.start()
+    assert scheduler.scheduler is None
+    scheduler.shutdown()  # twice is fine
