@@ -16,7 +16,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
@@ -24,13 +24,9 @@ from zoneinfo import ZoneInfo
 from apscheduler.schedulers.background import BackgroundScheduler
 from slack_bolt import App
 from slack_sdk import WebClient
-from slack_sdk.http_retry.builtin_handlers import (
-    RateLimitErrorRetryHandler,
-    ServerErrorRetryHandler,
-)
 
 from chatbot.answers import Answerer
-from chatbot.daily import DailyPoster, DailyScheduler, Pick, SlackMessage, TopicFilter, daily_web_client
+from chatbot.daily import DailyPoster, DailyScheduler, Pick, SlackMessage, TopicFilter
 from chatbot.daily.announcer import Announcer
 from chatbot.daily.subscription import (
     Subscription,
@@ -48,6 +44,7 @@ from chatbot.settings import Settings, SettingsError
 from chatbot.slack.app import build_slack_app
 from chatbot.slack.blocks import render_entry_card
 from chatbot.slack.curator import render_curator_report
+from chatbot.slack.fairness import FairExecutor
 from chatbot.slack.handlers.actions import ActionHandlers
 from chatbot.slack.handlers.command import CommandHandler, Request, Searchable
 from chatbot.slack.handlers.dm import DirectMessages
@@ -62,8 +59,9 @@ from chatbot.slack.handlers.subscriptions import SubscriptionCommands
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.loading import LoadingGate
 from chatbot.slack.locale import UserLanguages, slack_locale
+from chatbot.slack.ratelimits import RateLimits
 from chatbot.slack.replays import DeadlineLedger, InMemoryReplayLedger, ReplayLedger
-from chatbot.slack.retries import PostOnceRetryHandler
+from chatbot.slack.retries import slack_web_client
 from chatbot.slack.subscription_blocks import render_announcement
 from chatbot.snapshot import Key, Snapshots
 from chatbot.store import InMemoryThreadRegistry, SqlStore, SubscriptionStore, ThreadRegistry
@@ -346,7 +344,7 @@ class Bot:
     app: App
     signing_secret: str
     follow_up: FollowUpHandler
-    executors: list[TrackedExecutor] = field(default_factory=list)
+    executors: list[TrackedExecutor | FairExecutor] = field(default_factory=list)
     store: SqlStore | None = None
     daily: DailyPoster | None = None
     scheduler: DailyScheduler | None = None
@@ -358,6 +356,7 @@ class Bot:
     socket_connected: Callable[[], bool] | None = None  # Socket Mode: set once connected
     after_load: list[Callable[[], None]] = field(default_factory=list)  # run by `start()`, before the jobs
     closed: threading.Event = field(default_factory=threading.Event)
+    rate_limits: RateLimits | None = None  # every Slack client's holds; waits end at close
 
     def health(self) -> dict[str, object]:
         """What /healthz reports besides readiness: the library is loaded."""
@@ -413,17 +412,15 @@ class Bot:
             self.store.close()
 
 
-def web_client(settings: Settings, token: str) -> WebClient:
-    """A Web API client for SLACK_API_URL that retries rate limits and server/connection errors,
-    but a post only when it never reached Slack (chatbot.slack.retries: nothing posted twice). It waits at most 10 s for an answer (someone is waiting on it), less when SLACK_TIMEOUT says so."""
-    timeout = min(10.0, settings.slack_timeout)
-    client = WebClient(token=token, base_url=settings.slack_api_url, timeout=timeout)  # type: ignore[arg-type]
-    client.retry_handlers = [
-        PostOnceRetryHandler(max_retry_count=2),
-        RateLimitErrorRetryHandler(max_retry_count=2),
-        ServerErrorRetryHandler(max_retry_count=2),
-    ]
-    return client
+def web_client(
+    settings: Settings, token: str | None, limits: RateLimits | None = None, *, daily: bool = False
+) -> WebClient:
+    """The bot's Web API client for SLACK_API_URL (chatbot.slack.retries.slack_web_client: Slack's
+    Retry-After per channel and method on `limits`, nothing posted twice). It waits at most 10 s
+    for an answer (someone is waiting on it), less when SLACK_TIMEOUT says so; the jobs that post
+    (`daily`: PR of the day, announcements) wait SLACK_TIMEOUT."""
+    timeout = settings.slack_timeout if daily else min(10.0, settings.slack_timeout)
+    return slack_web_client(token, settings.slack_api_url, limits=limits, timeout=timeout)
 
 
 def build(
@@ -459,7 +456,7 @@ def build(
     follow_up, after_load = _follow_ups(parts, dedup, follow_up, load)
     daily = _daily_parts(parts, store) if store is not None else None
     answer_pool = TrackedExecutor(max_workers=16, thread_name_prefix="answer")
-    listener_pool = TrackedExecutor(max_workers=16, thread_name_prefix="listener")
+    listener_pool = FairExecutor(16, "listener", parts.rate_limits)
     answers = _answers(parts, daily, today, page_size, answer_cache)
     handlers = _handlers(parts, answers, answer_pool, ack_budget, dedup, store, daily)
     return Bot(
@@ -477,6 +474,7 @@ def build(
         metrics=parts.metrics,
         usage=parts.usage,
         after_load=after_load,
+        rate_limits=parts.rate_limits,
         **_daily_fields(daily),
     )
 
@@ -505,7 +503,7 @@ def _slack_app(
     parts: _Parts,
     secret: str,
     follow_up: FollowUpHandler,
-    listeners: TrackedExecutor,
+    listeners: Executor,
     handlers: dict[str, Any],
 ) -> App:
     """The Bolt app: "still loading" until the digests are, then the handlers; request ids logged."""
@@ -522,6 +520,7 @@ def _slack_app(
             lambda user: languages.cached(user) or languages.default,
             listeners,
         ),
+        rate_limits=parts.rate_limits,
         **handlers,
     )
     app.use(request_id_middleware(logging.getLogger("chatbot.slack.requests")))
@@ -541,6 +540,7 @@ class _Parts:
     usage_writer: TrackedExecutor
     client: WebClient
     languages: UserLanguages
+    rate_limits: RateLimits
 
     def observed(self, source: str) -> ObservedSearch:
         """The search as a surface (`command`, `dm`, `home`…) uses it, counted under its name."""
@@ -559,8 +559,10 @@ def _parts(
     metrics = Metrics()
     metrics.watch_library(lambda: library_state(live.library))
     usage_writer = TrackedExecutor(max_workers=1, thread_name_prefix="usage")
-    client = count_slack_calls(web_client(settings, token), metrics)
+    rate_limits = RateLimits()
+    client = count_slack_calls(web_client(settings, token, rate_limits), metrics)
     return _Parts(
+        rate_limits=rate_limits,
         settings=settings,
         live=live,
         searchable=index(live) if index else live,
@@ -588,10 +590,13 @@ class _Daily:
 def _daily_parts(parts: _Parts, store: SqlStore) -> _Daily:
     """What runs on the store besides the answers (serve, or a test that passes a store)."""
     settings, library = parts.settings, parts.live.library
-    subscriptions = build_subscriptions(settings, parts.live, store, parts.client)
-    poster = build_daily_poster(settings, library, store, parts.registry, subscriptions.topic_filter)
+    # The jobs wait SLACK_TIMEOUT for Slack; every client shares the bot's rate limits.
+    jobs = count_slack_calls(
+        web_client(settings, settings.slack_bot_token, parts.rate_limits, daily=True), parts.metrics
+    )
+    subscriptions = build_subscriptions(settings, parts.live, store, parts.client, jobs)
+    poster = build_daily_poster(settings, library, store, parts.registry, subscriptions.topic_filter, jobs)
     subscriptions.poster = poster
-    count_slack_calls(poster.client, parts.metrics)
     curator = build_weekly_report(settings, library, store, parts.client, parts.metrics)
     return _Daily(
         subscriptions=subscriptions,
@@ -835,8 +840,10 @@ def build_daily_poster(
     store: SqlStore,
     threads: ThreadRegistry | None = None,
     topics: Callable[[str], TopicFilter | None] | None = None,
+    client: WebClient | None = None,
 ) -> DailyPoster:
-    """Posts to Slack once per channel and day; its client retries 429/5xx/connection errors."""
+    """Posts to Slack once per channel and day; its client (the bot's jobs' client in serve) waits
+    out Slack's rate limits and retries 5xx/connection errors, a post only when it never left."""
 
     def entries() -> Sequence[Entry]:
         library.refresh()
@@ -845,7 +852,7 @@ def build_daily_poster(
     return DailyPoster(
         store,
         entries,
-        daily_web_client(settings.slack_bot_token, settings.slack_api_url, timeout=settings.slack_timeout),
+        client or web_client(settings, settings.slack_bot_token, daily=True),
         lambda entry: daily_message(entry, settings.channel_language),
         threads=threads or store,
         after_post=crash_after_post(),
@@ -946,10 +953,10 @@ class Subscriptions:
 
 
 def build_subscriptions(
-    settings: Settings, live: LiveIndex, store: SqlStore, client: WebClient
+    settings: Settings, live: LiveIndex, store: SqlStore, client: WebClient, jobs: WebClient | None = None
 ) -> Subscriptions:
     """Subscriptions on the store's database; DAILY_CHANNELS/DAILY_CRON/TIMEZONE are the configured
-    ones and the defaults of a new subscription."""
+    ones and the defaults of a new subscription. `jobs`: the announcer's client (default `client`)."""
     subscriptions = SubscriptionStore(store.engine)
     configured = configured_subscriptions(settings.daily_channels, settings.daily_cron, settings.timezone)
     schedule = default_schedule(settings.daily_cron, settings.timezone)
@@ -979,7 +986,7 @@ def build_subscriptions(
         entries,
         lambda: bundle.effective(),
         lambda subscription: bundle.entries_on(subscription),
-        daily_web_client(settings.slack_bot_token, settings.slack_api_url, timeout=settings.slack_timeout),
+        jobs or client,
         lambda new, subscription: announcement_message(new, subscription, settings.channel_language),
     )
     bundle = Subscriptions(subscriptions, configured, commands, announcer, live)

@@ -14,9 +14,9 @@ import pytest
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from chatbot.daily.poster import daily_web_client
 from chatbot.observability import LibraryState, Metrics, count_slack_calls
 from chatbot.settings import load_settings
+from chatbot.slack.retries import slack_web_client
 from chatbot.store import SqlStore
 from chatbot.wiring import build
 from tests.daily.test_serve_daily import ROOT, Serve, free_port
@@ -30,7 +30,7 @@ def calls(metrics: Metrics, method: str, error: str) -> float:
 
 def test_slack_calls_are_counted_by_method_and_error_each_attempt(fake_slack: FakeSlack) -> None:
     metrics = Metrics()
-    client = count_slack_calls(daily_web_client("xoxb-test", fake_slack.api_url, backoff=0.0), metrics)
+    client = count_slack_calls(slack_web_client("xoxb-test", fake_slack.api_url, backoff=0.0), metrics)
     count_slack_calls(client, metrics)  # installing twice counts once
     fake_slack.fail("chat.postMessage", error="channel_not_found")
     with pytest.raises(SlackApiError):

@@ -15,6 +15,7 @@ from slack_bolt import App
 from slack_sdk import WebClient
 
 from chatbot.slack import action_ids as ids
+from chatbot.slack.fairness import note_asker
 from chatbot.slack.handlers import actions, messages
 from chatbot.slack.handlers.actions import ActionHandlers
 from chatbot.slack.handlers.command import CommandHandler
@@ -24,6 +25,7 @@ from chatbot.slack.handlers.home import HomeTab
 from chatbot.slack.handlers.links import LinkPreviews
 from chatbot.slack.handlers.messages import FollowUpHandler
 from chatbot.slack.handlers.shortcut import MessageShortcut
+from chatbot.slack.ratelimits import RateLimits, gate_clients
 from chatbot.slack.replays import ReplayLedger, replay_middleware
 
 log = logging.getLogger(__name__)
@@ -87,10 +89,12 @@ def build_slack_app(
     dms: DirectMessages | None = None,
     shortcut: MessageShortcut | None = None,
     loading: Any = None,
+    rate_limits: RateLimits | None = None,
 ) -> App:
     """A Bolt app whose listeners acknowledge first; answers never hold the HTTP response long.
     A replayed command or button press is acknowledged and dropped (`replays`). `loading` (the
-    middleware of `chatbot.slack.loading`) answers "still loading" until the digests are."""
+    middleware of `chatbot.slack.loading`) answers "still loading" until the digests are. With
+    `rate_limits`, every listener's client waits out Slack's holds (`chatbot.slack.ratelimits`)."""
     app = App(
         # The name Bolt would read off the caller's frame with `inspect.stack()` (30 ms at start).
         name=Path(__file__).name,
@@ -104,6 +108,9 @@ def build_slack_app(
         logger=bolt_logger(),
     )
     app.error(log_error)
+    app.use(note_asker)  # who asked: the listener pool shares its threads fairly (slack/fairness.py)
+    if rate_limits is not None:
+        app.use(gate_clients(rate_limits))
     if loading is not None:
         app.use(loading)
     app.use(replay_middleware(replays))

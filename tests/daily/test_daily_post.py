@@ -19,10 +19,10 @@ from chatbot.daily.poster import (
     DAILY_EVENT_TYPE,
     DailyPoster,
     Status,
-    daily_web_client,
     owner_is_dead,
 )
 from chatbot.digest.library import Library
+from chatbot.slack.retries import slack_web_client
 from chatbot.store import SqlStore
 from chatbot.wiring import CRASH_AFTER_POST_ENV, CRASH_EXIT_CODE, daily_message
 from tests.fakeslack import FakeSlack
@@ -141,7 +141,7 @@ def test_crash_after_slack_accepted_then_rerun_does_not_post_again(
 def sqlite_poster(tmp_path: Path, fake_slack: FakeSlack, library: Library) -> tuple[SqlStore, DailyPoster]:
     """A daily poster on a fresh SQLite file, talking to the fake Slack with short backoff."""
     store = SqlStore.open(f"sqlite:///{tmp_path / 'bot.db'}")
-    client = daily_web_client("xoxb-test", fake_slack.api_url, backoff=0.01)
+    client = slack_web_client("xoxb-test", fake_slack.api_url, backoff=0.01)
     return store, DailyPoster(store, lambda: library.entries, client, lambda e: daily_message(e, "en"))
 
 
@@ -273,7 +273,7 @@ def test_an_unanswered_post_is_unknown_until_the_next_run_looks(
     fake_slack.answer_late("chat.postMessage", 4.0)
     fake_slack.fail("conversations.history", status=500, times=3)
     store = SqlStore.open(db_url)
-    client = daily_web_client("xoxb-test", fake_slack.api_url, backoff=0.01, timeout=1)
+    client = slack_web_client("xoxb-test", fake_slack.api_url, backoff=0.01, timeout=1)
     poster = DailyPoster(store, lambda: seed_library.entries, client, lambda e: daily_message(e, "en"))
     day = dt.date.fromisoformat(DAY)
     first = poster.run(CHANNEL, day)
@@ -298,7 +298,7 @@ def test_a_refused_connection_is_retried_and_released(
         probe.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{probe.getsockname()[1]}/api/"
     store = SqlStore.open(f"sqlite:///{tmp_path / 'bot.db'}")
-    client = daily_web_client("xoxb-test", closed, backoff=0.01)
+    client = slack_web_client("xoxb-test", closed, backoff=0.01)
     poster = DailyPoster(store, lambda: seed_library.entries, client, lambda e: daily_message(e, "en"))
     result = poster.run(CHANNEL, dt.date.fromisoformat(DAY))
     assert result.status is Status.FAILED and "cannot reach Slack" in result.line()
