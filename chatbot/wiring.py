@@ -420,7 +420,9 @@ def web_client(
     for an answer (someone is waiting on it), less when SLACK_TIMEOUT says so; the jobs that post
     (`daily`: PR of the day, announcements) wait SLACK_TIMEOUT."""
     timeout = settings.slack_timeout if daily else min(10.0, settings.slack_timeout)
-    return slack_web_client(token, settings.slack_api_url, limits=limits, timeout=timeout)
+    return slack_web_client(
+        token, settings.slack_api_url, limits=limits, timeout=timeout, reports_unknown=daily
+    )
 
 
 def build(

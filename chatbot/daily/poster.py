@@ -138,6 +138,14 @@ def maybe_stored(error: SlackApiError) -> bool:
     return error.response is not None and error.response.status_code >= 500
 
 
+def unknown_outcome(error: BaseException) -> str:
+    """Why a post's outcome is unknown, in one line: Slack's 5xx, or no answer at all."""
+    if isinstance(error, SlackApiError):
+        code, status_code, _ = slack_refusal(error)
+        return f"Slack answered {code} (HTTP {status_code}), the post may be stored"
+    return f"no answer from Slack ({str(error) or type(error).__name__})"
+
+
 def post_message(
     client: WebClient, channel: str, message: SlackMessage, metadata: dict[str, Any]
 ) -> tuple[str, str]:
@@ -440,14 +448,15 @@ class DailyPoster:
     def _unanswered(
         self, channel: str, day: dt.date, entry: Entry, owner: str, error: BaseException
     ) -> DailyResult:
-        """The post got no answer: Slack may have stored it. Look for it; keep the claim if absent."""
-        why = str(error) or type(error).__name__
+        """The post got no answer (or a 5xx): Slack may have stored it. Look for it; keep the claim
+        if absent."""
+        why = unknown_outcome(error)
         found = self._find_posted(channel, day, since=self.clock() - self.lease)
         if found is not None:
             ts, entry_id = found
             self.store.record_posted(channel, day, owner, ts, now=self.clock(), entry_id=entry_id or entry.id)
             self._register(channel, ts, entry_id or entry.id)
-            detail = f"no answer from Slack ({why}), found the post in the channel"
+            detail = f"{why}, found the post in the channel"
             return DailyResult(Status.POSTED, channel, day, entry_id or entry.id, ts, detail)
         self.store.mark_unknown(channel, day, owner, UNKNOWN_OWNER)
         return DailyResult(
@@ -455,8 +464,7 @@ class DailyPoster:
             channel,
             day,
             entry.id,
-            detail=f"no answer from Slack ({why}) and not in the channel yet; "
-            "the next run looks for it before posting",
+            detail=f"{why} and not in the channel yet; the next run looks for it before posting",
         )
 
     def _register(self, channel_id: str, ts: str, entry_id: str) -> None:

@@ -59,6 +59,9 @@ class PostOnceRetryHandler(ConnectionErrorRetryHandler):
     """ConnectionErrorRetryHandler that never sends a post again once it may have reached Slack;
     it logs that post's outcome as unknown (one line) instead."""
 
+    # DEBUG where the caller reports the unknown outcome itself (the PR of the day, announcements).
+    unknown_level = logging.WARNING
+
     def _can_retry(
         self,
         *,
@@ -72,7 +75,8 @@ class PostOnceRetryHandler(ConnectionErrorRetryHandler):
         method = api_method(request.url)
         if safe_to_repeat(method) or never_sent(error):
             return super()._can_retry(request=request, response=response, error=error, **rest)
-        log.warning(
+        log.log(
+            self.unknown_level,
             "slack %s: no answer after the request was sent (%s: %s); not sent again, it may have been posted",
             method,
             type(error).__name__,
@@ -84,6 +88,8 @@ class PostOnceRetryHandler(ConnectionErrorRetryHandler):
 class PostOnceServerErrorRetryHandler(ServerErrorRetryHandler):
     """ServerErrorRetryHandler (500/503) for reads and idempotent writes only: a post answered
     with a 5xx may be stored all the same, and a second one would be a second message."""
+
+    unknown_level = logging.WARNING
 
     def _can_retry(
         self,
@@ -99,7 +105,9 @@ class PostOnceServerErrorRetryHandler(ServerErrorRetryHandler):
         if safe_to_repeat(method):
             return True
         status = response.status_code if response is not None else "?"
-        log.warning("slack %s: HTTP %s; not sent again, it may have been posted", method, status)
+        log.log(
+            self.unknown_level, "slack %s: HTTP %s; not sent again, it may have been posted", method, status
+        )
         return False
 
 
@@ -111,21 +119,23 @@ def slack_web_client(
     timeout: float = 10.0,
     retries: int = 2,
     backoff: float = 0.5,
+    reports_unknown: bool = False,
 ) -> GatedWebClient:
     """The bot's Web API client: waits out and records rate limits on `limits` (shared with
     every other client of the bot), sends again after connection and server errors with backoff,
-    but a post only when it certainly never reached Slack."""
+    but a post only when it certainly never reached Slack. `reports_unknown`: the caller logs a
+    post's unknown outcome itself (the jobs), so the handlers' line goes to DEBUG."""
     interval = BackoffRetryIntervalCalculator(backoff_factor=backoff)
     limits = limits or RateLimits()
+    connection = PostOnceRetryHandler(max_retry_count=retries, interval_calculator=interval)
+    server = PostOnceServerErrorRetryHandler(max_retry_count=retries, interval_calculator=interval)
+    if reports_unknown:
+        connection.unknown_level = server.unknown_level = logging.DEBUG
     client = GatedWebClient(
         token=token,
         base_url=base_url,
         timeout=timeout,  # type: ignore[arg-type]  # urllib takes fractions of a second too
-        retry_handlers=[
-            PostOnceRetryHandler(max_retry_count=retries, interval_calculator=interval),
-            RetryAfterHandler(limits, max_retry_count=max(retries, 3)),
-            PostOnceServerErrorRetryHandler(max_retry_count=retries, interval_calculator=interval),
-        ],
+        retry_handlers=[connection, RetryAfterHandler(limits, max_retry_count=max(retries, 3)), server],
     )
     client.rate_limits = limits
     return client

@@ -56,7 +56,7 @@ def announcer_with_new_batch(
         lambda: shown,
         lambda: [subscription],
         lambda _s: frozenset(),
-        slack_web_client("xoxb-test", fake.api_url, backoff=0.01, timeout=1),
+        slack_web_client("xoxb-test", fake.api_url, reports_unknown=True, backoff=0.01, timeout=1),
         render,
         clock=clock,
     )

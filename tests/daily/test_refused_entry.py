@@ -49,7 +49,7 @@ def test_an_entry_slack_refuses_is_skipped_and_the_next_one_posted_once_a_day(
 
     def replica() -> tuple[SqlStore, DailyPoster]:
         store = SqlStore.open(db_url)
-        client = slack_web_client("xoxb-test", fake_slack.api_url, backoff=0.01)
+        client = slack_web_client("xoxb-test", fake_slack.api_url, reports_unknown=True, backoff=0.01)
         return store, DailyPoster(store, lambda: seed_library.entries, client, render)
 
     replicas = [replica(), replica()]
@@ -88,7 +88,7 @@ def test_a_channel_error_still_gives_up_without_skipping_entries(
     db_url: str, fake_slack: FakeSlack, seed_library: Library
 ) -> None:
     store = SqlStore.open(db_url)
-    client = slack_web_client("xoxb-test", fake_slack.api_url, backoff=0.01)
+    client = slack_web_client("xoxb-test", fake_slack.api_url, reports_unknown=True, backoff=0.01)
     poster = DailyPoster(store, lambda: seed_library.entries, client, lambda e: daily_message(e, "en"))
     first = poster.pick(CHANNEL, DAY)
     fake_slack.refuse("chat.postMessage", "is_archived", containing=CHANNEL)
