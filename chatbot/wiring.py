@@ -399,8 +399,13 @@ class Bot:
         return all(executor.wait_idle(timeout) for executor in self.executors)
 
     def close(self, drain: float = 5.0) -> None:
-        """Stop the scheduler, let running answers finish (up to `drain` seconds), then stop."""
+        """Stop the scheduler, cut model streams and rate-limit waits (the answers at hand are
+        posted), let running answers finish (up to `drain` seconds), then stop."""
         self.closed.set()
+        if self.rate_limits is not None:
+            self.rate_limits.stop()
+        if isinstance(self.follow_up, FollowUps) and self.follow_up.model is not None:
+            self.follow_up.model.cut.cut()
         if self.scheduler is not None:
             self.scheduler.shutdown()
         if self.curator_jobs is not None and self.curator_jobs.running:

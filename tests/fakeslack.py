@@ -59,6 +59,7 @@ class Call:
     path: str
     status: int = 200
     response: dict[str, Any] = field(default_factory=dict)
+    at: float = field(default_factory=time.monotonic)  # when it arrived (time.monotonic)
 
     @property
     def token(self) -> str | None:

@@ -7,7 +7,8 @@ apologies — so no call goes to Slack before Slack said it may. A call without 
 (users.info, views.publish) is held per method. A 429 never posted anything, so waiting out the
 hold and sending again is safe for every method, posts included.
 
-`RateLimits` is the shared state; `GatedWebClient` waits out a hold before it sends (the Bolt
+`RateLimits` is the shared state; `GatedWebClient` sends one call per (channel, method) at a time
+and waits out a hold before it sends (the Bolt
 middleware `gate_clients` gives every listener one); `RetryAfterHandler` records each 429 and sends
 again once the hold is over. At shutdown `stop()` ends every wait at once: the call is then sent
 (or refused) right away rather than keeping the process past its drain time.
@@ -43,7 +44,14 @@ class RateLimits:
         self.clock = clock
         self._until: dict[tuple[str, str], float] = {}
         self._changed = threading.Condition()
+        self._turns: dict[tuple[str, str], threading.Lock] = {}
         self.stopping = False
+
+    def turn(self, channel: str, method: str) -> threading.Lock:
+        """The lock one call to (channel, method) holds while it is out: a second call cannot be
+        on its way when the first one's 429 comes back (it would arrive before Retry-After)."""
+        with self._changed:
+            return self._turns.setdefault((channel, method), threading.Lock())
 
     def hold(self, channel: str, method: str, seconds: float) -> None:
         """Nothing goes to `method` in `channel` for `seconds` from now (a later hold wins)."""
@@ -170,8 +178,12 @@ class GatedWebClient(WebClient):
         **rest: Any,
     ) -> SlackResponse:
         channel = call_channel(json) or call_channel(data) or call_channel(params)
-        self.rate_limits.wait(channel, api_method)
-        return super().api_call(api_method, json=json, data=data, params=params, **rest)
+        if not channel:  # method-wide limits: waited out, calls not queued one by one
+            self.rate_limits.wait(channel, api_method)
+            return super().api_call(api_method, json=json, data=data, params=params, **rest)
+        with self.rate_limits.turn(channel, api_method):
+            self.rate_limits.wait(channel, api_method)
+            return super().api_call(api_method, json=json, data=data, params=params, **rest)
 
     def held(self, channel: str, method: str) -> bool:
         """True while (channel, method) is rate-limited: a call now would wait."""
