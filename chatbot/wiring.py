@@ -51,6 +51,7 @@ from chatbot.slack.handlers.dm import DirectMessages
 from chatbot.slack.handlers.feedback import FeedbackHandlers
 from chatbot.slack.handlers.followups import FollowUps, HandledEvents, InMemoryHandledEvents
 from chatbot.slack.handlers.home import HomeTab
+from chatbot.slack.handlers.install import InstallEvents
 from chatbot.slack.handlers.links import LinkPreviews
 from chatbot.slack.handlers.messages import FollowUpHandler
 from chatbot.slack.handlers.model_answers import ModelAnswers
@@ -357,6 +358,7 @@ class Bot:
     after_load: list[Callable[[], None]] = field(default_factory=list)  # run by `start()`, before the jobs
     closed: threading.Event = field(default_factory=threading.Event)
     rate_limits: RateLimits | None = None  # every Slack client's holds; waits end at close
+    installs: InstallEvents | None = None  # app_uninstalled / tokens_revoked: the jobs stay stopped
 
     def health(self) -> dict[str, object]:
         """What /healthz reports besides readiness: the library is loaded."""
@@ -380,7 +382,7 @@ class Bot:
         library."""
 
         def start_jobs() -> None:
-            if self.closed.is_set():
+            if self.closed.is_set() or (self.installs is not None and self.installs.gone.is_set()):
                 return
             for warm_up in self.after_load:
                 try:
@@ -466,6 +468,7 @@ def build(
     listener_pool = FairExecutor(16, "listener", parts.rate_limits)
     answers = _answers(parts, daily, today, page_size, answer_cache)
     handlers = _handlers(parts, answers, answer_pool, ack_budget, dedup, store, daily)
+    handlers["installs"] = installs = InstallEvents(lambda: _stop_jobs(daily))
     return Bot(
         settings=settings,
         library=live.library,
@@ -482,6 +485,7 @@ def build(
         usage=parts.usage,
         after_load=after_load,
         rate_limits=parts.rate_limits,
+        installs=installs,
         **_daily_fields(daily),
     )
 
@@ -613,6 +617,15 @@ def _daily_parts(parts: _Parts, store: SqlStore) -> _Daily:
         curator=curator,
         curator_jobs=weekly_scheduler(curator, settings.curator_cron) if curator is not None else None,
     )
+
+
+def _stop_jobs(daily: _Daily | None) -> None:
+    """The install is gone (app_uninstalled, tokens_revoked): nothing more to post on a schedule."""
+    if daily is None:
+        return
+    daily.scheduler.shutdown()
+    if daily.curator_jobs is not None and daily.curator_jobs.running:
+        daily.curator_jobs.shutdown(wait=False)
 
 
 def _daily_fields(daily: _Daily | None) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from chatbot.slack.handlers.command import CommandHandler
 from chatbot.slack.handlers.dm import DirectMessages, is_dm_query
 from chatbot.slack.handlers.feedback import FeedbackHandlers
 from chatbot.slack.handlers.home import HomeTab
+from chatbot.slack.handlers.install import INSTALL_EVENTS, InstallEvents
 from chatbot.slack.handlers.links import LinkPreviews
 from chatbot.slack.handlers.messages import FollowUpHandler
 from chatbot.slack.handlers.shortcut import MessageShortcut
@@ -90,6 +91,7 @@ def build_slack_app(
     shortcut: MessageShortcut | None = None,
     loading: Any = None,
     rate_limits: RateLimits | None = None,
+    installs: InstallEvents | None = None,
 ) -> App:
     """A Bolt app whose listeners acknowledge first; answers never hold the HTTP response long.
     A replayed command or button press is acknowledged and dropped (`replays`). `loading` (the
@@ -137,6 +139,9 @@ def build_slack_app(
         app.action(ids.HOME_SEARCH)(ack=actions.just_ack, lazy=[home.search])
     if shortcut is not None:
         app.shortcut(ids.SHORTCUT)(ack=actions.just_ack, lazy=[shortcut])
+    if installs is not None:
+        for event_type in INSTALL_EVENTS:
+            app.event(event_type)(installs)
     return app
 
 
