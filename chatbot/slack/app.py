@@ -94,9 +94,7 @@ def build_slack_app(
     installs: InstallEvents | None = None,
 ) -> App:
     """A Bolt app whose listeners acknowledge first; answers never hold the HTTP response long.
-    A replayed command or button press is acknowledged and dropped (`replays`). `loading` (the
-    middleware of `chatbot.slack.loading`) answers "still loading" until the digests are. With
-    `rate_limits`, every listener's client waits out Slack's holds (`chatbot.slack.ratelimits`)."""
+    Middleware: `_use_middleware`; `installs` hears the install going away."""
     app = App(
         # The name Bolt would read off the caller's frame with `inspect.stack()` (30 ms at start).
         name=Path(__file__).name,
@@ -110,12 +108,7 @@ def build_slack_app(
         logger=bolt_logger(),
     )
     app.error(log_error)
-    app.use(note_asker)  # who asked: the listener pool shares its threads fairly (slack/fairness.py)
-    if rate_limits is not None:
-        app.use(gate_clients(rate_limits))
-    if loading is not None:
-        app.use(loading)
-    app.use(replay_middleware(replays))
+    _use_middleware(app, replays, loading, rate_limits)
     app.command(ids.COMMAND)(command)
     app.action(ids.pattern(ids.SHARE_ENTRY))(ack=actions.just_ack, lazy=[buttons.share])
     app.action(ids.pattern(ids.MORE_RESULTS))(ack=actions.just_ack, lazy=[buttons.more])
@@ -139,10 +132,20 @@ def build_slack_app(
         app.action(ids.HOME_SEARCH)(ack=actions.just_ack, lazy=[home.search])
     if shortcut is not None:
         app.shortcut(ids.SHORTCUT)(ack=actions.just_ack, lazy=[shortcut])
-    if installs is not None:
-        for event_type in INSTALL_EVENTS:
-            app.event(event_type)(installs)
+    for event_type in INSTALL_EVENTS if installs is not None else ():
+        app.event(event_type)(installs)
     return app
+
+
+def _use_middleware(app: App, replays: ReplayLedger, loading: Any, rate_limits: RateLimits | None) -> None:
+    """Who asked (the listener pool shares its threads fairly: slack/fairness.py); every listener's
+    client waits out Slack's holds; "still loading"; replayed commands and presses dropped."""
+    app.use(note_asker)
+    if rate_limits is not None:
+        app.use(gate_clients(rate_limits))
+    if loading is not None:
+        app.use(loading)
+    app.use(replay_middleware(replays))
 
 
 def log_error(error: Exception, body: dict[str, Any]) -> None:
