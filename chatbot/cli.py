@@ -259,9 +259,30 @@ def _serve_bot(settings: Settings) -> Any:
         print(f"vllm-digest: {exc}", file=sys.stderr)
         return 2
     except (BoltError, SlackApiError, SlackClientError, OSError) as exc:
+        refused = _token_refusal(exc)
+        if refused is not None:
+            print(
+                f"vllm-digest: setting SLACK_BOT_TOKEN: Slack refused the token ({refused})", file=sys.stderr
+            )
+            return 2
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         print(f"vllm-digest: cannot reach Slack at {settings.slack_api_url}: {first_line}", file=sys.stderr)
         return 1
+
+
+def _token_refusal(error: BaseException) -> str | None:
+    """Slack's error code when it answered the start's auth.test and refused the token
+    (invalid_auth, token_revoked, account_inactive, …): a setting to fix, not a network to wait for.
+    Bolt raises its own error from Slack's; the code is on the Slack error it came from."""
+    from slack_sdk.errors import SlackApiError
+
+    cause = error if isinstance(error, SlackApiError) else error.__cause__ or error.__context__
+    if not isinstance(cause, SlackApiError) or cause.response is None:
+        return None
+    if cause.response.status_code != 200:
+        return None
+    code = cause.response.get("error")
+    return str(code) if code else None
 
 
 def _serve_slack(bot: Any, settings: Settings, port: int) -> None:

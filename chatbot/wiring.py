@@ -16,7 +16,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
@@ -24,13 +24,9 @@ from zoneinfo import ZoneInfo
 from apscheduler.schedulers.background import BackgroundScheduler
 from slack_bolt import App
 from slack_sdk import WebClient
-from slack_sdk.http_retry.builtin_handlers import (
-    RateLimitErrorRetryHandler,
-    ServerErrorRetryHandler,
-)
 
 from chatbot.answers import Answerer
-from chatbot.daily import DailyPoster, DailyScheduler, Pick, SlackMessage, TopicFilter, daily_web_client
+from chatbot.daily import DailyPoster, DailyScheduler, Pick, SlackMessage, TopicFilter
 from chatbot.daily.announcer import Announcer
 from chatbot.daily.poster import process_owner
 from chatbot.daily.subscription import (
@@ -49,12 +45,14 @@ from chatbot.settings import Settings, SettingsError
 from chatbot.slack.app import build_slack_app
 from chatbot.slack.blocks import render_entry_card
 from chatbot.slack.curator import render_curator_report
+from chatbot.slack.fairness import FairExecutor
 from chatbot.slack.handlers.actions import ActionHandlers
 from chatbot.slack.handlers.command import CommandHandler, Request, Searchable
 from chatbot.slack.handlers.dm import DirectMessages
 from chatbot.slack.handlers.feedback import FeedbackHandlers
 from chatbot.slack.handlers.followups import FollowUps, HandledEvents, InMemoryHandledEvents
 from chatbot.slack.handlers.home import HomeTab
+from chatbot.slack.handlers.install import InstallEvents
 from chatbot.slack.handlers.links import LinkPreviews
 from chatbot.slack.handlers.messages import FollowUpHandler
 from chatbot.slack.handlers.model_answers import ModelAnswers
@@ -64,8 +62,9 @@ from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.loading import LoadingGate
 from chatbot.slack.locale import UserLanguages, slack_locale
 from chatbot.slack.membership import ChannelMembers, slack_members
+from chatbot.slack.ratelimits import RateLimits
 from chatbot.slack.replays import DeadlineLedger, InMemoryReplayLedger, ReplayLedger
-from chatbot.slack.retries import PostOnceRetryHandler
+from chatbot.slack.retries import slack_web_client
 from chatbot.slack.subscription_blocks import render_announcement
 from chatbot.snapshot import Key, Snapshots
 from chatbot.store import InMemoryThreadRegistry, SqlStore, SubscriptionStore, ThreadRegistry
@@ -350,7 +349,7 @@ class Bot:
     app: App
     signing_secret: str
     follow_up: FollowUpHandler
-    executors: list[TrackedExecutor] = field(default_factory=list)
+    executors: list[TrackedExecutor | FairExecutor] = field(default_factory=list)
     store: SqlStore | None = None
     daily: DailyPoster | None = None
     scheduler: DailyScheduler | None = None
@@ -363,6 +362,8 @@ class Bot:
     after_load: list[Callable[[], None]] = field(default_factory=list)  # run by `start()`, before the jobs
     github: GitHubFacts | None = None  # live PR facts (GITHUB_* settings), refreshed by serve
     closed: threading.Event = field(default_factory=threading.Event)
+    rate_limits: RateLimits | None = None  # every Slack client's holds; waits end at close
+    installs: InstallEvents | None = None  # app_uninstalled / tokens_revoked: the jobs stay stopped
 
     def health(self) -> dict[str, object]:
         """What /healthz reports besides readiness: the library is loaded."""
@@ -386,7 +387,7 @@ class Bot:
         library."""
 
         def start_jobs() -> None:
-            if self.closed.is_set():
+            if self.closed.is_set() or (self.installs is not None and self.installs.gone.is_set()):
                 return
             for warm_up in self.after_load:
                 try:
@@ -407,8 +408,13 @@ class Bot:
         return all(executor.wait_idle(timeout) for executor in self.executors)
 
     def close(self, drain: float = 5.0) -> None:
-        """Stop the scheduler, let running answers finish (up to `drain` seconds), then stop."""
+        """Stop the scheduler, cut model streams and rate-limit waits (the answers at hand are
+        posted), let running answers finish (up to `drain` seconds), then stop."""
         self.closed.set()
+        if self.rate_limits is not None:
+            self.rate_limits.stop()
+        if isinstance(self.follow_up, FollowUps) and self.follow_up.model is not None:
+            self.follow_up.model.cut.cut()
         if self.scheduler is not None:
             self.scheduler.shutdown()
         if self.curator_jobs is not None and self.curator_jobs.running:
@@ -420,17 +426,17 @@ class Bot:
             self.store.close()
 
 
-def web_client(settings: Settings, token: str) -> WebClient:
-    """A Web API client for SLACK_API_URL that retries rate limits and server/connection errors,
-    but a post only when it never reached Slack (chatbot.slack.retries: nothing posted twice). It waits at most 10 s for an answer (someone is waiting on it), less when SLACK_TIMEOUT says so."""
-    timeout = min(10.0, settings.slack_timeout)
-    client = WebClient(token=token, base_url=settings.slack_api_url, timeout=timeout)  # type: ignore[arg-type]
-    client.retry_handlers = [
-        PostOnceRetryHandler(max_retry_count=2),
-        RateLimitErrorRetryHandler(max_retry_count=2),
-        ServerErrorRetryHandler(max_retry_count=2),
-    ]
-    return client
+def web_client(
+    settings: Settings, token: str | None, limits: RateLimits | None = None, *, daily: bool = False
+) -> WebClient:
+    """The bot's Web API client for SLACK_API_URL (chatbot.slack.retries.slack_web_client: Slack's
+    Retry-After per channel and method on `limits`, nothing posted twice). It waits at most 10 s
+    for an answer (someone is waiting on it), less when SLACK_TIMEOUT says so; the jobs that post
+    (`daily`: PR of the day, announcements) wait SLACK_TIMEOUT."""
+    timeout = settings.slack_timeout if daily else min(10.0, settings.slack_timeout)
+    return slack_web_client(
+        token, settings.slack_api_url, limits=limits, timeout=timeout, reports_unknown=daily
+    )
 
 
 def build(
@@ -467,9 +473,10 @@ def build(
     follow_up, after_load = _follow_ups(parts, dedup, follow_up, load)
     daily = _daily_parts(parts, store) if store is not None else None
     answer_pool = TrackedExecutor(max_workers=16, thread_name_prefix="answer")
-    listener_pool = TrackedExecutor(max_workers=16, thread_name_prefix="listener")
+    listener_pool = FairExecutor(16, "listener", parts.rate_limits)
     answers = _answers(parts, daily, today, page_size, answer_cache)
     handlers = _handlers(parts, answers, answer_pool, ack_budget, dedup, store, daily)
+    handlers["installs"] = installs = InstallEvents(lambda: _stop_jobs(daily))
     return Bot(
         settings=settings,
         library=live.library,
@@ -486,6 +493,8 @@ def build(
         usage=parts.usage,
         after_load=after_load,
         github=github,
+        rate_limits=parts.rate_limits,
+        installs=installs,
         **_daily_fields(daily),
     )
 
@@ -515,7 +524,7 @@ def _slack_app(
     parts: _Parts,
     secret: str,
     follow_up: FollowUpHandler,
-    listeners: TrackedExecutor,
+    listeners: Executor,
     handlers: dict[str, Any],
 ) -> App:
     """The Bolt app: "still loading" until the digests are, then the handlers; request ids logged."""
@@ -532,6 +541,7 @@ def _slack_app(
             lambda user: languages.cached(user) or languages.default,
             listeners,
         ),
+        rate_limits=parts.rate_limits,
         **handlers,
     )
     app.use(request_id_middleware(logging.getLogger("chatbot.slack.requests")))
@@ -554,6 +564,7 @@ class _Parts:
     languages: UserLanguages
     members: ChannelMembers
     facts: FactsLookup  # GitHub's facts of an entry's PR (none without GITHUB_* settings)
+    rate_limits: RateLimits
 
     def observed(self, source: str) -> ObservedSearch:
         """The search as a surface (`command`, `dm`, `home`…) uses it, counted under its name."""
@@ -573,8 +584,10 @@ def _parts(
     metrics = Metrics()
     metrics.watch_library(lambda: library_state(live.library))
     usage_writer = TrackedExecutor(max_workers=1, thread_name_prefix="usage")
-    client = count_slack_calls(web_client(settings, token), metrics)
+    rate_limits = RateLimits()
+    client = count_slack_calls(web_client(settings, token, rate_limits), metrics)
     return _Parts(
+        rate_limits=rate_limits,
         settings=settings,
         live=live,
         searchable=index(live) if index else live,
@@ -604,12 +617,15 @@ class _Daily:
 def _daily_parts(parts: _Parts, store: SqlStore) -> _Daily:
     """What runs on the store besides the answers (serve, or a test that passes a store)."""
     settings, library = parts.settings, parts.live.library
-    subscriptions = build_subscriptions(settings, parts.live, store, parts.client, parts.members)
+    # The jobs wait SLACK_TIMEOUT for Slack; every client shares the bot's rate limits.
+    jobs = count_slack_calls(
+        web_client(settings, settings.slack_bot_token, parts.rate_limits, daily=True), parts.metrics
+    )
+    subscriptions = build_subscriptions(settings, parts.live, store, parts.client, parts.members, jobs)
     poster = build_daily_poster(
-        settings, library, store, parts.registry, subscriptions.topic_filter, facts=parts.facts
+        settings, library, store, parts.registry, subscriptions.topic_filter, jobs, facts=parts.facts
     )
     subscriptions.poster = poster
-    count_slack_calls(poster.client, parts.metrics)
     curator = build_weekly_report(settings, library, store, parts.client, parts.metrics)
     return _Daily(
         subscriptions=subscriptions,
@@ -619,6 +635,15 @@ def _daily_parts(parts: _Parts, store: SqlStore) -> _Daily:
         curator=curator,
         curator_jobs=weekly_scheduler(curator, settings.curator_cron) if curator is not None else None,
     )
+
+
+def _stop_jobs(daily: _Daily | None) -> None:
+    """The install is gone (app_uninstalled, tokens_revoked): nothing more to post on a schedule."""
+    if daily is None:
+        return
+    daily.scheduler.shutdown()
+    if daily.curator_jobs is not None and daily.curator_jobs.running:
+        daily.curator_jobs.shutdown(wait=False)
 
 
 def _daily_fields(daily: _Daily | None) -> dict[str, Any]:
@@ -923,10 +948,12 @@ def build_daily_poster(
     store: SqlStore,
     threads: ThreadRegistry | None = None,
     topics: Callable[[str], TopicFilter | None] | None = None,
+    client: WebClient | None = None,
     *,
     facts: FactsLookup = no_facts,
 ) -> DailyPoster:
-    """Posts to Slack once per channel and day; its client retries 429/5xx/connection errors.
+    """Posts to Slack once per channel and day; its client (the bot's jobs' client in serve) waits
+    out Slack's rate limits and retries 5xx/connection errors, a post only when it never left.
     `facts`: GitHub's, shown on the card; reverted and unmerged PRs are passed over."""
 
     def entries() -> Sequence[Entry]:
@@ -936,7 +963,7 @@ def build_daily_poster(
     return DailyPoster(
         store,
         entries,
-        daily_web_client(settings.slack_bot_token, settings.slack_api_url, timeout=settings.slack_timeout),
+        client or web_client(settings, settings.slack_bot_token, daily=True),
         lambda entry: daily_message(entry, settings.channel_language, facts(entry)),
         threads=threads or store,
         after_post=crash_after_post(),
@@ -1043,9 +1070,10 @@ def build_subscriptions(
     store: SqlStore,
     client: WebClient,
     members: ChannelMembers | None = None,
+    jobs: WebClient | None = None,
 ) -> Subscriptions:
     """Subscriptions on the store's database; DAILY_CHANNELS/DAILY_CRON/TIMEZONE are the configured
-    ones and the defaults of a new subscription."""
+    ones and the defaults of a new subscription. `jobs`: the announcer's client (default `client`)."""
     subscriptions = SubscriptionStore(store.engine)
     configured = configured_subscriptions(settings.daily_channels, settings.daily_cron, settings.timezone)
     schedule = default_schedule(settings.daily_cron, settings.timezone)
@@ -1076,7 +1104,7 @@ def build_subscriptions(
         entries,
         lambda: bundle.effective(),
         lambda subscription: bundle.entries_on(subscription),
-        daily_web_client(settings.slack_bot_token, settings.slack_api_url, timeout=settings.slack_timeout),
+        jobs or client,
         lambda new, subscription: announcement_message(new, subscription, settings.channel_language),
     )
     bundle = Subscriptions(subscriptions, configured, commands, announcer, live)

@@ -11,6 +11,8 @@ every call, can be told to fail, and lets a test wait for a call without sleepin
     fake.fail("chat.postMessage", status=429, retry_after=0)
     fake.fail("chat.postMessage", error="channel_not_found")
     fake.fail("chat.postMessage", status=502, bare=True)   # a proxy's HTML page, no Slack error code
+    fake.rate_limit("chat.postMessage", every=1.0, retry_after=2)  # per channel, as Slack does
+    fake.early_calls("chat.postMessage")              # calls sent while a Retry-After still ran
     fake.answer_late("chat.postMessage", 3.0)         # acts on the call, answers 3 s later
     fake.drop_after_acting("chat.postMessage")        # acts on the call, then hangs up unanswered
     call = fake.wait_for("chat.postMessage")          # the first call, or AssertionError after 5 s
@@ -30,6 +32,7 @@ workspace's `people`: the ids the test helpers send as), response URLs (`/respon
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -63,6 +66,7 @@ class Call:
     path: str
     status: int = 200
     response: dict[str, Any] = field(default_factory=dict)
+    at: float = field(default_factory=time.monotonic)  # when it arrived (time.monotonic)
 
     @property
     def token(self) -> str | None:
@@ -98,6 +102,10 @@ class FakeSlack:
         self._last_ts = 0.0
         self._locales: dict[str, str] = {}
         self._views = 0
+        self._rates: dict[str, tuple[float, int]] = {}  # method → (one call per `every` s, Retry-After)
+        self._last_allowed: dict[tuple[str, str], float] = {}  # (method, channel) → when
+        self._held_until: dict[tuple[str, str], float] = {}  # (method, channel) → end of Retry-After
+        self._early: list[Call] = []
         self.users: dict[str, dict[str, Any]] = {}  # users.info answers: id → fields (is_admin, …)
         self.people: set[str] = set(PEOPLE)
         self._members: dict[str, list[str]] = {}
@@ -176,6 +184,18 @@ class FakeSlack:
         with self._lock:
             failure = Failure(status, error, retry_after, bare)
             self._failures.setdefault(method, []).extend([failure] * times)
+
+    def rate_limit(self, method: str, *, every: float = 1.0, retry_after: int = 1) -> None:
+        """Slack's per-channel limit: one call of `method` per channel every `every` seconds; a
+        call sooner is answered 429 `Retry-After: retry_after` and holds (method, channel) that
+        long. Calls arriving before a hold is over are answered 429 too and kept in `early_calls`."""
+        with self._lock:
+            self._rates[method] = (every, retry_after)
+
+    def early_calls(self, method: str | None = None) -> list[Call]:
+        """Calls that arrived while their (method, channel) was held by an earlier Retry-After."""
+        with self._lock:
+            return [c for c in self._early if method is None or c.method == method]
 
     def refuse(self, method: str, error: str, *, containing: str) -> None:
         """Answer every later call of `method` whose parameters mention `containing` with 200
@@ -290,6 +310,9 @@ class FakeSlack:
         with self._lock:
             failures = self._failures.get(method)
             failure = failures.pop(0) if failures else self._refusal(method, params)
+            early = False
+            if failure is None and method in self._rates:
+                failure, early = self._rate_limited(method, str(params.get("channel") or ""))
             out: bytes | None = None
             payload: dict[str, Any]
             if failure is not None and failure.bare:
@@ -301,6 +324,8 @@ class FakeSlack:
             else:
                 status, payload = 200, self._answer(method, params)
             self._calls.append(Call(method, params, headers, request.path, status, payload))
+            if early:
+                self._early.append(self._calls[-1])
             self._lock.notify_all()
             delays = self._delays.get(method)
             delay = delays.pop(0) if delays else 0.0
@@ -324,6 +349,19 @@ class FakeSlack:
             request.wfile.write(out)
         except (BrokenPipeError, ConnectionResetError):  # a client that gave up on a late answer
             request.close_connection = True
+
+    def _rate_limited(self, method: str, channel: str) -> tuple[Failure | None, bool]:
+        """(a 429 or None, whether the call came before an earlier Retry-After was over)."""
+        every, retry_after = self._rates[method]
+        key, now = (method, channel), time.monotonic()
+        held_until = self._held_until.get(key, 0.0)
+        if now < held_until:
+            return Failure(429, retry_after=max(1, math.ceil(held_until - now))), True
+        if now - self._last_allowed.get(key, -every) < every:
+            self._held_until[key] = now + retry_after
+            return Failure(429, retry_after=retry_after), False
+        self._last_allowed[key] = now
+        return None, False
 
     def _refusal(self, method: str, params: dict[str, Any]) -> Failure | None:
         said = json.dumps(params, ensure_ascii=False, default=str)

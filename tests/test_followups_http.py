@@ -245,7 +245,7 @@ def test_skips_are_logged_at_debug_with_their_reason(app: App, caplog: pytest.Lo
     [
         ({"error": "invalid_blocks"}, "有什么风险？", "抱歉，这个问题没能回答出来，请稍后再问一次。"),
         (
-            {"status": 500, "times": 3},
+            {"status": 500},  # not sent again (it may be stored): the thread is read, then the apology
             "what are the risks here?",
             "Sorry, I could not answer that; please ask again in a moment.",
         ),
@@ -255,7 +255,7 @@ def test_an_answer_that_fails_after_the_claim_apologises_in_the_thread(
     app: App, failure: dict[str, Any], question: str, apology: str
 ) -> None:
     parent = post_pr_of_the_day(app)
-    app.fake.fail("chat.postMessage", **failure)  # the answer's post, and the client's retries
+    app.fake.fail("chat.postMessage", **failure)  # the answer's post
     app.send(event(question, ts="1800000000.000560", thread_ts=parent))
     app.settle()
     in_thread = app.replies()

@@ -14,9 +14,9 @@ import pytest
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from chatbot.daily.poster import daily_web_client
 from chatbot.observability import LibraryState, Metrics, count_slack_calls
 from chatbot.settings import load_settings
+from chatbot.slack.retries import slack_web_client
 from chatbot.store import SqlStore
 from chatbot.wiring import build
 from tests.daily.test_serve_daily import ROOT, Serve, free_port
@@ -30,18 +30,24 @@ def calls(metrics: Metrics, method: str, error: str) -> float:
 
 def test_slack_calls_are_counted_by_method_and_error_each_attempt(fake_slack: FakeSlack) -> None:
     metrics = Metrics()
-    client = count_slack_calls(daily_web_client("xoxb-test", fake_slack.api_url, backoff=0.0), metrics)
+    client = count_slack_calls(
+        slack_web_client("xoxb-test", fake_slack.api_url, reports_unknown=True, backoff=0.0), metrics
+    )
     count_slack_calls(client, metrics)  # installing twice counts once
     fake_slack.fail("chat.postMessage", error="channel_not_found")
     with pytest.raises(SlackApiError):
         client.chat_postMessage(channel="C1", text="x")
     fake_slack.fail("chat.postMessage", status=500)
-    client.chat_postMessage(channel="C1", text="y")  # retried after the 500
-    client.conversations_history(channel="C1")
+    with pytest.raises(SlackApiError):  # a post is not sent again after a 5xx (it may be stored)
+        client.chat_postMessage(channel="C1", text="y")
+    client.chat_postMessage(channel="C1", text="z")
+    fake_slack.fail("conversations.history", status=500)
+    client.conversations_history(channel="C1")  # a read is retried after the 500
     assert calls(metrics, "chat.postMessage", "channel_not_found") == 1
     assert calls(metrics, "chat.postMessage", "internal_error") == 1
     assert calls(metrics, "chat.postMessage", "ok") == 1
     assert calls(metrics, "conversations.history", "ok") == 1
+    assert calls(metrics, "conversations.history", "internal_error") == 1
     unreachable = count_slack_calls(
         WebClient(token="xoxb-test", base_url=f"http://127.0.0.1:{free_port()}/api/"), metrics
     )
@@ -63,14 +69,14 @@ def test_daily_outcomes_are_counted_and_each_bot_has_its_own_registry(
         assert bot.scheduler is not None
         assert bot.scheduler.run(CHANNEL, DAY).status.value == "posted"
         assert bot.scheduler.run(CHANNEL, DAY).status.value == "already posted"
-        fake_slack.fail("chat.postMessage", status=500, times=3)
-        assert bot.scheduler.run(CHANNEL, DAY + dt.timedelta(days=1)).status.value == "failed"
+        fake_slack.fail("chat.postMessage", status=500)  # may be stored: unknown, looked for next run
+        assert bot.scheduler.run(CHANNEL, DAY + dt.timedelta(days=1)).status.value == "unknown"
         status = {
             s: bot.metrics.value("vllm_digest_daily_posts_total", {"status": s})
-            for s in ("posted", "already_posted", "failed")
+            for s in ("posted", "already_posted", "unknown")
         }
-        assert status == {"posted": 1, "already_posted": 1, "failed": 1}
-        assert calls(bot.metrics, "chat.postMessage", "internal_error") == 3
+        assert status == {"posted": 1, "already_posted": 1, "unknown": 1}
+        assert calls(bot.metrics, "chat.postMessage", "internal_error") == 1
         assert other.metrics.value("vllm_digest_daily_posts_total", {"status": "posted"}) == 0
     finally:
         other.close()

@@ -204,8 +204,18 @@ def test_many_questions_held_by_the_model_do_not_hold_up_slash_commands(
 ) -> None:
     model.script(*[Reply(GROUNDED_ZH, hold=True) for _ in range(24)])
     parent = app.pr_of_the_day()
-    for n in range(24):
-        app.ask("重点看什么？", parent, f"1800000000.{2000 + n:06d}")
+    for n in range(24):  # 24 people (one person's questions run two at a time: slack/fairness.py)
+        ts = f"1800000000.{2000 + n:06d}"
+        app.send(
+            {
+                "type": "message",
+                "channel_type": "channel",
+                "text": "重点看什么？",
+                "ts": ts,
+                "thread_ts": parent,
+                "user": f"U0ASKER{n:02d}",
+            }
+        )
     model.wait_for_request(count=16)  # every answer worker now waits on the model
     body = command_body("compile", app.fake.response_url("cmd"))
     started = time.perf_counter()

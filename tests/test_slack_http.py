@@ -313,15 +313,23 @@ def test_subcommands_answer_in_the_configured_language(fake_slack: FakeSlack) ->
         bot.close()
 
 
-def test_share_survives_a_rate_limit_and_a_server_error(served: Served) -> None:
+def test_share_survives_a_rate_limit_and_a_server_error_is_looked_for_not_resent(served: Served) -> None:
+    """429: sent again after Retry-After. 500: Slack may have stored the card, so it is not sent
+    again; the channel is read for it, and the sharer told when it is not there."""
     served.fake.fail("chat.postMessage", status=429, retry_after=0)
-    served.fake.fail("chat.postMessage", status=500)
     answer = post(served.url, command_body("compile", served.fake.response_url())).json()
     post(served.url, button_body(buttons(answer)[0], served.fake.response_url("press")))
     confirmation = served.fake.wait_for("response", where=lambda c: c.path.endswith("/press"), timeout=10)
     assert "已分享" in confirmation.params["text"]
-    assert [c.status for c in served.fake.calls("chat.postMessage")] == [429, 500, 200]
+    assert [c.status for c in served.fake.calls("chat.postMessage")] == [429, 200]
     assert len(served.fake.messages("C0CHAN")) == 1
+    served.fake.fail("chat.postMessage", status=500)
+    post(served.url, button_body(buttons(answer)[0], served.fake.response_url("again"), channel="C0OTHER"))
+    refused = served.fake.wait_for("response", where=lambda c: c.path.endswith("/again"), timeout=10)
+    assert "internal_error" in refused.params["text"]
+    assert [c.status for c in served.fake.calls("chat.postMessage")] == [429, 200, 500]
+    assert served.fake.calls("conversations.history")  # looked for before saying it failed
+    assert len(served.fake.messages("C0CHAN")) == 1 and served.fake.messages("C0OTHER") == []
 
 
 def test_a_listener_that_raises_is_logged_in_one_line_by_our_error_handler(

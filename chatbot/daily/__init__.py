@@ -18,7 +18,6 @@ if TYPE_CHECKING:
         DailyResult,
         SlackMessage,
         Status,
-        daily_web_client,
     )
     from chatbot.daily.scheduler import DailyScheduler
 
@@ -28,7 +27,6 @@ _LAZY = {
     "DailyResult": "chatbot.daily.poster",
     "SlackMessage": "chatbot.daily.poster",
     "Status": "chatbot.daily.poster",
-    "daily_web_client": "chatbot.daily.poster",
     "DailyScheduler": "chatbot.daily.scheduler",
 }
 
@@ -42,7 +40,6 @@ __all__ = [
     "SlackMessage",
     "Status",
     "TopicFilter",
-    "daily_web_client",
     "pick_entry",
 ]
 

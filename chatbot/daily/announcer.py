@@ -27,6 +27,7 @@ from chatbot.daily.poster import (
     CLAIM_LEASE,
     UNKNOWN_OWNER,
     find_marked_message,
+    maybe_stored,
     never_sent,
     owner_is_dead,
     post_message,
@@ -140,6 +141,8 @@ class Announcer:
         try:
             _, ts = post_message(self.client, channel, self.render(entries, subscription), metadata)
         except SlackApiError as exc:
+            if maybe_stored(exc):
+                return self._unanswered(channel, batch, owner, exc)
             self._refused(channel, batch, owner, exc)
             return None
         except (SlackClientError, OSError) as exc:

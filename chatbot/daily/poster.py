@@ -38,13 +38,6 @@ from urllib.error import URLError
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
-from slack_sdk.http_retry.builtin_handlers import (
-    ConnectionErrorRetryHandler,
-    RateLimitErrorRetryHandler,
-    ServerErrorRetryHandler,
-)
-from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
-from slack_sdk.http_retry.response import HttpResponse
 
 from chatbot.daily.picker import Pick, TopicFilter, pick_entry
 from chatbot.digest import Entry, FactsLookup, no_facts, passed_over
@@ -140,32 +133,17 @@ def never_sent(error: BaseException) -> bool:
     return isinstance(reason, ConnectionRefusedError | socket.gaierror)
 
 
-class NeverSentRetryHandler(ConnectionErrorRetryHandler):
-    """Retries a connection error only when the request never left, so a retry cannot post twice."""
-
-    def _can_retry(
-        self, *, response: HttpResponse | None = None, error: Exception | None = None, **_: Any
-    ) -> bool:
-        # State and request do not matter: only whether the request certainly never left.
-        return error is not None and response is None and never_sent(error)
+def maybe_stored(error: SlackApiError) -> bool:
+    """A post answered with a 5xx: Slack may have stored it before failing (the post-once rule)."""
+    return error.response is not None and error.response.status_code >= 500
 
 
-def daily_web_client(
-    token: str | None, base_url: str, *, backoff: float = 0.5, retries: int = 2, timeout: float = 15
-) -> WebClient:
-    """A WebClient that retries 429 (after Retry-After), 500/503 and connections that never
-    opened, with backoff."""
-    interval = BackoffRetryIntervalCalculator(backoff_factor=backoff)
-    return WebClient(
-        token=token,
-        base_url=base_url,
-        timeout=timeout,  # type: ignore[arg-type]  # urllib takes fractions of a second too
-        retry_handlers=[
-            NeverSentRetryHandler(max_retry_count=retries, interval_calculator=interval),
-            RateLimitErrorRetryHandler(max_retry_count=retries),
-            ServerErrorRetryHandler(max_retry_count=retries, interval_calculator=interval),
-        ],
-    )
+def unknown_outcome(error: BaseException) -> str:
+    """Why a post's outcome is unknown, in one line: Slack's 5xx, or no answer at all."""
+    if isinstance(error, SlackApiError):
+        code, status_code, _ = slack_refusal(error)
+        return f"Slack answered {code} (HTTP {status_code}), the post may be stored"
+    return f"no answer from Slack ({str(error) or type(error).__name__})"
 
 
 def post_message(
@@ -434,6 +412,8 @@ class DailyPoster:
                 self.client, channel, self.render(entry), daily_metadata(channel, day, entry.id)
             )
         except SlackApiError as exc:
+            if maybe_stored(exc):
+                return self._unanswered(channel, day, entry, owner, exc)
             self.store.release(channel, day, owner)
             if slack_refusal(exc)[0] in MESSAGE_ERRORS:
                 return self._skip(channel, day, entry, exc)
@@ -470,14 +450,15 @@ class DailyPoster:
     def _unanswered(
         self, channel: str, day: dt.date, entry: Entry, owner: str, error: BaseException
     ) -> DailyResult:
-        """The post got no answer: Slack may have stored it. Look for it; keep the claim if absent."""
-        why = str(error) or type(error).__name__
+        """The post got no answer (or a 5xx): Slack may have stored it. Look for it; keep the claim
+        if absent."""
+        why = unknown_outcome(error)
         found = self._find_posted(channel, day, since=self.clock() - self.lease)
         if found is not None:
             ts, entry_id = found
             self.store.record_posted(channel, day, owner, ts, now=self.clock(), entry_id=entry_id or entry.id)
             self._register(channel, ts, entry_id or entry.id)
-            detail = f"no answer from Slack ({why}), found the post in the channel"
+            detail = f"{why}, found the post in the channel"
             return DailyResult(Status.POSTED, channel, day, entry_id or entry.id, ts, detail)
         self.store.mark_unknown(channel, day, owner, UNKNOWN_OWNER)
         return DailyResult(
@@ -485,8 +466,7 @@ class DailyPoster:
             channel,
             day,
             entry.id,
-            detail=f"no answer from Slack ({why}) and not in the channel yet; "
-            "the next run looks for it before posting",
+            detail=f"{why} and not in the channel yet; the next run looks for it before posting",
         )
 
     def _register(self, channel_id: str, ts: str, entry_id: str) -> None:

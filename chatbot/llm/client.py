@@ -35,6 +35,43 @@ class ModelError(RuntimeError):
         self.retry_after = retry_after
 
 
+class StreamCutError(ModelError):
+    """The stream was cut at shutdown: not the model's fault (the circuit breaker ignores it)."""
+
+    def __init__(self) -> None:
+        super().__init__("cut at shutdown")
+
+
+_CUT = object()
+
+
+class StreamCut:
+    """Ends every stream being read, at once (SIGTERM): its reader raises StreamCutError, so the
+    answer at hand (the extractive one) is posted within the drain time, whatever LLM_TIMEOUT is;
+    streams started afterwards end as soon as they start."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._readers: set[queue.Queue[object]] = set()
+        self.done = False
+
+    def cut(self) -> None:
+        with self._lock:
+            self.done = True
+            for items in self._readers:
+                items.put(_CUT)
+
+    def watch(self, items: queue.Queue[object]) -> None:
+        with self._lock:
+            if self.done:
+                items.put(_CUT)
+            self._readers.add(items)
+
+    def unwatch(self, items: queue.Queue[object]) -> None:
+        with self._lock:
+            self._readers.discard(items)
+
+
 class ModelClient:
     """One model endpoint: its client, model name and circuit breaker."""
 
@@ -158,10 +195,11 @@ def stream_within(
     deadline: float,
     on_text: Callable[[str], None],
     clock: Callable[[], float] = time.monotonic,
+    cut: StreamCut | None = None,
 ) -> str:
     """Read `deltas()` on a worker thread, calling `on_text(text so far)` as it grows, until the
     stream ends or `deadline` (a `clock()` value) passes. Returns the whole text, or raises
-    ModelError (the stream's own, or "timed out")."""
+    ModelError (the stream's own, or "timed out"; StreamCutError when `cut` ends it)."""
     items: queue.Queue[object] = queue.Queue()
 
     def read() -> None:
@@ -174,7 +212,19 @@ def stream_within(
             items.put(ModelError(type(exc).__name__))
         items.put(_DONE)
 
-    threading.Thread(target=read, name="model-stream", daemon=True).start()
+    if cut is not None:
+        cut.watch(items)
+    try:
+        threading.Thread(target=read, name="model-stream", daemon=True).start()
+        return _read_until_done(items, deadline, on_text, clock)
+    finally:
+        if cut is not None:
+            cut.unwatch(items)
+
+
+def _read_until_done(
+    items: queue.Queue[object], deadline: float, on_text: Callable[[str], None], clock: Callable[[], float]
+) -> str:
     text = ""
     while True:
         remaining = deadline - clock()
@@ -186,6 +236,8 @@ def stream_within(
             raise ModelError("timed out") from None
         if item is _DONE:
             return text
+        if item is _CUT:
+            raise StreamCutError()
         if isinstance(item, ModelError):
             raise item
         text += str(item)

@@ -15,15 +15,18 @@ from slack_bolt import App
 from slack_sdk import WebClient
 
 from chatbot.slack import action_ids as ids
+from chatbot.slack.fairness import note_asker
 from chatbot.slack.handlers import actions, messages
 from chatbot.slack.handlers.actions import ActionHandlers
 from chatbot.slack.handlers.command import CommandHandler
 from chatbot.slack.handlers.dm import DirectMessages, is_dm_query
 from chatbot.slack.handlers.feedback import FeedbackHandlers
 from chatbot.slack.handlers.home import HomeTab
+from chatbot.slack.handlers.install import INSTALL_EVENTS, InstallEvents
 from chatbot.slack.handlers.links import LinkPreviews
 from chatbot.slack.handlers.messages import FollowUpHandler
 from chatbot.slack.handlers.shortcut import MessageShortcut
+from chatbot.slack.ratelimits import RateLimits, gate_clients
 from chatbot.slack.replays import ReplayLedger, replay_middleware
 
 log = logging.getLogger(__name__)
@@ -91,10 +94,11 @@ def build_slack_app(
     dms: DirectMessages | None = None,
     shortcut: MessageShortcut | None = None,
     loading: Any = None,
+    rate_limits: RateLimits | None = None,
+    installs: InstallEvents | None = None,
 ) -> App:
     """A Bolt app whose listeners acknowledge first; answers never hold the HTTP response long.
-    A replayed command or button press is acknowledged and dropped (`replays`). `loading` (the
-    middleware of `chatbot.slack.loading`) answers "still loading" until the digests are."""
+    Middleware: `_use_middleware`; `installs` hears the install going away."""
     app = App(
         # The name Bolt would read off the caller's frame with `inspect.stack()` (30 ms at start).
         name=Path(__file__).name,
@@ -108,9 +112,7 @@ def build_slack_app(
         logger=bolt_logger(),
     )
     app.error(log_error)
-    if loading is not None:
-        app.use(loading)
-    app.use(replay_middleware(replays))
+    _use_middleware(app, replays, loading, rate_limits)
     app.command(ids.COMMAND)(command)
     app.action(ids.pattern(ids.SHARE_ENTRY))(ack=actions.just_ack, lazy=[buttons.share])
     app.action(ids.pattern(ids.MORE_RESULTS))(ack=actions.just_ack, lazy=[buttons.more])
@@ -134,7 +136,20 @@ def build_slack_app(
         app.action(ids.HOME_SEARCH)(ack=actions.just_ack, lazy=[home.search])
     if shortcut is not None:
         app.shortcut(ids.SHORTCUT)(ack=actions.just_ack, lazy=[shortcut])
+    for event_type in INSTALL_EVENTS if installs is not None else ():
+        app.event(event_type)(installs)
     return app
+
+
+def _use_middleware(app: App, replays: ReplayLedger, loading: Any, rate_limits: RateLimits | None) -> None:
+    """Who asked (the listener pool shares its threads fairly: slack/fairness.py); every listener's
+    client waits out Slack's holds; "still loading"; replayed commands and presses dropped."""
+    app.use(note_asker)
+    if rate_limits is not None:
+        app.use(gate_clients(rate_limits))
+    if loading is not None:
+        app.use(loading)
+    app.use(replay_middleware(replays))
 
 
 def log_error(error: Exception, body: dict[str, Any]) -> None:

@@ -8,7 +8,7 @@ message stays inside Slack's limits and never carries markup nobody wrote on pur
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from chatbot.digest import Entry, PrFacts
@@ -95,6 +95,48 @@ def message(fallback: str, blocks: Sequence[Block]) -> Message:
         kept = [*kept[: MAX_BLOCKS - 1], context("…")]
     text = clip(one_line(fallback), MAX_FALLBACK_TEXT) or "vllm-digest"
     return {"text": text, "blocks": kept}
+
+
+# Slack refuses a message whose blocks hold more text than this (`msg_blocks_too_long`, reported
+# around 12,000 characters); a message that lists entries stops below it, with room to spare.
+MAX_MESSAGE_BLOCK_TEXT = 11_000
+
+
+def block_text_length(blocks: Sequence[Block]) -> int:
+    """Characters of text in `blocks` as Slack counts them for `msg_blocks_too_long`: every
+    `text` string, in sections, contexts, headers and buttons."""
+
+    def count(node: object) -> int:
+        if isinstance(node, dict):
+            return sum(len(v) if k == "text" and isinstance(v, str) else count(v) for k, v in node.items())
+        if isinstance(node, list):
+            return sum(count(item) for item in node)
+        return 0
+
+    return count(list(blocks))
+
+
+def fit_groups(
+    head: Sequence[Block], groups: Sequence[Sequence[Block]], more: Callable[[int], Block]
+) -> list[Block]:
+    """`head`, then as many whole `groups` (an entry's blocks) as fit in one message — MAX_BLOCKS
+    blocks and MAX_MESSAGE_BLOCK_TEXT characters — and, when some do not, `more(left out)`."""
+    kept = list(head)
+    reserve = more(len(groups))  # the longest "and N more" this message can need
+    room_blocks = MAX_BLOCKS - len(kept) - 1
+    room_text = MAX_MESSAGE_BLOCK_TEXT - block_text_length(kept) - block_text_length([reserve])
+    shown = 0
+    for group in groups:
+        size = block_text_length(group)
+        if len(group) > room_blocks or size > room_text:
+            break
+        kept.extend(group)
+        room_blocks -= len(group)
+        room_text -= size
+        shown += 1
+    if shown < len(groups):
+        kept.append(more(len(groups) - shown))
+    return kept
 
 
 # -- pieces of entries ----------------------------------------------------------------------

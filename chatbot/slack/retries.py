@@ -5,6 +5,11 @@ second chat.postMessage would then be a second message. Calls that are safe to r
 writes that set a state: chat.update, chat.unfurl, views.publish, ...) are retried as before; any
 other call only when it certainly never reached Slack (connection refused, host not found). An
 unknown method counts as a post: missing a retry is a visible error, a duplicate is not undone.
+The same rule covers a 5xx answer (Slack may have stored the message before failing). A 429 never
+posted anything: every method is sent again once Slack's `Retry-After` is over (`ratelimits.py`).
+
+`slack_web_client` is the one factory of Web API clients: the Bolt app's, the PR of the day's
+and the announcer's, all on the bot's one `RateLimits`.
 """
 
 from __future__ import annotations
@@ -12,12 +17,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler
+from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, ServerErrorRetryHandler
+from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
 from slack_sdk.http_retry.request import HttpRequest
 from slack_sdk.http_retry.response import HttpResponse
 
 from chatbot.daily.poster import never_sent
 from chatbot.observability.slackcalls import api_method
+from chatbot.slack.ratelimits import GatedWebClient, RateLimits, RetryAfterHandler
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +59,9 @@ class PostOnceRetryHandler(ConnectionErrorRetryHandler):
     """ConnectionErrorRetryHandler that never sends a post again once it may have reached Slack;
     it logs that post's outcome as unknown (one line) instead."""
 
+    # DEBUG where the caller reports the unknown outcome itself (the PR of the day, announcements).
+    unknown_level = logging.WARNING
+
     def _can_retry(
         self,
         *,
@@ -65,10 +75,67 @@ class PostOnceRetryHandler(ConnectionErrorRetryHandler):
         method = api_method(request.url)
         if safe_to_repeat(method) or never_sent(error):
             return super()._can_retry(request=request, response=response, error=error, **rest)
-        log.warning(
+        log.log(
+            self.unknown_level,
             "slack %s: no answer after the request was sent (%s: %s); not sent again, it may have been posted",
             method,
             type(error).__name__,
             error,
         )
         return False
+
+
+class PostOnceServerErrorRetryHandler(ServerErrorRetryHandler):
+    """ServerErrorRetryHandler (500/503) for reads and idempotent writes only: a post answered
+    with a 5xx may be stored all the same, and a second one would be a second message."""
+
+    unknown_level = logging.WARNING
+
+    def _can_retry(
+        self,
+        *,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+        **rest: Any,
+    ) -> bool:
+        if not super()._can_retry(request=request, response=response, error=error, **rest):
+            return False
+        method = api_method(request.url)
+        if safe_to_repeat(method):
+            return True
+        status = response.status_code if response is not None else "?"
+        log.log(
+            self.unknown_level, "slack %s: HTTP %s; not sent again, it may have been posted", method, status
+        )
+        return False
+
+
+def slack_web_client(
+    token: str | None,
+    base_url: str,
+    *,
+    limits: RateLimits | None = None,
+    timeout: float = 10.0,
+    retries: int = 2,
+    backoff: float = 0.5,
+    reports_unknown: bool = False,
+) -> GatedWebClient:
+    """The bot's Web API client: waits out and records rate limits on `limits` (shared with
+    every other client of the bot), sends again after connection and server errors with backoff,
+    but a post only when it certainly never reached Slack. `reports_unknown`: the caller logs a
+    post's unknown outcome itself (the jobs), so the handlers' line goes to DEBUG."""
+    interval = BackoffRetryIntervalCalculator(backoff_factor=backoff)
+    limits = limits or RateLimits()
+    connection = PostOnceRetryHandler(max_retry_count=retries, interval_calculator=interval)
+    server = PostOnceServerErrorRetryHandler(max_retry_count=retries, interval_calculator=interval)
+    if reports_unknown:
+        connection.unknown_level = server.unknown_level = logging.DEBUG
+    client = GatedWebClient(
+        token=token,
+        base_url=base_url,
+        timeout=timeout,  # type: ignore[arg-type]  # urllib takes fractions of a second too
+        retry_handlers=[connection, RetryAfterHandler(limits, max_retry_count=max(retries, 3)), server],
+    )
+    client.rate_limits = limits
+    return client

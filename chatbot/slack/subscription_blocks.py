@@ -9,7 +9,18 @@ from collections.abc import Sequence
 from chatbot.daily.picker import Pick
 from chatbot.daily.subscription import Subscription
 from chatbot.digest import Entry
-from chatbot.slack.blocks import Message, context, entry_blocks, header_block, message, render_today, section
+from chatbot.slack import action_ids as ids
+from chatbot.slack.blocks import (
+    Block,
+    Message,
+    context,
+    entry_blocks,
+    fit_groups,
+    header_block,
+    message,
+    render_today,
+    section,
+)
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.mrkdwn import escape
 
@@ -76,7 +87,9 @@ def render_subscriptions(
 
 
 def render_announcement(entries: Sequence[Entry], subscription: Subscription, lang: Language) -> Message:
-    """New entries for one channel: a header, what they are about, each entry with its buttons."""
+    """New entries for one channel: a header, what they are about, each entry with its buttons —
+    as many as fit in one message (Slack refuses more), then "and N more" with the commands that
+    show them."""
     texts = Texts(lang)
     separator = "、" if lang == "zh" else ", "
     if subscription.topics:
@@ -85,11 +98,18 @@ def render_announcement(entries: Sequence[Entry], subscription: Subscription, la
         )
     else:
         intro = texts("announce.all", count=len(entries))
-    blocks = [header_block(texts("announce.header")), context(escape(intro))]
-    for entry in entries:
-        blocks.extend(entry_blocks(entry, texts))
+    head = [header_block(texts("announce.header")), context(escape(intro))]
+    blocks = fit_groups(
+        head, [entry_blocks(entry, texts) for entry in entries], lambda left: _more(left, texts)
+    )
     titles = "; ".join(e.title for e in entries)
     return message(f"{texts('announce.header')}: {intro} {titles}", blocks)
+
+
+def _more(count: int, texts: Texts) -> Block:
+    search = "<topic>" if texts.language == "en" else "<主题>"
+    commands = {"latest": f"`{ids.COMMAND} latest`", "search": f"`{ids.COMMAND} {escape(search)}`"}
+    return context(texts.mrkdwn("announce.more", markup=commands, count=count))
 
 
 def render_channel_today(entry: Entry, pick: Pick, lang: Language) -> Message:

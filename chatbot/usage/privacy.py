@@ -27,7 +27,18 @@ _EDGE = re.compile(rf"^[{_PUNCT}]+|[{_PUNCT}]+$")
 
 
 def normalise(text: str, limit: int = 200) -> str:
-    """NFKC, case-folded, markup and secrets removed, whitespace collapsed, edge punctuation cut."""
+    """NFKC, case-folded, markup and secrets removed, whitespace collapsed, edge punctuation cut;
+    again until nothing changes (removing `<>` from `<<>>` leaves `< >`, itself markup)."""
+    once = _normalise_once(text, limit)
+    for _ in range(8):
+        again = _normalise_once(once, limit)
+        if again == once:
+            break
+        once = again
+    return once
+
+
+def _normalise_once(text: str, limit: int) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = _UNCLOSED.sub(" ", _MARKUP.sub(" ", text))
     text = redact(text)

@@ -9,11 +9,12 @@ from collections.abc import Sequence
 
 import pytest
 
-from chatbot.daily import SlackMessage, daily_web_client
+from chatbot.daily import SlackMessage
 from chatbot.daily.announcer import ANNOUNCE_EVENT_TYPE, Announcer
 from chatbot.daily.subscription import WEEKDAYS, Schedule, Subscription
 from chatbot.digest import Entry
 from chatbot.digest.library import Library
+from chatbot.slack.retries import slack_web_client
 from chatbot.store import SqlStore, SubscriptionStore
 from tests.fakeslack import FakeSlack
 
@@ -55,7 +56,7 @@ def announcer_with_new_batch(
         lambda: shown,
         lambda: [subscription],
         lambda _s: frozenset(),
-        daily_web_client("xoxb-test", fake.api_url, backoff=0.01, timeout=1),
+        slack_web_client("xoxb-test", fake.api_url, reports_unknown=True, backoff=0.01, timeout=1),
         render,
         clock=clock,
     )

@@ -19,10 +19,10 @@ from chatbot.daily.poster import (
     DAILY_EVENT_TYPE,
     DailyPoster,
     Status,
-    daily_web_client,
     owner_is_dead,
 )
 from chatbot.digest.library import Library
+from chatbot.slack.retries import slack_web_client
 from chatbot.store import SqlStore
 from chatbot.wiring import CRASH_AFTER_POST_ENV, CRASH_EXIT_CODE, daily_message
 from tests.fakeslack import FakeSlack
@@ -91,18 +91,23 @@ def test_four_racing_processes_post_once(db_url: str, fake_slack: FakeSlack, tmp
     assert len(fake_slack.calls("chat.postMessage")) == 1
 
 
-def test_slack_500_exhausts_retries_then_rerun_posts_once(
+def test_slack_500_on_the_post_is_not_sent_again_and_the_rerun_looks_then_posts_once(
     db_url: str, fake_slack: FakeSlack, tmp_path: Path
 ) -> None:
-    fake_slack.fail("chat.postMessage", status=500, times=3)  # the first try and both retries
+    """Slack may store a message before answering 500: the post is not resent (post-once), the
+    claim is kept unknown, and the next run looks in the channel before it posts."""
+    fake_slack.fail("chat.postMessage", status=500)
     env = cli_env(db_url, fake_slack)
     first = post_today(env, tmp_path)
     assert first.returncode == 1
-    assert "failed" in first.stderr and "HTTP 500" in first.stderr and "will retry" in first.stderr
-    assert [c.status for c in fake_slack.calls("chat.postMessage")] == [500, 500, 500]
+    said = first.stdout + first.stderr
+    assert "unknown" in said and "HTTP 500" in said and "looks for it before posting" in said
+    assert [c.status for c in fake_slack.calls("chat.postMessage")] == [500]
+    assert len(fake_slack.calls("conversations.history")) >= 1
     assert daily_messages(fake_slack) == []
     store = SqlStore.open(db_url)
-    assert store.daily_post(CHANNEL, dt.date.fromisoformat(DAY)) is None  # released, not recorded
+    row = store.daily_post(CHANNEL, dt.date.fromisoformat(DAY))
+    assert row is not None and not row.posted  # kept (unknown), not released
     second = post_today(env, tmp_path)
     assert second.returncode == 0 and ": posted entry" in second.stdout, second.stderr
     assert len(daily_messages(fake_slack)) == 1
@@ -141,7 +146,7 @@ def test_crash_after_slack_accepted_then_rerun_does_not_post_again(
 def sqlite_poster(tmp_path: Path, fake_slack: FakeSlack, library: Library) -> tuple[SqlStore, DailyPoster]:
     """A daily poster on a fresh SQLite file, talking to the fake Slack with short backoff."""
     store = SqlStore.open(f"sqlite:///{tmp_path / 'bot.db'}")
-    client = daily_web_client("xoxb-test", fake_slack.api_url, backoff=0.01)
+    client = slack_web_client("xoxb-test", fake_slack.api_url, reports_unknown=True, backoff=0.01)
     return store, DailyPoster(store, lambda: library.entries, client, lambda e: daily_message(e, "en"))
 
 
@@ -169,7 +174,7 @@ def test_permanent_slack_errors_are_one_line_and_not_retried(
         (500, "an_error_code_slack_adds_later", False, "an_error_code_slack_adds_later"),
     ],
 )
-def test_a_5xx_without_a_known_error_code_is_transient(
+def test_a_5xx_on_the_post_is_an_unknown_outcome_looked_for_before_posting_again(
     status: int,
     error: str | None,
     bare: bool,
@@ -178,16 +183,18 @@ def test_a_5xx_without_a_known_error_code_is_transient(
     tmp_path: Path,
     seed_library: Library,
 ) -> None:
-    tries = 3 if status in (500, 503) else 1  # the client retries 500 and 503 twice itself
-    fake_slack.fail("chat.postMessage", status=status, error=error, bare=bare, times=tries)
+    """Slack may store a message and still answer 5xx: the post is sent once, the claim kept as
+    unknown; the next run finds nothing in the channel and posts, once."""
+    fake_slack.fail("chat.postMessage", status=status, error=error, bare=bare)
     store, poster = sqlite_poster(tmp_path, fake_slack, seed_library)
     result = poster.run(CHANNEL, dt.date(2026, 9, 1))
-    assert result.status is Status.FAILED and result.retry_later
-    assert [c.status for c in fake_slack.calls("chat.postMessage")] == [status] * tries
-    assert answered in result.detail and f"(HTTP {status}); will retry" in result.detail
-    assert "\n" not in result.line()
+    assert result.status is Status.UNKNOWN and result.retry_later
+    assert [c.status for c in fake_slack.calls("chat.postMessage")] == [status]
+    assert f"(HTTP {status}), the post may be stored" in result.detail
+    assert "looks for it before posting" in result.detail and "\n" not in result.line()
     assert daily_messages(fake_slack) == []
-    assert store.daily_post(CHANNEL, dt.date(2026, 9, 1)) is None  # released for the next run
+    row = store.daily_post(CHANNEL, dt.date(2026, 9, 1))
+    assert row is not None and not row.posted  # kept for the next run, which looks first
     again = poster.run(CHANNEL, dt.date(2026, 9, 1))
     assert again.status is Status.POSTED and len(daily_messages(fake_slack)) == 1
     store.close()
@@ -273,7 +280,7 @@ def test_an_unanswered_post_is_unknown_until_the_next_run_looks(
     fake_slack.answer_late("chat.postMessage", 4.0)
     fake_slack.fail("conversations.history", status=500, times=3)
     store = SqlStore.open(db_url)
-    client = daily_web_client("xoxb-test", fake_slack.api_url, backoff=0.01, timeout=1)
+    client = slack_web_client("xoxb-test", fake_slack.api_url, reports_unknown=True, backoff=0.01, timeout=1)
     poster = DailyPoster(store, lambda: seed_library.entries, client, lambda e: daily_message(e, "en"))
     day = dt.date.fromisoformat(DAY)
     first = poster.run(CHANNEL, day)
@@ -298,7 +305,7 @@ def test_a_refused_connection_is_retried_and_released(
         probe.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{probe.getsockname()[1]}/api/"
     store = SqlStore.open(f"sqlite:///{tmp_path / 'bot.db'}")
-    client = daily_web_client("xoxb-test", closed, backoff=0.01)
+    client = slack_web_client("xoxb-test", closed, reports_unknown=True, backoff=0.01)
     poster = DailyPoster(store, lambda: seed_library.entries, client, lambda e: daily_message(e, "en"))
     result = poster.run(CHANNEL, dt.date.fromisoformat(DAY))
     assert result.status is Status.FAILED and "cannot reach Slack" in result.line()

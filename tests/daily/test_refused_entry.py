@@ -14,9 +14,10 @@ import logging
 import pytest
 
 from chatbot.daily import SlackMessage
-from chatbot.daily.poster import DAILY_EVENT_TYPE, DailyPoster, Status, daily_web_client
+from chatbot.daily.poster import DAILY_EVENT_TYPE, DailyPoster, Status
 from chatbot.digest import Entry
 from chatbot.digest.library import Library
+from chatbot.slack.retries import slack_web_client
 from chatbot.store import SqlStore
 from chatbot.wiring import daily_message
 from tests.fakeslack import FakeSlack
@@ -48,7 +49,7 @@ def test_an_entry_slack_refuses_is_skipped_and_the_next_one_posted_once_a_day(
 
     def replica() -> tuple[SqlStore, DailyPoster]:
         store = SqlStore.open(db_url)
-        client = daily_web_client("xoxb-test", fake_slack.api_url, backoff=0.01)
+        client = slack_web_client("xoxb-test", fake_slack.api_url, reports_unknown=True, backoff=0.01)
         return store, DailyPoster(store, lambda: seed_library.entries, client, render)
 
     replicas = [replica(), replica()]
@@ -87,7 +88,7 @@ def test_a_channel_error_still_gives_up_without_skipping_entries(
     db_url: str, fake_slack: FakeSlack, seed_library: Library
 ) -> None:
     store = SqlStore.open(db_url)
-    client = daily_web_client("xoxb-test", fake_slack.api_url, backoff=0.01)
+    client = slack_web_client("xoxb-test", fake_slack.api_url, reports_unknown=True, backoff=0.01)
     poster = DailyPoster(store, lambda: seed_library.entries, client, lambda e: daily_message(e, "en"))
     first = poster.pick(CHANNEL, DAY)
     fake_slack.refuse("chat.postMessage", "is_archived", containing=CHANNEL)

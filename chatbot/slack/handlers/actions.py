@@ -14,7 +14,7 @@ from typing import Any
 
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from chatbot.daily.poster import find_marked_message, never_sent
+from chatbot.daily.poster import find_marked_message, maybe_stored, never_sent
 from chatbot.digest import Entry, FactsLookup, PrFacts, no_facts
 from chatbot.slack import blocks
 from chatbot.slack.handlers.command import Answers
@@ -159,11 +159,17 @@ def share_card(
         ts = send(client, channel, card, metadata=entry_metadata(entry))
     except OSError as exc:
         ts = posted_card(client, channel, entry, sent_at, exc)
+    except SlackApiError as exc:  # a 5xx may come after Slack stored the card: look, never resend
+        if not maybe_stored(exc):
+            raise
+        ts = posted_card(client, channel, entry, sent_at, exc)
     threads.register(channel, ts, entry.id)
     return ts
 
 
-def posted_card(client: Any, channel: str, entry: Entry, sent_at: dt.datetime, error: OSError) -> str:
+def posted_card(
+    client: Any, channel: str, entry: Entry, sent_at: dt.datetime, error: OSError | SlackApiError
+) -> str:
     """The ts of the card a post that got no answer left in the channel (Slack acted, the answer
     was lost), so its thread is registered and nobody is told to share it again; else `error`."""
     if never_sent(error):

@@ -133,7 +133,10 @@ class Route:
 
 
 def outcome_unknown(error: BaseException) -> bool:
-    """A connection error after the request may have reached Slack: the post may be there."""
+    """A connection error after the request may have reached Slack, or Slack answered 5xx (it may
+    have stored the post before failing): the post may be there."""
+    if isinstance(error, SlackApiError):
+        return error.response is not None and error.response.status_code >= 500
     return isinstance(error, OSError) and not never_sent(error)
 
 

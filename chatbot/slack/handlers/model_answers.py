@@ -5,7 +5,10 @@ post a placeholder in the thread → `chat.update` it with the text so far at mo
 `update_every` seconds → when the stream ends, check the answer against the entries it was given
 (grounding.py) → a final update with the model's answer and its source line, or with the extractive
 answer when the model failed, timed out, was cut off by the circuit breaker, or named a fact the
-entries don't hold. Whatever happens, the asker gets one message, within LLM_TIMEOUT.
+entries don't hold. Whatever happens, the asker gets one message, within LLM_TIMEOUT. At shutdown
+(`cut`, SIGTERM) the streams end at once and the extractive answer takes the placeholder's place.
+Under Slack's rate limits a progress update is skipped while chat.update is held in the channel;
+the final update waits out the hold and is sent again (never a second message beside the placeholder).
 """
 
 from __future__ import annotations
@@ -21,15 +24,19 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from chatbot.answers.grounding import review
 from chatbot.answers.model_prompt import Lang, Message, digest_messages, entry_messages
 from chatbot.digest import Entry
-from chatbot.llm import ModelClient, ModelError, stream_within
+from chatbot.llm import ModelClient, ModelError, StreamCut, StreamCutError, stream_within
 from chatbot.slack import blocks
 from chatbot.slack.handlers.posting import post, send
 from chatbot.slack.i18n import Texts
 from chatbot.slack.mrkdwn import MAX_SECTION_TEXT, escape, link, truncate
+from chatbot.slack.ratelimits import held
 
 log = logging.getLogger(__name__)
 
 CURSOR = " ▌"
+# The final update is sent again this many times while Slack answers `ratelimited` (each after
+# the hold: the client waits out Retry-After, and retries 429s itself first).
+FINAL_UPDATE_TRIES = 3
 _CITATION = re.compile(r"\[#(\d{1,7})\]|(?<![\w&/])#(\d{2,7})\b")
 
 
@@ -61,11 +68,13 @@ class ModelAnswers:
         timeout: float,
         update_every: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
+        cut: StreamCut | None = None,
     ) -> None:
         self.model = model
         self.timeout = timeout
         self.update_every = update_every
         self.clock = clock
+        self.cut = cut or StreamCut()
 
     def answer_entry(
         self,
@@ -119,8 +128,8 @@ class ModelAnswers:
         feedback: blocks.Block | None = None,
     ) -> None:
         deadline = self.clock() + self.timeout
-        if not self.model.breaker.allow():
-            log.info("model answer skipped: circuit open; extractive answer instead")
+        if self.cut.done or not self.model.breaker.allow():
+            log.info("model answer skipped: circuit open or shutting down; extractive answer instead")
             send(client, channel, fallback, thread_ts=thread_ts)
             return
         placeholder = _post(client, channel, thread_ts, blocks.render_text(Texts(lang)("model.thinking")))
@@ -129,9 +138,12 @@ class ModelAnswers:
             return
         progress = _Progress(client, channel, placeholder, entries, self.update_every, self.clock)
         try:
-            text = stream_within(lambda: self.model.stream(messages), deadline, progress, self.clock).strip()
+            text = stream_within(
+                lambda: self.model.stream(messages), deadline, progress, self.clock, self.cut
+            ).strip()
         except ModelError as exc:
-            self.model.breaker.failure(exc.retry_after)
+            if not isinstance(exc, StreamCutError):
+                self.model.breaker.failure(exc.retry_after)
             log.warning("model answer failed (%s); extractive answer instead", exc)
             _finish(client, channel, thread_ts, placeholder, fallback)
             return
@@ -172,7 +184,7 @@ class _Progress:
 
     def __call__(self, text: str) -> None:
         now = self.clock()
-        if self.broken or now - self.shown_at < self.every:
+        if self.broken or now - self.shown_at < self.every or held(self.client, self.channel, "chat.update"):
             return
         self.shown_at = now
         partial = blocks.message(text, [blocks.section(model_mrkdwn(text, self.entries) + CURSOR)])
@@ -197,11 +209,33 @@ def _finish(
 ) -> None:
     """The answer in place of the placeholder. When Slack refuses the update (the placeholder was
     deleted, cannot be edited, …) the answer is posted in the thread instead, never left unanswered;
-    a timeout or dropped connection is not a refusal (the update may have landed: no second answer)."""
-    try:
-        client.chat_update(channel=channel, ts=placeholder, text=message["text"], blocks=message["blocks"])
-    except SlackApiError as exc:
-        log.warning("updating answer %s %s refused (%s); posting it instead", channel, placeholder, exc)
-        send(client, channel, message, thread_ts=thread_ts)
-    except SlackClientError as exc:
-        log.warning("updating answer %s %s failed: %s", channel, placeholder, exc)
+    `ratelimited` is not a refusal (the update is sent again after the hold), nor is a timeout or
+    dropped connection (the update may have landed: no second answer)."""
+    for attempt in range(1, FINAL_UPDATE_TRIES + 1):
+        try:
+            client.chat_update(
+                channel=channel, ts=placeholder, text=message["text"], blocks=message["blocks"]
+            )
+            return
+        except SlackApiError as exc:
+            if exc.response.get("error") != "ratelimited":
+                log.warning(
+                    "updating answer %s %s refused (%s); posting it instead", channel, placeholder, exc
+                )
+                send(client, channel, message, thread_ts=thread_ts)
+                return
+            log.info(
+                "updating answer %s %s: rate-limited (try %d), again after Retry-After",
+                channel,
+                placeholder,
+                attempt,
+            )
+        except SlackClientError as exc:
+            log.warning("updating answer %s %s failed: %s", channel, placeholder, exc)
+            return
+    log.error(
+        "updating answer %s %s: still rate-limited after %d tries; the placeholder stays",
+        channel,
+        placeholder,
+        FINAL_UPDATE_TRIES,
+    )
