@@ -37,6 +37,8 @@ Intent = Literal[
     "summary",
     "size",
     "perf",
+    "reviewers",
+    "howto",
     "other",
 ]
 INTENTS: tuple[Intent, ...] = get_args(Intent)
@@ -141,6 +143,47 @@ def classify(question: str) -> Intent:
     if best is None:
         return _classify_typo(text)
     return best_intent
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a question's cue words say: each kind they name with a weight (the longest phrase's
+    kind 1.0, others by their phrase's share of it), and the question without those words (its
+    subject: what the asker wants to know about)."""
+
+    kinds: dict[Intent, float]
+    subject: str
+
+    @property
+    def top(self) -> Intent:
+        return max(self.kinds, key=lambda k: self.kinds[k]) if self.kinds else "other"
+
+
+def read_question(question: str) -> Reading:
+    """The kinds a question's cue words name, as weights, and its subject without them."""
+    text = plain_question(question)
+    data = phrasings()
+    whole = data.whole.get(_bare(text))
+    if whole is not None:
+        return Reading({whole: 1.0}, "")
+    found = sorted(
+        ((m.start(), m.end(), weight(rule.phrase), rule.order, rule.intent) for rule in data.rules for m in rule.pattern.finditer(text)),
+        key=lambda f: (-f[2], f[3]),
+    )
+    best: dict[Intent, int] = {}
+    subject = list(text)
+    taken: list[tuple[int, int]] = []
+    for start, end, size, _, intent in found:
+        if any(a <= start and end <= b for a, b in taken):
+            continue  # "设计" inside "测试设计", or one phrase of two kinds: the longer, the first
+        taken.append((start, end))
+        best[intent] = max(best.get(intent, 0), size)
+        subject[start:end] = " " * (end - start)
+    if not best:
+        typo = _classify_typo(text)
+        return Reading({} if typo == "other" else {typo: 1.0}, text)
+    top = max(best.values())
+    return Reading({k: w / top for k, w in best.items()}, "".join(subject))
 
 
 # The kind of a question asked before (threads repeat "风险？", "who wrote it?"): classifying

@@ -1,0 +1,379 @@
+"""One scorer for follow-up answers: every clause of the note and every metadata fact of the entry
+is a candidate, scored against the question; the question's kind only weighs the candidates.
+
+A candidate's score is what it shares with the question's subject (identifiers, flags and numbers
+exactly; words in both languages through the search glossary and a small word list; the rest
+fuzzily), plus its fit with the kinds the question's cue words name (`data/kind_priors.yaml`:
+the part it comes from, the words or shapes it holds). Nothing is ruled out up front: a phrasing
+no cue word knows still finds the clause that shares its words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from rapidfuzz import fuzz
+
+from chatbot.answers.intents import Intent, Reading
+from chatbot.digest import Entry, sentences
+from chatbot.digest.note_labels import vocabulary
+from chatbot.search import Glossary
+from chatbot.text import HAN_RUN, INFLECTIONS, LATIN_WORD, han_bigrams, normalize_question, stem
+from chatbot.yamlfast import load_yaml
+
+# --- candidates -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """Something the answer may say: a clause of the note with the parts it belongs to, or a fact
+    of the metadata (`fact`: said as a line of its own, not quoted)."""
+
+    parts: tuple[str, ...]
+    text: str
+    source: str
+    short: str = ""
+    fact: bool = False
+
+
+# `TL;DR:`, `一句话：`: the note's own summary line.
+TLDR_RE = re.compile(r"^(?:tl;?\s?dr|summary|in short|一句话|概要|摘要|总结|简介)\s*[:：]\s*", re.I)
+# A label opening a line or sentence: `【风险】`, `[Risks]`, `注意：`, `**Gotcha:**`.
+LABEL_RE = re.compile(
+    r"^\**(?:【([^】]{1,14})】|\[([^\]]{1,20})\]|([^：:。，,\s`*][^：:。，,`]{0,16}?)\**\s*[:：]\**)\s*"
+)
+# List and heading marks at the start of a line: `- `, `* `, `## `, `1. `, `(2)`, `③`, `> `.
+MARK_RE = re.compile(r"^\s*(?:[-*•+>]\s+|#{1,6}\s*|\d{1,2}[.)、]\s*|[（(]\d{1,2}[)）]\s*|[①-⑩]\s*)+")
+_PART_OF_LABEL = {"verdict": "verdict", "why": "why", "focus": "focus", "audience": "audience", "caveats": "caveat"}
+REVIEW_RE = re.compile(r"review|审阅|审查|评审|approv|批准|LGTM", re.I)
+REVIEWER_RE = re.compile(r"reviewers?\s*(?:认为|指出|建议|要求|坚持|提出|argued|asked|insisted|suggested|pointed)|评审(?:认为|指出|建议|意见)", re.I)
+
+
+def _label(line: str) -> tuple[str | None, str]:
+    """The part a line's label announces (`tldr` for `TL;DR:`) and the line without the label."""
+    if tldr := TLDR_RE.match(line):
+        return "tldr", line[tldr.end() :]
+    match = LABEL_RE.match(line)
+    if match is None:
+        return None, line
+    kind = vocabulary().label_kind(next(g for g in match.groups() if g))
+    if kind is None or kind not in _PART_OF_LABEL:
+        return ("note", line[match.end() :]) if kind == "refs" else (None, line)
+    return _PART_OF_LABEL[kind], line[match.end() :]
+
+
+def note_clauses(note: str) -> list[tuple[str, str]]:
+    """(part, sentence) for every sentence of the note: the part its line's label (or the label
+    line above a list) announces, else `note`."""
+    out: list[tuple[str, str]] = []
+    section: str | None = None
+    for raw in note.split("\n"):
+        listed = bool(MARK_RE.match(raw))
+        line = MARK_RE.sub("", raw).strip().strip("*").strip()
+        if not line:
+            section = None
+            continue
+        part, rest = _label(line)
+        if part is not None and not rest.strip():
+            section = part  # a bare label line: the list under it is that part
+            continue
+        if part is None and listed and section is not None:
+            part = section
+        out.extend((part or "note", s) for s in sentences(rest))
+    return out
+
+
+def _structured(entry: Entry) -> list[Candidate]:
+    """The parts the digest reader found: verdict, why line, focus points, audience, caveats."""
+    found = [Candidate(("focus",), h, f"highlights[{i}]") for i, h in enumerate(entry.highlights)]
+    if entry.why:
+        found.append(Candidate(("why",), entry.why, "why"))
+    if entry.audience:
+        found.append(Candidate(("audience",), entry.audience, "audience"))
+    found.extend(Candidate(("caveat",), c, f"caveats[{i}]") for i, c in enumerate(entry.caveats))
+    if entry.verdict:
+        found.append(Candidate(("verdict",), entry.verdict, "verdict"))
+    return found
+
+
+def _people_parts(entry: Entry, text: str) -> tuple[str, ...]:
+    """`people` for a clause naming one of the entry's people (besides the author), `reviewers`
+    too when it speaks of review."""
+    named = any(p in text for p in entry.people if p != entry.author)
+    if REVIEW_RE.search(text) and (named or REVIEWER_RE.search(text)):
+        return ("people", "reviewers")
+    return ("people",) if named else ()
+
+
+def entry_candidates(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
+    """Every candidate of the entry: its parts, the rest of its sentences, its title, its facts."""
+    structured = _structured(entry)
+    held = [c.text for c in structured]
+    merged: list[Candidate] = []
+    for c in structured:
+        merged.append(Candidate((*c.parts, *_people_parts(entry, c.text)), c.text, c.source))
+    for i, (part, text) in enumerate(note_clauses(entry.note)):
+        same = [h for h in held if text in h or (h in text and len(h) * 2 >= len(text))]
+        if same:
+            merged = [_with_part(c, part) if c.text in same else c for c in merged]
+            continue
+        merged.append(Candidate((part, *_people_parts(entry, text)), text, f"note[{i}]"))
+    merged.append(Candidate(("title",), entry.title, "title"))
+    return merged + _facts(entry, words)
+
+
+def _with_part(candidate: Candidate, part: str) -> Candidate:
+    if part in candidate.parts or part == "note":
+        return candidate
+    return Candidate((*candidate.parts, part), candidate.text, candidate.source)
+
+
+def _facts(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
+    """The metadata as candidates, each a line in the asker's language."""
+    why = entry.why or (entry.highlights[0] if entry.highlights else "")
+    summary = f"{entry.title}。{why}" if why and why != entry.title else entry.title
+    facts = [Candidate(("summary",), summary, "title", short=entry.title)]
+    if entry.author:
+        facts.append(Candidate(("author",), words["author"] + entry.author, "author", fact=True))
+    if entry.date is not None:
+        label = f" (#{entry.pr})" if entry.pr else ""
+        facts.append(Candidate(("date",), f"{words['date']}{entry.date.isoformat()}{label}", "date", fact=True))
+    if entry.github_title:
+        facts.append(Candidate(("english",), words["english"] + entry.github_title, "github_title", fact=True))
+    if entry.tags:
+        facts.append(Candidate(("tags",), words["labels"] + ", ".join(entry.tags), "tags", fact=True))
+    if entry.url:
+        facts.append(Candidate(("link",), f"#{entry.pr} {entry.title}" if entry.pr else entry.title, "url", fact=True))
+    return facts
+
+
+# --- the question's terms -----------------------------------------------------------------------
+
+IDENT_RE = re.compile(
+    r"`([^`]+)`|(--[a-z][\w-]+|[A-Za-z_][A-Za-z0-9_]*(?:[._][A-Za-z0-9_]+)+(?:\(\))?|\d+(?:\.\d+)?\s?(?:gib|gb|mib|ms|%|x\b))"
+)
+EN_STOP = frozenset(
+    "a an the is are was were be been do does did what which who whom whose why how when where this that "
+    "these those it its of in on at to for from by with about and or not no can could should would will "
+    "i me my we our you your they them their there here pr prs please tell explain any some more most "
+    "much many one two three has have had get got so if then than also just note entry it's what's "
+    "whats doesn't into as up out over use used using way like yet still ever all there's anything "
+    "change changes changed fix fixes fixed work works mean means thing stuff say says said happen "
+    "happened point main idea really actually ok hey bot pls plz know need want there".split()
+)
+ZH_STOP_CHARS = frozenset("什么怎么为何哪些吗呢吧啊呀的了是这那个一下请问能否可以有没么啥咋谁它该里")
+TermWeights = dict[str, float]
+
+
+@lru_cache(maxsize=1)
+def _word_list() -> dict[str, tuple[str, ...]]:
+    """General engineering words of questions and the Chinese the notes use for them."""
+    text = resources.files("chatbot.answers").joinpath("data/followup_terms.yaml").read_text(encoding="utf-8")
+    return {str(k).casefold(): tuple(str(v) for v in vs) for k, vs in load_yaml(text)["terms"].items()}
+
+
+def chinese_of(word: str) -> tuple[str, ...]:
+    """The Chinese the word list gives for an English word or its uninflected form."""
+    words = _word_list()
+    return words.get(word, ()) or words.get(stem(word, INFLECTIONS), ())
+
+
+@lru_cache(maxsize=1)
+def _english_of() -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for en, zhs in _word_list().items():
+        for zh in zhs:
+            if HAN_RUN.fullmatch(zh) and len(zh) >= 2:
+                out.setdefault(zh, []).append(en)
+    return {zh: tuple(ens) for zh, ens in out.items()}
+
+
+@lru_cache(maxsize=1024)
+def subject_terms(subject: str) -> TermWeights:
+    """The subject's terms: identifiers, flags and numbers 3, words 2 (their Chinese 1.5), Chinese
+    bigrams 1; the first weight a term gets stays."""
+    norm = normalize_question(subject)
+    weights: TermWeights = {}
+    for quoted, bare in IDENT_RE.findall(norm):
+        if ident := (quoted or bare).strip():
+            weights[ident] = 3.0
+    for word in LATIN_WORD.findall(norm):
+        if word in EN_STOP or len(word) < 2:
+            continue
+        weights.setdefault(stem(word, INFLECTIONS) if len(word) > 4 else word, 2.0)
+        for zh in chinese_of(word):
+            grams = han_bigrams(zh) if HAN_RUN.fullmatch(zh) else [normalize_question(zh)]
+            for gram in grams:
+                weights.setdefault(gram, 1.5)
+    for zh, ens in _english_of().items():
+        if zh in norm:
+            for en in ens:
+                weights.setdefault(en, 1.5)
+    for run in HAN_RUN.findall(norm):
+        for gram in han_bigrams(run):
+            if not all(ch in ZH_STOP_CHARS for ch in gram):
+                weights.setdefault(gram, 1.0)
+    return weights
+
+
+@lru_cache(maxsize=1 << 14)
+def candidate_terms(text: str) -> tuple[str, frozenset[str]]:
+    """A candidate's normalised text and the terms it offers."""
+    norm = normalize_question(text)
+    terms = {(q or b).strip() for q, b in IDENT_RE.findall(norm)}
+    terms.update(LATIN_WORD.findall(norm))
+    terms.update(stem(w, INFLECTIONS) for w in LATIN_WORD.findall(norm))
+    for run in HAN_RUN.findall(norm):
+        terms.update(han_bigrams(run))
+    return norm, frozenset(terms)
+
+
+def concept_terms(glossary: Glossary, concept_id: str) -> list[str]:
+    """Every term of a concept and of the narrower concepts it includes."""
+    terms: list[str] = []
+    todo, seen = [concept_id], set()
+    while todo:
+        cid = todo.pop()
+        concept = glossary.concepts.get(cid)
+        if concept is None or cid in seen:
+            continue
+        seen.add(cid)
+        terms.extend(concept.terms)
+        todo.extend(concept.includes)
+    return terms
+
+
+def phrase_in(phrase: str, low: str) -> bool:
+    """A phrase in normalised text; a Latin phrase only at word boundaries."""
+    start = 0
+    while (at := low.find(phrase, start)) >= 0:
+        before = low[at - 1] if at else " "
+        end = at + len(phrase)
+        after = low[end] if end < len(low) else " "
+        if not (_latin(phrase[0]) and _latin(before)) and not (_latin(phrase[-1]) and _latin(after)):
+            return True
+        start = at + 1
+    return False
+
+
+def _latin(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
+
+
+# --- scoring ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KindPrior:
+    """What one kind of question favours: parts (weights) and clause cues (pattern, weight)."""
+
+    parts: dict[str, float]
+    cues: tuple[tuple[re.Pattern[str], float], ...]
+
+
+@lru_cache(maxsize=1)
+def kind_priors() -> dict[str, KindPrior]:
+    text = resources.files("chatbot.answers").joinpath("data/kind_priors.yaml").read_text(encoding="utf-8")
+    data = load_yaml(text)["kinds"]
+    return {
+        str(kind): KindPrior(
+            {str(p): float(w) for p, w in (row.get("parts") or {}).items()},
+            tuple((re.compile(str(p)), float(w)) for p, w in (row.get("cues") or {}).items()),
+        )
+        for kind, row in data.items()
+    }
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A candidate with its score: `lexical` what it shares with the subject, `fit` its kind weight."""
+
+    candidate: Candidate
+    score: float
+    lexical: float
+    fit: float
+    shared: float  # the plain sum of the weights of the subject's terms it has
+
+
+FUZZY_SHARE = 0.6  # a term found only fuzzily counts this share of its weight
+FUZZY_SCORE = 85
+FACT_SHARE = 0.5  # a metadata line's shared words count half: the question is about the note
+SECONDHAND = frozenset({"summary", "title"})  # parts that repeat the note: their words count half too
+LEX_BY_FIT = 0.5  # a clause both on the subject and of the asked kind counts its words more
+
+
+def fit(kinds: Mapping[Intent, float], candidate: Candidate) -> float:
+    """How well a candidate's part and words answer the kinds the question names."""
+    priors = kind_priors()
+    total = 0.0
+    for kind, weight in kinds.items():
+        prior = priors.get(kind)
+        if prior is None:
+            continue
+        part = max((prior.parts.get(p, 0.0) for p in candidate.parts), default=0.0)
+        cue = 0.0 if candidate.fact else max((w for p, w in prior.cues if p.search(candidate.text)), default=0.0)
+        total += weight * max(part, cue, (part + cue) / 1.5)
+    return total
+
+
+def score_candidates(
+    reading: Reading, candidates: Sequence[Candidate], glossary: Glossary | None
+) -> list[Scored]:
+    """Every candidate scored, best first (ties in note order)."""
+    weights = subject_terms(reading.subject)
+    phrases = _glossary_phrases(reading.subject, glossary, weights)
+    texts = [candidate_terms(c.text) for c in candidates]
+    found = [_shared(weights, phrases, norm, bag) for norm, bag in texts]
+    doc_freq = Counter(t for f in found for t in f)
+    scored = []
+    for c, f in zip(candidates, found, strict=True):
+        lexical = sum(w / doc_freq[t] ** 0.5 for t, w in f.items()) * (FACT_SHARE if c.fact or SECONDHAND & set(c.parts) else 1.0)
+        kind = fit(reading.kinds, c)
+        score = lexical * (1 + LEX_BY_FIT * min(kind, 2.0)) + kind
+        scored.append(Scored(c, round(score, 4), lexical, kind, sum(f.values())))
+    order = {id(s): i for i, s in enumerate(scored)}
+    return sorted(scored, key=lambda s: (-s.score, order[id(s)]))
+
+
+def _glossary_phrases(subject: str, glossary: Glossary | None, weights: TermWeights) -> TermWeights:
+    """Every term of the glossary concepts the subject names, matched as phrases (1.5)."""
+    if glossary is None or not subject.strip():
+        return {}
+    out: TermWeights = {}
+    for expansion in glossary.expand(subject):
+        for term in concept_terms(glossary, expansion.concept):
+            norm = normalize_question(term)
+            if len(norm) >= 2 and norm not in weights:
+                out.setdefault(norm, 1.5)
+    return out
+
+
+def _shared(weights: TermWeights, phrases: TermWeights, norm: str, bag: frozenset[str]) -> TermWeights:
+    """The subject's terms a candidate has: exactly, as glossary phrases, or nearly (a typo)."""
+    found = {t: w for t, w in weights.items() if t in bag or (len(t) > 3 and " " in t and t in norm)}
+    found.update({t: w for t, w in phrases.items() if phrase_in(t, norm)})
+    for term, weight in weights.items():
+        if term not in found and len(term) >= 4 and term.isascii() and fuzz.partial_ratio(term, norm) >= FUZZY_SCORE:
+            found[term] = FUZZY_SHARE * weight
+    return found
+
+
+def concepts_missing(subject: str, glossary: Glossary | None, entry_text: str) -> list[str]:
+    """The glossary concepts the subject names that the entry never names (as the asker wrote them)."""
+    if glossary is None or not subject.strip():
+        return []
+    text = normalize_question(entry_text)
+    return [
+        e.matched
+        for e in glossary.expand(subject)
+        if not any(
+            phrase_in(normalize_question(t), text)
+            for t in concept_terms(glossary, e.concept)
+            if len(t) >= 2
+        )
+    ]
