@@ -28,6 +28,7 @@ from chatbot.answers.retrieval import (
     Scored,
     concepts_missing,
     entry_candidates,
+    focused,
     kind_priors,
     score_candidates,
 )
@@ -209,7 +210,7 @@ class Answerer:
         missing = concepts_missing(reading.subject, self.glossary, _entry_text(entry))
         if best is None or missing or not _clears(best):
             return self._not_covered(reading, missing, best, c)
-        chosen = _chosen(question, scored)
+        chosen = [focused(reading, c, self.glossary) for c in _chosen(question, scored)]
         prefix = self._prefix(reading, best, question, c)
         return c.quote(prefix, chosen)
 

@@ -153,6 +153,7 @@ class Reading:
 
     kinds: dict[Intent, float]
     subject: str
+    cues: str = ""  # the cue words themselves: they still count, for less, as words to find
 
     @property
     def top(self) -> Intent:
@@ -183,7 +184,8 @@ def read_question(question: str) -> Reading:
         typo = _classify_typo(text)
         return Reading({} if typo == "other" else {typo: 1.0}, text)
     top = max(best.values())
-    return Reading({k: w / top for k, w in best.items()}, "".join(subject))
+    cues = " ".join(text[a:b] for a, b in taken)
+    return Reading({k: w / top for k, w in best.items()}, "".join(subject), cues)
 
 
 # The kind of a question asked before (threads repeat "风险？", "who wrote it?"): classifying

@@ -20,7 +20,7 @@ from importlib import resources
 from rapidfuzz import fuzz
 
 from chatbot.answers.intents import Intent, Reading
-from chatbot.digest import Entry, sentences
+from chatbot.digest import Entry, clauses, sentences
 from chatbot.digest.note_labels import vocabulary
 from chatbot.search import Glossary
 from chatbot.text import HAN_RUN, INFLECTIONS, LATIN_WORD, han_bigrams, normalize_question, stem
@@ -303,7 +303,7 @@ class Scored:
 FUZZY_SHARE = 0.6  # a term found only fuzzily counts this share of its weight
 FUZZY_SCORE = 85
 FACT_SHARE = 0.5  # a metadata line's shared words count half: the question is about the note
-SECONDHAND = frozenset({"summary", "title"})  # parts that repeat the note: their words count half too
+SECONDHAND = frozenset({"summary", "title", "verdict"})  # parts that repeat the note: their words count half too
 LEX_BY_FIT = 0.5  # a clause both on the subject and of the asked kind counts its words more
 
 
@@ -325,7 +325,7 @@ def score_candidates(
     reading: Reading, candidates: Sequence[Candidate], glossary: Glossary | None
 ) -> list[Scored]:
     """Every candidate scored, best first (ties in note order)."""
-    weights = subject_terms(reading.subject)
+    weights = _with_cue_terms(subject_terms(reading.subject), reading.cues)
     phrases = _glossary_phrases(reading.subject, glossary, weights)
     texts = [candidate_terms(c.text) for c in candidates]
     found = [_shared(weights, phrases, norm, bag) for norm, bag in texts]
@@ -334,10 +334,36 @@ def score_candidates(
     for c, f in zip(candidates, found, strict=True):
         lexical = sum(w / doc_freq[t] ** 0.5 for t, w in f.items()) * (FACT_SHARE if c.fact or SECONDHAND & set(c.parts) else 1.0)
         kind = fit(reading.kinds, c)
+        if c.fact and kind == 0:
+            lexical = 0.0  # a fact answers only the kind that asks for it ("crash" in the tags)
         score = lexical * (1 + LEX_BY_FIT * min(kind, 2.0)) + kind
         scored.append(Scored(c, round(score, 4), lexical, kind, sum(f.values())))
     order = {id(s): i for i, s in enumerate(scored)}
     return sorted(scored, key=lambda s: (-s.score, order[id(s)]))
+
+
+CUE_SHARE = 0.5  # a cue word of the question found in a clause counts this share of its weight
+
+
+def _with_cue_terms(weights: TermWeights, cues: str) -> TermWeights:
+    """The subject's terms and, for less, the cue words' own ("why did it crash" finds 崩溃)."""
+    if not cues:
+        return weights
+    extra = {t: w * CUE_SHARE for t, w in subject_terms(cues).items() if t not in weights}
+    return {**weights, **extra}
+
+
+def focused(reading: Reading, candidate: Candidate, glossary: Glossary | None) -> Candidate:
+    """The candidate with, as its short form, the clause of it that best answers the question
+    (the same scorer over its clauses) when that is not its first clause."""
+    parts = clauses(candidate.text)
+    if candidate.fact or candidate.short or len(parts) < 2:
+        return candidate
+    pieces = [Candidate(candidate.parts, p, candidate.source) for p in parts]
+    best = score_candidates(reading, pieces, glossary)[0]
+    if best.candidate.text == parts[0] or best.score <= 0:
+        return candidate
+    return Candidate(candidate.parts, candidate.text, candidate.source, best.candidate.text)
 
 
 def _glossary_phrases(subject: str, glossary: Glossary | None, weights: TermWeights) -> TermWeights:
