@@ -241,9 +241,12 @@ class Answerer:
             line = c.word(missing_word)
         else:
             line = c.word("not_covered_any")
-        if best is not None and (best.shared > 0 or best.fit > 0):
-            return c.quote(f"{line}\n{c.word('closest')}", [best.candidate])
-        return c.lines([line])
+        if best is None or missing or (best.shared == 0 and best.fit == 0):
+            return c.lines([line])
+        if best.candidate.fact:
+            c.sources.append(best.candidate.source)
+            return c.lines([line, c.word("closest") + best.candidate.text])
+        return c.quote(f"{line}\n{c.word('closest')}", [best.candidate])
 
     # --- related entries -----------------------------------------------------------------------
 

@@ -19,7 +19,8 @@ from chatbot.yamlfast import load_yaml
 Lang = Literal["zh", "en"]
 SHORT_NOTE = 200  # on a note this short, one whole relevant sentence may be quoted
 BULLET = "• "
-MIN_LEAD = 8  # a lead shorter than this is a heading, not a point
+MIN_LEAD = 8
+INTRO = 16  # a lead-in before a colon this short is skipped for what follows it  # a lead shorter than this is a heading, not a point
 LEAD_SEPARATORS = ("——", "：", ":", "，", ",", "；", ";")
 
 
@@ -41,6 +42,9 @@ def lead(candidate: Candidate) -> str:
     if candidate.short:
         return candidate.short
     head = candidate.text
+    intro = split_top_level(head, ["：", ":"])
+    if len(intro) > 1 and len(clean(intro[0])) <= INTRO and clean("".join(intro[1:])):
+        head = clean("".join(intro[1:]))  # "它展示了一个高价值的测试模式：…" is about what follows
     for sep in LEAD_SEPARATORS:
         cut = split_top_level(head, [sep])
         if len(cut) > 1 and len(clean(cut[0])) >= MIN_LEAD:
@@ -80,9 +84,8 @@ class Composer:
         return body
 
     def lines(self, lines: Sequence[str]) -> str:
-        """Plain lines (facts, an honest "not in the note"), cut to the room."""
-        body = "\n".join(lines)
-        return self.finish(body if len(body) <= self.room else body[: self.room - 1] + "…")
+        """Plain lines (facts, an honest "not in the note"), whole: they are the bot's own words."""
+        return self.finish("\n".join(lines))
 
     def quote(self, prefix: str, chosen: Sequence[Candidate]) -> str:
         """Fact lines, then the prefix and the quotes: the longest variant that fits (all in

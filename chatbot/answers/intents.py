@@ -39,6 +39,7 @@ Intent = Literal[
     "perf",
     "reviewers",
     "howto",
+    "benchmark",
     "other",
 ]
 INTENTS: tuple[Intent, ...] = get_args(Intent)

@@ -91,11 +91,17 @@ def note_clauses(note: str) -> list[tuple[str, str]]:
 def _structured(entry: Entry) -> list[Candidate]:
     """The parts the digest reader found: verdict, why line, focus points, audience, caveats."""
     found = [Candidate(("focus",), h, f"highlights[{i}]") for i, h in enumerate(entry.highlights)]
+    for i, caveat in enumerate(entry.caveats):
+        # A caveat cut from a focus point ("…，提醒跨版本验证的必要性") is quoted with its context.
+        host = next((n for n, h in enumerate(entry.highlights) if caveat in h and caveat != h), None)
+        if host is None:
+            found.append(Candidate(("caveat",), caveat, f"caveats[{i}]"))
+        else:
+            found[host] = Candidate(("focus", "caveat"), found[host].text, found[host].source)
     if entry.why:
         found.append(Candidate(("why",), entry.why, "why"))
     if entry.audience:
         found.append(Candidate(("audience",), entry.audience, "audience"))
-    found.extend(Candidate(("caveat",), c, f"caveats[{i}]") for i, c in enumerate(entry.caveats))
     if entry.verdict:
         found.append(Candidate(("verdict",), entry.verdict, "verdict"))
     return found
@@ -124,7 +130,18 @@ def entry_candidates(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
             continue
         merged.append(Candidate((part, *_people_parts(entry, text)), text, f"note[{i}]"))
     merged.append(Candidate(("title",), entry.title, "title"))
-    return merged + _facts(entry, words)
+    texts = [c.text for c in merged]
+    # A bare heading ("测试设计") inside a longer candidate says nothing of its own.
+    kept = [
+        c
+        for c in merged
+        if len(c.text) >= SHORT or "verdict" in c.parts or not any(c.text in t and c.text != t for t in texts)
+    ]
+    return kept + _facts(entry, words)
+
+
+SHORT = 12
+SHORT_CLAUSE = 8  # a clause shorter than this is a heading ("测试设计"), not a point
 
 
 def _with_part(candidate: Candidate, part: str) -> Candidate:
@@ -342,7 +359,7 @@ def score_candidates(
     return sorted(scored, key=lambda s: (-s.score, order[id(s)]))
 
 
-CUE_SHARE = 0.5  # a cue word of the question found in a clause counts this share of its weight
+CUE_SHARE = 1.0  # a cue word of the question found in a clause counts this share of its weight
 
 
 def _with_cue_terms(weights: TermWeights, cues: str) -> TermWeights:
@@ -359,7 +376,9 @@ def focused(reading: Reading, candidate: Candidate, glossary: Glossary | None) -
     parts = clauses(candidate.text)
     if candidate.fact or candidate.short or len(parts) < 2:
         return candidate
-    pieces = [Candidate(candidate.parts, p, candidate.source) for p in parts]
+    pieces = [Candidate(candidate.parts, p, candidate.source) for p in parts if len(p) >= SHORT_CLAUSE]
+    if not pieces:
+        return candidate
     best = score_candidates(reading, pieces, glossary)[0]
     if best.candidate.text == parts[0] or best.score <= 0:
         return candidate
