@@ -124,7 +124,7 @@ def entry_candidates(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
     for c in structured:
         merged.append(Candidate((*c.parts, *_people_parts(entry, c.text)), c.text, c.source))
     for i, (part, text) in enumerate(note_clauses(entry.note)):
-        same = [h for h in held if text in h or (h in text and len(h) * 2 >= len(text))]
+        same = [h for h in held if text in h or (h in text and len(h) >= SHORT_CLAUSE)]
         if same:
             merged = [_with_part(c, part) if c.text in same else c for c in merged]
             continue
@@ -409,16 +409,15 @@ def _shared(weights: TermWeights, phrases: TermWeights, norm: str, bag: frozense
 
 
 def concepts_missing(subject: str, glossary: Glossary | None, entry_text: str) -> list[str]:
-    """The glossary concepts the subject names that the entry never names (as the asker wrote them)."""
+    """The glossary concepts the subject names (as the asker wrote them) when the entry names none
+    of them: one of two named is enough to answer on ("which transformers version broke it")."""
     if glossary is None or not subject.strip():
         return []
+    asked = normalize_question(subject)
     text = normalize_question(entry_text)
-    return [
-        e.matched
-        for e in glossary.expand(subject)
-        if not any(
-            phrase_in(normalize_question(t), text)
-            for t in concept_terms(glossary, e.concept)
-            if len(t) >= 2
-        )
-    ]
+    named = [e for e in glossary.expand(subject) if phrase_in(normalize_question(e.matched), asked)]
+    named = [e for e in named if normalize_question(e.matched) not in EN_STOP]
+    covered = any(
+        phrase_in(normalize_question(t), text) for e in named for t in concept_terms(glossary, e.concept) if len(t) >= 2
+    )
+    return [] if covered else [e.matched for e in named]
