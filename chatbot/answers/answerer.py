@@ -53,6 +53,7 @@ YES_NO_RE = re.compile(
 )
 NEGATION_RE = re.compile(r"不支持|尚未|暂不|不会|没有|无法|不能|(?i:\bnot\b|n't\b|no longer|unsupported)")
 TOPIC_CHARS = 40
+RELATED = "refs"
 
 
 @dataclass(frozen=True)
@@ -199,8 +200,9 @@ class Answerer:
         if len(self._candidates) >= CANDIDATE_CACHE:
             self._candidates.clear()
         candidates = entry_candidates(entry, words_in(lang))
-        if related := self._related_text(entry, lang):
-            candidates.append(Candidate(("refs",), related, "refs", fact=True))
+        if entry.all_refs or entry.tags:
+            # Said as the related PRs and same-topic entries, looked up only when chosen.
+            candidates.append(Candidate(("refs",), words_in(lang)["related"], RELATED, fact=True))
         self._candidates[key] = (entry.note, candidates)
         return candidates
 
@@ -210,7 +212,10 @@ class Answerer:
         missing = concepts_missing(reading.subject, self.glossary, _entry_text(entry))
         if best is None or missing or not _clears(best):
             return self._not_covered(reading, missing, best, c)
-        chosen = [focused(reading, c, self.glossary) for c in _chosen(question, scored)]
+        chosen = [self._said(entry, focused(reading, s, self.glossary), c.lang) for s in _chosen(question, scored)]
+        chosen = [s for s in chosen if s.text]
+        if not chosen:
+            return self._not_covered(reading, [], None, c)
         prefix = self._prefix(reading, best, question, c)
         return c.quote(prefix, chosen)
 
@@ -247,6 +252,12 @@ class Answerer:
             c.sources.append(best.candidate.source)
             return c.lines([line, c.word("closest") + best.candidate.text])
         return c.quote(f"{line}\n{c.word('closest')}", [best.candidate])
+
+    def _said(self, entry: Entry, candidate: Candidate, lang: Lang) -> Candidate:
+        """The candidate as said: the related PRs' line looked up now."""
+        if candidate.source != RELATED:
+            return candidate
+        return Candidate(candidate.parts, self._related_text(entry, lang), RELATED, fact=True)
 
     # --- related entries -----------------------------------------------------------------------
 

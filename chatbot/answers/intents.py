@@ -54,6 +54,10 @@ class IntentRule:
     pattern: re.Pattern[str]
     order: int
 
+    @property
+    def key(self) -> str:
+        return self.phrase.replace(" ", "")
+
 
 @dataclass(frozen=True)
 class Phrasings:
@@ -168,8 +172,14 @@ def read_question(question: str) -> Reading:
     whole = data.whole.get(_bare(text))
     if whole is not None:
         return Reading({whole: 1.0}, "")
+    squeezed = text.replace(" ", "")
     found = sorted(
-        ((m.start(), m.end(), weight(rule.phrase), rule.order, rule.intent) for rule in data.rules for m in rule.pattern.finditer(text)),
+        (
+            (m.start(), m.end(), weight(rule.phrase), rule.order, rule.intent)
+            for rule in data.rules
+            if rule.key in squeezed  # the phrase without spaces: a cheap test before the pattern
+            for m in rule.pattern.finditer(text)
+        ),
         key=lambda f: (-f[2], f[3]),
     )
     best: dict[Intent, int] = {}

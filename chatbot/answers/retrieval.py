@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 from chatbot.answers.intents import Intent, Reading
 from chatbot.digest import Entry, clauses, sentences
@@ -243,8 +243,9 @@ def candidate_terms(text: str) -> tuple[str, frozenset[str]]:
     """A candidate's normalised text and the terms it offers."""
     norm = normalize_question(text)
     terms = {(q or b).strip() for q, b in IDENT_RE.findall(norm)}
-    terms.update(LATIN_WORD.findall(norm))
-    terms.update(stem(w, INFLECTIONS) for w in LATIN_WORD.findall(norm))
+    words = LATIN_WORD.findall(norm)
+    terms.update(words)
+    terms.update(stem(w, INFLECTIONS) for w in words if len(w) > 4 and w[-1] in "sdg")
     for run in HAN_RUN.findall(norm):
         terms.update(han_bigrams(run))
     return norm, frozenset(terms)
@@ -345,18 +346,38 @@ def score_candidates(
     weights = _with_cue_terms(subject_terms(reading.subject), reading.cues)
     phrases = _glossary_phrases(reading.subject, glossary, weights)
     texts = [candidate_terms(c.text) for c in candidates]
-    found = [_shared(weights, phrases, norm, bag) for norm, bag in texts]
+    near = _near_words(weights, texts)
+    found = [_shared(weights, phrases, near, norm, bag) for norm, bag in texts]
     doc_freq = Counter(t for f in found for t in f)
-    scored = []
-    for c, f in zip(candidates, found, strict=True):
-        lexical = sum(w / doc_freq[t] ** 0.5 for t, w in f.items()) * (FACT_SHARE if c.fact or SECONDHAND & set(c.parts) else 1.0)
-        kind = fit(reading.kinds, c)
-        if c.fact and kind == 0:
-            lexical = 0.0  # a fact answers only the kind that asks for it ("crash" in the tags)
-        score = lexical * (1 + LEX_BY_FIT * min(kind, 2.0)) + kind
-        scored.append(Scored(c, round(score, 4), lexical, kind, sum(f.values())))
+    scored = [_scored(reading, c, f, doc_freq) for c, f in zip(candidates, found, strict=True)]
     order = {id(s): i for i, s in enumerate(scored)}
     return sorted(scored, key=lambda s: (-s.score, order[id(s)]))
+
+
+def _scored(reading: Reading, c: Candidate, found: TermWeights, doc_freq: Counter[str]) -> Scored:
+    """One candidate's score: shared terms (rarer ones count more), times and plus its kind fit."""
+    kind = fit(reading.kinds, c)
+    lexical = sum(w / doc_freq[t] ** 0.5 for t, w in found.items())
+    if c.fact and kind == 0:
+        lexical = 0.0  # a fact answers only the kind that asks for it ("crash" in the tags)
+    elif c.fact or SECONDHAND & set(c.parts):
+        lexical *= FACT_SHARE
+    score = lexical * (1 + LEX_BY_FIT * min(kind, 2.0)) + kind
+    return Scored(c, round(score, 4), lexical, kind, sum(found.values()))
+
+
+def _near_words(weights: TermWeights, texts: Sequence[tuple[str, frozenset[str]]]) -> dict[str, frozenset[str]]:
+    """For each longer Latin term no candidate has, the entry's words it nearly is (a typo,
+    another form): looked up once over the entry's words, not per candidate."""
+    vocabulary = frozenset().union(*(bag for _, bag in texts)) if texts else frozenset()
+    missing = [t for t in weights if len(t) >= 4 and t.isascii() and t not in vocabulary]
+    if not missing:
+        return {}
+    words = [w for w in vocabulary if w.isascii() and len(w) >= 3]
+    return {
+        term: frozenset(w for w, _, _ in process.extract(term, words, scorer=fuzz.ratio, score_cutoff=FUZZY_SCORE, limit=None))
+        for term in missing
+    }
 
 
 CUE_SHARE = 1.0  # a cue word of the question found in a clause counts this share of its weight
@@ -398,13 +419,15 @@ def _glossary_phrases(subject: str, glossary: Glossary | None, weights: TermWeig
     return out
 
 
-def _shared(weights: TermWeights, phrases: TermWeights, norm: str, bag: frozenset[str]) -> TermWeights:
+def _shared(
+    weights: TermWeights, phrases: TermWeights, near: dict[str, frozenset[str]], norm: str, bag: frozenset[str]
+) -> TermWeights:
     """The subject's terms a candidate has: exactly, as glossary phrases, or nearly (a typo)."""
-    found = {t: w for t, w in weights.items() if t in bag or (len(t) > 3 and " " in t and t in norm)}
+    found = {t: w for t, w in weights.items() if t in bag}
     found.update({t: w for t, w in phrases.items() if phrase_in(t, norm)})
-    for term, weight in weights.items():
-        if term not in found and len(term) >= 4 and term.isascii() and fuzz.partial_ratio(term, norm) >= FUZZY_SCORE:
-            found[term] = FUZZY_SHARE * weight
+    for term, words in near.items():
+        if words & bag:
+            found[term] = FUZZY_SHARE * weights[term]
     return found
 
 
