@@ -189,7 +189,9 @@ class Answerer:
         composer = Composer(entry, lang, limit)
         scored = score_candidates(reading, self._entry_candidates(entry, lang), self.glossary)
         text = self._compose(entry, question, reading, scored, composer)
-        return Answer(text, reading.top, list(dict.fromkeys(composer.sources)), lang, composer.found)
+        # The kind it was taken for: the cue words', unless the words themselves found the answer.
+        kind = reading.top if not composer.found or not scored or scored[0].fit > 0 else "other"
+        return Answer(text, kind, list(dict.fromkeys(composer.sources)), lang, composer.found)
 
     def _entry_candidates(self, entry: Entry, lang: Lang) -> list[Candidate]:
         """The entry's candidates, built once per note and language."""
@@ -210,7 +212,7 @@ class Answerer:
         """The answer from the ranked candidates, or the honest line when none clears the floor."""
         best = scored[0] if scored else None
         missing = concepts_missing(reading.subject, self.glossary, _entry_text(entry))
-        if best is None or missing or not _clears(best):
+        if best is None or missing or not _clears(best, bool(reading.kinds)):
             return self._not_covered(reading, missing, best, c)
         chosen = [self._said(entry, focused(reading, s, self.glossary), c.lang) for s in _chosen(question, scored)]
         chosen = [s for s in chosen if s.text]
@@ -241,7 +243,8 @@ class Answerer:
         topic = " / ".join(missing) or question_topic(reading.subject)
         missing_word = f"no_{reading.top}"
         if topic:
-            line = c.word("not_covered").format(topic=topic)
+            spaced = f" {topic}" if c.lang == "zh" and topic[0].isascii() else topic
+            line = c.word("not_covered").format(topic=spaced)
         elif missing_word in answer_words():
             line = c.word(missing_word)
         else:
@@ -300,8 +303,13 @@ class Answerer:
         return "\n".join(lines)
 
 
-def _clears(best: Scored) -> bool:
-    return best.shared >= MIN_SHARED or best.fit >= MIN_FIT
+def _clears(best: Scored, kind_asked: bool = False) -> bool:
+    """Whether a candidate answers: it fits the asked kind, or shares a real term with the
+    subject — two when the question asked for a kind this candidate is not ("what do the tests
+    check?" is not answered by any sentence saying "check")."""
+    if best.fit >= MIN_FIT:
+        return True
+    return best.shared >= (MIN_SHARED * 2 if kind_asked and best.fit == 0 else MIN_SHARED)
 
 
 def _chosen(question: str, scored: Sequence[Scored]) -> list[Candidate]:

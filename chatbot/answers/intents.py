@@ -165,6 +165,9 @@ class Reading:
         return max(self.kinds, key=lambda k: self.kinds[k]) if self.kinds else "other"
 
 
+SECONDARY = 0.4
+
+
 def read_question(question: str) -> Reading:
     """The kinds a question's cue words name, as weights, and its subject without them."""
     text = plain_question(question)
@@ -196,7 +199,11 @@ def read_question(question: str) -> Reading:
         return Reading({} if typo == "other" else {typo: 1.0}, text)
     top = max(best.values())
     cues = " ".join(text[a:b] for a, b in taken)
-    return Reading({k: w / top for k, w in best.items()}, "".join(subject), cues)
+    # The longest phrase's kind leads; another named in the same question weighs less ("测试是怎么
+    # 设计的" asks about the tests' design, not for any design), the first listed on a tie.
+    lead = min((k for k, w in best.items() if w == top), key=INTENTS.index)
+    kinds = {k: 1.0 if k == lead else SECONDARY * w / top for k, w in best.items()}
+    return Reading(kinds, "".join(subject), cues)
 
 
 # The kind of a question asked before (threads repeat "风险？", "who wrote it?"): classifying

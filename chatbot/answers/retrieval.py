@@ -84,7 +84,7 @@ def note_clauses(note: str) -> list[tuple[str, str]]:
             continue
         if part is None and listed and section is not None:
             part = section
-        out.extend((part or "note", s) for s in sentences(rest))
+        out.extend((part or "note", s.rstrip(".。!！;；")) for s in sentences(rest))
     return out
 
 
@@ -97,7 +97,7 @@ def _structured(entry: Entry) -> list[Candidate]:
         if host is None:
             found.append(Candidate(("caveat",), caveat, f"caveats[{i}]"))
         else:
-            found[host] = Candidate(("focus", "caveat"), found[host].text, found[host].source)
+            found[host] = Candidate(("focus", "caveat"), found[host].text, f"caveats[{i}]")
     if entry.why:
         found.append(Candidate(("why",), entry.why, "why"))
     if entry.audience:
@@ -118,23 +118,25 @@ def _people_parts(entry: Entry, text: str) -> tuple[str, ...]:
 
 def entry_candidates(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
     """Every candidate of the entry: its parts, the rest of its sentences, its title, its facts."""
-    structured = _structured(entry)
-    held = [c.text for c in structured]
-    merged: list[Candidate] = []
-    for c in structured:
-        merged.append(Candidate((*c.parts, *_people_parts(entry, c.text)), c.text, c.source))
+    merged: dict[str, Candidate] = {}
+    for c in _structured(entry):
+        part, text = _label(c.text)  # "TL;DR: …" read as a focus point is quoted without its label
+        parts = (*c.parts, *([part] if part else []), *_people_parts(entry, text))
+        known = merged.get(text)
+        merged[text] = Candidate(tuple(dict.fromkeys((*(known.parts if known else ()), *parts))), text, c.source)
+    held = list(merged)
     for i, (part, text) in enumerate(note_clauses(entry.note)):
         same = [h for h in held if text in h or (h in text and len(h) >= SHORT_CLAUSE)]
-        if same:
-            merged = [_with_part(c, part) if c.text in same else c for c in merged]
-            continue
-        merged.append(Candidate((part, *_people_parts(entry, text)), text, f"note[{i}]"))
-    merged.append(Candidate(("title",), entry.title, "title"))
-    texts = [c.text for c in merged]
+        for h in same:
+            merged[h] = _with_part(merged[h], part)
+        if not same:
+            merged.setdefault(text, Candidate((part, *_people_parts(entry, text)), text, f"note[{i}]"))
+    merged.setdefault(entry.title, Candidate(("title",), entry.title, "title"))
+    texts = list(merged)
     # A bare heading ("测试设计") inside a longer candidate says nothing of its own.
     kept = [
         c
-        for c in merged
+        for c in merged.values()
         if len(c.text) >= SHORT or "verdict" in c.parts or not any(c.text in t and c.text != t for t in texts)
     ]
     return kept + _facts(entry, words)
@@ -172,7 +174,7 @@ def _facts(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
 # --- the question's terms -----------------------------------------------------------------------
 
 IDENT_RE = re.compile(
-    r"`([^`]+)`|(--[a-z][\w-]+|[A-Za-z_][A-Za-z0-9_]*(?:[._][A-Za-z0-9_]+)+(?:\(\))?|\d+(?:\.\d+)?\s?(?:gib|gb|mib|ms|%|x\b))"
+    r"`([^`]+)`|(#\d{2,7}\b|--[a-z][\w-]+|[A-Za-z_][A-Za-z0-9_]*(?:[._][A-Za-z0-9_]+)+(?:\(\))?|\d+(?:\.\d+)?\s?(?:gib|gb|mib|ms|%|x\b))"
 )
 EN_STOP = frozenset(
     "a an the is are was were be been do does did what which who whom whose why how when where this that "
@@ -380,7 +382,7 @@ def _near_words(weights: TermWeights, texts: Sequence[tuple[str, frozenset[str]]
     }
 
 
-CUE_SHARE = 1.0  # a cue word of the question found in a clause counts this share of its weight
+CUE_SHARE = 0.5  # a cue word of the question found in a clause counts this share of its weight
 
 
 def _with_cue_terms(weights: TermWeights, cues: str) -> TermWeights:
