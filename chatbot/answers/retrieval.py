@@ -50,6 +50,11 @@ LABEL_RE = re.compile(
 # List and heading marks at the start of a line: `- `, `* `, `## `, `1. `, `(2)`, `③`, `> `.
 MARK_RE = re.compile(r"^\s*(?:[-*•+>]\s+|#{1,6}\s*|\d{1,2}[.)、]\s*|[（(]\d{1,2}[)）]\s*|[①-⑩]\s*)+")
 _PART_OF_LABEL = {"verdict": "verdict", "why": "why", "focus": "focus", "audience": "audience", "caveats": "caveat"}
+# A handle right before what people do in a review ("ywang96 在 review 中指出"), named or not.
+PERSON_ACTS_RE = re.compile(
+    r"(?<![\w/.@-])[A-Za-z][\w-]{2,38}\s*(?:在\s*review|在评审|认为|指出|建议|提出|提醒|发现|解释|质疑|回复|"
+    r"argued|suggested|pointed out|noted|asked)"
+)
 REVIEW_RE = re.compile(r"review|审阅|审查|评审|approv|批准|LGTM", re.I)
 REVIEWER_RE = re.compile(r"reviewers?\s*(?:认为|指出|建议|要求|坚持|提出|argued|asked|insisted|suggested|pointed)|评审(?:认为|指出|建议|意见)", re.I)
 
@@ -110,7 +115,7 @@ def _structured(entry: Entry) -> list[Candidate]:
 def _people_parts(entry: Entry, text: str) -> tuple[str, ...]:
     """`people` for a clause naming one of the entry's people (besides the author), `reviewers`
     too when it speaks of review."""
-    named = any(p in text for p in entry.people if p != entry.author)
+    named = any(p in text for p in entry.people if p != entry.author) or bool(PERSON_ACTS_RE.search(text))
     if REVIEW_RE.search(text) and (named or REVIEWER_RE.search(text)):
         return ("people", "reviewers")
     return ("people",) if named else ()
@@ -248,6 +253,7 @@ def candidate_terms(text: str) -> tuple[str, frozenset[str]]:
     words = LATIN_WORD.findall(norm)
     terms.update(words)
     terms.update(stem(w, INFLECTIONS) for w in words if len(w) > 4 and w[-1] in "sdg")
+    terms.update(w[: w.rindex("er")] for w in words if len(w) >= 7 and w.endswith(("er", "ers")))  # reviewer
     for run in HAN_RUN.findall(norm):
         terms.update(han_bigrams(run))
     return norm, frozenset(terms)
