@@ -71,7 +71,9 @@ def test_set() -> list[Case]:
 
 def paraphrase_set() -> list[Case]:
     data = _load(ROOT / "bench/paraphrases.yaml")
-    return [Case(str(i["pr"]), i["q"], None if i.get("none") else list(i["expect"])) for i in data["questions"]]
+    return [
+        Case(str(i["pr"]), i["q"], None if i.get("none") else list(i["expect"])) for i in data["questions"]
+    ]
 
 
 def thread_set() -> list[Case]:
@@ -84,9 +86,9 @@ def thread_set() -> list[Case]:
 def followups(path: Path) -> list[Case]:
     """A `followups.yaml` (eval/README.md; tests/followups_heldout.yaml has the same shape)."""
     data = _load(path)
-    return [Case(str(i["pr"]), str(i["q"]), [str(s) for s in i["expect"]]) for i in data.get("questions") or []] + [
-        Case(str(i["pr"]), str(i["q"]), None) for i in data.get("none") or []
-    ]
+    return [
+        Case(str(i["pr"]), str(i["q"]), [str(s) for s in i["expect"]]) for i in data.get("questions") or []
+    ] + [Case(str(i["pr"]), str(i["q"]), None) for i in data.get("none") or []]
 
 
 def curator_set() -> list[Case]:
@@ -104,11 +106,18 @@ def question_sets(pools: set[str]) -> Iterator[QuestionSet]:
         yield QuestionSet("project", "tests", digests, test_set())
         yield QuestionSet("project", "paraphrases", digests, paraphrase_set())
         yield QuestionSet("project", "threads", digests, thread_set())
-        yield QuestionSet("project", "held-out month", tests / "digests-heldout", followups(tests / "followups_heldout.yaml"))
+        yield QuestionSet(
+            "project",
+            "held-out month",
+            tests / "digests-heldout",
+            followups(tests / "followups_heldout.yaml"),
+        )
         yield QuestionSet("project", "curators", tests / "curators", curator_set())
     for pool in ("training", "sealed"):
         if pool in pools:
-            for folder in sorted(p for p in (ROOT / "eval" / pool).glob("*") if (p / "followups.yaml").exists()):
+            for folder in sorted(
+                p for p in (ROOT / "eval" / pool).glob("*") if (p / "followups.yaml").exists()
+            ):
                 yield QuestionSet(pool, folder.name, folder / "digest", followups(folder / "followups.yaml"))
 
 
@@ -194,7 +203,11 @@ def latency(qs: QuestionSet, answer: Callable[[Entry, str], object]) -> tuple[fl
 def main() -> int:
     args = sys.argv[1:]
     show = "-v" in args
-    pools = set(args[args.index("--pool") + 1].split(",")) if "--pool" in args else {"project", "training", "sealed"}
+    pools = (
+        set(args[args.index("--pool") + 1].split(","))
+        if "--pool" in args
+        else {"project", "training", "sealed"}
+    )
     print(f"{'pool / set':<34}{'rows':>6}{'right':>9}{'baseline':>10}{'false den.':>12}{'honest den.':>13}")
     for qs in question_sets(pools):
         t = score_set(qs, show)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import time
@@ -112,7 +111,9 @@ def test_a_phrasing_no_cue_word_knows_still_finds_its_clause(seed_library: Libra
 
 def test_a_summary_request_gets_the_notes_own_tldr_line(tmp_path: Path) -> None:
     note = "Worth a look.\nTL;DR: the scheduler now admits prefills by token budget, not by count.\n\n- Risks: long prompts wait longer.\n"
-    (tmp_path / "d.txt").write_text(f"vllm-project/vllm\n\nBudgeted prefill admission\n\n{note}", encoding="utf-8")
+    (tmp_path / "d.txt").write_text(
+        f"vllm-project/vllm\n\nBudgeted prefill admission\n\n{note}", encoding="utf-8"
+    )
     library = Library.load(tmp_path)
     (entry,) = library.entries
     for question in ("tl;dr", "summary pls", "一句话总结"):
@@ -123,7 +124,7 @@ def test_a_summary_request_gets_the_notes_own_tldr_line(tmp_path: Path) -> None:
 def test_a_subject_the_note_never_names_is_denied_in_the_askers_words(
     seed_library: Library, answerer: Answerer
 ) -> None:
-    entry, answer = ask(seed_library, answerer, 52912, "what about ARM support?")
+    _, answer = ask(seed_library, answerer, 52912, "what about ARM support?")
     assert not answer.found
     assert answer.text.splitlines()[0] == "The note doesn't cover arm support."
     _, zh = ask(seed_library, answerer, 52912, "ARM 支持吗？")

@@ -208,13 +208,17 @@ class Answerer:
         self._candidates[key] = (entry.note, candidates)
         return candidates
 
-    def _compose(self, entry: Entry, question: str, reading: Reading, scored: Sequence[Scored], c: Composer) -> str:
+    def _compose(
+        self, entry: Entry, question: str, reading: Reading, scored: Sequence[Scored], c: Composer
+    ) -> str:
         """The answer from the ranked candidates, or the honest line when none clears the floor."""
         best = scored[0] if scored else None
         missing = concepts_missing(reading.subject, self.glossary, _entry_text(entry))
         if best is None or missing or not _clears(best, bool(reading.kinds)):
             return self._not_covered(reading, missing, best, c)
-        chosen = [self._said(entry, focused(reading, s, self.glossary), c.lang) for s in _chosen(question, scored)]
+        chosen = [
+            self._said(entry, focused(reading, s, self.glossary), c.lang) for s in _chosen(question, scored)
+        ]
         chosen = [s for s in chosen if s.text]
         if not chosen:
             return self._not_covered(reading, [], None, c)
@@ -234,21 +238,11 @@ class Answerer:
             return c.word(answer) + label
         return label
 
-    def _not_covered(
-        self, reading: Reading, missing: Sequence[str], best: Scored | None, c: Composer
-    ) -> str:
+    def _not_covered(self, reading: Reading, missing: Sequence[str], best: Scored | None, c: Composer) -> str:
         """One honest line naming what was asked in the asker's words; the closest clause quoted
         when one comes near (a shared word, or the kind's part)."""
         c.found = False
-        topic = " / ".join(missing) or question_topic(reading.subject)
-        missing_word = f"no_{reading.top}"
-        if topic:
-            spaced = f" {topic}" if c.lang == "zh" and topic[0].isascii() else topic
-            line = c.word("not_covered").format(topic=spaced)
-        elif missing_word in answer_words():
-            line = c.word(missing_word)
-        else:
-            line = c.word("not_covered_any")
+        line = _honest_line(reading, missing, c)
         if best is None or missing or (best.shared == 0 and best.fit == 0):
             return c.lines([line])
         if best.candidate.fact:
@@ -303,6 +297,16 @@ class Answerer:
         return "\n".join(lines)
 
 
+def _honest_line(reading: Reading, missing: Sequence[str], c: Composer) -> str:
+    """ "The note doesn't cover X." with X as asked; the kind's own line when nothing else is named."""
+    topic = " / ".join(missing) or question_topic(reading.subject)
+    if topic:
+        spaced = f" {topic}" if c.lang == "zh" and topic[0].isascii() else topic
+        return c.word("not_covered").format(topic=spaced)
+    missing_word = f"no_{reading.top}"
+    return c.word(missing_word) if missing_word in answer_words() else c.word("not_covered_any")
+
+
 def _clears(best: Scored, kind_asked: bool = False) -> bool:
     """Whether a candidate answers: it fits the asked kind, or shares a real term with the
     subject — two when the question asked for a kind this candidate is not ("what do the tests
@@ -344,7 +348,11 @@ def question_topic(question: str) -> str:
     """What a question is about, in the asker's words, to name it in "The note doesn't cover X.":
     its words without question words."""
     norm = normalize_question(question)
-    words = [w for w in re.findall(r"[a-z0-9][a-z0-9+\-.'’_]*|[^\sa-z0-9'’]+", norm) if w not in EN_STOP and len(w) > 1]
+    words = [
+        w
+        for w in re.findall(r"[a-z0-9][a-z0-9+\-.'’_]*|[^\sa-z0-9'’]+", norm)
+        if w not in EN_STOP and len(w) > 1
+    ]
     topic = " ".join(_QUESTION_NOISE_RE.sub(" ", " ".join(words)).split())
     topic = re.sub(r"^(?:有|是)\s*|\s*的$", "", topic)
     return topic[:TOPIC_CHARS]

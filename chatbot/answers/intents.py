@@ -171,24 +171,13 @@ SECONDARY = 0.4
 def read_question(question: str) -> Reading:
     """The kinds a question's cue words name, as weights, and its subject without them."""
     text = plain_question(question)
-    data = phrasings()
-    whole = data.whole.get(_bare(text))
+    whole = phrasings().whole.get(_bare(text))
     if whole is not None:
         return Reading({whole: 1.0}, "")
-    squeezed = text.replace(" ", "")
-    found = sorted(
-        (
-            (m.start(), m.end(), weight(rule.phrase), rule.order, rule.intent)
-            for rule in data.rules
-            if rule.key in squeezed  # the phrase without spaces: a cheap test before the pattern
-            for m in rule.pattern.finditer(text)
-        ),
-        key=lambda f: (-f[2], f[3]),
-    )
     best: dict[Intent, int] = {}
     subject = list(text)
     taken: list[tuple[int, int]] = []
-    for start, end, size, _, intent in found:
+    for start, end, size, intent in _cue_matches(text):
         if any(a <= start and end <= b for a, b in taken):
             continue  # "设计" inside "测试设计", or one phrase of two kinds: the longer, the first
         taken.append((start, end))
@@ -197,13 +186,29 @@ def read_question(question: str) -> Reading:
     if not best:
         typo = _classify_typo(text)
         return Reading({} if typo == "other" else {typo: 1.0}, text)
-    top = max(best.values())
     cues = " ".join(text[a:b] for a, b in taken)
-    # The longest phrase's kind leads; another named in the same question weighs less ("测试是怎么
-    # 设计的" asks about the tests' design, not for any design), the first listed on a tie.
+    return Reading(_weighed(best), "".join(subject), cues)
+
+
+def _cue_matches(text: str) -> list[tuple[int, int, int, Intent]]:
+    """(start, end, weight, kind) of every phrasing in the text, longest first, then file order."""
+    squeezed = text.replace(" ", "")
+    found = [
+        (m.start(), m.end(), weight(rule.phrase), rule.order, rule.intent)
+        for rule in phrasings().rules
+        if rule.key in squeezed  # the phrase without spaces: a cheap test before the pattern
+        for m in rule.pattern.finditer(text)
+    ]
+    found.sort(key=lambda f: (-f[2], f[3]))
+    return [(start, end, size, intent) for start, end, size, _, intent in found]
+
+
+def _weighed(best: dict[Intent, int]) -> dict[Intent, float]:
+    """The longest phrase's kind leads; another named in the same question weighs less ("测试是怎么
+    设计的" asks about the tests' design, not for any design), the first listed on a tie."""
+    top = max(best.values())
     lead = min((k for k, w in best.items() if w == top), key=INTENTS.index)
-    kinds = {k: 1.0 if k == lead else SECONDARY * w / top for k, w in best.items()}
-    return Reading(kinds, "".join(subject), cues)
+    return {k: 1.0 if k == lead else SECONDARY * w / top for k, w in best.items()}
 
 
 # The kind of a question asked before (threads repeat "风险？", "who wrote it?"): classifying

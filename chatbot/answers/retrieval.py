@@ -23,6 +23,7 @@ from chatbot.answers.intents import Intent, Reading
 from chatbot.digest import Entry, clauses, sentences
 from chatbot.digest.note_labels import vocabulary
 from chatbot.search import Glossary
+from chatbot.search.glossary import Expansion
 from chatbot.text import HAN_RUN, INFLECTIONS, LATIN_WORD, han_bigrams, normalize_question, stem
 from chatbot.yamlfast import load_yaml
 
@@ -49,14 +50,23 @@ LABEL_RE = re.compile(
 )
 # List and heading marks at the start of a line: `- `, `* `, `## `, `1. `, `(2)`, `③`, `> `.
 MARK_RE = re.compile(r"^\s*(?:[-*•+>]\s+|#{1,6}\s*|\d{1,2}[.)、]\s*|[（(]\d{1,2}[)）]\s*|[①-⑩]\s*)+")
-_PART_OF_LABEL = {"verdict": "verdict", "why": "why", "focus": "focus", "audience": "audience", "caveats": "caveat"}
+_PART_OF_LABEL = {
+    "verdict": "verdict",
+    "why": "why",
+    "focus": "focus",
+    "audience": "audience",
+    "caveats": "caveat",
+}
 # A handle right before what people do in a review ("ywang96 在 review 中指出"), named or not.
 PERSON_ACTS_RE = re.compile(
     r"(?<![\w/.@-])[A-Za-z][\w-]{2,38}\s*(?:在\s*review|在评审|认为|指出|建议|提出|提醒|发现|解释|质疑|回复|"
     r"argued|suggested|pointed out|noted|asked)"
 )
 REVIEW_RE = re.compile(r"review|审阅|审查|评审|approv|批准|LGTM", re.I)
-REVIEWER_RE = re.compile(r"reviewers?\s*(?:认为|指出|建议|要求|坚持|提出|argued|asked|insisted|suggested|pointed)|评审(?:认为|指出|建议|意见)", re.I)
+REVIEWER_RE = re.compile(
+    r"reviewers?\s*(?:认为|指出|建议|要求|坚持|提出|argued|asked|insisted|suggested|pointed)|评审(?:认为|指出|建议|意见)",
+    re.I,
+)
 
 
 def _label(line: str) -> tuple[str | None, str]:
@@ -123,12 +133,7 @@ def _people_parts(entry: Entry, text: str) -> tuple[str, ...]:
 
 def entry_candidates(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
     """Every candidate of the entry: its parts, the rest of its sentences, its title, its facts."""
-    merged: dict[str, Candidate] = {}
-    for c in _structured(entry):
-        part, text = _label(c.text)  # "TL;DR: …" read as a focus point is quoted without its label
-        parts = (*c.parts, *([part] if part else []), *_people_parts(entry, text))
-        known = merged.get(text)
-        merged[text] = Candidate(tuple(dict.fromkeys((*(known.parts if known else ()), *parts))), text, c.source)
+    merged = _parts_found(entry)
     held = list(merged)
     for i, (part, text) in enumerate(note_clauses(entry.note)):
         same = [h for h in held if text in h or (h in text and len(h) >= SHORT_CLAUSE)]
@@ -137,14 +142,28 @@ def entry_candidates(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
         if not same:
             merged.setdefault(text, Candidate((part, *_people_parts(entry, text)), text, f"note[{i}]"))
     merged.setdefault(entry.title, Candidate(("title",), entry.title, "title"))
-    texts = list(merged)
-    # A bare heading ("测试设计") inside a longer candidate says nothing of its own.
-    kept = [
+    return _without_bare_headings(list(merged.values())) + _facts(entry, words)
+
+
+def _parts_found(entry: Entry) -> dict[str, Candidate]:
+    """The reader's parts by text, one candidate per text with all the parts it is."""
+    merged: dict[str, Candidate] = {}
+    for c in _structured(entry):
+        part, text = _label(c.text)  # "TL;DR: …" read as a focus point is quoted without its label
+        known = merged[text].parts if text in merged else ()
+        parts = (*known, *c.parts, *([part] if part else []), *_people_parts(entry, text))
+        merged[text] = Candidate(tuple(dict.fromkeys(parts)), text, c.source)
+    return merged
+
+
+def _without_bare_headings(candidates: list[Candidate]) -> list[Candidate]:
+    """A bare heading ("测试设计") inside a longer candidate says nothing of its own."""
+    texts = [c.text for c in candidates]
+    return [
         c
-        for c in merged.values()
+        for c in candidates
         if len(c.text) >= SHORT or "verdict" in c.parts or not any(c.text in t and c.text != t for t in texts)
     ]
-    return kept + _facts(entry, words)
 
 
 SHORT = 12
@@ -161,19 +180,28 @@ def _facts(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
     """The metadata as candidates, each a line in the asker's language."""
     why = entry.why or (entry.highlights[0] if entry.highlights else "")
     summary = f"{entry.title}。{why}" if why and why != entry.title else entry.title
-    facts = [Candidate(("summary",), summary, "title", short=entry.title)]
-    if entry.author:
-        facts.append(Candidate(("author",), words["author"] + entry.author, "author", fact=True))
-    if entry.date is not None:
-        label = f" (#{entry.pr})" if entry.pr else ""
-        facts.append(Candidate(("date",), f"{words['date']}{entry.date.isoformat()}{label}", "date", fact=True))
-    if entry.github_title:
-        facts.append(Candidate(("english",), words["english"] + entry.github_title, "github_title", fact=True))
-    if entry.tags:
-        facts.append(Candidate(("tags",), words["labels"] + ", ".join(entry.tags), "tags", fact=True))
-    if entry.url:
-        facts.append(Candidate(("link",), f"#{entry.pr} {entry.title}" if entry.pr else entry.title, "url", fact=True))
-    return facts
+    facts = [
+        Candidate((part,), text, source, fact=True)
+        for part, source, text in _fact_lines(entry, words)
+        if text
+    ]
+    return [Candidate(("summary",), summary, "title", short=entry.title), *facts]
+
+
+def _fact_lines(entry: Entry, words: Mapping[str, str]) -> list[tuple[str, str, str]]:
+    """(part, source, line) of each metadata field; an empty line where the field is unknown."""
+    date = f"{entry.date.isoformat()}{f' (#{entry.pr})' if entry.pr else ''}" if entry.date else ""
+    return [
+        ("author", "author", _line(words["author"], entry.author)),
+        ("date", "date", _line(words["date"], date)),
+        ("english", "github_title", _line(words["english"], entry.github_title)),
+        ("tags", "tags", _line(words["labels"], ", ".join(entry.tags))),
+        ("link", "url", _line(f"#{entry.pr} " if entry.pr else "", entry.title if entry.url else "")),
+    ]
+
+
+def _line(label: str, value: str | None) -> str:
+    return f"{label}{value}" if value else ""
 
 
 # --- the question's terms -----------------------------------------------------------------------
@@ -181,15 +209,16 @@ def _facts(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
 IDENT_RE = re.compile(
     r"`([^`]+)`|(#\d{2,7}\b|--[a-z][\w-]+|[A-Za-z_][A-Za-z0-9_]*(?:[._][A-Za-z0-9_]+)+(?:\(\))?|\d+(?:\.\d+)?\s?(?:gib|gb|mib|ms|%|x\b))"
 )
-EN_STOP = frozenset(
+_EN_STOP_WORDS = (
     "a an the is are was were be been do does did what which who whom whose why how when where this that "
     "these those it its of in on at to for from by with about and or not no can could should would will "
     "i me my we our you your they them their there here pr prs please tell explain any some more most "
     "much many one two three has have had get got so if then than also just note entry it's what's "
     "whats doesn't into as up out over use used using way like yet still ever all there's anything "
     "change changes changed fix fixes fixed work works mean means thing stuff say says said happen "
-    "happened point main idea really actually ok hey bot pls plz know need want there".split()
+    "happened point main idea really actually ok hey bot pls plz know need want there"
 )
+EN_STOP = frozenset(_EN_STOP_WORDS.split())
 ZH_STOP_CHARS = frozenset("什么怎么为何哪些吗呢吧啊呀的了是这那个一下请问能否可以有没么啥咋谁它该里")
 TermWeights = dict[str, float]
 
@@ -226,23 +255,29 @@ def subject_terms(subject: str) -> TermWeights:
     for quoted, bare in IDENT_RE.findall(norm):
         if ident := (quoted or bare).strip():
             weights[ident] = 3.0
+    _add_words(norm, weights)
+    _add_chinese(norm, weights)
+    return weights
+
+
+def _add_chinese(norm: str, weights: TermWeights) -> None:
+    """The word list read backwards (1.5: "有哪些策略" looks for `strategy`), then bigrams (1)."""
+    for zh, ens in _english_of().items():
+        if zh in norm:
+            weights.update({en: 1.5 for en in ens if en not in weights})
+    grams = (g for run in HAN_RUN.findall(norm) for g in han_bigrams(run))
+    weights.update({g: 1.0 for g in grams if g not in weights and not set(g) <= ZH_STOP_CHARS})
+
+
+def _add_words(norm: str, weights: TermWeights) -> None:
+    """English words (2, uninflected) and the Chinese the word list gives for them (1.5)."""
     for word in LATIN_WORD.findall(norm):
         if word in EN_STOP or len(word) < 2:
             continue
         weights.setdefault(stem(word, INFLECTIONS) if len(word) > 4 else word, 2.0)
         for zh in chinese_of(word):
             grams = han_bigrams(zh) if HAN_RUN.fullmatch(zh) else [normalize_question(zh)]
-            for gram in grams:
-                weights.setdefault(gram, 1.5)
-    for zh, ens in _english_of().items():
-        if zh in norm:
-            for en in ens:
-                weights.setdefault(en, 1.5)
-    for run in HAN_RUN.findall(norm):
-        for gram in han_bigrams(run):
-            if not all(ch in ZH_STOP_CHARS for ch in gram):
-                weights.setdefault(gram, 1.0)
-    return weights
+            weights.update({g: 1.5 for g in grams if g not in weights})
 
 
 @lru_cache(maxsize=1 << 14)
@@ -329,7 +364,9 @@ class Scored:
 FUZZY_SHARE = 0.6  # a term found only fuzzily counts this share of its weight
 FUZZY_SCORE = 85
 FACT_SHARE = 0.5  # a metadata line's shared words count half: the question is about the note
-SECONDHAND = frozenset({"summary", "title", "verdict"})  # parts that repeat the note: their words count half too
+SECONDHAND = frozenset(
+    {"summary", "title", "verdict"}
+)  # parts that repeat the note: their words count half too
 LEX_BY_FIT = 0.5  # a clause both on the subject and of the asked kind counts its words more
 
 
@@ -342,7 +379,11 @@ def fit(kinds: Mapping[Intent, float], candidate: Candidate) -> float:
         if prior is None:
             continue
         part = max((prior.parts.get(p, 0.0) for p in candidate.parts), default=0.0)
-        cue = 0.0 if candidate.fact else max((w for p, w in prior.cues if p.search(candidate.text)), default=0.0)
+        cue = (
+            0.0
+            if candidate.fact
+            else max((w for p, w in prior.cues if p.search(candidate.text)), default=0.0)
+        )
         total += weight * max(part, cue, (part + cue) / 1.5)
     return total
 
@@ -374,18 +415,26 @@ def _scored(reading: Reading, c: Candidate, found: TermWeights, doc_freq: Counte
     return Scored(c, round(score, 4), lexical, kind, sum(found.values()))
 
 
-def _near_words(weights: TermWeights, texts: Sequence[tuple[str, frozenset[str]]]) -> dict[str, frozenset[str]]:
+def _near_words(
+    weights: TermWeights, texts: Sequence[tuple[str, frozenset[str]]]
+) -> dict[str, frozenset[str]]:
     """For each longer Latin term no candidate has, the entry's words it nearly is (a typo,
     another form): looked up once over the entry's words, not per candidate."""
-    vocabulary = frozenset().union(*(bag for _, bag in texts)) if texts else frozenset()
-    missing = [t for t in weights if len(t) >= 4 and t.isascii() and t not in vocabulary]
+    vocabulary: frozenset[str] = frozenset().union(*(bag for _, bag in texts))
+    missing = [t for t in weights if _latin_word(t, 4) and t not in vocabulary]
     if not missing:
         return {}
-    words = [w for w in vocabulary if w.isascii() and len(w) >= 3]
-    return {
-        term: frozenset(w for w, _, _ in process.extract(term, words, scorer=fuzz.ratio, score_cutoff=FUZZY_SCORE, limit=None))
-        for term in missing
-    }
+    words = [w for w in vocabulary if _latin_word(w, 3)]
+    return {term: _near(term, words) for term in missing}
+
+
+def _latin_word(term: str, shortest: int) -> bool:
+    return len(term) >= shortest and term.isascii()
+
+
+def _near(term: str, words: Sequence[str]) -> frozenset[str]:
+    matches = process.extract(term, words, scorer=fuzz.ratio, score_cutoff=FUZZY_SCORE, limit=None)
+    return frozenset(w for w, _, _ in matches)
 
 
 CUE_SHARE = 0.5  # a cue word of the question found in a clause counts this share of its weight
@@ -428,7 +477,11 @@ def _glossary_phrases(subject: str, glossary: Glossary | None, weights: TermWeig
 
 
 def _shared(
-    weights: TermWeights, phrases: TermWeights, near: dict[str, frozenset[str]], norm: str, bag: frozenset[str]
+    weights: TermWeights,
+    phrases: TermWeights,
+    near: dict[str, frozenset[str]],
+    norm: str,
+    bag: frozenset[str],
 ) -> TermWeights:
     """The subject's terms a candidate has: exactly, as glossary phrases, or nearly (a typo)."""
     found = {t: w for t, w in weights.items() if t in bag}
@@ -444,11 +497,17 @@ def concepts_missing(subject: str, glossary: Glossary | None, entry_text: str) -
     of them: one of two named is enough to answer on ("which transformers version broke it")."""
     if glossary is None or not subject.strip():
         return []
-    asked = normalize_question(subject)
+    named = _concepts_named(subject, glossary)
     text = normalize_question(entry_text)
-    named = [e for e in glossary.expand(subject) if phrase_in(normalize_question(e.matched), asked)]
-    named = [e for e in named if normalize_question(e.matched) not in EN_STOP]
-    covered = any(
-        phrase_in(normalize_question(t), text) for e in named for t in concept_terms(glossary, e.concept) if len(t) >= 2
-    )
-    return [] if covered else [e.matched for e in named]
+    terms = (t for e in named for t in concept_terms(glossary, e.concept) if len(t) >= 2)
+    return [] if any(phrase_in(normalize_question(t), text) for t in terms) else [e.matched for e in named]
+
+
+def _concepts_named(subject: str, glossary: Glossary) -> list[Expansion]:
+    """The concepts whose term the subject itself holds (not a stem of it, not a stop word)."""
+    asked = normalize_question(subject)
+    return [
+        e
+        for e in glossary.expand(subject)
+        if phrase_in(normalize_question(e.matched), asked) and normalize_question(e.matched) not in EN_STOP
+    ]
