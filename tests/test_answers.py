@@ -80,7 +80,9 @@ def test_every_phrasing_is_classified_as_its_kind(seed_library: Library, answere
     wrong = []
     for case in CASES:
         _, answer = ask(seed_library, answerer, case.pr, case.question)
-        if answer.intent != case.intent:
+        # Who reviewed is its own kind now (issue 25): not the author's.
+        expected = "reviewers" if case.intent == "people" and "review" in case.question else case.intent
+        if answer.intent != expected:
             wrong.append((case.question, case.intent, answer.intent))
     assert wrong == []
 

@@ -43,7 +43,7 @@ MAX_QUESTION_CHARS = 300
 # enough) or fits the asked kind by its part or a cue of its own.
 MIN_SHARED = 1.5
 MIN_FIT = 1.0
-BAND = 0.7  # candidates within this share of the best score are quoted with it
+BAND = 0.65  # candidates within this share of the best score are quoted with it
 MOST = 2
 MOST_LISTED = 4
 LIST_RE = re.compile(r"哪些|哪几|几件|几点|几个|列出|列一下|(?i:\bwhich\b|\blist\b|\bwhat are\b|\ball\b)")
