@@ -144,8 +144,10 @@ def is_right(entry: Entry, reply: Reply, case: Case) -> bool:
 
 
 def find(library: Library, key: str) -> Entry | None:
+    """The entry a row names: by PR number (from the metadata, else the title's `(#N)`), or by
+    `digest:position`."""
     if ":" not in key:
-        return library.get(key)
+        return library.get(key) or next((e for e in library if f"(#{key})" in e.title), None)
     digest, position = key.rsplit(":", 1)
     return next((e for e in library if e.digest == digest and e.position == int(position)), None)
 

@@ -42,8 +42,6 @@ class Candidate:
     fact: bool = False
 
 
-# `TL;DR:`, `一句话：`: the note's own summary line.
-TLDR_RE = re.compile(r"^(?:tl;?\s?dr|summary|in short|一句话|概要|摘要|总结|简介)\s*[:：]\s*", re.I)
 # A label opening a line or sentence: `【风险】`, `[Risks]`, `注意：`, `**Gotcha:**`.
 LABEL_RE = re.compile(
     r"^\**(?:【([^】]{1,14})】|\[([^\]]{1,20})\]|([^：:。，,\s`*][^：:。，,`]{0,16}?)\**\s*[:：]\**)\s*"
@@ -69,22 +67,37 @@ REVIEWER_RE = re.compile(
 )
 
 
+@lru_cache(maxsize=1)
+def _own_labels() -> dict[str, str]:
+    """Labels the digest reader names no part for (`TL;DR`, `How to enable`), by folded text."""
+    text = resources.files("chatbot.answers").joinpath("data/kind_priors.yaml").read_text(encoding="utf-8")
+    labels = load_yaml(text)["labels"]
+    return {_folded(str(word)): str(part) for part, words in labels.items() for word in words}
+
+
+def _folded(label: str) -> str:
+    return " ".join(label.casefold().split())
+
+
 def _label(line: str) -> tuple[str | None, str]:
-    """The part a line's label announces (`tldr` for `TL;DR:`) and the line without the label."""
-    if tldr := TLDR_RE.match(line):
-        return "tldr", line[tldr.end() :]
+    """The part a line's or sentence's label announces, and the text after the label."""
     match = LABEL_RE.match(line)
     if match is None:
         return None, line
-    kind = vocabulary().label_kind(next(g for g in match.groups() if g))
+    label = next(g for g in match.groups() if g)
+    own = _own_labels().get(_folded(label))
+    if own is not None:
+        return own, line[match.end() :]
+    kind = vocabulary().label_kind(label)
     if kind is None or kind not in _PART_OF_LABEL:
         return ("note", line[match.end() :]) if kind == "refs" else (None, line)
     return _PART_OF_LABEL[kind], line[match.end() :]
 
 
 def note_clauses(note: str) -> list[tuple[str, str]]:
-    """(part, sentence) for every sentence of the note: the part its line's label (or the label
-    line above a list) announces, else `note`."""
+    """(part, sentence) for every sentence of the note: the part its label announces, or the last
+    label's before it in the same paragraph ("Watch out: A. B." — B is a caveat too), or the bare
+    label line's above a list; else `note`."""
     out: list[tuple[str, str]] = []
     section: str | None = None
     for raw in note.split("\n"):
@@ -97,9 +110,19 @@ def note_clauses(note: str) -> list[tuple[str, str]]:
         if part is not None and not rest.strip():
             section = part  # a bare label line: the list under it is that part
             continue
-        if part is None and listed and section is not None:
-            part = section
-        out.extend((part or "note", s.rstrip(".。!！;；")) for s in sentences(rest))
+        out.extend(_labelled_sentences(line, section if listed else None))
+    return out
+
+
+def _labelled_sentences(line: str, section: str | None) -> list[tuple[str, str]]:
+    """The sentences of one line, each with the part of the label it or a sentence before opens."""
+    out: list[tuple[str, str]] = []
+    current = section
+    for sentence in sentences(line):
+        part, rest = _label(sentence)
+        current = part or current
+        if rest.strip():
+            out.append((current or "note", rest.rstrip(".。!！;；")))
     return out
 
 
