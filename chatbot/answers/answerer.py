@@ -29,6 +29,8 @@ from chatbot.answers.retrieval import (
     concepts_missing,
     entry_candidates,
     focused,
+    is_english,
+    words_missing,
     kind_priors,
     score_candidates,
 )
@@ -213,7 +215,9 @@ class Answerer:
     ) -> str:
         """The answer from the ranked candidates, or the honest line when none clears the floor."""
         best = scored[0] if scored else None
-        missing = concepts_missing(reading.subject, self.glossary, _entry_text(entry))
+        missing = concepts_missing(reading.subject, self.glossary, _entry_text(entry)) or words_missing(
+            reading.subject, [s.candidate for s in scored], is_english(entry.note)
+        )
         if best is None or missing or not _clears(best, bool(reading.kinds)):
             return self._not_covered(reading, missing, best, c)
         chosen = [

@@ -60,6 +60,9 @@ PERSON_ACTS_RE = re.compile(
     r"(?<![\w/.@-])[A-Za-z][\w-]{2,38}\s*(?:在\s*review|在评审|认为|指出|建议|提出|提醒|发现|解释|质疑|回复|"
     r"argued|suggested|pointed out|noted|asked)"
 )
+REVIEWED_BY_RE = re.compile(
+    r"(?i:reviewed by|approved by|reviewers? (?:were|was|is|are)|\w+ \(\w[\w-]*\) (?:reviewed|approved|pushed back))|评审人|审阅人"
+)
 REVIEW_RE = re.compile(r"review|审阅|审查|评审|approv|批准|LGTM", re.I)
 REVIEWER_RE = re.compile(
     r"reviewers?\s*(?:认为|指出|建议|要求|坚持|提出|argued|asked|insisted|suggested|pointed)|评审(?:认为|指出|建议|意见)",
@@ -149,7 +152,7 @@ def _people_parts(entry: Entry, text: str) -> tuple[str, ...]:
     """`people` for a clause naming one of the entry's people (besides the author), `reviewers`
     too when it speaks of review."""
     named = any(p in text for p in entry.people if p != entry.author) or bool(PERSON_ACTS_RE.search(text))
-    if REVIEW_RE.search(text) and (named or REVIEWER_RE.search(text)):
+    if REVIEWED_BY_RE.search(text) or (REVIEW_RE.search(text) and (named or REVIEWER_RE.search(text))):
         return ("people", "reviewers")
     return ("people",) if named else ()
 
@@ -312,6 +315,7 @@ def candidate_terms(text: str) -> tuple[str, frozenset[str]]:
     terms.update(words)
     terms.update(stem(w, INFLECTIONS) for w in words if len(w) > 4 and w[-1] in "sdg")
     terms.update(w[: w.rindex("er")] for w in words if len(w) >= 7 and w.endswith(("er", "ers")))  # reviewer
+    terms.update(p for w in words if "-" in w for p in w.split("-") if p)  # "pull-based" holds pull
     for run in HAN_RUN.findall(norm):
         terms.update(han_bigrams(run))
     return norm, frozenset(terms)
@@ -524,6 +528,30 @@ def concepts_missing(subject: str, glossary: Glossary | None, entry_text: str) -
     text = normalize_question(entry_text)
     terms = (t for e in named for t in concept_terms(glossary, e.concept) if len(t) >= 2)
     return [] if any(phrase_in(normalize_question(t), text) for t in terms) else [e.matched for e in named]
+
+
+def words_missing(subject: str, candidates: Sequence[Candidate], english_note: bool) -> list[str]:
+    """The subject's own words ("ttft", "deepep") when not one of them, nor its Chinese, is
+    anywhere among the candidates: what the note does not cover. On a note in Chinese an English
+    word may be said in Chinese the word list does not know: only names with digits count there
+    ("h100", "a770")."""
+    words = [w for w in LATIN_WORD.findall(normalize_question(subject)) if w not in EN_STOP and len(w) >= 2]
+    if not english_note:
+        words = [w for w in words if any(ch.isdigit() for ch in w) and not w.isdigit()]
+    if not words:
+        return []
+    texts = [candidate_terms(c.text) for c in candidates if not c.fact]
+    for word in words:
+        terms = subject_terms(word)
+        if any(t in bag for t in terms for _, bag in texts) or _near_words(terms, texts).get(word):
+            return []
+    return words
+
+
+def is_english(text: str) -> bool:
+    """Whether a note is mostly Latin letters (English, with perhaps a few Chinese terms)."""
+    letters = sum(ch.isascii() and ch.isalpha() for ch in text)
+    return letters >= 0.6 * sum(ch.isalpha() for ch in text)
 
 
 def _concepts_named(subject: str, glossary: Glossary) -> list[Expansion]:
