@@ -215,9 +215,7 @@ class Answerer:
     ) -> str:
         """The answer from the ranked candidates, or the honest line when none clears the floor."""
         best = scored[0] if scored else None
-        missing = concepts_missing(reading.subject, self.glossary, _entry_text(entry)) or words_missing(
-            reading.subject, [s.candidate for s in scored], is_english(entry.note)
-        )
+        missing = self._missing(entry, reading, scored)
         if best is None or missing or not _clears(best, bool(reading.kinds)):
             return self._not_covered(reading, missing, best, c)
         chosen = [
@@ -228,6 +226,17 @@ class Answerer:
             return self._not_covered(reading, [], None, c)
         prefix = self._prefix(reading, best, question, c)
         return c.quote(prefix, chosen)
+
+    def _missing(self, entry: Entry, reading: Reading, scored: Sequence[Scored]) -> list[str]:
+        """What the question names that the entry does not: a name with digits; every English
+        word of it on an English note, unless the asked kind is answered; the glossary concepts
+        it names, unless one of its names with digits is there ("gsm8k 精度多少")."""
+        words, settled = words_missing(reading.subject, [s.candidate for s in scored], is_english(entry.note))
+        if settled and (any(ch.isdigit() for w in words for ch in w) or scored[0].fit < MIN_FIT):
+            return words
+        if any(ch.isdigit() for ch in reading.subject if ch.isascii()) and not words:
+            return []
+        return concepts_missing(reading.subject, self.glossary, _entry_text(entry))
 
     def _prefix(self, reading: Reading, best: Scored, question: str, c: Composer) -> str:
         """The kind's own words when the best candidate answers by its kind; a yes or no first

@@ -460,8 +460,9 @@ def _latin_word(term: str, shortest: int) -> bool:
 
 
 def _near(term: str, words: Sequence[str]) -> frozenset[str]:
+    """Words a typo away, or that the term begins ("nixl" in NixlConnector)."""
     matches = process.extract(term, words, scorer=fuzz.ratio, score_cutoff=FUZZY_SCORE, limit=None)
-    return frozenset(w for w, _, _ in matches)
+    return frozenset(w for w, _, _ in matches) | frozenset(w for w in words if w.startswith(term))
 
 
 CUE_SHARE = 0.5  # a cue word of the question found in a clause counts this share of its weight
@@ -530,22 +531,23 @@ def concepts_missing(subject: str, glossary: Glossary | None, entry_text: str) -
     return [] if any(phrase_in(normalize_question(t), text) for t in terms) else [e.matched for e in named]
 
 
-def words_missing(subject: str, candidates: Sequence[Candidate], english_note: bool) -> list[str]:
-    """The subject's own words ("ttft", "deepep") when not one of them, nor its Chinese, is
-    anywhere among the candidates: what the note does not cover. On a note in Chinese an English
-    word may be said in Chinese the word list does not know: only names with digits count there
-    ("h100", "a770")."""
+def words_missing(subject: str, candidates: Sequence[Candidate], english_note: bool) -> tuple[list[str], bool]:
+    """The subject's own words the candidates never name, nor their Chinese ("ttft", "deepep"),
+    and whether that settles it: a name with digits ("h100", "a770") missing always does; other
+    words only when all are missing and the note is English (on a Chinese note an English word may
+    be said in Chinese the word list does not know)."""
     words = [w for w in LATIN_WORD.findall(normalize_question(subject)) if w not in EN_STOP and len(w) >= 2]
-    if not english_note:
-        words = [w for w in words if any(ch.isdigit() for ch in w) and not w.isdigit()]
-    if not words:
-        return []
     texts = [candidate_terms(c.text) for c in candidates if not c.fact]
-    for word in words:
-        terms = subject_terms(word)
-        if any(t in bag for t in terms for _, bag in texts) or _near_words(terms, texts).get(word):
-            return []
-    return words
+    missing = [w for w in words if not _named(w, texts)]
+    named = [w for w in missing if any(ch.isdigit() for ch in w) and not w.isdigit()]
+    if named:
+        return named, True
+    return missing, bool(words) and english_note and len(missing) == len(words)
+
+
+def _named(word: str, texts: Sequence[tuple[str, frozenset[str]]]) -> bool:
+    terms = subject_terms(word)
+    return any(t in bag for t in terms for _, bag in texts) or bool(_near_words(terms, texts).get(word))
 
 
 def is_english(text: str) -> bool:
