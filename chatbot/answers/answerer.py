@@ -30,6 +30,7 @@ from chatbot.answers.retrieval import (
     entry_candidates,
     focused,
     is_english,
+    subject_weight,
     words_missing,
     kind_priors,
     score_candidates,
@@ -43,7 +44,7 @@ MAX_QUESTION_CHARS = 300
 # The floor, calibrated on the training pools (bench/answers.py): a candidate answers when it
 # shares a real term with the subject (one word or identifier; a lone Chinese bigram is not
 # enough) or fits the asked kind by its part or a cue of its own.
-MIN_SHARED = 1.5
+MIN_SHARED = 1.0
 MIN_FIT = 1.0
 BAND = 0.65  # candidates within this share of the best score are quoted with it
 MOST = 2
@@ -216,7 +217,7 @@ class Answerer:
         """The answer from the ranked candidates, or the honest line when none clears the floor."""
         best = scored[0] if scored else None
         missing = self._missing(entry, reading, scored)
-        if best is None or missing or not _clears(best, bool(reading.kinds)):
+        if best is None or missing or not _clears(best, bool(reading.kinds)) or _partial(reading, best):
             return self._not_covered(reading, missing, best, c)
         chosen = [
             self._said(entry, focused(reading, s, self.glossary), c.lang) for s in _chosen(question, scored)
@@ -318,6 +319,17 @@ def _honest_line(reading: Reading, missing: Sequence[str], c: Composer) -> str:
         return c.word("not_covered").format(topic=spaced)
     missing_word = f"no_{reading.top}"
     return c.word(missing_word) if missing_word in answer_words() else c.word("not_covered_any")
+
+
+COVERED = 0.0  # a free question's answer holds at least this share of its subject's terms
+BROAD_SUBJECT = 4.0  # ... when the subject is more than a word or two
+
+
+def _partial(reading: Reading, best: Scored) -> bool:
+    """Whether the best candidate, not of the asked kind, holds too little of a broad subject
+    ("cache size 默认多大" answered by a sentence on the cache being off by default)."""
+    total = subject_weight(reading.subject)
+    return best.fit < MIN_FIT and total >= BROAD_SUBJECT and best.shared < COVERED * total
 
 
 def _clears(best: Scored, kind_asked: bool = False) -> bool:

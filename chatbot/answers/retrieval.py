@@ -247,6 +247,7 @@ _EN_STOP_WORDS = (
 EN_STOP = frozenset(_EN_STOP_WORDS.split())
 ZH_STOP_CHARS = frozenset("什么怎么为何哪些吗呢吧啊呀的了是这那个一下请问能否可以有没么啥咋谁它该里")
 TermWeights = dict[str, float]
+BIGRAM = 1.0  # a Chinese character bigram of the subject
 
 
 @lru_cache(maxsize=1)
@@ -286,13 +287,19 @@ def subject_terms(subject: str) -> TermWeights:
     return weights
 
 
+def subject_weight(subject: str) -> float:
+    """The weight of the subject's own terms (not their translations): what a full answer covers."""
+    norm = normalize_question(subject)
+    return sum(w for t, w in subject_terms(subject).items() if t in norm)
+
+
 def _add_chinese(norm: str, weights: TermWeights) -> None:
     """The word list read backwards (1.5: "有哪些策略" looks for `strategy`), then bigrams (1)."""
     for zh, ens in _english_of().items():
         if zh in norm:
             weights.update({en: 1.5 for en in ens if en not in weights})
     grams = (g for run in HAN_RUN.findall(norm) for g in han_bigrams(run))
-    weights.update({g: 1.0 for g in grams if g not in weights and not set(g) <= ZH_STOP_CHARS})
+    weights.update({g: BIGRAM for g in grams if g not in weights and not set(g) <= ZH_STOP_CHARS})
 
 
 def _add_words(norm: str, weights: TermWeights) -> None:
