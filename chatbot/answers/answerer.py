@@ -30,10 +30,10 @@ from chatbot.answers.retrieval import (
     entry_candidates,
     focused,
     is_english,
-    subject_weight,
-    words_missing,
     kind_priors,
     score_candidates,
+    subject_weight,
+    words_missing,
 )
 from chatbot.digest import Entry, Library
 from chatbot.search import Glossary, load_glossary

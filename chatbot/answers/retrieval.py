@@ -24,7 +24,7 @@ from chatbot.digest import Entry, clauses, sentences
 from chatbot.digest.note_labels import vocabulary
 from chatbot.search import Glossary
 from chatbot.search.glossary import Expansion
-from chatbot.text import HAN_RUN, INFLECTIONS, LATIN_WORD, han_bigrams, normalize_question, stem
+from chatbot.text import HAN_RUN, INFLECTIONS, LATIN_WORD, han_bigrams, has_han, normalize_question, stem
 from chatbot.yamlfast import load_yaml
 
 # --- candidates -------------------------------------------------------------------------------
@@ -63,7 +63,7 @@ PERSON_ACTS_RE = re.compile(
 REVIEWED_BY_RE = re.compile(
     r"(?i:reviewed by|approved by|reviewers? (?:were|was|is|are)|\w+ \(\w[\w-]*\) (?:reviewed|approved|pushed back))|评审人|审阅人"
 )
-REVIEW_RE = re.compile(r"review|审阅|审查|评审|approv|批准|LGTM", re.I)
+REVIEW_RE = re.compile(r"review(?:ed|ers?|s|ing)?\b|审阅|审查|评审|approv|批准|LGTM", re.I)
 REVIEWER_RE = re.compile(
     r"reviewers?\s*(?:认为|指出|建议|要求|坚持|提出|argued|asked|insisted|suggested|pointed)|评审(?:认为|指出|建议|意见)",
     re.I,
@@ -197,15 +197,19 @@ SHORT_CLAUSE = 8  # a clause shorter than this is a heading ("测试设计"), no
 
 
 def _with_part(candidate: Candidate, part: str) -> Candidate:
+    """A part found by the reader, with the part its own label says: the label wins ("How to
+    enable:" after "Watch out:" is not a caveat)."""
     if part in candidate.parts or part == "note":
         return candidate
-    return Candidate((*candidate.parts, part), candidate.text, candidate.source)
+    people = tuple(p for p in candidate.parts if p in ("people", "reviewers"))
+    return Candidate((part, *people), candidate.text, candidate.source)
 
 
 def _facts(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
     """The metadata as candidates, each a line in the asker's language."""
     why = entry.why or (entry.highlights[0] if entry.highlights else "")
-    summary = f"{entry.title}。{why}" if why and why != entry.title else entry.title
+    joint = "。" if has_han(entry.title) else ". "
+    summary = f"{entry.title}{joint}{why}" if why and why != entry.title else entry.title
     facts = [
         Candidate((part,), text, source, fact=True)
         for part, source, text in _fact_lines(entry, words)
@@ -538,7 +542,9 @@ def concepts_missing(subject: str, glossary: Glossary | None, entry_text: str) -
     return [] if any(phrase_in(normalize_question(t), text) for t in terms) else [e.matched for e in named]
 
 
-def words_missing(subject: str, candidates: Sequence[Candidate], english_note: bool) -> tuple[list[str], bool]:
+def words_missing(
+    subject: str, candidates: Sequence[Candidate], english_note: bool
+) -> tuple[list[str], bool]:
     """The subject's own words the candidates never name, nor their Chinese ("ttft", "deepep"),
     and whether that settles it: a name with digits ("h100", "a770") missing always does; other
     words only when all are missing and the note is English (on a Chinese note an English word may
