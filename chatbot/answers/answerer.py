@@ -216,24 +216,27 @@ class Answerer:
     ) -> str:
         """The answer from the ranked candidates, or the honest line when none clears the floor."""
         best = scored[0] if scored else None
-        missing = self._missing(entry, reading, scored)
+        missing = self._missing(entry, reading, scored, question)
         if best is None or missing or not _clears(best, bool(reading.kinds)) or _partial(reading, best):
-            return self._not_covered(reading, missing, best, c)
+            return self._not_covered(reading, missing, best, c, question)
         chosen = [
             self._said(entry, focused(reading, s, self.glossary), c.lang) for s in _chosen(question, scored)
         ]
         chosen = [s for s in chosen if s.text]
         if not chosen:
-            return self._not_covered(reading, [], None, c)
+            return self._not_covered(reading, [], None, c, question)
         prefix = self._prefix(reading, best, question, c)
         return c.quote(prefix, chosen)
 
-    def _missing(self, entry: Entry, reading: Reading, scored: Sequence[Scored]) -> list[str]:
+    def _missing(self, entry: Entry, reading: Reading, scored: Sequence[Scored], question: str) -> list[str]:
         """What the question names that the entry does not: a name with digits; every English
         word of it on an English note, unless the asked kind is answered; the glossary concepts
         it names, unless one of its names with digits is there ("gsm8k 精度多少")."""
-        words, settled = words_missing(reading.subject, [s.candidate for s in scored], is_english(entry.note))
-        if settled and (any(ch.isdigit() for w in words for ch in w) or scored[0].fit < MIN_FIT):
+        english = is_english(entry.note)
+        words, settled = words_missing(reading.subject, [s.candidate for s in scored], english, question)
+        if settled and (
+            not english or any(ch.isdigit() for w in words for ch in w) or scored[0].fit < MIN_FIT
+        ):
             return words
         if any(ch.isdigit() for ch in reading.subject if ch.isascii()) and not words:
             return []
@@ -252,11 +255,13 @@ class Answerer:
             return c.word(answer) + label
         return label
 
-    def _not_covered(self, reading: Reading, missing: Sequence[str], best: Scored | None, c: Composer) -> str:
+    def _not_covered(
+        self, reading: Reading, missing: Sequence[str], best: Scored | None, c: Composer, question: str
+    ) -> str:
         """One honest line naming what was asked in the asker's words; the closest clause quoted
         when one comes near (a shared word, or the kind's part)."""
         c.found = False
-        line = _honest_line(reading, missing, c)
+        line = _honest_line(reading, missing, c, question)
         if best is None or missing or (best.shared == 0 and best.fit == 0):
             return c.lines([line])
         if best.candidate.fact:
@@ -311,9 +316,19 @@ class Answerer:
         return "\n".join(lines)
 
 
-def _honest_line(reading: Reading, missing: Sequence[str], c: Composer) -> str:
+def _as_asked(topic: str, question: str) -> str:
+    """The topic's Latin words as the asker wrote them ("arm" → "ARM")."""
+    return re.sub(r"[a-z0-9][a-z0-9+\-.]*", lambda m: _spelled(m.group(0), question), topic)
+
+
+def _spelled(word: str, question: str) -> str:
+    found = re.search(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", question, re.I)
+    return found.group(0) if found else word
+
+
+def _honest_line(reading: Reading, missing: Sequence[str], c: Composer, question: str) -> str:
     """ "The note doesn't cover X." with X as asked; the kind's own line when nothing else is named."""
-    topic = " / ".join(missing) or question_topic(reading.subject)
+    topic = _as_asked(" / ".join(missing) or question_topic(reading.subject), question)
     if topic:
         spaced = f" {topic}" if c.lang == "zh" and topic[0].isascii() else topic
         return c.word("not_covered").format(topic=spaced)
@@ -365,7 +380,7 @@ def _bundled_glossary() -> Glossary:
 
 _QUESTION_NOISE_RE = re.compile(
     r"有没有|有无|是否|会不会|能不能|可不可以|吗|呢|吧|么|什么|怎么|哪些|哪个|多少|请问|一下|啥|咋|"
-    r"这个|那个|该|它|笔记|里|提到|说到|讲到|关于|相关|的|了|[？?！!。，,.、：:；;\"'“”‘’()（）]"
+    r"这个|那个|该|它|笔记|里|提到|说到|讲到|关于|相关|什么时候|时候|有人|比呢|的|了|[？?！!。，,.、：:；;\"'“”‘’()（）]"
 )
 
 

@@ -96,10 +96,11 @@ class Composer:
         head = [c.text for c in facts]
         room = self._quote_room(prefix, quotes, head)
         body = ""
-        for texts in _variants(quotes):
-            body = self._render(head, prefix, texts)
-            if len(body) <= room:
-                return self.finish(body)
+        for label in dict.fromkeys([prefix, ""]):  # the interface words go first when room is short
+            for texts in _variants(quotes):
+                body = self._render(head, label, texts)
+                if len(body) <= room:
+                    return self.finish(body)
         return self.finish(body[: max(room - 1, 1)] + "…")
 
     def _quote_room(self, prefix: str, quotes: Sequence[Candidate], head: Sequence[str]) -> int:

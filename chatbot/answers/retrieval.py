@@ -543,19 +543,30 @@ def concepts_missing(subject: str, glossary: Glossary | None, entry_text: str) -
 
 
 def words_missing(
-    subject: str, candidates: Sequence[Candidate], english_note: bool
+    subject: str, candidates: Sequence[Candidate], english_note: bool, question: str
 ) -> tuple[list[str], bool]:
     """The subject's own words the candidates never name, nor their Chinese ("ttft", "deepep"),
-    and whether that settles it: a name with digits ("h100", "a770") missing always does; other
-    words only when all are missing and the note is English (on a Chinese note an English word may
-    be said in Chinese the word list does not know)."""
+    and whether that settles it: a name missing always does (with digits, "h100"; in capitals on
+    a Chinese note, "ARM"); other words only when all are missing and the note is English (on a
+    Chinese note an English word may be said in Chinese the word list does not know)."""
     words = [w for w in LATIN_WORD.findall(normalize_question(subject)) if w not in EN_STOP and len(w) >= 2]
     texts = [candidate_terms(c.text) for c in candidates if not c.fact]
     missing = [w for w in words if not _named(w, texts)]
-    named = [w for w in missing if any(ch.isdigit() for ch in w) and not w.isdigit()]
+    named = [w for w in missing if _a_name(w, english_note, question)]
     if named:
         return named, True
     return missing, bool(words) and english_note and len(missing) == len(words)
+
+
+def _a_name(word: str, english_note: bool, question: str) -> bool:
+    """A word that is a name, not said otherwise in Chinese: with digits ("h100"), or on a
+    Chinese note an acronym the asker wrote in capitals ("ARM", "TTFT")."""
+    if any(ch.isdigit() for ch in word):
+        return not word.isdigit()
+    return not english_note and word.upper() in CAPITALS_RE.findall(question)
+
+
+CAPITALS_RE = re.compile(r"(?<![A-Za-z])[A-Z]{2,8}(?![A-Za-z])")
 
 
 def _named(word: str, texts: Sequence[tuple[str, frozenset[str]]]) -> bool:
