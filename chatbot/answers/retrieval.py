@@ -164,7 +164,8 @@ def entry_candidates(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
     for i, (part, text) in enumerate(note_clauses(entry.note)):
         same = [h for h in held if text in h or (h in text and len(h) >= SHORT_CLAUSE)]
         for h in same:
-            merged[h] = _with_part(merged[h], part)
+            if text in h:  # the sentence is (in) the part: its own label says what it is
+                merged[h] = _with_part(merged[h], part)
         if not same:
             merged.setdefault(text, Candidate((part, *_people_parts(entry, text)), text, f"note[{i}]"))
     merged.setdefault(entry.title, Candidate(("title",), entry.title, "title"))
