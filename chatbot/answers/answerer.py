@@ -32,7 +32,7 @@ from chatbot.answers.retrieval import (
     is_english,
     kind_priors,
     score_candidates,
-    subject_weight,
+    subject_terms,
     words_missing,
 )
 from chatbot.digest import Entry, Library
@@ -217,7 +217,12 @@ class Answerer:
         """The answer from the ranked candidates, or the honest line when none clears the floor."""
         best = scored[0] if scored else None
         missing = self._missing(entry, reading, scored, question)
-        if best is None or missing or not _clears(best, bool(reading.kinds)) or _partial(reading, best):
+        if (
+            best is None
+            or missing
+            or not _clears(best, bool(reading.kinds))
+            or _beside(reading, best, entry, question)
+        ):
             return self._not_covered(reading, missing, best, c, question)
         chosen = [
             self._said(entry, focused(reading, s, self.glossary), c.lang) for s in _chosen(question, scored)
@@ -336,15 +341,23 @@ def _honest_line(reading: Reading, missing: Sequence[str], c: Composer, question
     return c.word(missing_word) if missing_word in answer_words() else c.word("not_covered_any")
 
 
-COVERED = 0.0  # a free question's answer holds at least this share of its subject's terms
-BROAD_SUBJECT = 4.0  # ... when the subject is more than a word or two
+QUANTITY_RE = re.compile(r"多少|多久|多大|多快|几倍|几个|(?i:how (?:much|many|long|fast|big)|numbers?\b)")
+# A number as a measure, not inside a name or an assignment (`level=2`, `Qwen2`).
+MEASURE_RE = re.compile(r"(?<![\w.=/#-])\d+(?:[.,]\d+)?")
 
 
-def _partial(reading: Reading, best: Scored) -> bool:
-    """Whether the best candidate, not of the asked kind, holds too little of a broad subject
-    ("cache size 默认多大" answered by a sentence on the cache being off by default)."""
-    total = subject_weight(reading.subject)
-    return best.fit < MIN_FIT and total >= BROAD_SUBJECT and best.shared < COVERED * total
+def _beside(reading: Reading, best: Scored, entry: Entry, question: str) -> bool:
+    """Whether the best candidate is beside the question: a how-much question answered by a
+    clause without a number ("acceptance rate 多少"), or a fact of the entry answering about
+    something the entry's title does not name ("guidance backend 啥时候合" is not this PR's date)."""
+    if QUANTITY_RE.search(question) and reading.top != "size" and not MEASURE_RE.search(best.candidate.text):
+        return True  # (a size may be said without one: "小范围")
+    if not best.candidate.fact or best.shared > 0:
+        return False
+    title = normalize_question(f"{entry.title} {entry.github_title or ''}")
+    asked = normalize_question(reading.subject)
+    own = [t for t, w in subject_terms(reading.subject).items() if w >= MIN_SHARED * 2 and t in asked]
+    return bool(own) and not any(t in title for t in own)
 
 
 def _clears(best: Scored, kind_asked: bool = False) -> bool:

@@ -40,6 +40,7 @@ Intent = Literal[
     "reviewers",
     "howto",
     "benchmark",
+    "defaults",
     "other",
 ]
 INTENTS: tuple[Intent, ...] = get_args(Intent)

@@ -60,6 +60,8 @@ PERSON_ACTS_RE = re.compile(
     r"(?<![\w/.@-])[A-Za-z][\w-]{2,38}\s*(?:在\s*review|在评审|认为|指出|建议|提出|提醒|发现|解释|质疑|回复|"
     r"argued|suggested|pointed out|noted|asked)"
 )
+# "Nicolò Lucchesi (NickLucche)": a full name with the handle after it.
+NAMED_HANDLE_RE = re.compile(r"\b[A-Z][\w.'-]+(?: [A-Z][\w.'-]+)* \([A-Za-z0-9][\w-]{1,38}\)")
 REVIEWED_BY_RE = re.compile(
     r"(?i:reviewed by|approved by|reviewers? (?:were|was|is|are)|\w+ \(\w[\w-]*\) (?:reviewed|approved|pushed back))|评审人|审阅人"
 )
@@ -151,7 +153,9 @@ def _structured(entry: Entry) -> list[Candidate]:
 def _people_parts(entry: Entry, text: str) -> tuple[str, ...]:
     """`people` for a clause naming one of the entry's people (besides the author), `reviewers`
     too when it speaks of review."""
-    named = any(p in text for p in entry.people if p != entry.author) or bool(PERSON_ACTS_RE.search(text))
+    named = any(p in text for p in entry.people if p != entry.author) or bool(
+        PERSON_ACTS_RE.search(text) or NAMED_HANDLE_RE.search(text)
+    )
     if REVIEWED_BY_RE.search(text) or (REVIEW_RE.search(text) and (named or REVIEWER_RE.search(text))):
         return ("people", "reviewers")
     return ("people",) if named else ()
@@ -247,7 +251,8 @@ _EN_STOP_WORDS = (
     "much many one two three has have had get got so if then than also just note entry it's what's "
     "whats doesn't into as up out over use used using way like yet still ever all there's anything "
     "change changes changed fix fixes fixed work works mean means thing stuff say says said happen "
-    "happened point main idea really actually ok hey bot pls plz know need want there"
+    "happened point main idea really actually ok hey bot pls plz know need want there touch mention "
+    "mentions reference references other others give send"
 )
 EN_STOP = frozenset(_EN_STOP_WORDS.split())
 ZH_STOP_CHARS = frozenset("什么怎么为何哪些吗呢吧啊呀的了是这那个一下请问能否可以有没么啥咋谁它该里")
