@@ -423,13 +423,18 @@ def fit(kinds: Mapping[Intent, float], candidate: Candidate) -> float:
         if prior is None:
             continue
         part = max((prior.parts.get(p, 0.0) for p in candidate.parts), default=0.0)
-        cue = (
-            0.0
-            if candidate.fact
-            else max((w for p, w in prior.cues if p.search(candidate.text)), default=0.0)
-        )
+        cue = _cue(prior, candidate)
         total += weight * max(part, cue, (part + cue) / 1.5)
     return total
+
+
+def _cue(prior: KindPrior, candidate: Candidate) -> float:
+    """The weight of the kind's strongest cue in the candidate's words: none for a fact, half
+    for the title (its words say what the PR is, not how or why)."""
+    if candidate.fact:
+        return 0.0
+    cue = max((w for p, w in prior.cues if p.search(candidate.text)), default=0.0)
+    return cue * FACT_SHARE if SECONDHAND & set(candidate.parts) else cue
 
 
 def score_candidates(
