@@ -128,9 +128,9 @@ def test_a_subject_the_note_never_names_is_denied_in_the_askers_words(
 ) -> None:
     _, answer = ask(seed_library, answerer, 52912, "what about ARM support?")
     assert not answer.found
-    assert answer.text.splitlines()[0] == "The note doesn't cover arm support."
-    _, zh = ask(seed_library, answerer, 52912, "ARM 支持吗？")
-    assert not zh.found and zh.text.startswith("笔记没有提到 arm 支持。")
+    assert answer.text.splitlines()[0] == "The note doesn't cover ARM."
+    _, zh = ask(seed_library, answerer, 52912, "支持 ARM 吗？")
+    assert not zh.found and zh.text.startswith("笔记没有提到 ARM。")
 
 
 def test_classify_prefers_the_longest_phrasing() -> None:

@@ -46,6 +46,7 @@ MAX_QUESTION_CHARS = 300
 # enough) or fits the asked kind by its part or a cue of its own.
 MIN_SHARED = 1.0
 MIN_FIT = 1.0
+OFF_KIND_SHARED = 2.5  # a candidate of another kind than the one asked shares this much
 BAND = 0.65  # candidates within this share of the best score are quoted with it
 MOST = 2
 MOST_LISTED = 4
@@ -234,16 +235,16 @@ class Answerer:
         return c.quote(prefix, chosen)
 
     def _missing(self, entry: Entry, reading: Reading, scored: Sequence[Scored], question: str) -> list[str]:
-        """What the question names that the entry does not: a name with digits; every English
-        word of it on an English note, unless the asked kind is answered; the glossary concepts
-        it names, unless one of its names with digits is there ("gsm8k 精度多少")."""
+        """What the question names that the entry does not: a name ("h100", "ARM"); every word of
+        it on an English note, unless the asked kind is answered; the glossary concepts it names,
+        unless a name with digits of it is there ("gsm8k 精度多少")."""
         english = is_english(entry.note)
-        words, settled = words_missing(reading.subject, [s.candidate for s in scored], english, question)
-        if settled and (
-            not english or any(ch.isdigit() for w in words for ch in w) or scored[0].fit < MIN_FIT
-        ):
+        names, words = words_missing(reading.subject, [s.candidate for s in scored], english, question)
+        if names:
+            return names
+        if words and scored[0].fit < MIN_FIT:
             return words
-        if any(ch.isdigit() for ch in reading.subject if ch.isascii()) and not words:
+        if any(ch.isdigit() for ch in reading.subject if ch.isascii()):
             return []
         return concepts_missing(reading.subject, self.glossary, _entry_text(entry))
 
@@ -344,18 +345,21 @@ def _honest_line(reading: Reading, missing: Sequence[str], c: Composer, question
 QUANTITY_RE = re.compile(r"多少|多久|多大|多快|几倍|几个|(?i:how (?:much|many|long|fast|big)|numbers?\b)")
 # A number as a measure, not inside a name or an assignment (`level=2`, `Qwen2`).
 MEASURE_RE = re.compile(
-    r"(?<![\w.=/#-])\d+(?:[.,]\d+)?|[一二两三四五六七八九十百千万半几]+\s*(?:倍|个|处|行|次|成|种|类|点|条|项|秒|分钟|小时|天)"
+    r"(?<![\w.=/#-])\d+(?:[.,]\d+)?(?![\d.,]|[A-Za-z]{2})|[一二两三四五六七八九十百千万半几]+\s*(?:倍|个|处|行|次|成|种|类|点|条|项|秒|分钟|小时|天)"
 )
 
 
 def _beside(reading: Reading, best: Scored, entry: Entry, question: str) -> bool:
     """Whether the best candidate is beside the question: a how-much question answered by a
-    clause without a number ("acceptance rate 多少"), or a fact of the entry answering about
-    something the entry's title does not name ("guidance backend 啥时候合" is not this PR's date)."""
+    clause without a number ("acceptance rate 多少"; a size may be said without one, "小范围"), or
+    a fact of the entry answering about something else ("guidance backend 啥时候合")."""
     if QUANTITY_RE.search(question) and reading.top != "size" and not MEASURE_RE.search(best.candidate.text):
-        return True  # (a size may be said without one: "小范围")
-    if not best.candidate.fact or best.shared > 0:
-        return False
+        return True
+    return best.candidate.fact and best.shared == 0 and _elsewhere(reading, entry)
+
+
+def _elsewhere(reading: Reading, entry: Entry) -> bool:
+    """Whether the subject names words (English, identifiers) the entry's titles do not."""
     title = normalize_question(f"{entry.title} {entry.github_title or ''}")
     asked = normalize_question(reading.subject)
     own = [t for t, w in subject_terms(reading.subject).items() if w >= MIN_SHARED * 2 and t in asked]
@@ -368,7 +372,7 @@ def _clears(best: Scored, kind_asked: bool = False) -> bool:
     check?" is not answered by any sentence saying "check")."""
     if best.fit >= MIN_FIT:
         return True
-    return best.shared >= (MIN_SHARED * 2 if kind_asked and best.fit == 0 else MIN_SHARED)
+    return best.shared >= (OFF_KIND_SHARED if kind_asked and best.fit == 0 else MIN_SHARED)
 
 
 def _chosen(question: str, scored: Sequence[Scored]) -> list[Candidate]:

@@ -252,7 +252,7 @@ _EN_STOP_WORDS = (
     "whats doesn't into as up out over use used using way like yet still ever all there's anything "
     "change changes changed fix fixes fixed work works mean means thing stuff say says said happen "
     "happened point main idea really actually ok hey bot pls plz know need want there touch mention "
-    "mentions reference references other others give send"
+    "mentions reference references other others give send anyway real question questions quick wondering"
 )
 EN_STOP = frozenset(_EN_STOP_WORDS.split())
 ZH_STOP_CHARS = frozenset("什么怎么为何哪些吗呢吧啊呀的了是这那个一下请问能否可以有没么啥咋谁它该里")
@@ -328,14 +328,22 @@ def candidate_terms(text: str) -> tuple[str, frozenset[str]]:
     """A candidate's normalised text and the terms it offers."""
     norm = normalize_question(text)
     terms = {(q or b).strip() for q, b in IDENT_RE.findall(norm)}
-    words = LATIN_WORD.findall(norm)
-    terms.update(words)
-    terms.update(stem(w, INFLECTIONS) for w in words if len(w) > 4 and w[-1] in "sdg")
-    terms.update(w[: w.rindex("er")] for w in words if len(w) >= 7 and w.endswith(("er", "ers")))  # reviewer
-    terms.update(p for w in words if "-" in w for p in w.split("-") if p)  # "pull-based" holds pull
+    for word in LATIN_WORD.findall(norm):
+        terms.update(_forms(word))
     for run in HAN_RUN.findall(norm):
         terms.update(han_bigrams(run))
     return norm, frozenset(terms)
+
+
+def _forms(word: str) -> list[str]:
+    """A word and the forms a question may use: uninflected, without -er ("reviewer" holds
+    review), its hyphenated parts ("pull-based" holds pull)."""
+    forms = [word, *word.split("-")] if "-" in word else [word]
+    if len(word) > 4 and word[-1] in "sdg":
+        forms.append(stem(word, INFLECTIONS))
+    if len(word) >= 7 and word.endswith(("er", "ers")):
+        forms.append(word[: word.rindex("er")])
+    return [f for f in forms if f]
 
 
 def concept_terms(glossary: Glossary, concept_id: str) -> list[str]:
@@ -555,18 +563,20 @@ def concepts_missing(subject: str, glossary: Glossary | None, entry_text: str) -
 
 def words_missing(
     subject: str, candidates: Sequence[Candidate], english_note: bool, question: str
-) -> tuple[list[str], bool]:
-    """The subject's own words the candidates never name, nor their Chinese ("ttft", "deepep"),
-    and whether that settles it: a name missing always does (with digits, "h100"; in capitals on
-    a Chinese note, "ARM"); other words only when all are missing and the note is English (on a
-    Chinese note an English word may be said in Chinese the word list does not know)."""
-    words = [w for w in LATIN_WORD.findall(normalize_question(subject)) if w not in EN_STOP and len(w) >= 2]
+) -> tuple[list[str], list[str]]:
+    """The subject's own words the candidates never name, nor their Chinese: the names among them
+    (with digits, "h100"; in capitals on a Chinese note, "ARM"), and all of its words when none is
+    there on an English note (on a Chinese note an English word may be said in Chinese the word
+    list does not know)."""
+    words = _subject_words(subject)
     texts = [candidate_terms(c.text) for c in candidates if not c.fact]
     missing = [w for w in words if not _named(w, texts)]
-    named = [w for w in missing if _a_name(w, english_note, question)]
-    if named:
-        return named, True
-    return missing, bool(words) and english_note and len(missing) == len(words)
+    names = [w for w in missing if _a_name(w, english_note, question)]
+    return names, missing if english_note and words and missing == words else []
+
+
+def _subject_words(subject: str) -> list[str]:
+    return [w for w in LATIN_WORD.findall(normalize_question(subject)) if w not in EN_STOP and len(w) >= 2]
 
 
 def _a_name(word: str, english_note: bool, question: str) -> bool:
