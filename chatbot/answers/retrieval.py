@@ -297,12 +297,6 @@ def subject_terms(subject: str) -> TermWeights:
     return weights
 
 
-def subject_weight(subject: str) -> float:
-    """The weight of the subject's own terms (not their translations): what a full answer covers."""
-    norm = normalize_question(subject)
-    return sum(w for t, w in subject_terms(subject).items() if t in norm)
-
-
 def _add_chinese(norm: str, weights: TermWeights) -> None:
     """The word list read backwards (1.5: "有哪些策略" looks for `strategy`), then bigrams (1)."""
     for zh, ens in _english_of().items():
