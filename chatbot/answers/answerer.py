@@ -21,7 +21,7 @@ from itertools import chain, islice
 from chatbot.answers.addressing import addressing_rules
 from chatbot.answers.asking import asking_part, questions
 from chatbot.answers.composer import Composer, Lang, answer_words, words_in
-from chatbot.answers.intents import Intent, Reading, read_question
+from chatbot.answers.intents import Intent, Reading, cached_reading
 from chatbot.answers.retrieval import (
     EN_STOP,
     Candidate,
@@ -102,7 +102,6 @@ class _TagIndex:
         return cls(entries, ordered, by_tag)
 
 
-cached_reading = lru_cache(maxsize=1024)(read_question)
 CANDIDATE_CACHE = 4096
 
 

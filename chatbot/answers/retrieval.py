@@ -589,10 +589,15 @@ def _named(word: str, texts: Sequence[tuple[str, frozenset[str]]]) -> bool:
     return any(t in bag for t in terms for _, bag in texts) or bool(_near_words(terms, texts).get(word))
 
 
+@lru_cache(maxsize=4096)
 def is_english(text: str) -> bool:
     """Whether a note is mostly Latin letters (English, with perhaps a few Chinese terms)."""
-    letters = sum(ch.isascii() and ch.isalpha() for ch in text)
-    return letters >= 0.6 * sum(ch.isalpha() for ch in text)
+    latin = len(LATIN_LETTERS_RE.findall(text))
+    return latin >= 0.6 * (latin + len(HAN_CHARS_RE.findall(text)))
+
+
+LATIN_LETTERS_RE = re.compile(r"[A-Za-z]")
+HAN_CHARS_RE = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _concepts_named(subject: str, glossary: Glossary) -> list[Expansion]:
