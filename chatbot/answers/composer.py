@@ -32,6 +32,7 @@ def answer_words() -> dict[str, dict[Lang, str]]:
     return {str(key): {"zh": str(v["zh"]), "en": str(v["en"])} for key, v in data["words"].items()}
 
 
+@lru_cache(maxsize=2)
 def words_in(lang: Lang) -> dict[str, str]:
     """The interface words of one language."""
     return {key: by_lang[lang] for key, by_lang in answer_words().items()}

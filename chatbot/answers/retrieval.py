@@ -471,12 +471,16 @@ def _near_words(
 ) -> dict[str, frozenset[str]]:
     """For each longer Latin term no candidate has, the entry's words it nearly is (a typo,
     another form): looked up once over the entry's words, not per candidate."""
-    vocabulary: frozenset[str] = frozenset().union(*(bag for _, bag in texts))
+    vocabulary, words = _vocabulary(tuple(bag for _, bag in texts))
     missing = [t for t in weights if _latin_word(t, 4) and t not in vocabulary]
-    if not missing:
-        return {}
-    words = [w for w in vocabulary if _latin_word(w, 3)]
     return {term: _near(term, words) for term in missing}
+
+
+@lru_cache(maxsize=256)
+def _vocabulary(bags: tuple[frozenset[str], ...]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """Every term of an entry's candidates, and its Latin words of three letters or more."""
+    vocabulary: frozenset[str] = frozenset().union(*bags)
+    return vocabulary, tuple(w for w in vocabulary if _latin_word(w, 3))
 
 
 def _latin_word(term: str, shortest: int) -> bool:
