@@ -58,6 +58,7 @@ YES_NO_RE = re.compile(
 NEGATION_RE = re.compile(r"不支持|尚未|暂不|不会|没有|无法|不能|(?i:\bnot\b|n't\b|no longer|unsupported)")
 TOPIC_CHARS = 40
 RELATED = "refs"
+MAX_LINKED = 3  # related PRs given with their links, at most
 
 
 @dataclass(frozen=True)
@@ -224,9 +225,7 @@ class Answerer:
             or _beside(reading, best, entry, question)
         ):
             return self._not_covered(reading, missing, best, c, question)
-        chosen = [
-            self._said(entry, focused(reading, s, self.glossary), c.lang) for s in _chosen(question, scored)
-        ]
+        chosen = [self._said(entry, focused(reading, s, self.glossary), c) for s in _chosen(question, scored)]
         chosen = [s for s in chosen if s.text]
         if not chosen:
             return self._not_covered(reading, [], None, c, question)
@@ -274,11 +273,11 @@ class Answerer:
             return c.lines([line, c.word("closest") + best.candidate.text])
         return c.quote(f"{line}\n{c.word('closest')}", [best.candidate])
 
-    def _said(self, entry: Entry, candidate: Candidate, lang: Lang) -> Candidate:
-        """The candidate as said: the related PRs' line looked up now."""
+    def _said(self, entry: Entry, candidate: Candidate, c: Composer) -> Candidate:
+        """The candidate as said: the related PRs' lines looked up now, fitted to the room."""
         if candidate.source != RELATED:
             return candidate
-        return Candidate(candidate.parts, self._related_text(entry, lang), RELATED, fact=True)
+        return Candidate(candidate.parts, self._related_text(entry, c.lang, c.room), RELATED, fact=True)
 
     # --- related entries -----------------------------------------------------------------------
 
@@ -306,18 +305,24 @@ class Answerer:
             self._tag_index = _TagIndex.build(entries)
         return self._tag_index
 
-    def _related_text(self, entry: Entry, lang: Lang) -> str:
-        """The related PRs (links for the first few) and the entries on the same topics."""
+    def _related_text(self, entry: Entry, lang: Lang, room: int) -> str:
+        """The related PRs — with links while they fit the room, else as `#N` — and the entries
+        on the same topics when they fit too."""
         words = words_in(lang)
         refs = entry.all_refs
-        lines = [words["related"].rstrip()] if refs else []
-        lines.extend(f"#{r.number} {r.url}" for r in refs[:3])
-        if len(refs) > 3:
-            lines.append(words["also"] + " ".join(f"#{r.number}" for r in refs[3:]))
+        head = [words["related"].rstrip()] if refs else []
+        for linked in range(min(len(refs), MAX_LINKED), -1, -1):
+            lines = [*head, *(f"#{r.number} {r.url}" for r in refs[:linked])]
+            rest = refs[linked:]
+            if rest:
+                lines.append((words["also"] if linked else "") + " ".join(f"#{r.number}" for r in rest))
+            if len("\n".join(lines)) <= room:
+                break
         numbers = {r.number for r in refs}
         others = [o for o in self.same_topic_entries(entry) if o.pr not in numbers]
-        if others:
-            lines.append(words["same_topic"] + "；".join(_entry_ref(o) for o in others))
+        topic = words["same_topic"] + "；".join(_entry_ref(o) for o in others)
+        if others and (not refs or len("\n".join([*lines, topic])) <= room):
+            lines.append(topic)
         return "\n".join(lines)
 
 
