@@ -35,7 +35,7 @@ from chatbot.answers.retrieval import (
     subject_terms,
     words_missing,
 )
-from chatbot.digest import Entry, Library
+from chatbot.digest import Entry, Library, Ref
 from chatbot.search import Glossary, load_glossary
 from chatbot.text import has_han, normalize_question, strip_slack_markup
 
@@ -310,14 +310,7 @@ class Answerer:
         on the same topics when they fit too."""
         words = words_in(lang)
         refs = entry.all_refs
-        head = [words["related"].rstrip()] if refs else []
-        for linked in range(min(len(refs), MAX_LINKED), -1, -1):
-            lines = [*head, *(f"#{r.number} {r.url}" for r in refs[:linked])]
-            rest = refs[linked:]
-            if rest:
-                lines.append((words["also"] if linked else "") + " ".join(f"#{r.number}" for r in rest))
-            if len("\n".join(lines)) <= room:
-                break
+        lines = _ref_lines(refs, words, room)
         numbers = {r.number for r in refs}
         others = [o for o in self.same_topic_entries(entry) if o.pr not in numbers]
         topic = words["same_topic"] + "；".join(_entry_ref(o) for o in others)
@@ -432,6 +425,20 @@ def _within(bodies: list[str], room: int) -> list[str]:
         return bodies
     share = max(room // len(bodies) - 2, 8)
     return [b if len(b) <= share else b[: share - 1].rstrip() + "…" for b in bodies]
+
+
+def _ref_lines(refs: Sequence[Ref], words: dict[str, str], room: int) -> list[str]:
+    """The related PRs' lines: as many with their links as fit the room (three at most)."""
+    if not refs:
+        return []
+    lines: list[str] = []
+    for linked in range(min(len(refs), MAX_LINKED), -1, -1):
+        rest = " ".join(f"#{r.number}" for r in refs[linked:])
+        lines = [words["related"].rstrip(), *(f"#{r.number} {r.url}" for r in refs[:linked])]
+        lines += [(words["also"] if linked else "") + rest] if rest else []
+        if len("\n".join(lines)) <= room:
+            break
+    return lines
 
 
 def _entry_ref(entry: Entry) -> str:
