@@ -216,6 +216,7 @@ class Answerer:
         self, entry: Entry, question: str, reading: Reading, scored: Sequence[Scored], c: Composer
     ) -> str:
         """The answer from the ranked candidates, or the honest line when none clears the floor."""
+        scored = _measured_first(question, reading, scored)
         best = scored[0] if scored else None
         missing = self._missing(entry, reading, scored, question)
         if (
@@ -346,13 +347,34 @@ MEASURE_RE = re.compile(
 )
 
 
+def _measured_first(question: str, reading: Reading, scored: Sequence[Scored]) -> Sequence[Scored]:
+    """For a how-much question, the best candidate that holds a number (and clears the floor)
+    ahead of better-scored ones that hold none: the number is the answer."""
+    if not scored or not QUANTITY_RE.search(question) or MEASURE_RE.search(scored[0].candidate.text):
+        return scored
+    kind_asked = bool(reading.kinds)
+    for s in scored[1:]:
+        if (
+            MEASURE_RE.search(s.candidate.text)
+            and _clears(s, kind_asked)
+            and s.score >= scored[0].score * BAND
+        ):
+            return [s, *(o for o in scored if o is not s)]
+    return scored
+
+
 def _beside(reading: Reading, best: Scored, entry: Entry, question: str) -> bool:
     """Whether the best candidate is beside the question: a how-much question answered by a
     clause without a number ("acceptance rate 多少"; a size may be said without one, "小范围"), or
     a fact of the entry answering about something else ("guidance backend 啥时候合")."""
     if QUANTITY_RE.search(question) and reading.top != "size" and not MEASURE_RE.search(best.candidate.text):
         return True
-    return best.candidate.fact and best.shared == 0 and _elsewhere(reading, entry)
+    return (
+        best.candidate.fact
+        and "author" not in best.candidate.parts
+        and best.shared == 0
+        and _elsewhere(reading, entry)
+    )
 
 
 def _elsewhere(reading: Reading, entry: Entry) -> bool:
