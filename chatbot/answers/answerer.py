@@ -267,6 +267,8 @@ class Answerer:
         when one comes near (a shared word, or the kind's part)."""
         c.found = False
         line = _honest_line(reading, missing, c, question)
+        if line == c.word("no_audience"):
+            line = _with_topics(line, c)
         if best is None or missing or (best.shared == 0 and best.fit == 0):
             return c.lines([line])
         if best.candidate.fact:
@@ -328,6 +330,14 @@ def _as_asked(topic: str, question: str) -> str:
 def _spelled(word: str, question: str) -> str:
     found = re.search(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", question, re.I)
     return found.group(0) if found else word
+
+
+def _with_topics(line: str, c: Composer) -> str:
+    """ "Audience not stated" and what the entry is about (its first tags), for the asker to judge."""
+    tags = ", ".join(c.entry.tags[:2])
+    if c.lang == "zh":
+        return f"{line}；主题：{tags}。" if tags else f"{line}。"
+    return f"{line}; topics: {tags}." if tags else f"{line}."
 
 
 def _honest_line(reading: Reading, missing: Sequence[str], c: Composer, question: str) -> str:
