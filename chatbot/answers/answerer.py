@@ -50,6 +50,7 @@ OFF_KIND_SHARED = 2.5  # a candidate of another kind than the one asked shares t
 BAND = 0.65  # candidates within this share of the best score are quoted with it
 MOST = 2
 MOST_LISTED = 4
+LIST_KINDS = frozenset({"focus"})  # "重点看什么" asks for the points, all that fit
 LIST_RE = re.compile(r"哪些|哪几|几件|几点|几个|列出|列一下|(?i:\bwhich\b|\blist\b|\bwhat are\b|\ball\b)")
 YES_NO_RE = re.compile(
     r"^(?:is|are|does|do|did|can|could|will|would|has|have|should)\b|吗\s*$|是否|有没有|是不是|能不能|会不会|支不支持",
@@ -226,7 +227,10 @@ class Answerer:
             or _beside(reading, best, entry, question)
         ):
             return self._not_covered(reading, missing, best, c, question)
-        chosen = [self._said(entry, focused(reading, s, self.glossary), c) for s in _chosen(question, scored)]
+        chosen = [
+            self._said(entry, focused(reading, s, self.glossary), c)
+            for s in _chosen(question, scored, reading.top)
+        ]
         chosen = [s for s in chosen if s.text]
         if not chosen:
             return self._not_covered(reading, [], None, c, question)
@@ -404,17 +408,22 @@ def _clears(best: Scored, kind_asked: bool = False) -> bool:
     return best.shared >= (OFF_KIND_SHARED if kind_asked and best.fit == 0 else MIN_SHARED)
 
 
-def _chosen(question: str, scored: Sequence[Scored]) -> list[Candidate]:
-    """The best candidate and those close to it (a list question: the list)."""
+def _chosen(question: str, scored: Sequence[Scored], kind: Intent = "other") -> list[Candidate]:
+    """The best candidate and those close to it (a list question, or a kind that is a list: the list)."""
     best = scored[0]
-    most = MOST_LISTED if LIST_RE.search(question) else MOST
+    most = MOST_LISTED if LIST_RE.search(question) or kind in LIST_KINDS else MOST
     chosen: dict[str, Candidate] = {}
-    for s in scored:
-        if len(chosen) >= most or s.score < best.score * BAND:
-            break
-        if s.candidate.text and s.candidate.text not in chosen and _clears(s):
+    for s in (s for s in scored if s.score >= best.score * BAND):
+        if len(chosen) < most and _joins(s, best, chosen):
             chosen[s.candidate.text] = s.candidate
     return list(chosen.values())
+
+
+def _joins(s: Scored, best: Scored, chosen: dict[str, Candidate]) -> bool:
+    """Whether a close candidate is quoted with the best: new, clearing the floor, and beyond the
+    first two, of the same part (the rest of the list, not a caveat after the focus points)."""
+    listed = len(chosen) < MOST or bool(set(s.candidate.parts) & set(best.candidate.parts))
+    return bool(s.candidate.text) and s.candidate.text not in chosen and _clears(s) and listed
 
 
 def _entry_text(entry: Entry) -> str:

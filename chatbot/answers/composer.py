@@ -6,6 +6,7 @@ The interface words (a prefix per kind of answer, its "not in the note" line) ar
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -20,8 +21,10 @@ Lang = Literal["zh", "en"]
 SHORT_NOTE = 200  # on a note this short, one whole relevant sentence may be quoted
 BULLET = "• "
 MIN_LEAD = 8
+# A framing opener says who or what the sentence is for, not the point: "对 reviewer 而言，…".
+FRAMING_RE = re.compile(r"^(?:对于?[^，,。：:]{1,24}(?:而言|来说)|另外|此外|其次|总之|总的来说)[，,：:]\s*")
 INTRO = 16  # a lead-in before a colon this short is skipped for what follows it  # a lead shorter than this is a heading, not a point
-LEAD_SEPARATORS = ("——", "：", ":", "，", ",", "；", ";")
+LEAD_SEPARATORS = ("——", "：", ":", "，", ",", "；", ";", "、")
 
 
 @lru_cache(maxsize=1)
@@ -42,14 +45,17 @@ def lead(candidate: Candidate) -> str:
     """A candidate's short form when room is tight: its given one, else its first real clause."""
     if candidate.short:
         return candidate.short
-    head = candidate.text
+    head = FRAMING_RE.sub("", candidate.text, count=1) or candidate.text
     intro = split_top_level(head, ["：", ":"])
     if len(intro) > 1 and len(clean(intro[0])) <= INTRO and clean("".join(intro[1:])):
         head = clean("".join(intro[1:]))  # "它展示了一个高价值的测试模式：…" is about what follows
     for sep in LEAD_SEPARATORS:
         cut = split_top_level(head, [sep])
-        if len(cut) > 1 and len(clean(cut[0])) >= MIN_LEAD:
-            head = clean(cut[0])
+        if len(cut) > 1 and clean(cut[0]):
+            # A bare heading ("测试设计——…") keeps the first clause after it.
+            first = clean(cut[0])
+            rest = "".join(cut[1:]).removeprefix(sep)
+            head = first if len(first) >= MIN_LEAD else clean(first + sep + rest)
     return head
 
 
