@@ -1,10 +1,15 @@
-"""Follow-up answers vs. the obvious baseline (best single sentence by rapidfuzz), same questions.
+"""Follow-up answers per question set and pool, against the best-sentence baseline on the same rows.
 
-Run: .venv/bin/python bench/answers.py [-v]   (-v lists the misses on stderr)
-Question sets: the test file and held-out paraphrases on the bundled digest, and the held-out
-month (tests/digests-heldout, tests/followups_heldout.yaml) the rules were not tuned on.
-Prints, per question set, hit rate (right part of the note, shorter than 3/4 of the note), the
-same ignoring the length rule ("any length"), and answer latency p50/p99 for the answerer and the baseline, with ratios.
+Run: .venv/bin/python bench/answers.py [-v] [--pool project,training,sealed] [--latency]
+Pools: `project` (the sets this repository grew with: tests/followup_questions.yaml,
+bench/paraphrases.yaml, tests/threads_heldout.yaml on the bundled digest; the held-out month;
+tests/curator_notes.yaml on tests/curators), `training` (eval/training/*: tune on these) and
+`sealed` (eval/sealed/*: scored, never read). Per set: right (every expected substring present,
+found, the quote shorter than 3/4 of the note; a `none` row: the answer says the note does not
+cover it), false denials (a question answered "not covered"), honest denials (a `none` row answered
+"not covered"), and the baseline (rapidfuzz: the note sentence most similar to the question) on the
+same rows. `-v` lists the misses of the project and training sets on stderr, never a sealed set's
+rows. `--latency`: answer p50/p99 per set (20 repeats).
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import re
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,9 +34,18 @@ REPEAT = 20
 
 @dataclass(frozen=True)
 class Case:
-    pr: int
+    key: str  # the PR number, or `digest:position` for notes without one
     question: str
     expect: list[str] | None  # None: the note has no answer
+    found: bool = True  # False: the answer must say the note lacks it, and still hold `expect`
+
+
+@dataclass(frozen=True)
+class QuestionSet:
+    pool: str
+    name: str
+    folder: Path
+    cases: list[Case]
 
 
 @dataclass(frozen=True)
@@ -40,22 +54,71 @@ class Reply:
     found: bool
 
 
+def _load(path: Path) -> dict:  # type: ignore[type-arg]
+    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+
+
 def test_set() -> list[Case]:
-    data = yaml.safe_load((ROOT / "tests/followup_questions.yaml").read_text(encoding="utf-8"))
+    data = _load(ROOT / "tests/followup_questions.yaml")
     cases = []
     for pr, kinds in data["expect"].items():
         for intent, expect in kinds.items():
             for q in data["phrasings"][intent]:
-                cases.append(Case(int(pr), q, None if expect == "none" else list(expect)))
-    cases += [Case(int(i["pr"]), i["q"], list(i["expect"])) for i in data["questions"]]
+                cases.append(Case(str(pr), q, None if expect == "none" else list(expect)))
+    cases += [Case(str(i["pr"]), i["q"], list(i["expect"])) for i in data["questions"]]
     return cases
 
 
 def paraphrase_set() -> list[Case]:
-    data = yaml.safe_load((ROOT / "bench/paraphrases.yaml").read_text(encoding="utf-8"))
+    data = _load(ROOT / "bench/paraphrases.yaml")
     return [
-        Case(int(i["pr"]), i["q"], None if i.get("none") else list(i["expect"])) for i in data["questions"]
+        Case(str(i["pr"]), i["q"], None if i.get("none") else list(i["expect"])) for i in data["questions"]
     ]
+
+
+def thread_set() -> list[Case]:
+    data = _load(ROOT / "tests/threads_heldout.yaml")
+    return [
+        Case(str(i["pr"]), i["q"], list(i["expect"]), i.get("found", True)) for i in data.get("questions", [])
+    ]
+
+
+def followups(path: Path) -> list[Case]:
+    """A `followups.yaml` (eval/README.md; tests/followups_heldout.yaml has the same shape)."""
+    data = _load(path)
+    return [
+        Case(str(i["pr"]), str(i["q"]), [str(s) for s in i["expect"]]) for i in data.get("questions") or []
+    ] + [Case(str(i["pr"]), str(i["q"]), None) for i in data.get("none") or []]
+
+
+def curator_set() -> list[Case]:
+    data = _load(ROOT / "tests/curator_notes.yaml")
+    return [
+        Case(f"{Path(name).stem}:{q['entry']}", q["q"], list(q["expect"]))
+        for name, hand in data.items()
+        for q in hand.get("questions", [])
+    ]
+
+
+def question_sets(pools: set[str]) -> Iterator[QuestionSet]:
+    digests, tests = ROOT / "digests", ROOT / "tests"
+    if "project" in pools:
+        yield QuestionSet("project", "tests", digests, test_set())
+        yield QuestionSet("project", "paraphrases", digests, paraphrase_set())
+        yield QuestionSet("project", "threads", digests, thread_set())
+        yield QuestionSet(
+            "project",
+            "held-out month",
+            tests / "digests-heldout",
+            followups(tests / "followups_heldout.yaml"),
+        )
+        yield QuestionSet("project", "curators", tests / "curators", curator_set())
+    for pool in ("training", "sealed"):
+        if pool in pools:
+            for folder in sorted(
+                p for p in (ROOT / "eval" / pool).glob("*") if (p / "followups.yaml").exists()
+            ):
+                yield QuestionSet(pool, folder.name, folder / "digest", followups(folder / "followups.yaml"))
 
 
 SENTENCE_CUT = re.compile(r"(?<=[。！？!?；\n])")
@@ -70,79 +133,101 @@ def baseline(entry: Entry, question: str) -> Reply:
     return Reply(f"{best[0] if best else ''}\n{entry.url}", True)
 
 
-def heldout_set() -> list[Case]:
-    """The held-out month (tests/digests-heldout): 25 questions and the ones the notes can't answer."""
-    data = yaml.safe_load((ROOT / "tests/followups_heldout.yaml").read_text(encoding="utf-8"))
-    return [Case(int(i["pr"]), i["q"], list(i["expect"])) for i in data["questions"]] + [
-        Case(int(i["pr"]), i["q"], None) for i in data["none"]
-    ]
-
-
-def is_hit(entry: Entry, reply: Reply, case: Case, check_length: bool = True) -> bool:
+def is_right(entry: Entry, reply: Reply, case: Case) -> bool:
     # The PR link is not part of the budget: only the quote must stay under 3/4 of the note.
     quoted = reply.text.removesuffix(entry.url or "\0").rstrip()
-    if check_length and len(quoted) >= 0.75 * len(entry.note):
+    if len(quoted) >= 0.75 * len(entry.note):
         return False
     if case.expect is None:
         return not reply.found
-    return reply.found and all(s in reply.text for s in case.expect)
+    return reply.found == case.found and all(s in reply.text for s in case.expect)
 
 
-def measure(
-    library: Library, cases: list[Case], answer: Callable[[Entry, str], Reply], show: bool = False
-) -> tuple[float, float, float, float]:
-    """Hit rate (with and without the length rule), p50 and p99 latency (µs) over the cases."""
-    hits = 0
-    content_hits = 0
+def find(library: Library, key: str) -> Entry | None:
+    """The entry a row names: by PR number (from the metadata, else the number in its title, else
+    its own PR link or `#N` opening the note), or by `digest:position`."""
+    if ":" not in key:
+        number = re.compile(rf"(?<![\d.]){re.escape(key)}(?!\d)")
+        return (
+            library.get(key)
+            or next((e for e in library if number.search(e.title)), None)
+            or next((e for e in library if f"pull/{key}" in e.note or f"#{key}" in e.note[:80]), None)
+        )
+    digest, position = key.rsplit(":", 1)
+    return next((e for e in library if e.digest == digest and e.position == int(position)), None)
+
+
+@dataclass
+class Tally:
+    right: int = 0
+    baseline: int = 0
+    false_denials: int = 0
+    honest_denials: int = 0
+    nones: int = 0
+    missing_entries: int = 0
+
+
+def score_set(qs: QuestionSet, show: bool) -> Tally:
+    library = Library.load(qs.folder)
+    answerer = Answerer(library)
+    tally = Tally()
+    for case in qs.cases:
+        entry = find(library, case.key)
+        if entry is None:
+            tally.missing_entries += 1
+            continue
+        answer = answerer.answer(entry, case.question)
+        reply = Reply(answer.text, answer.found)
+        right = is_right(entry, reply, case)
+        tally.right += right
+        tally.baseline += is_right(entry, baseline(entry, case.question), case)
+        tally.nones += case.expect is None
+        if not answer.found and case.expect is not None and case.found:
+            tally.false_denials += 1
+        if not answer.found and case.expect is None:
+            tally.honest_denials += 1
+        if show and not right and qs.pool != "sealed":
+            print(f"  miss {qs.name} #{case.key} {case.question!r}: {answer.text!r}", file=sys.stderr)
+    return tally
+
+
+def latency(qs: QuestionSet, answer: Callable[[Entry, str], object]) -> tuple[float, float]:
+    """Answer p50 and p99 (µs) over the set's rows, each asked `REPEAT` times."""
+    library = Library.load(qs.folder)
     times: list[float] = []
-    for case in cases:
-        entry = library.get(str(case.pr))
-        assert entry is not None
-        reply = answer(entry, case.question)
-        hit = is_hit(entry, reply, case)
-        hits += hit
-        if show and not hit:
-            print(f"  miss #{case.pr} {case.question!r}: {reply.text!r}", file=sys.stderr)
-        content_hits += is_hit(entry, reply, case, check_length=False)
+    for case in qs.cases:
+        entry = find(library, case.key)
+        if entry is None:
+            continue
         for _ in range(REPEAT):
             start = time.perf_counter()
             answer(entry, case.question)
             times.append((time.perf_counter() - start) * 1e6)
     times.sort()
-    p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
-    return hits / len(cases), content_hits / len(cases), statistics.median(times), p99
+    return statistics.median(times), times[min(len(times) - 1, int(len(times) * 0.99))]
 
 
 def main() -> int:
-    show = "-v" in sys.argv[1:]
-    bundled = Library.load(ROOT / "digests")
-    heldout = Library.load(ROOT / "tests" / "digests-heldout")
-    answerers = {id(bundled): Answerer(bundled.entries), id(heldout): Answerer(heldout.entries)}
-
-    print(f"{'question set':<26}{'metric':<14}{'answerer':>12}{'baseline':>12}{'ratio':>9}")
-    sets = (
-        ("tests (%d)", bundled, test_set()),
-        ("paraphrases (%d)", bundled, paraphrase_set()),
-        ("held-out month (%d)", heldout, heldout_set()),
+    args = sys.argv[1:]
+    show = "-v" in args
+    pools = (
+        set(args[args.index("--pool") + 1].split(","))
+        if "--pool" in args
+        else {"project", "training", "sealed"}
     )
-    for name, library, cases in sets:
-        answerer = answerers[id(library)]
-
-        def ours(entry: Entry, question: str, answerer: Answerer = answerer) -> Reply:
-            a = answerer.answer(entry, question)
-            return Reply(a.text, a.found)
-
-        label = name % len(cases)
-        rate, content, p50, p99 = measure(library, cases, ours, show)
-        b_rate, b_content, b_p50, b_p99 = measure(library, cases, baseline)
-        rows = [
-            ("hit rate", f"{rate:.1%}", f"{b_rate:.1%}", f"{rate / b_rate:.2f}x" if b_rate else "-"),
-            ("any length", f"{content:.1%}", f"{b_content:.1%}", f"{content / b_content:.2f}x"),
-            ("p50 (µs)", f"{p50:.0f}", f"{b_p50:.0f}", f"{p50 / b_p50:.2f}x"),
-            ("p99 (µs)", f"{p99:.0f}", f"{b_p99:.0f}", f"{p99 / b_p99:.2f}x"),
-        ]
-        for i, (metric, a, b, r) in enumerate(rows):
-            print(f"{label if i == 0 else '':<26}{metric:<14}{a:>12}{b:>12}{r:>9}")
+    print(f"{'pool / set':<34}{'rows':>6}{'right':>9}{'baseline':>10}{'false den.':>12}{'honest den.':>13}")
+    for qs in question_sets(pools):
+        t = score_set(qs, show)
+        n = len(qs.cases)
+        label = f"{qs.pool} / {qs.name}"
+        honest = f"{t.honest_denials}/{t.nones}"
+        print(f"{label:<34}{n:>6}{t.right / n:>9.1%}{t.baseline / n:>10.1%}{t.false_denials:>12}{honest:>13}")
+        if t.missing_entries:
+            print(f"{'':<34}{t.missing_entries} rows name no entry of the set's digest")
+        if "--latency" in args:
+            answerer = Answerer(Library.load(qs.folder))
+            p50, p99 = latency(qs, answerer.answer)
+            print(f"{'':<34}answer p50 {p50:.0f} µs, p99 {p99:.0f} µs")
     return 0
 
 

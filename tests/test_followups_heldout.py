@@ -59,9 +59,11 @@ def test_held_out_month_is_answered_right(month: Library) -> None:
 def test_what_the_note_does_not_cover_is_said_in_one_line_with_the_link(month: Library, case: dict) -> None:  # type: ignore[type-arg]
     entry, answer = ask(month, case["pr"], case["q"])
     assert not answer.found
-    line, link = answer.text.split("\n")
+    line, *closest, link = answer.text.split("\n")
     assert link == entry.url
     assert entry.title not in line and (entry.why or "\0") not in line  # no summary dressed as an answer
+    # What comes near is quoted as such, on a line of its own ("Not directly; closest: …").
+    assert all(c.startswith(("Not directly; closest: ", "最接近的是：")) for c in closest[:1]), closest
 
 
 @pytest.mark.parametrize(

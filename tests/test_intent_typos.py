@@ -15,7 +15,7 @@ from chatbot.answers.intents import classify, intent_rules, normalize_question
     ("question", "intent"),
     [
         ("what should I focsu on?", "focus"),
-        ("who was the reviwer?", "people"),
+        ("who was the reviwer?", "reviewers"),
         ("how was it tetsed?", "tests"),
         ("what are the desgin choices", "design"),
         ("summray please", "summary"),

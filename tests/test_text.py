@@ -7,8 +7,9 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chatbot.answers.clause_ranker import chinese_of, piece_terms, rank_pieces
+from chatbot.answers.intents import read_question
 from chatbot.answers.model_prompt import answer_language
+from chatbot.answers.retrieval import Candidate, candidate_terms, chinese_of, score_candidates
 from chatbot.search import tokens as search_tokens
 from chatbot.search.tokens import tokenize
 from chatbot.slack.handlers.followups import query_language, strip_mentions
@@ -105,14 +106,15 @@ def test_one_stemmer_for_search_and_the_word_list_of_answers() -> None:
     ]  # fmt: skip
     assert search_tokens.stem is stem
     assert chinese_of("crashed") == chinese_of("crash") == ("崩溃",)
-    ranked = rank_pieces("which strategies were considered?", ["改用新的调度策略", "补上了测试"])
-    assert ranked[0][1] == 0 and ranked[0][0] > 0 and ranked[1][0] == 0
+    pieces = [Candidate(("note",), "改用新的调度策略", "a"), Candidate(("note",), "补上了测试", "b")]
+    ranked = score_candidates(read_question("which strategies were considered?"), pieces, None)
+    assert ranked[0].candidate.source == "a" and ranked[0].shared > 0 and ranked[1].shared == 0
 
 
 def test_search_and_answers_cut_chinese_into_the_same_bigrams() -> None:
     assert han_bigrams("前缀缓存") == ["前缀", "缀缓", "缓存"] and han_bigrams("存") == ["存"]
     assert [t.key for t in tokenize("前缀缓存")] == han_bigrams("前缀缓存")
-    assert {"前缀", "缀缓", "缓存"} <= piece_terms("前缀缓存")
+    assert {"前缀", "缀缓", "缓存"} <= candidate_terms("前缀缓存")[1]
     assert normalize_question("  Ｗhat\u3000is\tIT？ ") == "what is it?"
 
 

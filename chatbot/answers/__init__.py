@@ -1,4 +1,5 @@
-"""Follow-up answers: whether a reply is for the bot, what a question asks (intents, data/), which clause answers it, the answerer.
+"""Follow-up answers: whether a reply is for the bot, what a question asks (its kinds, data/),
+the candidates of the note and one scorer over them, the answerer.
 
 Core: imports the digest part — never Slack, the store or the scheduler.
 """

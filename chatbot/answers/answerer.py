@@ -1,13 +1,11 @@
 """Follow-up answers: a question about one entry, answered with the curator's own words.
 
-The answer quotes one to three pieces of the note (a focus point, the audience sentence, a
-caveat…) chosen by the kind of question (`chatbot.answers.intents`), or by term overlap when the
-question fits no kind (`chatbot.answers.clause_ranker`). It is short by construction: everything,
-interface words and PR link included, stays under three quarters of the note.
-
-`ANSWERS` is the table of how each kind is answered: a `Quoting` row (selectors over the note's
-pieces and the words around them, `chatbot.answers.kinds`) or, for the kinds with structure of
-their own (metadata, people, related PRs, free questions), a method of `Answerer`.
+Every clause of the note and every metadata fact is a candidate (`chatbot.answers.retrieval`);
+one scorer ranks them by what they share with the question, weighed by the kinds of question its
+cue words name. The answer quotes the best (a list question: the list), short by construction:
+everything but the PR link stays under three quarters of the note. It says the note does not
+cover something only when no candidate clears the floor, naming the subject in the asker's words
+and, when something comes close, quoting it.
 """
 
 from __future__ import annotations
@@ -23,42 +21,47 @@ from itertools import chain, islice
 
 from chatbot.answers.addressing import addressing_rules
 from chatbot.answers.asking import asking_part, questions
-from chatbot.answers.clause_ranker import (
-    EN_STOP,
-    concept_terms,
-    phrase_in,
-    rank_pieces_detailed,
-    warm_up,
-)
-from chatbot.answers.composer import Composer, Lang, answer_words
-from chatbot.answers.intents import Intent, cached_classify
-from chatbot.answers.kinds import (
-    BENCH_WORDS,
-    BENCHMARK_QUESTION_RE,
-    CAUSE_WORDS,
-    DESIGN_WORDS,
-    MODEL_SELECTORS,
-    PERF_WORDS,
-    RISK_WORDS,
-    SIZE_WORDS,
-    STATE_WORDS,
-    TEST_WORDS,
-    Handler,
-    Quoting,
-    caveat_bonus,
-    caveat_marks,
-    change_for_fix,
-    design_intro_bonus,
-    title_on_tests,
-)
-from chatbot.answers.pieces import Piece, entry_pieces, select
+from chatbot.answers.composer import Composer, Lang, answer_words, words_in
+from chatbot.answers.intents import Intent, Reading, cached_reading
 from chatbot.answers.pr_facts import answer_from_facts
+from chatbot.answers.retrieval import (
+    EN_STOP,
+    Candidate,
+    Scored,
+    concepts_missing,
+    entry_candidates,
+    focused,
+    is_english,
+    kind_priors,
+    score_candidates,
+    subject_terms,
+    words_missing,
+)
 from chatbot.digest import Entry, FactsLookup, Library, Ref, no_facts
 from chatbot.search import Glossary, load_glossary
-from chatbot.search.glossary import Expansion
 from chatbot.text import has_han, normalize_question, strip_slack_markup
 
 BUDGET_SHARE = 0.75
+MAX_QUESTION_CHARS = 300
+# The floor, calibrated on the training pools (bench/answers.py): a candidate answers when it
+# shares a real term with the subject (one word or identifier; a lone Chinese bigram is not
+# enough) or fits the asked kind by its part or a cue of its own.
+MIN_SHARED = 1.0
+MIN_FIT = 1.0
+OFF_KIND_SHARED = 2.5  # a candidate of another kind than the one asked shares this much
+BAND = 0.65  # candidates within this share of the best score are quoted with it
+MOST = 2
+MOST_LISTED = 4
+LIST_KINDS = frozenset({"focus"})  # "重点看什么" asks for the points, all that fit
+LIST_RE = re.compile(r"哪些|哪几|几件|几点|几个|列出|列一下|(?i:\bwhich\b|\blist\b|\bwhat are\b|\ball\b)")
+YES_NO_RE = re.compile(
+    r"^(?:is|are|does|do|did|can|could|will|would|has|have|should)\b|吗\s*$|是否|有没有|是不是|能不能|会不会|支不支持",
+    re.I,
+)
+NEGATION_RE = re.compile(r"不支持|尚未|暂不|不会|没有|无法|不能|(?i:\bnot\b|n't\b|no longer|unsupported)")
+TOPIC_CHARS = 40
+RELATED = "refs"
+MAX_LINKED = 3  # related PRs given with their links, at most
 
 
 @dataclass(frozen=True)
@@ -79,17 +82,6 @@ class Answer:
             "lang": self.lang,
             "found": self.found,
         }
-
-
-PERSON_ACTS_RE = re.compile(
-    r"(?<![\w/.@-])[A-Za-z][\w-]{2,38}\s*(?:在\s*review|在评审|认为|指出|建议|提出|提醒|发现|解释|质疑|回复|"
-    r"argued|suggested|pointed out|noted|asked)"
-)
-REVIEW_QUESTION_RE = re.compile(r"review|审阅|审查|评审", re.I)
-REVIEWER_ADVICE_RE = re.compile(r"reviewer|review\s*时|审阅时|审查时|评审时", re.I)
-MAX_QUESTION_CHARS = 300
-AUDIENCE_HINT_RE = re.compile(r"工程师|维护者|reviewer|读者|团队")
-PEOPLE_SKIP_RE = re.compile(r"^对\s*reviewer\s*而言")
 
 
 def _lang(question: str) -> Lang:
@@ -114,8 +106,7 @@ class _TagIndex:
         return cls(entries, ordered, by_tag)
 
 
-# A question's kind: the same phrasings recur across threads.
-_classify = cached_classify
+CANDIDATE_CACHE = 4096
 
 
 class Answerer:
@@ -141,21 +132,19 @@ class Answerer:
         self._read_glossary = glossary if callable(glossary) else _bundled_glossary
         self._reading = threading.Lock()
         self._tag_index: _TagIndex | None = None
-        # The concepts a question names, asked again for each kind that checks them: one lookup
-        # (made with the glossary, which may be read later).
-        self._concept_lookup: Callable[[str], list[Expansion]] | None = None
+        self._candidates: dict[tuple[str, Lang], tuple[str, list[Candidate]]] = {}
         if warm:
             self.warm_up()
 
     def warm_up(self) -> None:
-        """Build the tag index and read the glossary and the phrasing and wording data files now,
-        not on the first answer (`serve` does this once the digests are loaded: not needed to be
-        ready, a tenth of a second of CPU before it)."""
+        """Build the tag index and read the glossary and the data files now, not on the first
+        answer (`serve` does this once the digests are loaded)."""
         self._topics()
         self.glossary  # noqa: B018 -- read for its side effect
-        warm_up()
+        kind_priors()
         answer_words()
         addressing_rules()  # the question splitter's words (which clause asks)
+        cached_reading("warm up")
 
     @property
     def glossary(self) -> Glossary:
@@ -171,37 +160,24 @@ class Answerer:
     @glossary.setter
     def glossary(self, glossary: Glossary) -> None:
         self._glossary = glossary
-        self._concept_lookup = None
-
-    def _concepts(self, question: str) -> list[Expansion]:
-        """The concepts `question` names (the glossary's expansion), remembered per question."""
-        lookup = self._concept_lookup
-        if lookup is None:
-            lookup = self._concept_lookup = lru_cache(maxsize=1024)(self.glossary.expand)
-        return lookup(question)
 
     def answer(self, entry: Entry, question: str) -> Answer:
         """The answer to a reply: its asking part (no quote, no preamble), each of its questions
         (at most three) answered in turn under one PR link."""
-        # "<@U123> 重点看什么？" asks 重点看什么; a question is a line or two, not a pasted log.
         question = asking_part(strip_slack_markup(question), MAX_QUESTION_CHARS)
         fact = answer_from_facts(entry, question, self.facts(entry), dt.datetime.now(dt.UTC))
         if fact is not None:
             return Answer(fact.text, fact.intent, ["github"], fact.lang)
-        asked = [
-            (kind, q)
-            for kind, q in questions(question)
-            if kind != "other" or question_topic(q, self.glossary)
-        ]
+        asked = [(kind, q) for kind, q in questions(question) if kind != "other" or question_topic(q)]
         if len(asked) < 2:
-            return self._answer_one(entry, question, _classify(question), self._limit(entry))
-        return self._answer_several(entry, question, asked)
+            return self._answer_one(entry, question, self._limit(entry))
+        return self._answer_several(entry, question, [q for _, q in asked])
 
-    def _answer_several(self, entry: Entry, question: str, asked: Sequence[tuple[Intent, str]]) -> Answer:
+    def _answer_several(self, entry: Entry, question: str, asked: Sequence[str]) -> Answer:
         """Each question answered within its share of the budget, in the order asked; the PR link
         once, last."""
         share = self._limit(entry, len(asked))
-        parts = [self._answer_one(entry, q, kind, share) for kind, q in asked]
+        parts = [self._answer_one(entry, q, share) for q in asked]
         link = entry.url or ""
         bodies = _within([_without_link(p.text, link) for p in parts], self._limit(entry) - len(link) - 1)
         text = "\n".join([*filter(None, bodies), *filter(None, [link])])
@@ -219,22 +195,105 @@ class Answerer:
         quote = limit - link if link * 2 < limit else limit
         return max(quote // questions - 1, 20) + (link if link * 2 < limit else 0)
 
-    def _answer_one(self, entry: Entry, question: str, intent: Intent, limit: int) -> Answer:
-        if intent == "summary" and (
-            _names_code_of(entry, question) or not self._covers_concepts(entry, question)
-        ):
-            # "asyncio.all_tasks 是干嘛的" asks about that name, "what changed for AMD?" (of a PR
-            # that never names AMD) about that concept, not for the whole PR.
-            intent = "other"
-        if intent in METADATA_INTENTS and _names_other_pr(entry, question):
-            intent = "other"  # "what's the status of #53516?" asks about that PR, as the note tells it
+    def _answer_one(self, entry: Entry, question: str, limit: int) -> Answer:
         lang = _lang(question)
+        reading = cached_reading(question)
         composer = Composer(entry, lang, limit)
-        text = ANSWERS[intent](self, entry, question, composer)
-        sources = list(dict.fromkeys(composer.sources))
-        return Answer(text=text, intent=intent, sources=sources, lang=lang, found=composer.found)
+        scored = score_candidates(reading, self._entry_candidates(entry, lang), self.glossary)
+        text = self._compose(entry, question, reading, scored, composer)
+        # The kind it was taken for: the cue words', unless the words themselves found the answer.
+        kind = reading.top if not composer.found or not scored or scored[0].fit > 0 else "other"
+        return Answer(text, kind, list(dict.fromkeys(composer.sources)), lang, composer.found)
 
-    # --- helpers -------------------------------------------------------------------------------
+    def _entry_candidates(self, entry: Entry, lang: Lang) -> list[Candidate]:
+        """The entry's candidates, built once per note and language."""
+        key = (entry.id, lang)
+        cached = self._candidates.get(key)
+        if cached is not None and cached[0] == entry.note:
+            return cached[1]
+        if len(self._candidates) >= CANDIDATE_CACHE:
+            self._candidates.clear()
+        candidates = entry_candidates(entry, words_in(lang))
+        if entry.all_refs or entry.tags:
+            # Said as the related PRs and same-topic entries, looked up only when chosen.
+            candidates.append(Candidate(("refs",), words_in(lang)["related"], RELATED, fact=True))
+        self._candidates[key] = (entry.note, candidates)
+        return candidates
+
+    def _compose(
+        self, entry: Entry, question: str, reading: Reading, scored: Sequence[Scored], c: Composer
+    ) -> str:
+        """The answer from the ranked candidates, or the honest line when none clears the floor."""
+        scored = _measured_first(question, reading, scored)
+        best = scored[0] if scored else None
+        missing = self._missing(entry, reading, scored, question)
+        if (
+            best is None
+            or missing
+            or not _clears(best, bool(reading.kinds))
+            or _beside(reading, best, entry, question)
+        ):
+            return self._not_covered(reading, missing, best, c, question)
+        chosen = [
+            self._said(entry, focused(reading, s, self.glossary), c)
+            for s in _chosen(question, scored, reading.top)
+        ]
+        chosen = [s for s in chosen if s.text]
+        if not chosen:
+            return self._not_covered(reading, [], None, c, question)
+        prefix = self._prefix(reading, best, question, c)
+        return c.quote(prefix, chosen)
+
+    def _missing(self, entry: Entry, reading: Reading, scored: Sequence[Scored], question: str) -> list[str]:
+        """What the question names that the entry does not: a name ("h100", "ARM"); every word of
+        it on an English note, unless the asked kind is answered; the glossary concepts it names,
+        unless a name with digits of it is there ("gsm8k 精度多少")."""
+        english = is_english(entry.note)
+        names, words = words_missing(reading.subject, [s.candidate for s in scored], english, question)
+        if names:
+            return names
+        if words and scored[0].fit < MIN_FIT:
+            return words
+        if any(ch.isdigit() for ch in reading.subject if ch.isascii()):
+            return []
+        return concepts_missing(reading.subject, self.glossary, _entry_text(entry))
+
+    def _prefix(self, reading: Reading, best: Scored, question: str, c: Composer) -> str:
+        """The kind's own words when the best candidate answers by its kind; a yes or no first
+        when a yes/no question's subject is in the quote; else the plain "From the note"."""
+        if best.candidate.fact:
+            return c.word("other")
+        words = answer_words()
+        kind = reading.top
+        label = c.word(kind) if best.fit >= MIN_FIT and kind in words else c.word("other")
+        if best.shared >= MIN_SHARED and YES_NO_RE.search(normalize_question(question)):
+            answer = "answer_no" if NEGATION_RE.search(best.candidate.text) else "answer_yes"
+            return c.word(answer) + label
+        return label
+
+    def _not_covered(
+        self, reading: Reading, missing: Sequence[str], best: Scored | None, c: Composer, question: str
+    ) -> str:
+        """One honest line naming what was asked in the asker's words; the closest clause quoted
+        when one comes near (a shared word, or the kind's part)."""
+        c.found = False
+        line = _honest_line(reading, missing, c, question)
+        if line == c.word("no_audience"):
+            line = _with_topics(line, c)
+        if best is None or missing or (best.shared == 0 and best.fit == 0):
+            return c.lines([line])
+        if best.candidate.fact:
+            c.sources.append(best.candidate.source)
+            return c.lines([line, c.word("closest") + best.candidate.text])
+        return c.quote(f"{line}\n{c.word('closest')}", [best.candidate])
+
+    def _said(self, entry: Entry, candidate: Candidate, c: Composer) -> Candidate:
+        """The candidate as said: the related PRs' lines looked up now, fitted to the room."""
+        if candidate.source != RELATED:
+            return candidate
+        return Candidate(candidate.parts, self._related_text(entry, c.lang, c.room), RELATED, fact=True)
+
+    # --- related entries -----------------------------------------------------------------------
 
     @property
     def entries(self) -> list[Entry]:
@@ -260,231 +319,122 @@ class Answerer:
             self._tag_index = _TagIndex.build(entries)
         return self._tag_index
 
-    # --- intents -------------------------------------------------------------------------------
-
-    def _why(self, entry: Entry, question: str, c: Composer) -> str:
-        why = entry.why or (entry.highlights[0] if entry.highlights else entry.title)
-        verdict = f"{entry.verdict}。" if entry.verdict else ""
-        if entry.verdict:
-            c.sources.append("verdict")
-        return c.quote(c.word("why") + verdict, [Piece("why", why)])
-
-    def _focus(self, entry: Entry, question: str, c: Composer) -> str:
-        pieces = _focus_pieces(entry, question) or [Piece("why", entry.why or entry.title)]
-        return c.quote(c.word("focus"), pieces[:3])
-
-    def _audience(self, entry: Entry, question: str, c: Composer) -> str:
-        if entry.audience:
-            return c.quote(c.word("audience"), [Piece("audience", entry.audience)])
-        hints = [p for p in entry_pieces(entry) if AUDIENCE_HINT_RE.search(p.text)]
-        hints = [p for p in hints if not PEOPLE_SKIP_RE.match(p.text)]
-        c.found = False
-        topics = ", ".join(entry.tags[:2])
-        prefix = c.word("no_audience")
-        prefix += (
-            (f"；主题：{topics}。" if c.lang == "zh" else f"; topics: {topics}.")
-            if topics
-            else ("。" if c.lang == "zh" else ".")
-        )
-        if hints:
-            return c.quote(prefix, hints[:1])
-        return c.lines([prefix])
-
-    def _people(self, entry: Entry, question: str, c: Composer) -> str:
-        lines: list[str] = []
-        if entry.author:
-            lines.append(c.word("author") + entry.author)
-            c.sources.append("author")
-        named = _people_pieces(entry, question, c.lang)
-        if named:
-            return c.quote("\n".join([*lines, c.word("people")]), named[:1])
-        if not lines:
-            return c.nothing("no_people")
-        return c.lines(lines)
-
-    def _related(self, entry: Entry, question: str, c: Composer) -> str:
+    def _related_text(self, entry: Entry, lang: Lang, room: int) -> str:
+        """The related PRs — with links while they fit the room, else as `#N` — and the entries
+        on the same topics when they fit too."""
+        words = words_in(lang)
         refs = entry.all_refs
-        others = self.same_topic_entries(entry)
-        if not refs and not others:
-            return c.nothing("no_related")
-        lines, room = _ref_block(refs, c)
-        if refs:
-            c.sources.append("refs")
+        lines = _ref_lines(refs, words, room)
         numbers = {r.number for r in refs}
-        lines = _with_same_topic(lines, [o for o in others if o.pr not in numbers], room, c)
-        if not refs and len(lines) == 1:
-            lines = [c.word("no_related")]
-        return c.lines(lines)
-
-    def _link(self, entry: Entry, question: str, c: Composer) -> str:
-        c.sources.append("url")
-        label = f"#{entry.pr} " if entry.pr else ""
-        return c.lines([f"{label}{entry.title}"]) if entry.url else c.lines([entry.title])
-
-    def _summary(self, entry: Entry, question: str, c: Composer) -> str:
-        c.sources.append("title")
-        why = Piece("why", entry.why or (entry.highlights[0] if entry.highlights else ""))
-        title = c.word("summary") + entry.title
-        room = c.limit - (len(c.link) + 1 if c.link else 0)
-        for text in (f"{title}。{why.text}", f"{title}。{why.lead}"):
-            if why.text and len(text) <= room:
-                c.sources.append("why")
-                return c.finish(text)
-        return c.finish(title if len(title) <= room else entry.title)
-
-    def _other(self, entry: Entry, question: str, c: Composer) -> str:
-        """The note's pieces ranked by the question's terms and glossary concepts; when nothing in
-        the note matches, one honest line saying so — never the summary dressed as an answer."""
-        pieces = [*entry_pieces(entry), Piece("title", entry.title)]
-        if entry.github_title:
-            pieces.append(Piece("github_title", entry.github_title))
-        ranked = rank_pieces_detailed(question, [p.text for p in pieces], self.glossary)
-        if not self._covers_concepts(entry, question):
-            return self._not_covered(question, c)
-        if not ranked or ranked[0][0] <= 0 or ranked[0][2] < MIN_MATCH:
-            if not question_topic(question, self.glossary):
-                # Nothing to look for ("<@bot> ?"): the one-line summary is the useful answer.
-                return self._summary(entry, question, c)
-            return self._not_covered(question, c)
-        return c.quote(c.word("other"), _best_ranked(ranked, pieces))
-
-    def _covers_concepts(self, entry: Entry, question: str) -> bool:
-        """When the question names glossary concepts ("speculative decoding", "AMD"), the entry
-        must name at least one of them (any of its terms, in either language): words inside the
-        concept ("decoding" → 解码) matching elsewhere do not make the note answer it."""
-        expansions = self._concepts(question)
-        if not expansions:
-            return True
-        text = normalize_question(" ".join([entry.title, entry.github_title or "", entry.note, *entry.tags]))
-        return any(
-            phrase_in(normalize_question(term), text)
-            for e in expansions
-            for term in concept_terms(self.glossary, e.concept)
-            if len(term) >= 2
-        )
-
-    def _not_covered(self, question: str, c: Composer) -> str:
-        c.found = False
-        topic = question_topic(question, self.glossary)
-        line = c.word("not_covered").format(topic=topic) if topic else c.word("not_covered_any")
-        return c.lines([line])
-
-    # --- facts from the metadata ---------------------------------------------------------------
-
-    def _date(self, entry: Entry, question: str, c: Composer) -> str:
-        if entry.date is None:
-            return c.nothing("no_date")
-        c.sources.append("date")
-        label = f" (#{entry.pr})" if entry.pr else ""
-        return c.lines([f"{c.word('date')}{entry.date.isoformat()}{label}"])
-
-    def _state(self, entry: Entry, question: str, c: Composer) -> str:
-        """What the note says about the PR's state; the date from the metadata when known."""
-        chosen = select(entry_pieces(entry), STATE_WORDS, {}, question)
-        date = [f"{c.word('date')}{entry.date.isoformat()}"] if entry.date is not None else []
-        if date:
-            c.sources.append("date")
-        if chosen:
-            return c.quote(c.word("state"), chosen[:1], date)
-        c.found = False
-        return c.lines([c.word("no_state"), *date])
-
-    def _english(self, entry: Entry, question: str, c: Composer) -> str:
-        """The PR's English title (metadata), and the note's why line: the note itself is Chinese."""
-        if not entry.github_title:
-            if classify_summary(question):
-                return self._summary(entry, question, c)
-            return c.nothing("no_english")
-        c.sources.append("github_title")
-        lines = [c.word("english") + entry.github_title]
-        why = entry.why or (entry.highlights[0] if entry.highlights else "")
-        extra = [c.word("in_short") + why, c.word("in_short") + Piece("why", why).lead] if why else []
-        return c.lines(lines, extra, source="why")
-
-    def _labels(self, entry: Entry, question: str, c: Composer) -> str:
-        if not entry.tags:
-            return c.nothing("no_labels")
-        c.sources.append("tags")
-        return c.lines([c.word("labels") + ", ".join(entry.tags)])
+        others = [o for o in self.same_topic_entries(entry) if o.pr not in numbers]
+        topic = words["same_topic"] + "；".join(_entry_ref(o) for o in others)
+        if others and (not refs or len("\n".join([*lines, topic])) <= room):
+            lines.append(topic)
+        return "\n".join(lines)
 
 
-# How each kind of question is answered. The kinds that quote the pieces of the note their
-# selectors match are rows (selectors, prefix word, "not in the note" word, and their twists);
-# the rest are methods. tests/test_answers.py checks that every intent has a row.
-ANSWERS: dict[Intent, Handler] = {
-    "english": Answerer._english,
-    "date": Answerer._date,
-    "state": Answerer._state,
-    "labels": Answerer._labels,
-    # "事件元数据为什么会丢": the note may say it without a cause word; then ranked like `other`.
-    "cause": Quoting(CAUSE_WORDS, "cause", "no_cause", title="last", fallback=Answerer._other),
-    "models": Quoting(MODEL_SELECTORS, "models", "no_models", title="last"),
-    "why": Answerer._why,
-    "focus": Answerer._focus,
-    "audience": Answerer._audience,
-    "risks": Quoting(RISK_WORDS, "risks", "no_risks", bonus=caveat_bonus, adjust=caveat_marks),
-    "tests": Quoting(TEST_WORDS, "tests", "no_tests", fallback=title_on_tests),
-    "design": Quoting(
-        DESIGN_WORDS, "design", "no_design", most=3, bonus=design_intro_bonus, fallback=change_for_fix
-    ),
-    "people": Answerer._people,
-    "related": Answerer._related,
-    "link": Answerer._link,
-    "summary": Answerer._summary,
-    "size": Quoting(SIZE_WORDS, "size", "no_size", title="first"),
-    "perf": Quoting(
-        PERF_WORDS,
-        "perf",
-        "no_perf",
-        title="first",
-        narrower=(BENCHMARK_QUESTION_RE, Quoting(BENCH_WORDS, "perf", "no_bench", title="first")),
-    ),
-    "other": Answerer._other,
-}
+def _as_asked(topic: str, question: str) -> str:
+    """The topic's Latin words as the asker wrote them ("arm" → "ARM")."""
+    return re.sub(r"[a-z0-9][a-z0-9+\-.]*", lambda m: _spelled(m.group(0), question), topic)
 
 
-MIN_MATCH = 1.5  # one Latin word, identifier or glossary term; a lone Chinese bigram is not enough
-TOPIC_CHARS = 40
-OTHER_BAND = 0.8  # free questions: the pieces within this share of the best score are quoted
+def _spelled(word: str, question: str) -> str:
+    found = re.search(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", question, re.I)
+    return found.group(0) if found else word
 
 
-def _focus_pieces(entry: Entry, question: str) -> list[Piece]:
-    """The focus points; "What should I review?": the curator's advice to reviewers first."""
-    every = entry_pieces(entry)
-    pieces = [p for p in every if p.source.startswith("highlights")]
-    if not REVIEW_QUESTION_RE.search(question):
-        return pieces
-    advice = [p for p in every if REVIEWER_ADVICE_RE.search(p.text)][:1]
-    return [*advice, *(p for p in pieces if not advice or p.text != advice[0].text)]
+def _with_topics(line: str, c: Composer) -> str:
+    """ "Audience not stated" and what the entry is about (its first tags), for the asker to judge."""
+    tags = ", ".join(c.entry.tags[:2])
+    if c.lang == "zh":
+        return f"{line}；主题：{tags}。" if tags else f"{line}。"
+    return f"{line}; topics: {tags}." if tags else f"{line}."
 
 
-def _people_pieces(entry: Entry, question: str, lang: Lang) -> list[Piece]:
-    """Pieces naming the entry's people, those about review first when the question is about
-    review; none of those: pieces speaking of reviewers, but not advice addressed to them."""
-    pieces = entry_pieces(entry)
-    named = _naming_people(entry, pieces)
-    if REVIEW_QUESTION_RE.search(question) or (lang == "en" and "review" in question.casefold()):
-        named.sort(key=lambda p: not REVIEW_QUESTION_RE.search(p.text))
-    if named:
-        return named
-    return [p for p in pieces if "reviewer" in p.text and not PEOPLE_SKIP_RE.match(p.text)]
+def _honest_line(reading: Reading, missing: Sequence[str], c: Composer, question: str) -> str:
+    """ "The note doesn't cover X." with X as asked; the kind's own line when nothing else is named."""
+    topic = _as_asked(" / ".join(missing) or question_topic(reading.subject), question)
+    if topic:
+        spaced = f" {topic}" if c.lang == "zh" and topic[0].isascii() else topic
+        return c.word("not_covered").format(topic=spaced)
+    missing_word = f"no_{reading.top}"
+    return c.word(missing_word) if missing_word in answer_words() else c.word("not_covered_any")
 
 
-def _naming_people(entry: Entry, pieces: Sequence[Piece]) -> list[Piece]:
-    """Pieces naming one of the entry's people, then those naming a handle by its shape, right
-    before what people do in a review ("ywang96 在 review 中指出")."""
-    named = [p for p in pieces if any(person in p.text for person in entry.people)]
-    return named + [p for p in pieces if PERSON_ACTS_RE.search(p.text) and p not in named]
+QUANTITY_RE = re.compile(r"多少|多久|多大|多快|几倍|几个|(?i:how (?:much|many|long|fast|big)|numbers?\b)")
+# A number as a measure, not inside a name or an assignment (`level=2`, `Qwen2`).
+MEASURE_RE = re.compile(
+    r"(?<![\w.=/#-])\d+(?:[.,]\d+)?(?![\d.,]|[A-Za-z]{2})|[一二两三四五六七八九十百千万半几]+\s*(?:倍|个|处|行|次|成|种|类|点|条|项|秒|分钟|小时|天)"
+)
 
 
-def _best_ranked(ranked: Sequence[tuple[float, int, float]], pieces: Sequence[Piece]) -> list[Piece]:
-    """The best two distinct pieces among the top three within `OTHER_BAND` of the best."""
-    best = ranked[0][0]
-    chosen: dict[str, Piece] = {}
-    for score, i, _ in ranked[:3]:
-        if score >= best * OTHER_BAND and pieces[i].text not in chosen:
-            chosen[pieces[i].text] = pieces[i]
-    return list(chosen.values())[:2]
+def _measured_first(question: str, reading: Reading, scored: Sequence[Scored]) -> Sequence[Scored]:
+    """For a how-much question, the best candidate that holds a number (and clears the floor)
+    ahead of better-scored ones that hold none: the number is the answer."""
+    if not scored or not QUANTITY_RE.search(question) or MEASURE_RE.search(scored[0].candidate.text):
+        return scored
+    kind_asked = bool(reading.kinds)
+    for s in scored[1:]:
+        if (
+            MEASURE_RE.search(s.candidate.text)
+            and _clears(s, kind_asked)
+            and s.score >= scored[0].score * BAND
+        ):
+            return [s, *(o for o in scored if o is not s)]
+    return scored
+
+
+def _beside(reading: Reading, best: Scored, entry: Entry, question: str) -> bool:
+    """Whether the best candidate is beside the question: a how-much question answered by a
+    clause without a number ("acceptance rate 多少"; a size may be said without one, "小范围"), or
+    a fact of the entry answering about something else ("guidance backend 啥时候合")."""
+    if QUANTITY_RE.search(question) and reading.top != "size" and not MEASURE_RE.search(best.candidate.text):
+        return True
+    return (
+        best.candidate.fact
+        and "author" not in best.candidate.parts
+        and best.shared == 0
+        and _elsewhere(reading, entry)
+    )
+
+
+def _elsewhere(reading: Reading, entry: Entry) -> bool:
+    """Whether the subject names words (English, identifiers) the entry's titles do not."""
+    title = normalize_question(f"{entry.title} {entry.github_title or ''}")
+    asked = normalize_question(reading.subject)
+    own = [t for t, w in subject_terms(reading.subject).items() if w >= MIN_SHARED * 2 and t in asked]
+    return bool(own) and not any(t in title for t in own)
+
+
+def _clears(best: Scored, kind_asked: bool = False) -> bool:
+    """Whether a candidate answers: it fits the asked kind, or shares a real term with the
+    subject — two when the question asked for a kind this candidate is not ("what do the tests
+    check?" is not answered by any sentence saying "check")."""
+    if best.fit >= MIN_FIT:
+        return True
+    return best.shared >= (OFF_KIND_SHARED if kind_asked and best.fit == 0 else MIN_SHARED)
+
+
+def _chosen(question: str, scored: Sequence[Scored], kind: Intent = "other") -> list[Candidate]:
+    """The best candidate and those close to it (a list question, or a kind that is a list: the list)."""
+    best = scored[0]
+    most = MOST_LISTED if LIST_RE.search(question) or kind in LIST_KINDS else MOST
+    chosen: dict[str, Candidate] = {}
+    for s in (s for s in scored if s.score >= best.score * BAND):
+        if len(chosen) < most and _joins(s, best, chosen):
+            chosen[s.candidate.text] = s.candidate
+    return list(chosen.values())
+
+
+def _joins(s: Scored, best: Scored, chosen: dict[str, Candidate]) -> bool:
+    """Whether a close candidate is quoted with the best: new, clearing the floor, and beyond the
+    first two, of the same part (the rest of the list, not a caveat after the focus points)."""
+    listed = len(chosen) < MOST or bool(set(s.candidate.parts) & set(best.candidate.parts))
+    return bool(s.candidate.text) and s.candidate.text not in chosen and _clears(s) and listed
+
+
+def _entry_text(entry: Entry) -> str:
+    return " ".join([entry.title, entry.github_title or "", entry.note, *entry.tags])
 
 
 @lru_cache(maxsize=1)
@@ -492,79 +442,24 @@ def _bundled_glossary() -> Glossary:
     return load_glossary()
 
 
-def classify_summary(question: str) -> bool:
-    """Whether a question asks for a summary besides a language ("summarize in English")."""
-    return bool(re.search(r"summar|tl;?dr|总结|概括|讲了什么", normalize_question(question)))
-
-
-# Words every PR is about: a question made of only these asks for the summary, not a topic.
-GENERIC_WORDS = frozenset(
-    [
-        "change",
-        "changes",
-        "changed",
-        "fix",
-        "fixes",
-        "fixed",
-        "do",
-        "does",
-        "did",
-        "work",
-        "works",
-        "mean",
-        "means",
-        "about",
-        "thing",
-        "stuff",
-        "say",
-        "says",
-        "said",
-        "happen",
-        "happened",
-        "this",
-        "that",
-        "pr",
-        "it",
-        "point",
-        "main",
-        "idea",
-        "here",
-    ]
-)
 _QUESTION_NOISE_RE = re.compile(
-    r"有没有|有无|是否|会不会|能不能|可不可以|吗|呢|吧|么|什么|怎么|哪些|哪个|多少|请问|一下|"
-    r"这个|那个|该|它|笔记|里|提到|说到|讲到|关于|相关|的|了|[？?！!。，,.、：:；;\"'“”‘’()（）]"
+    r"有没有|有无|是否|会不会|能不能|可不可以|吗|呢|吧|么|什么|怎么|哪些|哪个|多少|请问|一下|啥|咋|"
+    r"这个|那个|该|它|笔记|里|提到|说到|讲到|关于|相关|什么时候|时候|有人|比呢|的|了|[？?！!。，,.、：:；;\"'“”‘’()（）]"
 )
 
 
-def question_topic(question: str, glossary: Glossary | None = None) -> str:
-    """What a question is about, to name it in "The note doesn't cover X.": the glossary
-    concepts it names (as the asker wrote them), else its words without question words."""
-    if glossary is not None:
-        named = [e.matched for e in glossary.expand(question)]
-        if named:
-            return " / ".join(dict.fromkeys(named))[:TOPIC_CHARS]
+def question_topic(question: str) -> str:
+    """What a question is about, in the asker's words, to name it in "The note doesn't cover X.":
+    its words without question words."""
     norm = normalize_question(question)
-    words = [w for w in re.findall(r"[a-z0-9][a-z0-9+\-.'’]*|[^\sa-z0-9'’]+", norm) if w not in EN_STOP]
-    words = [w for w in words if w not in GENERIC_WORDS]
+    words = [
+        w
+        for w in re.findall(r"[a-z0-9][a-z0-9+\-.'’_]*|[^\sa-z0-9'’]+", norm)
+        if w not in EN_STOP and len(w) > 1
+    ]
     topic = " ".join(_QUESTION_NOISE_RE.sub(" ", " ".join(words)).split())
-    topic = re.sub(r"^有\s*|\s*的$", "", topic)
+    topic = re.sub(r"^(?:有|是)\s*|\s*的$", "", topic)
     return topic[:TOPIC_CHARS]
-
-
-METADATA_INTENTS = frozenset({"date", "state", "english", "labels"})
-_PR_REF_RE = re.compile(r"(?<![\w&])#(\d{2,7})\b")
-
-
-def _names_other_pr(entry: Entry, question: str) -> bool:
-    """Whether the question names a PR/issue number other than the entry's own."""
-    return any(int(n) != entry.pr for n in _PR_REF_RE.findall(question))
-
-
-def _names_code_of(entry: Entry, question: str) -> bool:
-    """Whether the question names one of the entry's code identifiers."""
-    folded = question.casefold()
-    return any(len(i) >= 4 and i.strip("`().").casefold() in folded for i in entry.identifiers)
 
 
 def _without_link(text: str, link: str) -> str:
@@ -572,60 +467,30 @@ def _without_link(text: str, link: str) -> str:
 
 
 def _within(bodies: list[str], room: int) -> list[str]:
-    """Answers to several questions within one answer's room: a short note's whole sentence, quoted
-    by each, is cut to its share so that together they stay under the budget."""
+    """Answers to several questions within one answer's room: each cut to its share when together
+    they would not fit."""
     if len("\n".join(bodies)) <= room:
         return bodies
     share = max(room // len(bodies) - 2, 8)
     return [b if len(b) <= share else b[: share - 1].rstrip() + "…" for b in bodies]
 
 
+def _ref_lines(refs: Sequence[Ref], words: dict[str, str], room: int) -> list[str]:
+    """The related PRs' lines: as many with their links as fit the room (three at most)."""
+    if not refs:
+        return []
+    lines: list[str] = []
+    for linked in range(min(len(refs), MAX_LINKED), -1, -1):
+        rest = " ".join(f"#{r.number}" for r in refs[linked:])
+        lines = [words["related"].rstrip(), *(f"#{r.number} {r.url}" for r in refs[:linked])]
+        lines += [(words["also"] if linked else "") + rest] if rest else []
+        if len("\n".join(lines)) <= room:
+            break
+    return lines
+
+
 def _entry_ref(entry: Entry) -> str:
     return f"#{entry.pr} {entry.title}" if entry.pr else entry.title
-
-
-def _ref_block(refs: Sequence[Ref], c: Composer) -> tuple[list[str], int]:
-    """The related PRs' lines, and the room left for the answer. Links to the related PRs matter
-    more here than the entry's own link: when not all fit in the room, the whole budget is used."""
-    lines, with_urls = _fit_refs(refs, c.room, c)
-    if refs and with_urls < len(refs):
-        more, more_urls = _fit_refs(refs, c.limit, c)
-        if more_urls > with_urls:
-            return more, c.limit
-    return lines, c.room
-
-
-def _with_same_topic(lines: list[str], others: Sequence[Entry], room: int, c: Composer) -> list[str]:
-    """The lines and one line of entries on the same topics (both, or the closest) if it fits."""
-    if not others:
-        return lines
-    for line in (
-        c.word("same_topic") + "；".join(_entry_ref(o) for o in others),
-        c.word("same_topic") + _entry_ref(others[0]),
-    ):
-        if len("\n".join([*lines, line])) <= room:
-            c.sources.append("related_entries")
-            return [*lines, line]
-    return lines
-
-
-def _fit_refs(refs: Sequence[Ref], room: int, c: Composer) -> tuple[list[str], int]:
-    """Ref lines with as many full links as fit in `room`, the rest as bare `#N`."""
-    for with_urls in range(len(refs), -1, -1):
-        lines = _ref_lines(refs, with_urls, c)
-        if len("\n".join(lines)) <= room:
-            return lines, with_urls
-    return _ref_lines(refs, 0, c), 0
-
-
-def _ref_lines(refs: Sequence[Ref], with_urls: int, c: Composer) -> list[str]:
-    lines = [c.word("related").rstrip()]
-    lines.extend(f"#{r.number} {r.url}" for r in refs[:with_urls])
-    rest = refs[with_urls:]
-    if rest:
-        label = c.word("also") if with_urls else ""
-        lines.append(label + " ".join(f"#{r.number}" for r in rest))
-    return lines
 
 
 def answer_question(entry: Entry, question: str, library: Library | Sequence[Entry] = ()) -> Answer:

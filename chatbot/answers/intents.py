@@ -37,6 +37,10 @@ Intent = Literal[
     "summary",
     "size",
     "perf",
+    "reviewers",
+    "howto",
+    "benchmark",
+    "defaults",
     "other",
 ]
 INTENTS: tuple[Intent, ...] = get_args(Intent)
@@ -50,6 +54,7 @@ class IntentRule:
     phrase: str
     pattern: re.Pattern[str]
     order: int
+    key: str = ""  # the phrase without spaces: a cheap test before the pattern
 
 
 @dataclass(frozen=True)
@@ -88,7 +93,7 @@ def phrasings() -> Phrasings:
             raise ValueError(f"followup_intents.yaml: unknown intent {name!r}")
         for phrase in phrases:
             norm = _rewrite(normalize_question(str(phrase)), rewrites)
-            rules.append(IntentRule(cast(Intent, name), norm, _compile(norm), order))
+            rules.append(IntentRule(cast(Intent, name), norm, _compile(norm), order, norm.replace(" ", "")))
     whole = {
         _bare(_rewrite(normalize_question(str(phrase)), rewrites)): cast(Intent, name)
         for name, phrases in data.get("whole", {}).items()
@@ -123,29 +128,79 @@ def _bare(text: str) -> str:
     return _BARE_NOISE_RE.sub("", text)
 
 
-def classify(question: str) -> Intent:
-    """The kind of a question; "other" when no phrasing matches, even with a typo."""
+@dataclass(frozen=True)
+class Reading:
+    """What a question's cue words say: each kind they name with a weight (the longest phrase's
+    kind 1.0, others by their phrase's share of it), and the question without those words (its
+    subject: what the asker wants to know about)."""
+
+    kinds: dict[Intent, float]
+    subject: str
+    cues: str = ""  # the cue words themselves: they still count, for less, as words to find
+
+    @property
+    def top(self) -> Intent:
+        return max(self.kinds, key=lambda k: self.kinds[k]) if self.kinds else "other"
+
+
+SECONDARY = 0.4
+
+
+def read_question(question: str) -> Reading:
+    """The kinds a question's cue words name, as weights, and its subject without them."""
     text = plain_question(question)
-    data = phrasings()
-    whole = data.whole.get(_bare(text))
+    whole = phrasings().whole.get(_bare(text))
     if whole is not None:
-        return whole  # "why?" or "more?" alone: a follow-up on the thread's post
-    best: tuple[int, int] | None = None
-    best_intent: Intent = "other"
-    for rule in data.rules:
-        if rule.pattern.search(text):
-            key = (weight(rule.phrase), -rule.order)
-            if best is None or key > best:
-                best = key
-                best_intent = rule.intent
-    if best is None:
-        return _classify_typo(text)
-    return best_intent
+        return Reading({whole: 1.0}, "")
+    best: dict[Intent, tuple[int, int]] = {}
+    subject = list(text)
+    taken: list[tuple[int, int]] = []
+    for start, end, size, order, intent in _cue_matches(text):
+        if any(a <= start and end <= b for a, b in taken):
+            continue  # "设计" inside "测试设计", or one phrase of two kinds: the longer, the first
+        taken.append((start, end))
+        best[intent] = max(best.get(intent, (0, 0)), (size, -order))
+        subject[start:end] = " " * (end - start)
+    if not best:
+        typo = _classify_typo(text)
+        return Reading({} if typo == "other" else {typo: 1.0}, text)
+    cues = " ".join(text[a:b] for a, b in taken)
+    return Reading(_weighed(best), "".join(subject), cues)
+
+
+def _cue_matches(text: str) -> list[tuple[int, int, int, int, Intent]]:
+    """(start, end, weight, order, kind) of every phrasing in the text, longest first, then file order."""
+    squeezed = text.replace(" ", "")
+    found = [
+        (m.start(), m.end(), weight(rule.phrase), rule.order, rule.intent)
+        for rule in phrasings().rules
+        if rule.key in squeezed
+        for m in rule.pattern.finditer(text)
+    ]
+    found.sort(key=lambda f: (-f[2], f[3]))
+    return found
+
+
+def _weighed(best: dict[Intent, tuple[int, int]]) -> dict[Intent, float]:
+    """The longest phrase's kind leads (a tie: the kind listed first in the file); another named
+    in the same question weighs less ("测试是怎么设计的" asks about the tests' design, not for any
+    design)."""
+    lead = max(best, key=lambda k: best[k])
+    top = best[lead][0]
+    return {k: 1.0 if k == lead else SECONDARY * size / top for k, (size, _) in best.items()}
+
+
+cached_reading = lru_cache(maxsize=1024)(read_question)
+
+
+def classify(question: str) -> Intent:
+    """The kind of a question (the lead of its reading); "other" when no phrasing matches."""
+    return cached_reading(question).top
 
 
 # The kind of a question asked before (threads repeat "风险？", "who wrote it?"): classifying
 # tries every phrasing, so the answerer and the question splitter share this cache.
-cached_classify = lru_cache(maxsize=1024)(classify)
+cached_classify = classify
 
 _ASCII_WORD_RE = re.compile(r"[a-z][a-z;\-']+")
 TYPO_WORD_SCORE = 80.0

@@ -1,0 +1,614 @@
+"""One scorer for follow-up answers: every clause of the note and every metadata fact of the entry
+is a candidate, scored against the question; the question's kind only weighs the candidates.
+
+A candidate's score is what it shares with the question's subject (identifiers, flags and numbers
+exactly; words in both languages through the search glossary and a small word list; the rest
+fuzzily), plus its fit with the kinds the question's cue words name (`data/kind_priors.yaml`:
+the part it comes from, the words or shapes it holds). Nothing is ruled out up front: a phrasing
+no cue word knows still finds the clause that shares its words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from rapidfuzz import fuzz, process
+
+from chatbot.answers.intents import Intent, Reading
+from chatbot.digest import Entry, clauses, sentences
+from chatbot.digest.note_labels import vocabulary
+from chatbot.search import Glossary
+from chatbot.search.glossary import Expansion
+from chatbot.text import HAN_RUN, INFLECTIONS, LATIN_WORD, han_bigrams, has_han, normalize_question, stem
+from chatbot.yamlfast import load_yaml
+
+# --- candidates -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """Something the answer may say: a clause of the note with the parts it belongs to, or a fact
+    of the metadata (`fact`: said as a line of its own, not quoted)."""
+
+    parts: tuple[str, ...]
+    text: str
+    source: str
+    short: str = ""
+    fact: bool = False
+
+
+# A label opening a line or sentence: `【风险】`, `[Risks]`, `注意：`, `**Gotcha:**`.
+LABEL_RE = re.compile(
+    r"^\**(?:【([^】]{1,14})】|\[([^\]]{1,20})\]|([^：:。，,\s`*][^：:。，,`]{0,16}?)\**\s*[:：]\**)\s*"
+)
+# List and heading marks at the start of a line: `- `, `* `, `## `, `1. `, `(2)`, `③`, `> `.
+MARK_RE = re.compile(r"^\s*(?:[-*•+>]\s+|#{1,6}\s*|\d{1,2}[.)、]\s*|[（(]\d{1,2}[)）]\s*|[①-⑩]\s*)+")
+_PART_OF_LABEL = {
+    "verdict": "verdict",
+    "why": "why",
+    "focus": "focus",
+    "audience": "audience",
+    "caveats": "caveat",
+}
+# A handle right before what people do in a review ("ywang96 在 review 中指出"), named or not.
+PERSON_ACTS_RE = re.compile(
+    r"(?<![\w/.@-])[A-Za-z][\w-]{2,38}\s*(?:在\s*review|在评审|认为|指出|建议|提出|提醒|发现|解释|质疑|回复|"
+    r"argued|suggested|pointed out|noted|asked)"
+)
+# "Nicolò Lucchesi (NickLucche)": a full name with the handle after it.
+NAMED_HANDLE_RE = re.compile(r"\b[A-Z][\w.'-]+(?: [A-Z][\w.'-]+)* \([A-Za-z0-9][\w-]{1,38}\)")
+REVIEWED_BY_RE = re.compile(
+    r"(?i:reviewed by|approved by|reviewers? (?:were|was|is|are)|\w+ \(\w[\w-]*\) (?:reviewed|approved|pushed back))|评审人|审阅人"
+)
+REVIEW_RE = re.compile(r"review(?:ed|ers?|s|ing)?\b|审阅|审查|评审|approv|批准|LGTM", re.I)
+REVIEWER_RE = re.compile(
+    r"reviewers?\s*(?:认为|指出|建议|要求|坚持|提出|argued|asked|insisted|suggested|pointed)|评审(?:认为|指出|建议|意见)",
+    re.I,
+)
+
+
+@lru_cache(maxsize=1)
+def _own_labels() -> dict[str, str]:
+    """Labels the digest reader names no part for (`TL;DR`, `How to enable`), by folded text."""
+    text = resources.files("chatbot.answers").joinpath("data/kind_priors.yaml").read_text(encoding="utf-8")
+    labels = load_yaml(text)["labels"]
+    return {_folded(str(word)): str(part) for part, words in labels.items() for word in words}
+
+
+def _folded(label: str) -> str:
+    return " ".join(label.casefold().split())
+
+
+def _label(line: str) -> tuple[str | None, str]:
+    """The part a line's or sentence's label announces, and the text after the label."""
+    match = LABEL_RE.match(line)
+    if match is None:
+        return None, line
+    label = next(g for g in match.groups() if g)
+    own = _own_labels().get(_folded(label))
+    if own is not None:
+        return own, line[match.end() :]
+    kind = vocabulary().label_kind(label)
+    if kind is None or kind not in _PART_OF_LABEL:
+        return ("note", line[match.end() :]) if kind == "refs" else (None, line)
+    return _PART_OF_LABEL[kind], line[match.end() :]
+
+
+def note_clauses(note: str) -> list[tuple[str, str]]:
+    """(part, sentence) for every sentence of the note: the part its label announces, or the last
+    label's before it in the same paragraph ("Watch out: A. B." — B is a caveat too), or the bare
+    label line's above a list; else `note`."""
+    out: list[tuple[str, str]] = []
+    section: str | None = None
+    for raw in note.split("\n"):
+        listed = bool(MARK_RE.match(raw))
+        line = MARK_RE.sub("", raw).strip().strip("*").strip()
+        if not line:
+            section = None
+            continue
+        part, rest = _label(line)
+        if part is not None and not rest.strip():
+            section = part  # a bare label line: the list under it is that part
+            continue
+        out.extend(_labelled_sentences(line, section if listed else None))
+    return out
+
+
+def _labelled_sentences(line: str, section: str | None) -> list[tuple[str, str]]:
+    """The sentences of one line, each with the part of the label it or a sentence before opens."""
+    out: list[tuple[str, str]] = []
+    current = section
+    for sentence in sentences(line):
+        part, rest = _label(sentence)
+        current = part or current
+        if rest.strip():
+            out.append((current or "note", rest.rstrip(".。!！;；")))
+    return out
+
+
+def _structured(entry: Entry) -> list[Candidate]:
+    """The parts the digest reader found: verdict, why line, focus points, audience, caveats."""
+    found = [Candidate(("focus",), h, f"highlights[{i}]") for i, h in enumerate(entry.highlights)]
+    for i, caveat in enumerate(entry.caveats):
+        # A caveat cut from a focus point ("…，提醒跨版本验证的必要性") is quoted with its context.
+        host = next((n for n, h in enumerate(entry.highlights) if caveat in h and caveat != h), None)
+        if host is None:
+            found.append(Candidate(("caveat",), caveat, f"caveats[{i}]"))
+        else:
+            found[host] = Candidate(("focus", "caveat"), found[host].text, f"caveats[{i}]")
+    if entry.why:
+        found.append(Candidate(("why",), entry.why, "why"))
+    if entry.audience:
+        found.append(Candidate(("audience",), entry.audience, "audience"))
+    if entry.verdict:
+        found.append(Candidate(("verdict",), entry.verdict, "verdict"))
+    return found
+
+
+def _people_parts(entry: Entry, text: str) -> tuple[str, ...]:
+    """`people` for a clause naming one of the entry's people (besides the author), `reviewers`
+    too when it speaks of review."""
+    named = any(p in text for p in entry.people if p != entry.author) or bool(
+        PERSON_ACTS_RE.search(text) or NAMED_HANDLE_RE.search(text)
+    )
+    if REVIEWED_BY_RE.search(text) or (REVIEW_RE.search(text) and (named or REVIEWER_RE.search(text))):
+        return ("people", "reviewers")
+    return ("people",) if named else ()
+
+
+def entry_candidates(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
+    """Every candidate of the entry: its parts, the rest of its sentences, its title, its facts."""
+    merged = _parts_found(entry)
+    held = list(merged)
+    for i, (part, text) in enumerate(note_clauses(entry.note)):
+        same = [h for h in held if text in h or (h in text and len(h) >= SHORT_CLAUSE)]
+        for h in same:
+            if text in h:  # the sentence is (in) the part: its own label says what it is
+                merged[h] = _with_part(merged[h], part)
+        if not same:
+            merged.setdefault(text, Candidate((part, *_people_parts(entry, text)), text, f"note[{i}]"))
+    merged.setdefault(entry.title, Candidate(("title",), entry.title, "title"))
+    return _without_bare_headings(list(merged.values())) + _facts(entry, words)
+
+
+def _parts_found(entry: Entry) -> dict[str, Candidate]:
+    """The reader's parts by text, one candidate per text with all the parts it is."""
+    merged: dict[str, Candidate] = {}
+    for c in _structured(entry):
+        part, text = _label(c.text)  # "TL;DR: …" read as a focus point is quoted without its label
+        known = merged[text].parts if text in merged else ()
+        parts = (*known, *c.parts, *([part] if part else []), *_people_parts(entry, text))
+        merged[text] = Candidate(tuple(dict.fromkeys(parts)), text, c.source)
+    return merged
+
+
+def _without_bare_headings(candidates: list[Candidate]) -> list[Candidate]:
+    """A bare heading ("测试设计") inside a longer candidate says nothing of its own."""
+    texts = [c.text for c in candidates]
+    return [
+        c
+        for c in candidates
+        if len(c.text) >= SHORT or "verdict" in c.parts or not any(c.text in t and c.text != t for t in texts)
+    ]
+
+
+SHORT = 12
+SHORT_CLAUSE = 8  # a clause shorter than this is a heading ("测试设计"), not a point
+
+
+def _with_part(candidate: Candidate, part: str) -> Candidate:
+    """A part found by the reader, with the part its own label says: the label wins ("How to
+    enable:" after "Watch out:" is not a caveat)."""
+    if part in candidate.parts or part == "note":
+        return candidate
+    people = tuple(p for p in candidate.parts if p in ("people", "reviewers"))
+    return Candidate((part, *people), candidate.text, candidate.source)
+
+
+def _facts(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
+    """The metadata as candidates, each a line in the asker's language."""
+    why = entry.why or (entry.highlights[0] if entry.highlights else "")
+    joint = "。" if has_han(entry.title) else ". "
+    summary = f"{entry.title}{joint}{why}" if why and why != entry.title else entry.title
+    facts = [
+        Candidate((part,), text, source, fact=True)
+        for part, source, text in _fact_lines(entry, words)
+        if text
+    ]
+    return [Candidate(("summary",), summary, "title", short=entry.title), *facts]
+
+
+def _fact_lines(entry: Entry, words: Mapping[str, str]) -> list[tuple[str, str, str]]:
+    """(part, source, line) of each metadata field; an empty line where the field is unknown."""
+    date = f"{entry.date.isoformat()}{f' (#{entry.pr})' if entry.pr else ''}" if entry.date else ""
+    return [
+        ("author", "author", _line(words["author"], entry.author)),
+        ("date", "date", _line(words["date"], date)),
+        ("english", "github_title", _line(words["english"], entry.github_title)),
+        ("tags", "tags", _line(words["labels"], ", ".join(entry.tags))),
+        ("link", "url", _line(f"#{entry.pr} " if entry.pr else "", entry.title if entry.url else "")),
+    ]
+
+
+def _line(label: str, value: str | None) -> str:
+    return f"{label}{value}" if value else ""
+
+
+# --- the question's terms -----------------------------------------------------------------------
+
+IDENT_RE = re.compile(
+    r"`([^`]+)`|(#\d{2,7}\b|--[a-z][\w-]+|[A-Za-z_][A-Za-z0-9_]*(?:[._][A-Za-z0-9_]+)+(?:\(\))?|\d+(?:\.\d+)?\s?(?:gib|gb|mib|ms|%|x\b))"
+)
+_EN_STOP_WORDS = (
+    "a an the is are was were be been do does did what which who whom whose why how when where this that "
+    "these those it its of in on at to for from by with about and or not no can could should would will "
+    "i me my we our you your they them their there here pr prs please tell explain any some more most "
+    "much many one two three has have had get got so if then than also just note entry it's what's "
+    "whats doesn't into as up out over use used using way like yet still ever all there's anything "
+    "change changes changed fix fixes fixed work works mean means thing stuff say says said happen "
+    "happened point main idea really actually ok hey bot pls plz know need want there touch mention "
+    "mentions reference references other others give send anyway real question questions quick wondering"
+)
+EN_STOP = frozenset(_EN_STOP_WORDS.split())
+ZH_STOP_CHARS = frozenset("什么怎么为何哪些吗呢吧啊呀的了是这那个一下请问能否可以有没么啥咋谁它该里")
+TermWeights = dict[str, float]
+BIGRAM = 1.0  # a Chinese character bigram of the subject
+
+
+@lru_cache(maxsize=1)
+def _word_list() -> dict[str, tuple[str, ...]]:
+    """General engineering words of questions and the Chinese the notes use for them."""
+    text = resources.files("chatbot.answers").joinpath("data/followup_terms.yaml").read_text(encoding="utf-8")
+    return {str(k).casefold(): tuple(str(v) for v in vs) for k, vs in load_yaml(text)["terms"].items()}
+
+
+def chinese_of(word: str) -> tuple[str, ...]:
+    """The Chinese the word list gives for an English word or its uninflected form."""
+    words = _word_list()
+    return words.get(word, ()) or words.get(stem(word, INFLECTIONS), ())
+
+
+@lru_cache(maxsize=1)
+def _english_of() -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for en, zhs in _word_list().items():
+        for zh in zhs:
+            if HAN_RUN.fullmatch(zh) and len(zh) >= 2:
+                out.setdefault(zh, []).append(en)
+    return {zh: tuple(ens) for zh, ens in out.items()}
+
+
+@lru_cache(maxsize=1024)
+def subject_terms(subject: str) -> TermWeights:
+    """The subject's terms: identifiers, flags and numbers 3, words 2 (their Chinese 1.5), Chinese
+    bigrams 1; the first weight a term gets stays."""
+    norm = normalize_question(subject)
+    weights: TermWeights = {}
+    for quoted, bare in IDENT_RE.findall(norm):
+        if ident := (quoted or bare).strip():
+            weights[ident] = 3.0
+    _add_words(norm, weights)
+    _add_chinese(norm, weights)
+    return weights
+
+
+def _add_chinese(norm: str, weights: TermWeights) -> None:
+    """The word list read backwards (1.5: "有哪些策略" looks for `strategy`), then bigrams (1)."""
+    for zh, ens in _english_of().items():
+        if zh in norm:
+            weights.update({en: 1.5 for en in ens if en not in weights})
+    grams = (g for run in HAN_RUN.findall(norm) for g in han_bigrams(run))
+    weights.update({g: BIGRAM for g in grams if g not in weights and not set(g) <= ZH_STOP_CHARS})
+
+
+def _add_words(norm: str, weights: TermWeights) -> None:
+    """English words (2, uninflected) and the Chinese the word list gives for them (1.5)."""
+    for word in LATIN_WORD.findall(norm):
+        if word in EN_STOP or len(word) < 2:
+            continue
+        weights.setdefault(stem(word, INFLECTIONS) if len(word) > 4 else word, 2.0)
+        for zh in chinese_of(word):
+            grams = han_bigrams(zh) if HAN_RUN.fullmatch(zh) else [normalize_question(zh)]
+            weights.update({g: 1.5 for g in grams if g not in weights})
+
+
+@lru_cache(maxsize=1 << 14)
+def candidate_terms(text: str) -> tuple[str, frozenset[str]]:
+    """A candidate's normalised text and the terms it offers."""
+    norm = normalize_question(text)
+    terms = {(q or b).strip() for q, b in IDENT_RE.findall(norm)}
+    for word in LATIN_WORD.findall(norm):
+        terms.update(_forms(word))
+    for run in HAN_RUN.findall(norm):
+        terms.update(han_bigrams(run))
+    return norm, frozenset(terms)
+
+
+def _forms(word: str) -> list[str]:
+    """A word and the forms a question may use: uninflected, without -er ("reviewer" holds
+    review), its hyphenated parts ("pull-based" holds pull)."""
+    forms = [word, *word.split("-")] if "-" in word else [word]
+    if len(word) > 4 and word[-1] in "sdg":
+        forms.append(stem(word, INFLECTIONS))
+    if len(word) >= 7 and word.endswith(("er", "ers")):
+        forms.append(word[: word.rindex("er")])
+    return [f for f in forms if f]
+
+
+def concept_terms(glossary: Glossary, concept_id: str) -> list[str]:
+    """Every term of a concept and of the narrower concepts it includes."""
+    terms: list[str] = []
+    todo, seen = [concept_id], set()
+    while todo:
+        cid = todo.pop()
+        concept = glossary.concepts.get(cid)
+        if concept is None or cid in seen:
+            continue
+        seen.add(cid)
+        terms.extend(concept.terms)
+        todo.extend(concept.includes)
+    return terms
+
+
+def phrase_in(phrase: str, low: str) -> bool:
+    """A phrase in normalised text; a Latin phrase only at word boundaries."""
+    start = 0
+    while (at := low.find(phrase, start)) >= 0:
+        before = low[at - 1] if at else " "
+        end = at + len(phrase)
+        after = low[end] if end < len(low) else " "
+        if not (_latin(phrase[0]) and _latin(before)) and not (_latin(phrase[-1]) and _latin(after)):
+            return True
+        start = at + 1
+    return False
+
+
+def _latin(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
+
+
+# --- scoring ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KindPrior:
+    """What one kind of question favours: parts (weights) and clause cues (pattern, weight)."""
+
+    parts: dict[str, float]
+    cues: tuple[tuple[re.Pattern[str], float], ...]
+
+
+@lru_cache(maxsize=1)
+def kind_priors() -> dict[str, KindPrior]:
+    text = resources.files("chatbot.answers").joinpath("data/kind_priors.yaml").read_text(encoding="utf-8")
+    data = load_yaml(text)["kinds"]
+    return {
+        str(kind): KindPrior(
+            {str(p): float(w) for p, w in (row.get("parts") or {}).items()},
+            tuple((re.compile(str(p)), float(w)) for p, w in (row.get("cues") or {}).items()),
+        )
+        for kind, row in data.items()
+    }
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A candidate with its score: `lexical` what it shares with the subject, `fit` its kind weight."""
+
+    candidate: Candidate
+    score: float
+    lexical: float
+    fit: float
+    shared: float  # the plain sum of the weights of the subject's terms it has
+
+
+FUZZY_SHARE = 0.6  # a term found only fuzzily counts this share of its weight
+FUZZY_SCORE = 85
+FACT_SHARE = 0.5  # a metadata line's shared words count half: the question is about the note
+SECONDHAND = frozenset(
+    {"summary", "title", "verdict"}
+)  # parts that repeat the note: their words count half too
+LEX_BY_FIT = 0.5  # a clause both on the subject and of the asked kind counts its words more
+
+
+def fit(kinds: Mapping[Intent, float], candidate: Candidate) -> float:
+    """How well a candidate's part and words answer the kinds the question names."""
+    priors = kind_priors()
+    total = 0.0
+    for kind, weight in kinds.items():
+        prior = priors.get(kind)
+        if prior is None:
+            continue
+        part = max((prior.parts.get(p, 0.0) for p in candidate.parts), default=0.0)
+        cue = _cue(prior, candidate)
+        total += weight * max(part, cue, (part + cue) / 1.5)
+    return total
+
+
+def _cue(prior: KindPrior, candidate: Candidate) -> float:
+    """The weight of the kind's strongest cue in the candidate's words: none for a fact, half
+    for the title (its words say what the PR is, not how or why)."""
+    if candidate.fact:
+        return 0.0
+    cue = max((w for p, w in prior.cues if p.search(candidate.text)), default=0.0)
+    return cue * FACT_SHARE if SECONDHAND & set(candidate.parts) else cue
+
+
+def score_candidates(
+    reading: Reading, candidates: Sequence[Candidate], glossary: Glossary | None
+) -> list[Scored]:
+    """Every candidate scored, best first (ties in note order)."""
+    weights = _with_cue_terms(subject_terms(reading.subject), reading.cues)
+    phrases = _glossary_phrases(reading.subject, glossary, weights)
+    texts = [candidate_terms(c.text) for c in candidates]
+    near = _near_words(weights, texts)
+    found = [_shared(weights, phrases, near, norm, bag) for norm, bag in texts]
+    doc_freq = Counter(t for f in found for t in f)
+    scored = [_scored(reading, c, f, doc_freq) for c, f in zip(candidates, found, strict=True)]
+    order = {id(s): i for i, s in enumerate(scored)}
+    return sorted(scored, key=lambda s: (-s.score, order[id(s)]))
+
+
+def _scored(reading: Reading, c: Candidate, found: TermWeights, doc_freq: Counter[str]) -> Scored:
+    """One candidate's score: shared terms (rarer ones count more), times and plus its kind fit."""
+    kind = fit(reading.kinds, c)
+    lexical = sum(w / doc_freq[t] ** 0.5 for t, w in found.items())
+    if c.fact and kind == 0:
+        lexical = 0.0  # a fact answers only the kind that asks for it ("crash" in the tags)
+    elif c.fact or SECONDHAND & set(c.parts):
+        lexical *= FACT_SHARE
+    score = lexical * (1 + LEX_BY_FIT * min(kind, 2.0)) + kind
+    return Scored(c, round(score, 4), lexical, kind, sum(found.values()))
+
+
+def _near_words(
+    weights: TermWeights, texts: Sequence[tuple[str, frozenset[str]]]
+) -> dict[str, frozenset[str]]:
+    """For each longer Latin term no candidate has, the entry's words it nearly is (a typo,
+    another form): looked up once over the entry's words, not per candidate."""
+    vocabulary, words = _vocabulary(tuple(bag for _, bag in texts))
+    missing = [t for t in weights if _latin_word(t, 4) and t not in vocabulary]
+    return {term: _near(term, words) for term in missing}
+
+
+@lru_cache(maxsize=256)
+def _vocabulary(bags: tuple[frozenset[str], ...]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """Every term of an entry's candidates, and its Latin words of three letters or more."""
+    vocabulary: frozenset[str] = frozenset().union(*bags)
+    return vocabulary, tuple(w for w in vocabulary if _latin_word(w, 3))
+
+
+def _latin_word(term: str, shortest: int) -> bool:
+    return len(term) >= shortest and term.isascii()
+
+
+def _near(term: str, words: Sequence[str]) -> frozenset[str]:
+    """Words a typo away, or that the term begins ("nixl" in NixlConnector)."""
+    matches = process.extract(term, words, scorer=fuzz.ratio, score_cutoff=FUZZY_SCORE, limit=None)
+    return frozenset(w for w, _, _ in matches) | frozenset(w for w in words if w.startswith(term))
+
+
+CUE_SHARE = 0.5  # a cue word of the question found in a clause counts this share of its weight
+
+
+def _with_cue_terms(weights: TermWeights, cues: str) -> TermWeights:
+    """The subject's terms and, for less, the cue words' own ("why did it crash" finds 崩溃)."""
+    if not cues:
+        return weights
+    extra = {t: w * CUE_SHARE for t, w in subject_terms(cues).items() if t not in weights}
+    return {**weights, **extra}
+
+
+def focused(reading: Reading, candidate: Candidate, glossary: Glossary | None) -> Candidate:
+    """The candidate with, as its short form, the clause of it that best answers the question
+    (the same scorer over its clauses) when that is not its first clause."""
+    parts = clauses(candidate.text)
+    if candidate.fact or candidate.short or len(parts) < 2:
+        return candidate
+    pieces = [Candidate(candidate.parts, p, candidate.source) for p in parts if len(p) >= SHORT_CLAUSE]
+    if not pieces:
+        return candidate
+    best = score_candidates(reading, pieces, glossary)[0]
+    if best.candidate.text == parts[0] or best.score <= 0:
+        return candidate
+    return Candidate(candidate.parts, candidate.text, candidate.source, best.candidate.text)
+
+
+def _glossary_phrases(subject: str, glossary: Glossary | None, weights: TermWeights) -> TermWeights:
+    """Every term of the glossary concepts the subject names, matched as phrases (1.5)."""
+    if glossary is None or not subject.strip():
+        return {}
+    out: TermWeights = {}
+    for expansion in glossary.expand(subject):
+        for term in concept_terms(glossary, expansion.concept):
+            norm = normalize_question(term)
+            if len(norm) >= 2 and norm not in weights:
+                out.setdefault(norm, 1.5)
+    return out
+
+
+def _shared(
+    weights: TermWeights,
+    phrases: TermWeights,
+    near: dict[str, frozenset[str]],
+    norm: str,
+    bag: frozenset[str],
+) -> TermWeights:
+    """The subject's terms a candidate has: exactly, as glossary phrases, or nearly (a typo)."""
+    found = {t: w for t, w in weights.items() if t in bag}
+    found.update({t: w for t, w in phrases.items() if phrase_in(t, norm)})
+    for term, words in near.items():
+        if words & bag:
+            found[term] = FUZZY_SHARE * weights[term]
+    return found
+
+
+def concepts_missing(subject: str, glossary: Glossary | None, entry_text: str) -> list[str]:
+    """The glossary concepts the subject names (as the asker wrote them) when the entry names none
+    of them: one of two named is enough to answer on ("which transformers version broke it")."""
+    if glossary is None or not subject.strip():
+        return []
+    named = _concepts_named(subject, glossary)
+    text = normalize_question(entry_text)
+    terms = (t for e in named for t in concept_terms(glossary, e.concept) if len(t) >= 2)
+    return [] if any(phrase_in(normalize_question(t), text) for t in terms) else [e.matched for e in named]
+
+
+def words_missing(
+    subject: str, candidates: Sequence[Candidate], english_note: bool, question: str
+) -> tuple[list[str], list[str]]:
+    """The subject's own words the candidates never name, nor their Chinese: the names among them
+    (with digits, "h100"; in capitals on a Chinese note, "ARM"), and all of its words when none is
+    there on an English note (on a Chinese note an English word may be said in Chinese the word
+    list does not know)."""
+    words = _subject_words(subject)
+    texts = [candidate_terms(c.text) for c in candidates if not c.fact]
+    missing = [w for w in words if not _named(w, texts)]
+    names = [w for w in missing if _a_name(w, english_note, question)]
+    return names, missing if english_note and words and missing == words else []
+
+
+def _subject_words(subject: str) -> list[str]:
+    return [w for w in LATIN_WORD.findall(normalize_question(subject)) if w not in EN_STOP and len(w) >= 2]
+
+
+def _a_name(word: str, english_note: bool, question: str) -> bool:
+    """A word that is a name, not said otherwise in Chinese: with digits ("h100"), or on a
+    Chinese note an acronym the asker wrote in capitals ("ARM", "TTFT")."""
+    if any(ch.isdigit() for ch in word):
+        return not word.isdigit()
+    return not english_note and word.upper() in CAPITALS_RE.findall(question)
+
+
+CAPITALS_RE = re.compile(r"(?<![A-Za-z])[A-Z]{2,8}(?![A-Za-z])")
+
+
+def _named(word: str, texts: Sequence[tuple[str, frozenset[str]]]) -> bool:
+    terms = subject_terms(word)
+    return any(t in bag for t in terms for _, bag in texts) or bool(_near_words(terms, texts).get(word))
+
+
+@lru_cache(maxsize=4096)
+def is_english(text: str) -> bool:
+    """Whether a note is mostly Latin letters (English, with perhaps a few Chinese terms)."""
+    latin = len(LATIN_LETTERS_RE.findall(text))
+    return latin >= 0.6 * (latin + len(HAN_CHARS_RE.findall(text)))
+
+
+LATIN_LETTERS_RE = re.compile(r"[A-Za-z]")
+HAN_CHARS_RE = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _concepts_named(subject: str, glossary: Glossary) -> list[Expansion]:
+    """The concepts whose term the subject itself holds (not a stem of it, not a stop word)."""
+    asked = normalize_question(subject)
+    return [
+        e
+        for e in glossary.expand(subject)
+        if phrase_in(normalize_question(e.matched), asked) and normalize_question(e.matched) not in EN_STOP
+    ]
