@@ -21,8 +21,10 @@ every call, can be told to fail, and lets a test wait for a call without sleepin
 Methods: auth.test, chat.postMessage, chat.postEphemeral, chat.update, chat.unfurl,
 conversations.history, conversations.replies, views.publish, views.open, views.push, users.info
 (`fake.set_locale("U1", "zh-CN")`, everyone else is `en-US`, Slack's default;
-`fake.users["U1"] = {"is_admin": True}`), response URLs (`/response/<id>`); any other method answers
-`{"ok": false, "error": "unknown_method"}` (and is recorded).
+`fake.users["U1"] = {"is_admin": True}`), apps.connections.open (the `ws://` URL of
+`fake.socket_mode`, a tests/fakesocketmode.py backend, for an app-level `xapp-` token), response
+URLs (`/response/<id>`); any other method answers `{"ok": false, "error": "unknown_method"}` (and
+is recorded).
 """
 
 from __future__ import annotations
@@ -92,6 +94,7 @@ class FakeSlack:
         self._locales: dict[str, str] = {}
         self._views = 0
         self.users: dict[str, dict[str, Any]] = {}  # users.info answers: id → fields (is_admin, …)
+        self.socket_mode: Any = None  # a FakeSocketMode whose URL apps.connections.open answers
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -271,7 +274,7 @@ class FakeSlack:
             elif method == "response":
                 status, payload = 200, {"ok": True}
             else:
-                status, payload = 200, self._answer(method, params)
+                status, payload = 200, self._answer(method, params, Call(method, params, headers, "").token)
             self._calls.append(Call(method, params, headers, request.path, status, payload))
             self._lock.notify_all()
             delays = self._delays.get(method)
@@ -311,7 +314,7 @@ class FakeSlack:
             return 429, {"ok": False, "error": "ratelimited"}
         return failure.status, {"ok": False, "error": "internal_error"}
 
-    def _answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    def _answer(self, method: str, params: dict[str, Any], token: str | None = None) -> dict[str, Any]:
         """The Web API method's answer; called with the lock held."""
         if method == "auth.test":
             return {
@@ -347,7 +350,17 @@ class FakeSlack:
             return self._history(params)
         if method == "conversations.replies":
             return self._replies(params)
+        if method == "apps.connections.open":
+            return self._socket_mode_url(token)
         return {"ok": False, "error": "unknown_method"}
+
+    def _socket_mode_url(self, token: str | None) -> dict[str, Any]:
+        """Slack answers only an app-level token, and only when Socket Mode is on."""
+        if not token or not token.startswith("xapp-"):
+            return {"ok": False, "error": "not_allowed_token_type" if token else "not_authed"}
+        if self.socket_mode is None:
+            return {"ok": False, "error": "socket_mode_not_enabled"}
+        return {"ok": True, "url": self.socket_mode.url}
 
     def _post(self, channel: str, params: dict[str, Any]) -> dict[str, Any]:
         message: dict[str, Any] = {
