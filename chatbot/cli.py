@@ -192,7 +192,9 @@ def _start_bot(settings: Settings, server: Any, starting: Any, started: dict[str
             server.server.should_exit = True
 
 
-def _serve_bot_traffic(bot: Any, settings: Settings, server: Any, starting: Any, started: dict[str, Any]) -> None:
+def _serve_bot_traffic(
+    bot: Any, settings: Settings, server: Any, starting: Any, started: dict[str, Any]
+) -> None:
     """Requests go to the bot's app from now on (it answers "still loading" until the digests
     are); Slack over HTTP or the socket; the digests load in the background."""
     from chatbot.slack.server import asgi_app
@@ -202,14 +204,15 @@ def _serve_bot_traffic(bot: Any, settings: Settings, server: Any, starting: Any,
         from prometheus_client import start_http_server
 
         start_http_server(settings.metrics_port, addr=settings.host, registry=bot.metrics.registry)
-        print(f"vllm-digest: GET /metrics on {settings.host} port {settings.metrics_port}", file=sys.stderr)
+        print(
+            f"vllm-digest: GET /metrics on port {settings.metrics_port} (HOST {settings.host})",
+            file=sys.stderr,
+        )
     if settings.slack_app_token:
         started["socket_mode"] = _serve_socket_mode(bot, settings, server.port)
     else:
-        print(
-            f"vllm-digest: HTTP on {settings.host} port {server.port}, POST /slack/events, GET /livez, /readyz",
-            file=sys.stderr,
-        )
+        listen = f"port {server.port}, POST /slack/events, GET /livez, /readyz (HOST {settings.host})"
+        print(f"vllm-digest: HTTP on {listen}", file=sys.stderr)
     bot.start()
 
 
@@ -223,8 +226,7 @@ def _serve_socket(args: argparse.Namespace, settings: Settings) -> Any:
         return listening_socket(settings.host, port)
     except OSError as exc:
         what = f"--port {port}" if args.port is not None else f"setting PORT: {port}"
-        what += f" on HOST {settings.host}"
-        print(f"vllm-digest: {what}: cannot listen ({exc.strerror or exc})", file=sys.stderr)
+        print(f"vllm-digest: {what}: cannot listen on HOST {settings.host} ({exc.strerror or exc})", file=sys.stderr)
         return None
 
 
@@ -267,7 +269,10 @@ def _serve_socket_mode(bot: Any, settings: Settings, port: int) -> Any:
     )
     client.start()
     bot.ready_checks["socket_mode"] = client.state
-    print(f"vllm-digest: Socket Mode; GET /livez, /readyz on {settings.host} port {port}", file=sys.stderr)
+    print(
+        f"vllm-digest: Socket Mode; GET /livez, /readyz on port {port} (HOST {settings.host})",
+        file=sys.stderr,
+    )
     return client
 
 

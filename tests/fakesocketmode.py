@@ -73,7 +73,9 @@ class FakeSocketMode:
         self._server: Server = serve(
             self._serve, "127.0.0.1", 0, max_size=_MAX_FRAME, compression=None, ping_interval=None
         )
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-socket-mode", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="fake-socket-mode", daemon=True
+        )
         self._thread.start()
 
     @property

@@ -157,7 +157,9 @@ def test_a_link_cut_without_a_close_frame_is_replaced_within_15_s_unready_meanwh
     cpu_before, wall_before = serving.cpu_seconds(), time.monotonic()
     backend.cut(first)
     cut_at = time.monotonic()
-    unready = until(lambda: (r := serving.readyz()).status_code == 503 and r, 1.0, "/readyz 503 after the cut")
+    unready = until(
+        lambda: (r := serving.readyz()).status_code == 503 and r, 1.0, "/readyz 503 after the cut"
+    )
     assert time.monotonic() - cut_at < 1.0
     assert unready.json()["ok"] is False and unready.json()["socket_mode"] != "ok"
     second = backend.wait_link(2, timeout=15)
@@ -194,7 +196,9 @@ def test_a_token_refused_at_start_is_one_line_and_exit_1(
     log = served.text()
     assert "Traceback" not in log, log
     named = served.lines("SLACK_APP_TOKEN")
-    assert named == ["vllm-digest: Socket Mode: setting SLACK_APP_TOKEN: Slack refused it (invalid_auth)"], log
+    assert named == ["vllm-digest: Socket Mode: setting SLACK_APP_TOKEN: Slack refused it (invalid_auth)"], (
+        log
+    )
     assert backend.links() == []
 
 
@@ -267,8 +271,27 @@ def test_frames_that_are_not_envelopes_are_one_line_each_and_the_link_stays_in_s
     backend.send_raw(link, b"\x00secret-binary\xff")
     ask(serving, link)
     until(lambda: serving.lines("binary frame"), 2.0, "the binary frame's line")
-    assert len(serving.lines("ignored a text frame of 40 bytes that is not a JSON object")) == 1
+    assert len(serving.lines("ignored a text frame of 42 bytes on link 1: not a JSON object")) == 1
     assert len(serving.lines("ignored a binary frame of 15 bytes on link 1")) == 1
     log = serving.text()
     assert "secret" not in log and "Traceback" not in log, log
     assert len(backend.links()) == 1
+
+
+def test_the_probe_server_listens_where_host_says(capsys: pytest.CaptureFixture[str]) -> None:
+    """HOST (default every interface) is where `serve` listens: the probes and /metrics in Socket
+    Mode, Slack's requests too in HTTP mode; an address it cannot take is one line."""
+    from argparse import Namespace
+
+    from chatbot.cli import _serve_socket
+    from chatbot.settings import Settings
+
+    assert Settings(_env_file=None).host == "0.0.0.0"  # type: ignore[call-arg]
+    local = _serve_socket(Namespace(port=0), Settings(_env_file=None, host="127.0.0.1"))  # type: ignore[call-arg]
+    try:
+        assert local.getsockname()[0] == "127.0.0.1"
+    finally:
+        local.close()
+    elsewhere = Settings(_env_file=None, host="192.0.2.1")  # type: ignore[call-arg]
+    assert _serve_socket(Namespace(port=0), elsewhere) is None
+    assert capsys.readouterr().err.startswith("vllm-digest: --port 0: cannot listen on HOST 192.0.2.1 (")

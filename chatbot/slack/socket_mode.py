@@ -24,6 +24,7 @@ import logging
 import random
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import Executor
 from typing import Any
 from urllib.parse import urlsplit
@@ -124,7 +125,7 @@ class SocketModeClient:
         threading.Thread(target=self._keep, name="socket-mode", daemon=True).start()
 
     def state(self) -> str:
-        """"ok" while a link is open, else why not (the readiness check of Socket Mode)."""
+        """ "ok" while a link is open, else why not (the readiness check of Socket Mode)."""
         with self._lock:
             if self._current is not None and self._current.alive():
                 return "ok"
@@ -170,7 +171,12 @@ class SocketModeClient:
         url = self._new_url()
         try:
             ws = connect(
-                url, open_timeout=10, close_timeout=2, max_size=MAX_FRAME_BYTES, compression=None, ping_interval=10
+                url,
+                open_timeout=10,
+                close_timeout=2,
+                max_size=MAX_FRAME_BYTES,
+                compression=None,
+                ping_interval=10,
             )
         except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:
             raise SocketModeError(f"cannot open a link to {urlsplit(url).netloc}: {exc}") from None
@@ -211,7 +217,9 @@ class SocketModeClient:
             log.info("Socket Mode: link %d open, connected again", link.number)
         else:
             log.info("Socket Mode: link %d open", link.number)
-        threading.Thread(target=self._read, args=(link,), name=f"socket-mode-{link.number}", daemon=True).start()
+        threading.Thread(
+            target=self._read, args=(link,), name=f"socket-mode-{link.number}", daemon=True
+        ).start()
         if old is not None:
             threading.Thread(target=self._retire, args=(old,), name="socket-mode-retire", daemon=True).start()
 
@@ -260,7 +268,7 @@ class SocketModeClient:
             self._problem = "link closed, reconnecting"
             self._next_try = time.monotonic() + self._backoff()
             self._lock.notify_all()
-        close = link.ws.close_rcvd
+        close = link.ws.protocol.close_rcvd
         how = f"code {close.code}" if close is not None else "without a close frame"
         log.warning("Socket Mode: link %d closed (%s), reconnecting", link.number, how)
 
@@ -272,7 +280,11 @@ class SocketModeClient:
             return
         message = _parsed(frame)
         if message is None:
-            log.warning("Socket Mode: ignored a text frame of %d bytes that is not a JSON object", len(frame))
+            log.warning(
+                "Socket Mode: ignored a text frame of %d bytes on link %d: not a JSON object",
+                len(frame),
+                link.number,
+            )
             return
         kind = message.get("type")
         if kind == "disconnect":
@@ -336,7 +348,9 @@ class SocketModeClient:
         elif response.status == 200:
             self._ack(link, envelope_id, _ack_payload(response))
         else:
-            log.warning("Socket Mode: %s not acknowledged (status %d)", inbound.describe(payload), response.status)
+            log.warning(
+                "Socket Mode: %s not acknowledged (status %d)", inbound.describe(payload), response.status
+            )
 
     def _ack(self, link: _Link, envelope_id: str, payload: str | None = None) -> None:
         """The ack on the envelope's link, or on the live one when that link has closed since."""
@@ -367,7 +381,7 @@ def _parsed(frame: str | bytes) -> dict[str, Any] | None:
 def _bolt_request(envelope: dict[str, Any], payload: dict[str, Any]) -> BoltRequest:
     """As Bolt's own Socket Mode adapter builds it: the payload, and Slack's retry count as the
     header HTTP mode carries it."""
-    headers: dict[str, str] = {}
+    headers: dict[str, str | Sequence[str]] = {}
     if isinstance(envelope.get("retry_attempt"), int):
         headers["x-slack-retry-num"] = str(envelope["retry_attempt"])
     if envelope.get("retry_reason"):
