@@ -13,6 +13,7 @@ it arrived, so a test can wait for an envelope's ack against a deadline:
     ack = backend.wait_ack(sent)                  # the ack (its payload: the command's answer)
     backend.disconnect(link, "refresh_requested") # Slack's refresh; the link stays open
     backend.cut(link)                             # FIN without a close frame
+    backend.disable()                             # Socket Mode turned off: link_disabled, closed
     backend.send_raw(link, b"\\x00\\x01")            # a binary frame; a str is a text frame
 
 Slack's protocol as used here: `{"type": "hello", "num_connections": n, "debug_info": {...},
@@ -67,6 +68,7 @@ class FakeSocketMode:
 
     def __init__(self, *, hello: bool = True) -> None:
         self.hello = hello
+        self.disabled = False  # Socket Mode is off: every link gets link_disabled and is closed
         self._lock = threading.Condition()
         self._links: list[Link] = []
         self._received: list[Received] = []
@@ -169,6 +171,22 @@ class FakeSocketMode:
         message = {"type": "disconnect", "reason": reason, "debug_info": {"host": "fake-socket-mode"}}
         self.send_raw(link, json.dumps(message))
 
+    def disable(self) -> None:
+        """Socket Mode turned off in the app's settings: each open link, and each the bot opens
+        from now on, gets `disconnect` (`link_disabled`) and is closed, as Slack does."""
+        self.disabled = True
+        for link in self.links():
+            if link.open:
+                self._refuse(link.connection)
+
+    def _refuse(self, connection: ServerConnection) -> None:
+        message = {"type": "disconnect", "reason": "link_disabled", "debug_info": {"host": "fake-socket-mode"}}
+        try:
+            connection.send(json.dumps(message))
+            connection.close(1000, "link_disabled")
+        except ConnectionClosed:
+            pass
+
     def cut(self, link: Link) -> None:
         """End the link with a FIN and no close frame: what a load balancer or a crash does."""
         link.connection.socket.shutdown(socket.SHUT_RDWR)
@@ -183,6 +201,8 @@ class FakeSocketMode:
         try:
             if self.hello:
                 connection.send(json.dumps(_hello(len(self._links))))
+            if self.disabled:
+                self._refuse(connection)
             for frame in connection:
                 self._record(link, frame)
         except (ConnectionClosed, OSError):

@@ -175,7 +175,7 @@ def test_a_link_cut_without_a_close_frame_is_replaced_within_15_s_unready_meanwh
 
 def test_link_disabled_is_one_error_line_unready_and_no_storm(serving: Serving) -> None:
     backend = serving.backend
-    backend.disconnect(backend.wait_link(1), "link_disabled")
+    backend.disable()
     unready = until(lambda: (r := serving.readyz()).status_code == 503 and r, 1.0, "/readyz 503")
     assert "link_disabled" in unready.json()["socket_mode"]
     # The next try is minutes away: watch a few seconds for a storm of reconnects.
