@@ -226,7 +226,10 @@ def _serve_socket(args: argparse.Namespace, settings: Settings) -> Any:
         return listening_socket(settings.host, port)
     except OSError as exc:
         what = f"--port {port}" if args.port is not None else f"setting PORT: {port}"
-        print(f"vllm-digest: {what}: cannot listen on HOST {settings.host} ({exc.strerror or exc})", file=sys.stderr)
+        print(
+            f"vllm-digest: {what}: cannot listen on HOST {settings.host} ({exc.strerror or exc})",
+            file=sys.stderr,
+        )
         return None
 
 

@@ -69,6 +69,7 @@ class FakeSocketMode:
     def __init__(self, *, hello: bool = True) -> None:
         self.hello = hello
         self.disabled = False  # Socket Mode is off: every link gets link_disabled and is closed
+        self.hang_up = False  # every new link is closed (1011) right after its hello
         self._lock = threading.Condition()
         self._links: list[Link] = []
         self._received: list[Received] = []
@@ -180,7 +181,11 @@ class FakeSocketMode:
                 self._refuse(link.connection)
 
     def _refuse(self, connection: ServerConnection) -> None:
-        message = {"type": "disconnect", "reason": "link_disabled", "debug_info": {"host": "fake-socket-mode"}}
+        message = {
+            "type": "disconnect",
+            "reason": "link_disabled",
+            "debug_info": {"host": "fake-socket-mode"},
+        }
         try:
             connection.send(json.dumps(message))
             connection.close(1000, "link_disabled")
@@ -203,6 +208,8 @@ class FakeSocketMode:
                 connection.send(json.dumps(_hello(len(self._links))))
             if self.disabled:
                 self._refuse(connection)
+            if self.hang_up:
+                connection.close(1011, "server error")
             for frame in connection:
                 self._record(link, frame)
         except (ConnectionClosed, OSError):

@@ -146,7 +146,9 @@ def test_a_refresh_keeps_every_ack_within_a_second_on_both_links(serving: Servin
     ask(serving, second)
     assert len(backend.links()) == 2
     assert serving.readyz().json()["socket_mode"] == "ok"
-    assert serving.lines(f"Slack is closing link 1 ({reason})") and "Traceback" not in serving.text()
+    assert serving.lines(f"Slack is closing link 1 ({reason})")
+    assert serving.stop() == 0  # SIGTERM: the link closed, the answers drained
+    assert "Traceback" not in serving.text() and serving.lines("SIGTERM: stopping")
 
 
 def test_a_link_cut_without_a_close_frame_is_replaced_within_15_s_unready_meanwhile_no_spinning(
@@ -171,6 +173,17 @@ def test_a_link_cut_without_a_close_frame_is_replaced_within_15_s_unready_meanwh
     ask(serving, second)
     assert serving.lines("link 1 closed (without a close frame), reconnecting")
     assert serving.lines("link 2 open, connected again")
+
+
+def test_links_that_die_young_are_retried_with_a_growing_backoff_not_a_storm(serving: Serving) -> None:
+    backend = serving.backend
+    backend.hang_up = True
+    backend.cut(backend.wait_link(1))
+    backend.wait_link(3, timeout=10)
+    # Backoff 0.5–1 s, 1–2 s, 2–4 s, 4–8 s: a fifth link is at least 7.5 s after the cut.
+    assert not backend.opened_within(5, timeout=5.0), f"{len(backend.links())} links"
+    assert serving.readyz().status_code == 503
+    assert len(serving.lines("reconnecting")) <= len(backend.links()) <= 4  # a line per link, not per try
 
 
 def test_link_disabled_is_one_error_line_unready_and_no_storm(serving: Serving) -> None:

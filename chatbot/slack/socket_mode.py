@@ -49,6 +49,10 @@ MAX_FRAME_BYTES = 64 * 1024 * 1024
 RETIRE_WAIT = 3.0
 # A link that lived this long was healthy: the next reconnect starts the backoff afresh.
 HEALTHY_LINK_SECONDS = 30.0
+# apps.connections.open errors that say nothing about the token (every other one does).
+_SLACK_TROUBLE = frozenset(
+    {"ratelimited", "internal_error", "fatal_error", "service_unavailable", "request_timeout"}
+)
 DISABLED = (
     "Socket Mode is turned off in the app's settings (link_disabled): turn it on under "
     "Settings → Socket Mode, or unset SLACK_APP_TOKEN and serve HTTP"
@@ -154,16 +158,16 @@ class SocketModeClient:
             self._adopt(link)
 
     def _wait_for_work(self) -> bool:
-        """Until a new link is wanted (none is open, or Slack asked for a refresh) and the
-        backoff is over; False once closing. Woken by the readers, never polling fast."""
+        """Until a new link is wanted (the live one ended, or Slack asked for a refresh) and the
+        backoff is over; False once closing. Woken by the readers (a link has ended once its
+        reader says so, which sets the backoff first), never polling fast."""
         with self._lock:
             while not self._stopping:
-                link = self._current
-                wanted = self._refresh or link is None or not link.alive()
+                wanted = self._refresh or self._current is None
                 delay = self._next_try - time.monotonic()
                 if wanted and delay <= 0:
                     return True
-                self._lock.wait(delay if wanted else 5.0)
+                self._lock.wait(delay if wanted else None)
             return False
 
     def _open(self) -> _Link:
@@ -198,8 +202,10 @@ class SocketModeClient:
         try:
             response = self._web.apps_connections_open(app_token=self._app_token)
         except SlackApiError as exc:
-            error = exc.response.get("error") if exc.response is not None else None
-            raise SocketModeError(f"setting SLACK_APP_TOKEN: Slack refused it ({error or exc})") from None
+            error = str(exc.response.get("error") or exc)
+            if error in _SLACK_TROUBLE or exc.response.status_code >= 500:
+                raise SocketModeError(f"Slack did not give a Socket Mode link ({error})") from None
+            raise SocketModeError(f"setting SLACK_APP_TOKEN: Slack refused it ({error})") from None
         except (SlackClientError, OSError) as exc:
             first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             raise SocketModeError(f"cannot reach Slack for a Socket Mode link: {first_line}") from None
