@@ -10,6 +10,7 @@ a condition with a deadline.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import socket
@@ -308,3 +309,42 @@ def test_the_probe_server_listens_where_host_says(capsys: pytest.CaptureFixture[
     elsewhere = Settings(_env_file=None, host="192.0.2.1")  # type: ignore[call-arg]
     assert _serve_socket(Namespace(port=0), elsewhere) is None
     assert capsys.readouterr().err.startswith("vllm-digest: --port 0: cannot listen on HOST 192.0.2.1 (")
+
+
+def test_after_link_disabled_rare_tries_bring_the_link_back_once_socket_mode_is_on(
+    fake_slack: FakeSlack, backend: FakeSocketMode, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The bot's own app in-process, the retry interval shortened from 5 minutes: tries while
+    Socket Mode is off add no log line; the first after it is turned on again is a live link."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from slack_sdk import WebClient
+
+    from chatbot.slack.socket_mode import SocketModeClient
+    from chatbot.wiring import build
+    from tests.test_slack_http import settings_for
+
+    bot = build(settings_for(fake_slack))
+    pool = ThreadPoolExecutor(4)
+    client = SocketModeClient(
+        bot.app, WebClient(base_url=fake_slack.api_url), "xapp-1-test", pool, disabled_wait=0.5
+    )
+    try:
+        client.start()
+        assert client.state() == "ok"
+        backend.disable()
+        until(lambda: client.state() != "ok", 1.0, "unready after link_disabled")
+        backend.wait_link(3, timeout=10)  # two more tries, each refused the same way
+        assert "link_disabled" in client.state()
+        backend.disabled = False
+        until(lambda: client.state() == "ok", 5.0, "ready once Socket Mode is on again")
+        live = backend.links()[-1]
+        assert live.open and len(backend.links()) >= 3
+        envelope = backend.send_envelope("slash_commands", command("compile", fake_slack), live)
+        assert "compile" in json.dumps(backend.wait_ack(envelope, timeout=ACK_WITHIN).data["payload"]).lower()
+    finally:
+        client.close()
+        pool.shutdown()
+        bot.close()
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1 and "link_disabled" in errors[0], errors

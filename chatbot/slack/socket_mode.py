@@ -181,6 +181,7 @@ class SocketModeClient:
                 max_size=MAX_FRAME_BYTES,
                 compression=None,
                 ping_interval=10,
+                legacy=True,  # a connection we close (not one that reconnects by itself)
             )
         except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:
             raise SocketModeError(f"cannot open a link to {urlsplit(url).netloc}: {exc}") from None
@@ -214,6 +215,9 @@ class SocketModeClient:
     def _adopt(self, link: _Link) -> None:
         """Make `link` the live one, read it, and retire the one it replaces."""
         with self._lock:
+            if self._stopping:
+                link.ws.close()
+                return
             old, self._current = self._current, link
             self._refresh = False
             back = self._problem not in (None, "connecting", DISABLED)
@@ -267,13 +271,13 @@ class SocketModeClient:
             if link is not self._current or self._stopping:
                 return
             self._current = None
+            self._lock.notify_all()
             if time.monotonic() - link.opened >= HEALTHY_LINK_SECONDS:
                 self._failures = 0
-            if self._problem == DISABLED:
+            if self._problem == DISABLED:  # the next try is already minutes away
                 return
             self._problem = "link closed, reconnecting"
             self._next_try = time.monotonic() + self._backoff()
-            self._lock.notify_all()
         close = link.ws.protocol.close_rcvd
         how = f"code {close.code}" if close is not None else "without a close frame"
         log.warning("Socket Mode: link %d closed (%s), reconnecting", link.number, how)
