@@ -164,7 +164,6 @@ def _start_bot(settings: Settings, server: Any, starting: Any, started: dict[str
     """Build the bot, hand it the requests, connect to Slack, load the digests; on a failure, one
     line and the server stops with the exit code (`started["exit"]`)."""
     from chatbot.heap import build_long_lived
-    from chatbot.slack.socket_mode import SocketModeError
 
     try:
         # Imports and the bot are long-lived: no cyclic GC pass over them while they are made
@@ -175,9 +174,6 @@ def _start_bot(settings: Settings, server: Any, starting: Any, started: dict[str
             return
         started["bot"] = bot
         _serve_bot_traffic(bot, settings, server, starting, started)
-    except SocketModeError as exc:
-        print(f"vllm-digest: Socket Mode: {exc}", file=sys.stderr)
-        started["exit"] = 1
     except Exception as exc:  # as `main` would: one line for the database, else the traceback
         line = database_error(exc, settings)
         if line is None:
@@ -209,7 +205,11 @@ def _serve_bot_traffic(
             file=sys.stderr,
         )
     if settings.slack_app_token:
-        started["socket_mode"] = _serve_socket_mode(bot, settings, server.port)
+        socket_mode = _serve_socket_mode(bot, settings, server.port)
+        if socket_mode is None:
+            started["exit"] = 1
+            return
+        started["socket_mode"] = socket_mode
     else:
         listen = f"port {server.port}, POST /slack/events, GET /livez, /readyz (HOST {settings.host})"
         print(f"vllm-digest: HTTP on {listen}", file=sys.stderr)
@@ -260,8 +260,8 @@ def _serve_bot(settings: Settings) -> Any:
 
 def _serve_socket_mode(bot: Any, settings: Settings, port: int) -> Any:
     """Socket Mode (SLACK_APP_TOKEN is set): the HTTP port then serves the probes only, and the
-    link's state is one of the readiness checks."""
-    from chatbot.slack.socket_mode import SocketModeClient
+    link's state is one of the readiness checks. None (and one line) when no link opens."""
+    from chatbot.slack.socket_mode import SocketModeClient, SocketModeError
     from chatbot.wiring import TrackedExecutor, web_client
 
     assert settings.slack_app_token is not None
@@ -270,7 +270,11 @@ def _serve_socket_mode(bot: Any, settings: Settings, port: int) -> Any:
     client = SocketModeClient(
         bot.app, web_client(settings, settings.slack_app_token), settings.slack_app_token, dispatch
     )
-    client.start()
+    try:
+        client.start()
+    except SocketModeError as exc:
+        print(f"vllm-digest: Socket Mode: {exc}", file=sys.stderr)
+        return None
     bot.ready_checks["socket_mode"] = client.state
     print(
         f"vllm-digest: Socket Mode; GET /livez, /readyz on port {port} (HOST {settings.host})",
