@@ -80,6 +80,9 @@ class Settings(BaseSettings):
     language: Literal["auto", "zh", "en"] = "auto"  # auto: each person's Slack locale
     # Which replies in the bot's threads it answers: questions/requests/mentions, mentions only, all.
     followups: Literal["questions", "mentions", "all"] = "questions"
+    # The address `serve` listens on (Slack's requests in HTTP mode, the probes and /metrics):
+    # every interface by default, as a container's port mapping needs; 127.0.0.1 keeps it local.
+    host: str = Field(default="0.0.0.0", min_length=1)
     port: int = Field(default=3000, ge=0, le=65535)
     slack_timeout: float = Field(default=15.0, gt=0, le=300)
     log_format: Literal["text", "json"] = "text"

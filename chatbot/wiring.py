@@ -358,7 +358,8 @@ class Bot:
     usage: UsageRecorder | None = None
     curator: WeeklyReport | None = None
     curator_jobs: BackgroundScheduler | None = None  # started by serve
-    socket_connected: Callable[[], bool] | None = None  # Socket Mode: set once connected
+    # More readiness checks by name, each "ok" or a one-line problem (Socket Mode: its link).
+    ready_checks: dict[str, Callable[[], str]] = field(default_factory=dict)
     after_load: list[Callable[[], None]] = field(default_factory=list)  # run by `start()`, before the jobs
     github: GitHubFacts | None = None  # live PR facts (GITHUB_* settings), refreshed by serve
     closed: threading.Event = field(default_factory=threading.Event)
@@ -372,12 +373,12 @@ class Bot:
     def readiness(self) -> dict[str, str]:
         """Checks that must be "ok" for Slack traffic to be worth sending here: the digests are
         loaded (200 means the bot can answer), the store answers (threads, dedup and the daily
-        post live there) and the socket is up."""
+        post live there) and the named `ready_checks` (the Socket Mode link) pass."""
         checks: dict[str, str] = {"library": self.live.state()}
         if self.store is not None:
             checks["store"] = self.store.ready()
-        if self.socket_connected is not None:
-            checks["socket_mode"] = "ok" if self.socket_connected() else "not connected"
+        for name, check in self.ready_checks.items():
+            checks[name] = check()
         return checks
 
     def start(self) -> threading.Thread:
