@@ -233,11 +233,11 @@ def test_a_token_refused_at_reconnect_is_one_line_then_the_link_comes_back(servi
 
 def test_envelopes_nobody_listens_to_are_acknowledged_with_one_line(serving: Serving) -> None:
     backend = serving.backend
-    revoked = {
+    unheard = {
         "type": "event_callback",
         "team_id": "T0000001",
-        "event_id": "Ev0REVOKED",
-        "event": {"type": "tokens_revoked", "tokens": {"oauth": ["U0OLD"]}},
+        "event_id": "Ev0PINNED",
+        "event": {"type": "pin_added", "channel_id": "C0CHAN", "user": "U0ASKER"},
     }
     retired = {
         "type": "block_actions",
@@ -246,12 +246,12 @@ def test_envelopes_nobody_listens_to_are_acknowledged_with_one_line(serving: Ser
         "container": {"type": "message", "channel_id": "C0CHAN", "message_ts": "1700000000.000100"},
         "actions": [{"type": "button", "action_id": "retired_button", "block_id": "b1", "value": "x"}],
     }
-    for kind, payload in (("events_api", revoked), ("interactive", retired)):
+    for kind, payload in (("events_api", unheard), ("interactive", retired)):
         envelope = backend.send_envelope(kind, payload)
         ack = backend.wait_ack(envelope, timeout=ACK_WITHIN)
         assert ack.data == {"envelope_id": envelope}
     until(lambda: serving.lines("ignored block_actions retired_button: no listener for it"), 2.0, "log line")
-    assert serving.lines("ignored event_callback tokens_revoked: no listener for it")
+    assert serving.lines("ignored event_callback pin_added: no listener for it")
     ask(serving)
 
 
