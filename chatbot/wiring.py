@@ -188,6 +188,8 @@ class LiveIndex:
         )
         if self.loaded_from == "snapshot" and self.snapshots is not None:
             build_long_lived(self.snapshots.finish)
+            # The problems were saved with the snapshot: a broken file is reported on every start.
+            self._report(index.glossary.problems)
         else:
             self._report(glossary_problems)
             self._save(key, index)

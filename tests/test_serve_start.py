@@ -84,6 +84,25 @@ def test_a_second_load_reuses_the_snapshot_and_answers_the_same(
     assert sorted(reused) == sorted(path for path in parses if path != digest)
 
 
+def test_digest_problems_are_logged_on_every_start_also_from_the_snapshot(
+    folder: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A broken file stayed silent from the second start on: the snapshot path logged nothing."""
+    (folder / "broken.yaml").write_text("entries:\n  - title: [unclosed\n", encoding="utf-8")
+    (folder / "glossary.yaml").write_text("concepts: {oops: [\n", encoding="utf-8")
+    snapshots = Snapshots(tmp_path / "cache", folder)
+    logged: list[list[str]] = []
+    for _ in range(2):
+        caplog.clear()
+        caplog.set_level(logging.WARNING, logger="chatbot.wiring")
+        live = LiveIndex(Library(folder), snapshots=snapshots)
+        logged.append([r.getMessage() for r in caplog.records if r.name == "chatbot.wiring"])
+    assert live.loaded_from == "snapshot"
+    assert logged[0] == logged[1]
+    assert any("broken.yaml:" in line for line in logged[1]), logged
+    assert any("glossary.yaml:" in line for line in logged[1]), logged
+
+
 def test_an_edited_digest_file_invalidates_the_snapshot(
     folder: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
