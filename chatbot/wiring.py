@@ -66,7 +66,14 @@ from chatbot.slack.replays import DeadlineLedger, InMemoryReplayLedger, ReplayLe
 from chatbot.slack.retries import PostOnceRetryHandler
 from chatbot.slack.subscription_blocks import render_announcement
 from chatbot.snapshot import Key, Snapshots
-from chatbot.store import InMemoryThreadRegistry, SqlStore, SubscriptionStore, ThreadRegistry
+from chatbot.store import (
+    InMemoryThreadRegistry,
+    OutageQueue,
+    RememberedThreads,
+    SqlStore,
+    SubscriptionStore,
+    ThreadRegistry,
+)
 from chatbot.usage import UsageStore, salt_key
 from chatbot.usage.observed import (
     ObservedAnswerer,
@@ -360,6 +367,7 @@ class Bot:
     socket_connected: Callable[[], bool] | None = None  # Socket Mode: set once connected
     after_load: list[Callable[[], None]] = field(default_factory=list)  # run by `start()`, before the jobs
     closed: threading.Event = field(default_factory=threading.Event)
+    outage: OutageQueue | None = None  # work held while the database is away (with a store)
 
     def health(self) -> dict[str, object]:
         """What /healthz reports besides readiness: the library is loaded."""
@@ -409,6 +417,8 @@ class Bot:
         if self.curator_jobs is not None and self.curator_jobs.running:
             self.curator_jobs.shutdown(wait=False)
         self.wait_idle(drain)
+        if self.outage is not None:  # what still waits for the database: its people are told
+            self.outage.close()
         for executor in self.executors:
             executor.shutdown(wait=False, cancel_futures=True)
         if self.store is not None:
@@ -456,7 +466,8 @@ def build(
     """
     token, secret = slack_credentials(settings, local)
     live = LiveIndex(Library(settings.digest_dir), snapshots=snapshots, load=load)
-    parts = _parts(settings, token, live, index, threads, store)
+    outage = OutageQueue() if store is not None else None
+    parts = _parts(settings, token, live, index, threads, store, outage)
     dedup = handled or store
     follow_up, after_load = _follow_ups(parts, dedup, follow_up, load)
     daily = _daily_parts(parts, store) if store is not None else None
@@ -479,6 +490,7 @@ def build(
         metrics=parts.metrics,
         usage=parts.usage,
         after_load=after_load,
+        outage=outage,
         **_daily_fields(daily),
     )
 
@@ -499,6 +511,7 @@ def _follow_ups(
         parts.usage,
         parts.languages,
         warm=load,
+        outage=parts.outage,
     )
     return follow_ups, [] if load else [follow_ups.answerer.warm_up]
 
@@ -543,6 +556,7 @@ class _Parts:
     usage_writer: TrackedExecutor
     client: WebClient
     languages: UserLanguages
+    outage: OutageQueue | None = None
 
     def observed(self, source: str) -> ObservedSearch:
         """The search as a surface (`command`, `dm`, `home`…) uses it, counted under its name."""
@@ -556,6 +570,7 @@ def _parts(
     index: Callable[[LiveIndex], Searchable] | None,
     threads: ThreadRegistry | None,
     store: SqlStore | None,
+    outage: OutageQueue | None = None,
 ) -> _Parts:
     """The digests as searched, the Slack client, metrics and usage recording."""
     metrics = Metrics()
@@ -566,12 +581,14 @@ def _parts(
         settings=settings,
         live=live,
         searchable=index(live) if index else live,
-        registry=threads or store or InMemoryThreadRegistry(),
+        # Known threads are routed without the database; a registration it cannot take is held.
+        registry=RememberedThreads(threads or store or InMemoryThreadRegistry(), outage),
         metrics=metrics,
         usage=build_usage(settings, metrics, store, usage_writer, token),
         usage_writer=usage_writer,
         client=client,
         languages=UserLanguages(settings.language, slack_locale(client), default=settings.channel_language),
+        outage=outage,
     )
 
 
@@ -656,7 +673,9 @@ def _handlers(
     lang, languages = parts.languages.default, parts.languages
     handled_events = ObservedHandledEvents(handled or InMemoryHandledEvents(), parts.usage)
     shared = SharedThreads(parts.registry, parts.usage)
-    dms = DirectMessages(parts.observed("dm"), library.get, shared, handled_events, languages, answers)
+    dms = DirectMessages(
+        parts.observed("dm"), library.get, shared, handled_events, languages, answers, outage=parts.outage
+    )
     shares: ReplayLedger = store or InMemoryReplayLedger()
     # The ack path's replay check answers within a deadline (a locked SQLite file waits 30 s);
     # a share, after the ack, waits for the store as before rather than fail on a short lock.
@@ -670,7 +689,14 @@ def _handlers(
             languages=languages,
         ),
         "buttons": ActionHandlers(
-            answers, library.get, shared, lang, languages, dms.pick_channel, shares=shares
+            answers,
+            library.get,
+            shared,
+            lang,
+            languages,
+            dms.pick_channel,
+            shares=shares,
+            outage=parts.outage,
         ),
         "replays": replays,
         "votes": FeedbackHandlers(parts.usage, lang),
@@ -767,6 +793,7 @@ def build_follow_ups(
     languages: Callable[[str | None], Language] | None = None,
     *,
     warm: bool = True,
+    outage: OutageQueue | None = None,
 ) -> FollowUps:
     """Answers in the bot's threads and to mentions; `handled` (the SQL store in serve) makes
     each message answered once across retries, restarts and replicas. With `usage`, answers
@@ -795,6 +822,7 @@ def build_follow_ups(
         mode=settings.followups,
         model=build_model_answers(settings, usage.metrics if usage is not None else None),
         languages=languages,
+        outage=outage,
     )
 
 

@@ -4,6 +4,7 @@ Holds what was posted where, thread ownership (`ThreadRegistry`), handled events
 """
 
 from chatbot.store.engine import StoreUnavailable, masked
+from chatbot.store.outage import STORE_FAILURES, OutageQueue, RememberedThreads, store_failure
 from chatbot.store.sql import Claim, ClaimOutcome, DailyPost, SqlStore, utc_now
 from chatbot.store.subscriptions import Batch, SubscriptionStore
 from chatbot.store.threads import InMemoryThreadRegistry, ThreadRegistry
@@ -14,10 +15,14 @@ __all__ = [
     "ClaimOutcome",
     "DailyPost",
     "InMemoryThreadRegistry",
+    "OutageQueue",
+    "RememberedThreads",
+    "STORE_FAILURES",
     "SqlStore",
     "StoreUnavailable",
     "SubscriptionStore",
     "ThreadRegistry",
     "masked",
+    "store_failure",
     "utc_now",
 ]
