@@ -10,6 +10,7 @@ from chatbot.store.subscriptions import Batch, SubscriptionStore
 from chatbot.store.threads import InMemoryThreadRegistry, ThreadRegistry
 
 __all__ = [
+    "STORE_FAILURES",
     "Batch",
     "Claim",
     "ClaimOutcome",
@@ -17,7 +18,6 @@ __all__ = [
     "InMemoryThreadRegistry",
     "OutageQueue",
     "RememberedThreads",
-    "STORE_FAILURES",
     "SqlStore",
     "StoreUnavailable",
     "SubscriptionStore",
