@@ -608,7 +608,9 @@ def _daily_parts(parts: _Parts, store: SqlStore) -> _Daily:
     """What runs on the store besides the answers (serve, or a test that passes a store)."""
     settings, library = parts.settings, parts.live.library
     subscriptions = build_subscriptions(settings, parts.live, store, parts.client)
-    poster = build_daily_poster(settings, library, store, parts.registry, subscriptions.topic_filter)
+    poster = build_daily_poster(
+        settings, library, store, parts.registry, subscriptions.topic_filter, outage=parts.outage
+    )
     subscriptions.poster = poster
     count_slack_calls(poster.client, parts.metrics)
     curator = build_weekly_report(settings, library, store, parts.client, parts.metrics)
@@ -865,8 +867,10 @@ def build_daily_poster(
     store: SqlStore,
     threads: ThreadRegistry | None = None,
     topics: Callable[[str], TopicFilter | None] | None = None,
+    outage: OutageQueue | None = None,
 ) -> DailyPoster:
-    """Posts to Slack once per channel and day; its client retries 429/5xx/connection errors."""
+    """Posts to Slack once per channel and day; its client retries 429/5xx/connection errors; a
+    post's record the database cannot take is held in `outage` (serve)."""
 
     def entries() -> Sequence[Entry]:
         library.refresh()
@@ -880,6 +884,7 @@ def build_daily_poster(
         threads=threads or store,
         after_post=crash_after_post(),
         topics=topics or (lambda _channel: None),
+        outage=outage,
     )
 
 
