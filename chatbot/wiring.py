@@ -475,6 +475,14 @@ def build(
     listener_pool = TrackedExecutor(max_workers=16, thread_name_prefix="listener")
     answers = _answers(parts, daily, today, page_size, answer_cache)
     handlers = _handlers(parts, answers, answer_pool, ack_budget, dedup, store, daily)
+    # No Slack call on the gate's path: the language of a person already known, else the default.
+    gate = LoadingGate(
+        live.ready,
+        parts.client,
+        lambda user: parts.languages.cached(user) or parts.languages.default,
+        listener_pool,
+        follow_up=follow_up,
+    )
     return Bot(
         settings=settings,
         library=live.library,
@@ -482,14 +490,14 @@ def build(
         live=live,
         threads=parts.registry,
         client=parts.client,
-        app=_slack_app(parts, secret, follow_up, listener_pool, handlers),
+        app=_slack_app(parts, secret, follow_up, listener_pool, handlers, gate),
         signing_secret=secret,
         follow_up=follow_up,
         executors=[answer_pool, listener_pool, parts.usage_writer],
         store=store,
         metrics=parts.metrics,
         usage=parts.usage,
-        after_load=after_load,
+        after_load=[*after_load, gate.release],
         outage=outage,
         **_daily_fields(daily),
     )
@@ -522,21 +530,15 @@ def _slack_app(
     follow_up: FollowUpHandler,
     listeners: TrackedExecutor,
     handlers: dict[str, Any],
+    gate: LoadingGate,
 ) -> App:
     """The Bolt app: "still loading" until the digests are, then the handlers; request ids logged."""
-    languages = parts.languages
     app = build_slack_app(
         client=parts.client,
         signing_secret=secret,
         follow_up=follow_up,
         listener_executor=listeners,
-        # No Slack call on the gate's path: the language of a person already known, else the default.
-        loading=LoadingGate(
-            parts.live.ready,
-            parts.client,
-            lambda user: languages.cached(user) or languages.default,
-            listeners,
-        ),
+        loading=gate,
         **handlers,
     )
     app.use(request_id_middleware(logging.getLogger("chatbot.slack.requests")))

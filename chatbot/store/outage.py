@@ -135,6 +135,11 @@ class OutageQueue:
         with self._changed:
             return len(self._held)
 
+    def wait_held(self, count: int, timeout: float) -> bool:
+        """Until at least `count` pieces of work are held (tests)."""
+        with self._changed:
+            return self._changed.wait_for(lambda: len(self._held) >= count, timeout)
+
     def wait_empty(self, timeout: float) -> bool:
         """Until nothing is held (tests, the drain at shutdown)."""
         with self._changed:
