@@ -124,7 +124,7 @@ class OutageQueue:
         why = f" ({short(error)})" if error is not None else ""
         log.log(
             logging.WARNING if first else logging.INFO,
-            "database unavailable%s: holding %s until it is back (at most %.0f s)",
+            "database unavailable%s: holding %s until it is back (at most %g s)",
             why,
             what,
             item.max_age,
@@ -189,7 +189,7 @@ class OutageQueue:
         now = self.clock()
         for item in batch:
             if now - item.held_at > item.max_age and self._drop(item):
-                self._give_up(item, f"the database was unavailable for over {item.max_age:.0f} s")
+                self._give_up(item, f"the database was unavailable for over {item.max_age:g} s")
         for item in batch:
             if not self._is_held(item):
                 continue
