@@ -375,7 +375,13 @@ class FollowUps:
         known = self.threads.known if isinstance(self.threads, RememberedThreads) else None
         where = triage(delivery, known or (lambda _c, _t: None), self.mode)
         if isinstance(where, str):
-            log.error("could not tell about the message: %s", where)
+            event = delivery.event
+            log.error(
+                "could not tell the asker of %s %s without the database: %s",
+                event.get("channel"),
+                event.get("ts"),
+                where,
+            )
             return
         with self._prune_lock:
             if (where.channel, where.message_ts) in self._told:
