@@ -475,14 +475,7 @@ def build(
     listener_pool = TrackedExecutor(max_workers=16, thread_name_prefix="listener")
     answers = _answers(parts, daily, today, page_size, answer_cache)
     handlers = _handlers(parts, answers, answer_pool, ack_budget, dedup, store, daily)
-    # No Slack call on the gate's path: the language of a person already known, else the default.
-    gate = LoadingGate(
-        live.ready,
-        parts.client,
-        lambda user: parts.languages.cached(user) or parts.languages.default,
-        listener_pool,
-        follow_up=follow_up,
-    )
+    gate = _loading_gate(parts, listener_pool, follow_up)
     return Bot(
         settings=settings,
         library=live.library,
@@ -522,6 +515,19 @@ def _follow_ups(
         outage=parts.outage,
     )
     return follow_ups, [] if load else [follow_ups.answerer.warm_up]
+
+
+def _loading_gate(parts: _Parts, listeners: TrackedExecutor, follow_up: FollowUpHandler) -> LoadingGate:
+    """ "Still loading" until the digests are in; thread replies wait for them (`release`)."""
+    languages = parts.languages
+    # No Slack call on the gate's path: the language of a person already known, else the default.
+    return LoadingGate(
+        parts.live.ready,
+        parts.client,
+        lambda user: languages.cached(user) or languages.default,
+        listeners,
+        follow_up=follow_up,
+    )
 
 
 def _slack_app(

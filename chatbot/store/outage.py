@@ -29,15 +29,24 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DisconnectionError, InterfaceError, InternalError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from chatbot.store.threads import ThreadRegistry
 
 log = logging.getLogger(__name__)
 
-# What a store call raises when the database is away, full, or its file gone (a Slack connection
-# error is an OSError too, so OSError is not one of them).
-STORE_FAILURES: tuple[type[BaseException], ...] = (SQLAlchemyError, sqlite3.Error)
+# What a store call raises when the database is away, full, read-only, or its file gone: worth
+# waiting for. Not a bug's error (a ProgrammingError, an IntegrityError), nor a Slack connection
+# error (an OSError).
+STORE_FAILURES: tuple[type[BaseException], ...] = (
+    OperationalError,
+    InterfaceError,
+    InternalError,
+    DisconnectionError,
+    PoolTimeout,
+    sqlite3.OperationalError,
+)
 
 CAPACITY = 500
 MAX_AGE = 600.0  # seconds a person's question is held before they are told

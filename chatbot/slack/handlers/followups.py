@@ -72,6 +72,8 @@ _PR_URL = re.compile(
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 TOP_RESULTS = 3
+# Askers told their question was given up, remembered so that `message` + `app_mention` tell once.
+TOLD_KEPT = 10_000
 # Old dedup marks are dropped at most once an hour, keeping a day (Slack retries for minutes).
 PRUNE_EVERY = 3600.0
 KEEP_HANDLED = dt.timedelta(days=1)
@@ -386,6 +388,8 @@ class FollowUps:
         with self._prune_lock:
             if (where.channel, where.message_ts) in self._told:
                 return
+            if len(self._told) > TOLD_KEPT:
+                self._told.clear()
             self._told.add((where.channel, where.message_ts))
         language = query_language(strip_mentions(where.text), self.language)
         client.chat_postMessage(
