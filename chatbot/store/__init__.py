@@ -4,7 +4,7 @@ Holds what was posted where, thread ownership (`ThreadRegistry`), handled events
 """
 
 from chatbot.store.engine import StoreUnavailable, masked
-from chatbot.store.outage import STORE_FAILURES, OutageQueue, RememberedThreads, store_failure
+from chatbot.store.outage import STORE_FAILURES, OutageQueue, RememberedThreads, attempt_or_hold
 from chatbot.store.sql import Claim, ClaimOutcome, DailyPost, SqlStore, utc_now
 from chatbot.store.subscriptions import Batch, SubscriptionStore
 from chatbot.store.threads import InMemoryThreadRegistry, ThreadRegistry
@@ -22,7 +22,7 @@ __all__ = [
     "StoreUnavailable",
     "SubscriptionStore",
     "ThreadRegistry",
+    "attempt_or_hold",
     "masked",
-    "store_failure",
     "utc_now",
 ]

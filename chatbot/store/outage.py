@@ -55,11 +55,6 @@ FIRST_DELAY = 0.5
 MAX_DELAY = 5.0
 
 
-def store_failure(error: BaseException) -> bool:
-    """Whether an exception is the database's (away, full, gone), not the work's own."""
-    return isinstance(error, STORE_FAILURES)
-
-
 def short(error: BaseException) -> str:
     """An exception as one short line (SQLAlchemy's messages carry a second "Background" line)."""
     cause: BaseException = getattr(error, "orig", None) or error
@@ -237,6 +232,24 @@ class OutageQueue:
             log.error("could not tell about %s: %s: %s", item.what, type(exc).__name__, exc)
 
 
+def attempt_or_hold(
+    queue: OutageQueue | None,
+    key: str,
+    what: str,
+    attempt: Callable[[], object],
+    give_up: Callable[[str], None],
+    *,
+    max_age: float | None = None,
+) -> None:
+    """Run `attempt`; when the database fails it, hold it in `queue` (without a queue: raise)."""
+    try:
+        attempt()
+    except STORE_FAILURES as exc:
+        if queue is None:
+            raise
+        queue.hold(key, what, attempt, give_up, error=exc, max_age=max_age)
+
+
 class RememberedThreads:
     """A ThreadRegistry that remembers in memory every thread it registered or found, in front of
     the store: a question under a known thread is routed without the database, and a
@@ -252,19 +265,14 @@ class RememberedThreads:
 
     def register(self, channel: str, thread_ts: str, entry_id: str) -> None:
         self._remember(channel, thread_ts, entry_id)
-        try:
-            self.inner.register(channel, thread_ts, entry_id)
-        except STORE_FAILURES as exc:
-            if self.queue is None:
-                raise
-            self.queue.hold(
-                f"thread:{channel}:{thread_ts}",
-                f"the registration of thread {channel} {thread_ts} (entry {entry_id})",
-                lambda: self.inner.register(channel, thread_ts, entry_id),
-                lambda _reason: None,  # this process still knows it; the ERROR line says the rest
-                error=exc,
-                max_age=WRITE_MAX_AGE,
-            )
+        attempt_or_hold(
+            self.queue,
+            f"thread:{channel}:{thread_ts}",
+            f"the registration of thread {channel} {thread_ts} (entry {entry_id})",
+            lambda: self.inner.register(channel, thread_ts, entry_id),
+            lambda _reason: None,  # this process still knows it; the ERROR line says the rest
+            max_age=WRITE_MAX_AGE,
+        )
 
     def entry_for(self, channel: str, thread_ts: str) -> str | None:
         known = self.known(channel, thread_ts)

@@ -119,24 +119,14 @@ def test_no_channels_no_scheduler() -> None:
     assert scheduler.scheduler is None
 
 
-def test_transient_failure_is_retried_within_the_grace() -> None:
-    run = Recorder([Status.FAILED, Status.POSTED])
-    now = shanghai(30, 9, 33).astimezone(dt.UTC)
-    scheduler = DailyScheduler(
-        run, ["C1"], WEEKDAYS_0930, SHANGHAI, GRACE, clock=lambda: now, retry_delay=dt.timedelta(0)
-    )
-    scheduler.start()
-    try:
-        assert run.wait(2) == [("C1", dt.date(2026, 11, 30))] * 2
-    finally:
-        scheduler.shutdown()
-
-
-def test_a_run_that_raised_is_retried_within_the_grace_too() -> None:
-    """A database failure the poster did not turn into a result lost the day: no retry."""
-    run = Recorder(
-        [OperationalError("SELECT 1", {}, Exception("server closed the connection")), Status.POSTED]
-    )
+@pytest.mark.parametrize(
+    "first",
+    # A database failure the poster did not turn into a result lost the day: no retry.
+    [Status.FAILED, OperationalError("SELECT 1", {}, Exception("server closed the connection"))],
+    ids=["failed", "raised"],
+)
+def test_transient_failure_is_retried_within_the_grace(first: Status | Exception) -> None:
+    run = Recorder([first, Status.POSTED])
     now = shanghai(30, 9, 33).astimezone(dt.UTC)
     scheduler = DailyScheduler(
         run, ["C1"], WEEKDAYS_0930, SHANGHAI, GRACE, clock=lambda: now, retry_delay=dt.timedelta(0)

@@ -21,7 +21,7 @@ from chatbot.slack.handlers.command import Answers
 from chatbot.slack.handlers.posting import send
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.replays import SHARE_WINDOW, InMemoryReplayLedger, ReplayLedger, share_key
-from chatbot.store import STORE_FAILURES, OutageQueue, ThreadRegistry
+from chatbot.store import OutageQueue, ThreadRegistry, attempt_or_hold
 
 log = logging.getLogger(__name__)
 
@@ -67,19 +67,14 @@ class ActionHandlers:
         """Post the entry's card to the channel as the bot, and register its thread; from a DM,
         ask which channel first (`pick_channel`). While the database is away the press is held
         (shared once it is back, or the presser told once)."""
-        try:
-            self.share_once(body, client, respond)
-        except STORE_FAILURES as exc:
-            if self.outage is None:
-                raise
-            user = (body.get("user") or {}).get("id")
-            self.outage.hold(
-                f"share:{body.get('trigger_id')}:{_action_value(body)}",
-                f"the Share press of {_action_value(body)} by {user}",
-                lambda: self.share_once(body, client, respond),
-                lambda _reason: _tell(respond, Texts(self.language_of(body))("share.outage")),
-                error=exc,
-            )
+        user = (body.get("user") or {}).get("id")
+        attempt_or_hold(
+            self.outage,
+            f"share:{body.get('trigger_id')}:{_action_value(body)}",
+            f"the Share press of {_action_value(body)} by {user}",
+            lambda: self.share_once(body, client, respond),
+            lambda _reason: _tell(respond, Texts(self.language_of(body))("share.outage")),
+        )
 
     def share_once(self, body: dict[str, Any], client: Any, respond: Any) -> None:
         """`share`; raises a store failure, with nothing posted, while the database is away."""

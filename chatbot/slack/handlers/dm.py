@@ -33,7 +33,7 @@ from chatbot.slack.handlers.followups import ANSWERED_SUBTYPES, HandledEvents, q
 from chatbot.slack.handlers.posting import post
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.views import render_dm_answer, render_share_picker
-from chatbot.store import STORE_FAILURES, OutageQueue, ThreadRegistry
+from chatbot.store import OutageQueue, ThreadRegistry, attempt_or_hold
 
 log = logging.getLogger(__name__)
 
@@ -80,18 +80,13 @@ class DirectMessages:
         place = dm_query_place(event, context.bot_user_id)
         if place is None:
             return
-        try:
-            self.answer_once(event, place, client)
-        except STORE_FAILURES as exc:
-            if self.outage is None:
-                raise
-            self.outage.hold(
-                f"dm:{place[0]}:{place[1]}",
-                f"the direct message {place[0]} {place[1]} from {event.get('user')}",
-                lambda: self.answer_once(event, place, client),
-                lambda _reason: self.tell_unanswered(event, place[0], client),
-                error=exc,
-            )
+        attempt_or_hold(
+            self.outage,
+            f"dm:{place[0]}:{place[1]}",
+            f"the direct message {place[0]} {place[1]} from {event.get('user')}",
+            lambda: self.answer_once(event, place, client),
+            lambda _reason: self.tell_unanswered(event, place[0], client),
+        )
 
     def tell_unanswered(self, event: dict[str, Any], channel: str, client: WebClient) -> None:
         """The database stayed away: say so once, where the question was asked."""

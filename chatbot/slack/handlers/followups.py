@@ -51,7 +51,7 @@ from chatbot.slack.handlers.model_answers import ModelAnswers, entry_link
 from chatbot.slack.handlers.posting import send
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.mrkdwn import MAX_SECTION_TEXT, escape, link, truncate
-from chatbot.store import STORE_FAILURES, OutageQueue, RememberedThreads, ThreadRegistry
+from chatbot.store import OutageQueue, RememberedThreads, ThreadRegistry, attempt_or_hold
 from chatbot.text import has_han, typed_text
 from chatbot.usage import FeedbackTarget
 
@@ -355,20 +355,15 @@ class FollowUps:
     def __call__(self, delivery: Delivery, client: WebClient) -> None:
         """Answer the delivery; when the database is away, hold it in the outage queue (answered
         once the database is back, or the asker told once), never acknowledged and dropped."""
-        try:
-            self.handle(delivery, client)
-        except STORE_FAILURES as exc:
-            if self.outage is None:
-                raise
-            event = delivery.event
-            where = f"{event.get('type')} {event.get('channel')} {event.get('ts')}"
-            self.outage.hold(
-                f"{event.get('type')}:{event.get('channel')}:{event.get('ts')}",
-                f"the {where} from {event.get('user')}",
-                lambda: self.handle(delivery, client),
-                lambda _reason: self.tell_unanswered(delivery, client),
-                error=exc,
-            )
+        event = delivery.event
+        where = f"{event.get('type')} {event.get('channel')} {event.get('ts')}"
+        attempt_or_hold(
+            self.outage,
+            f"{event.get('type')}:{event.get('channel')}:{event.get('ts')}",
+            f"the {where} from {event.get('user')}",
+            lambda: self.handle(delivery, client),
+            lambda _reason: self.tell_unanswered(delivery, client),
+        )
 
     def tell_unanswered(self, delivery: Delivery, client: WebClient) -> None:
         """Tell the asker once that the question will not be answered (the database stayed away):
