@@ -368,6 +368,7 @@ class Bot:
     after_load: list[Callable[[], None]] = field(default_factory=list)  # run by `start()`, before the jobs
     closed: threading.Event = field(default_factory=threading.Event)
     outage: OutageQueue | None = None  # work held while the database is away (with a store)
+    loading: LoadingGate | None = None  # "still loading"; its waiting thread replies go on after the load
 
     def health(self) -> dict[str, object]:
         """What /healthz reports besides readiness: the library is loaded."""
@@ -386,7 +387,8 @@ class Bot:
 
     def start(self) -> threading.Thread:
         """Load the digests on a background thread (serve listens meanwhile, answering "still
-        loading"); once they are loaded, `after_load` (the answerer's data) and then the daily
+        loading"); once they are loaded, `after_load` (the answerer's data), the thread replies that
+        waited (`loading.release`), then the daily
         post and the weekly report start, so that nothing picks or announces from an empty
         library."""
 
@@ -398,6 +400,8 @@ class Bot:
                     warm_up()
                 except Exception:  # an answer reads what it needs anyway; the jobs must start
                     log.exception("warming up after the load failed")
+            if self.loading is not None:
+                self.loading.release()  # the thread replies that arrived while loading
             if self.scheduler is not None:
                 self.scheduler.start()
             if self.curator_jobs is not None:
@@ -490,7 +494,8 @@ def build(
         store=store,
         metrics=parts.metrics,
         usage=parts.usage,
-        after_load=[*after_load, gate.release],
+        after_load=after_load,
+        loading=gate,
         outage=outage,
         **_daily_fields(daily),
     )
