@@ -114,6 +114,9 @@ class Settings(BaseSettings):
         value = value.strip()
         if not CRON_RE.match(value):
             raise ValueError("expected five cron fields, e.g. '30 9 * * 1-5'")
+        out_of_range = cron_out_of_range(value)
+        if out_of_range:
+            raise ValueError(out_of_range)
         if not cron_can_fire(value):
             raise ValueError("this schedule never fires (no day matches its day, month and weekday)")
         return value
@@ -360,6 +363,26 @@ def _cron_ends(span: str, names: dict[str, int]) -> list[int] | None:
     found = [names.get(end, int(end) if end.isdigit() else None) for end in span.split("-", 1)]
     ends = [end for end in found if end is not None]
     return ends if len(ends) == len(found) else None
+
+
+# Each crontab field's name and the numbers it may hold (day of week: 0 and 7 are Sunday).
+_CRON_FIELDS = (
+    ("minute", 0, 59),
+    ("hour", 0, 23),
+    ("day of month", 1, 31),
+    ("month", 1, 12),
+    ("day of week", 0, 7),
+)
+
+
+def cron_out_of_range(expression: str) -> str | None:
+    """What is out of range in a five-field crontab (`61 * * * *`: "minute 61 is not in 0-59"),
+    or None. Found here, with the other settings, before anything opens the database."""
+    for field, (name, low, high) in zip(expression.split(), _CRON_FIELDS, strict=True):
+        for number in re.findall(r"\d+", field.partition("/")[0]):
+            if not low <= int(number) <= high:
+                return f"{name} {number} is not in {low}-{high}"
+    return None
 
 
 def cron_can_fire(expression: str) -> bool:
