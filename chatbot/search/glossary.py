@@ -39,6 +39,9 @@ from chatbot.yamlfast import LOADER, load_yaml
 
 _ATOMIC = frozenset({"word", "part", "ref", "cjk"})
 BUNDLED = Path(__file__).resolve().parent / "data" / "glossary.yaml"
+# vLLM's own vocabulary (features, engine arguments, environment variables, backends, quantization
+# methods, platforms, model families, endpoints), written from vLLM's docs and code: see its header.
+BUNDLED_VLLM = BUNDLED.with_name("vllm.yaml")
 
 
 class Concept(BaseModel):
@@ -52,8 +55,12 @@ class Concept(BaseModel):
     zh: list[str] = Field(default_factory=list, description="Chinese terms.")
     aliases: list[str] = Field(default_factory=list, description="Abbreviations, code names, spellings.")
     includes: list[str] = Field(default_factory=list, description="Narrower concepts a query also finds.")
+    describes: list[str] = Field(
+        default_factory=list, description="What it does in plain words: a query describing it finds it."
+    )
+    source: str | None = Field(default=None, description="Where in vLLM's docs or code it comes from.")
 
-    @field_validator("en", "zh", "aliases")
+    @field_validator("en", "zh", "aliases", "describes")
     @classmethod
     def _terms_are_text(cls, terms: list[str]) -> list[str]:
         cleaned = [t.strip() for t in terms if t.strip()]
@@ -127,7 +134,7 @@ class Glossary:
     def load(cls, paths: Iterable[Path] = (), *, bundled: bool = True) -> Glossary:
         """Bundled glossary plus extension files (a folder means its glossary files)."""
         glossary = cls()
-        files: list[Path] = [BUNDLED] if bundled else []
+        files: list[Path] = [BUNDLED, BUNDLED_VLLM] if bundled else []
         for path in paths:
             if path.is_dir():
                 files.extend(sorted(p for p in path.iterdir() if p.is_file() and is_glossary_file(p)))
@@ -185,7 +192,7 @@ class Glossary:
             line, message = validation_error_line(exc, _compose(text), ("concepts", index))
             self.problems.append(Problem(str(path), line, "error", message))
             return None
-        if not concept.terms:
+        if not concept.terms and concept.id not in self.concepts:  # a known id may add descriptions only
             line = yaml_line(_compose(text), ("concepts", index))
             self.problems.append(Problem(str(path), line, "error", f"concept {concept.id!r} has no terms"))
             return None
@@ -207,6 +214,8 @@ class Glossary:
                 "zh": union(old.zh, concept.zh),
                 "aliases": union(old.aliases, concept.aliases),
                 "includes": union(old.includes, concept.includes),
+                "describes": union(old.describes, concept.describes),
+                "source": "; ".join(s for s in (old.source, concept.source) if s) or None,
             }
         )
 

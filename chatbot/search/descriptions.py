@@ -1,0 +1,78 @@
+"""Concepts found by what they do: a query describing an effect reaches the concept it describes.
+
+A glossary concept may carry `describes:` lines ("free GPU memory while idle", "空闲时释放显存").
+A query that names no term of it but says most of what one of its lines says ("make the engine give
+its GPU memory back while it is idle") names the concept. No model: the words of the line and of the
+query are compared as search keys (stems, Chinese bigrams), each weighted by how rare it is among all
+lines, so `idle` counts more than `GPU`. A line is met when the query holds at least half of its
+weight, two keys at least, and those keys are at least a third of the query's own weight (a long
+question about something else that happens to say `GPU memory` does not name sleep mode).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from chatbot.search.tokens import Token, atomic, tokenize
+
+LINE_SHARE = 0.5  # of a line's weight the query must hold
+QUERY_SHARE = 0.34  # of the query's weight the line must explain
+MIN_KEYS = 2
+
+
+@dataclass(frozen=True)
+class Described:
+    """A concept a query describes: how well (the share of its best line met) and with which keys."""
+
+    concept: str
+    score: float
+    keys: frozenset[str]
+
+
+class DescriptionIndex:
+    """Every concept's description lines as weighted key sets, for matching queries."""
+
+    def __init__(self, lines: Iterable[tuple[str, str]], ignore: frozenset[str]) -> None:
+        """`lines` are (concept id, description); `ignore` are keys that say nothing (stopwords)."""
+        self._ignore = ignore
+        self._lines: list[tuple[str, frozenset[str]]] = []
+        frequency: dict[str, int] = {}
+        for concept, text in lines:
+            keys = self.keys(tokenize(text))
+            if keys:
+                self._lines.append((concept, keys))
+                for key in keys:
+                    frequency[key] = frequency.get(key, 0) + 1
+        total = max(len(self._lines), 1)
+        self._weight = {key: math.log(1.0 + total / count) for key, count in frequency.items()}
+        self._by_key: dict[str, list[int]] = {}
+        for number, (_, keys) in enumerate(self._lines):
+            for key in keys:
+                self._by_key.setdefault(key, []).append(number)
+
+    def keys(self, tokens: list[Token]) -> frozenset[str]:
+        """The keys of some text that can carry meaning: words, identifier parts, bigrams."""
+        return frozenset(t.key for t in atomic(tokens) if t.kind != "ref" and t.key not in self._ignore)
+
+    def match(self, tokens: list[Token]) -> list[Described]:
+        """Concepts whose description the query meets, the best first (one per concept)."""
+        asked = self.keys(tokens)
+        candidates = {n for key in asked for n in self._by_key.get(key, ())}
+        if not candidates:
+            return []
+        asked_weight = sum(self._weight.get(key, 1.0) for key in asked)
+        best: dict[str, Described] = {}
+        for number in candidates:
+            concept, keys = self._lines[number]
+            shared = asked & keys
+            if len(shared) < MIN_KEYS:
+                continue
+            held = sum(self._weight[key] for key in shared)
+            score = held / sum(self._weight[key] for key in keys)
+            if score < LINE_SHARE or held < QUERY_SHARE * asked_weight:
+                continue
+            if concept not in best or score > best[concept].score:
+                best[concept] = Described(concept, score, frozenset(shared))
+        return sorted(best.values(), key=lambda d: (-d.score, d.concept))
