@@ -17,6 +17,27 @@ from dataclasses import dataclass
 
 from chatbot.search.tokens import Token, atomic, tokenize
 
+# Plain words that say the same in a description and a question ("picture" for "image", "graphics
+# card" for "GPU"): each group is read as its first word. Only descriptions and the questions
+# matched against them use this; the index's own matching is untouched.
+PLAIN_SYNONYMS = (
+    "image images picture pictures photo photos",
+    "gpu gpus card cards vram accelerator accelerators",
+    "chip chips hardware device devices",
+    "fast faster quick quickly speed speeds speedup",
+    "again repeated repeat repeats twice reused reuse reusing",
+    "idle unused inactive",
+    "free release releases releasing return",
+    "small tiny little draft helper",
+    "large big huge",
+    "split separate separately divide",
+    "machine machines host hosts box boxes",
+    "output outputs answer answers response responses reply",
+    "start starting startup boot launch",
+    "queue waiting wait line",
+    "priority important urgent",
+    "compute computed computation computing work",
+)
 LINE_SHARE = 0.5  # of a line's weight the query must hold
 QUERY_SHARE = 0.34  # of the query's weight the line must explain
 MIN_KEYS = 2
@@ -37,6 +58,7 @@ class DescriptionIndex:
     def __init__(self, lines: Iterable[tuple[str, str]], ignore: frozenset[str]) -> None:
         """`lines` are (concept id, description); `ignore` are keys that say nothing (stopwords)."""
         self._ignore = ignore
+        self._same = _synonyms(PLAIN_SYNONYMS)
         self._lines: list[tuple[str, frozenset[str]]] = []
         frequency: dict[str, int] = {}
         for concept, text in lines:
@@ -54,7 +76,10 @@ class DescriptionIndex:
 
     def keys(self, tokens: list[Token]) -> frozenset[str]:
         """The keys of some text that can carry meaning: words, identifier parts, bigrams."""
-        return frozenset(t.key for t in atomic(tokens) if t.kind != "ref" and t.key not in self._ignore)
+        same = self._same
+        return frozenset(
+            same.get(t.key, t.key) for t in atomic(tokens) if t.kind != "ref" and t.key not in self._ignore
+        )
 
     def match(self, tokens: list[Token]) -> list[Described]:
         """Concepts whose description the query meets, the best first (one per concept)."""
@@ -76,3 +101,13 @@ class DescriptionIndex:
             if concept not in best or score > best[concept].score:
                 best[concept] = Described(concept, score, frozenset(shared))
         return sorted(best.values(), key=lambda d: (-d.score, d.concept))
+
+
+def _synonyms(groups: tuple[str, ...]) -> dict[str, str]:
+    """Each word's key → its group's first word's key."""
+    same: dict[str, str] = {}
+    for group in groups:
+        keys = [t.key for t in atomic(tokenize(group))]
+        for key in keys[1:]:
+            same.setdefault(key, keys[0])
+    return same

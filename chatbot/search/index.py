@@ -694,7 +694,8 @@ class SearchIndex:
                     units.append(whole)
         for group, positions in uncovered.items():
             units.extend(self._group_units(group, positions, stream, wholes.get(group, []), fuzzy_keys))
-        return self._with_described(units, self._described(tokens, named, {stream[i].key for i in covered}))
+        typed = [t for t in tokens if t.key not in fuzzy_keys]  # a description meets words as typed
+        return self._with_described(units, self._described(typed, named, {stream[i].key for i in covered}))
 
     def _described(self, tokens: list[Token], named: set[str], covered: set[str]) -> list[Described]:
         """Concepts the query describes without naming them (whether or not an entry has them),
@@ -711,14 +712,13 @@ class SearchIndex:
         ]
 
     def _with_described(self, units: list[_Unit], described: list[Described]) -> list[_Unit]:
-        """Add a unit per described concept; what the description explains only refines: `GPU
-        memory` in a question describing sleep mode is not every entry on GPU memory."""
+        """Add a unit per described concept in place of the words its description explains
+        (`serve`, `before` of "serve important requests before the rest"; `GPU memory` of a
+        question describing sleep mode is not every entry on GPU memory)."""
         if not described:
             return units
         explained = frozenset().union(*(d.keys for d in described))
-        for unit in units:  # words, identifiers and runs; a concept the query names still counts
-            if unit.plain and unit.keys <= explained:
-                unit.qualifies = False
+        units = [u for u in units if not (u.keys and u.keys <= explained)]  # the words it explains
         for found in (d for d in described if d.concept in self.concepts):
             unit = self._concept_unit(found.concept, [])  # no term asked: the typo level (×FUZZY)
             unit.keys = found.keys
