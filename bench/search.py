@@ -43,13 +43,13 @@ from rapidfuzz import fuzz, process
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.corpus import corpus_glossary  # noqa: E402
 from chatbot.digest import (  # noqa: E402
     Entry,
     Library,
     entry_id,
     pull_url,
 )
-from bench.corpus import corpus_glossary  # noqa: E402
 from chatbot.heap import build_long_lived  # noqa: E402
 from chatbot.search import (  # noqa: E402
     Glossary,

@@ -125,7 +125,7 @@ NEAR_DOMAIN = frozenset(
 FOREIGN_SUBJECTS = frozenset(
     """terraform mysql postgres postgresql redis nginx kafka elasticsearch mongodb mariadb sqlite
     jenkins ansible apache tomcat haproxy rabbitmq memcached cassandra zookeeper etcd istio envoy
-    autoscaling autoscaler hpa""".split()  # noqa: SIM905
+    autoscaling autoscaler hpa linux ubuntu debian centos systemd""".split()  # noqa: SIM905
 )
 NEAR_DOMAIN_HAN = frozenset(
     """迁移 部署 安装 驱动 数据库 索引 状态 锁 服务器 服务 集群 节点 容器 升级 版本 扩缩容 自动扩缩容 网络
