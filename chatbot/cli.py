@@ -272,10 +272,25 @@ def _search_index(settings: Settings):  # type: ignore[no-untyped-def]
     return build_long_lived(lambda: SearchIndex.build(library.entries, glossary))
 
 
+def _searchable(settings: Settings):  # type: ignore[no-untyped-def]
+    """The index, with semantic search when EMBEDDINGS_MODEL is set (vectors kept in the store)."""
+    index = _search_index(settings)
+    if not settings.embeddings_model:
+        return index
+    from chatbot.search.semantic import SemanticSearch
+    from chatbot.store import SqlStore
+    from chatbot.wiring import build_semantic
+
+    semantic = build_semantic(settings, SqlStore.open(settings.database_url))
+    if semantic is None or not semantic.prepare(index.entries):
+        return index
+    return SemanticSearch(index, semantic)
+
+
 def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
     """The slash command's search; `--json` is a ranked array, `[]` when nothing matches."""
     query = " ".join(args.topic)
-    result = _search_index(settings).search(query, limit=max(args.limit, 0))
+    result = _searchable(settings).search(query, limit=max(args.limit, 0))
     if args.json:
         rows = [
             {

@@ -44,6 +44,7 @@ from chatbot.heap import build_long_lived
 from chatbot.observability import LibraryState, Metrics, count_slack_calls, request_id_middleware
 from chatbot.observability.metrics import CountedBreaker
 from chatbot.search import Glossary, SearchIndex, SearchResult, load_glossary
+from chatbot.search.semantic import SemanticIndex, SemanticSearch
 from chatbot.settings import Settings, SettingsError
 from chatbot.slack.app import build_slack_app
 from chatbot.slack.blocks import render_entry_card
@@ -146,8 +147,10 @@ class LiveIndex:
         *,
         snapshots: Snapshots | None = None,
         load: bool = True,
+        semantic: SemanticIndex | None = None,
     ) -> None:
         self.library = library
+        self.semantic = semantic
         self.refresh_every = refresh_every
         self.snapshots = snapshots
         self.loaded_from: str = ""  # "snapshot" or "digest files" once loaded
@@ -180,6 +183,7 @@ class LiveIndex:
         self._index, self._generation = index, self.library.generation
         self._checked = time.monotonic()
         self._loaded.set()
+        self._embed(index)
         log.info(
             "loaded %d digest entries from the %s in %.2f s",
             len(self.library),
@@ -266,6 +270,7 @@ class LiveIndex:
                 index, glossary_problems = self._build()
                 self._index, self._generation = index, generation
                 self._report(glossary_problems)
+                self._embed(index)
         except Exception:  # a reload must never take the bot down; the previous index stays
             log.exception("reloading the digest folder %s failed", self.library.folder)
         finally:
@@ -283,6 +288,14 @@ class LiveIndex:
         self.current()
         with self._idle:
             return self._idle.wait_for(lambda: not self._reloading, timeout)
+
+    def _embed(self, index: SearchIndex) -> None:
+        """With semantic search on, the vectors of an index's entries on a background thread (the
+        search stays lexical until they are all in)."""
+        if self.semantic is not None:
+            threading.Thread(
+                target=self.semantic.prepare, args=(index.entries,), name="embed", daemon=True
+            ).start()
 
     def _build(self) -> tuple[SearchIndex, list[Problem]]:
         """The index of the library as loaded, and the problems of the glossary it was built with."""
@@ -304,7 +317,10 @@ class LiveIndex:
         return self._generation
 
     def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:
-        return self.current().search(query, limit=limit, offset=offset)
+        index = self.current()
+        if self.semantic is not None:
+            return SemanticSearch(index, self.semantic).search(query, limit=limit, offset=offset)
+        return index.search(query, limit=limit, offset=offset)
 
     def topics(self) -> list[tuple[str, int]]:
         return self.current().topics()
@@ -453,7 +469,8 @@ def build(
     yet: `Bot.start()` loads in the background (serve), requests meanwhile get "still loading".
     """
     token, secret = slack_credentials(settings, local)
-    live = LiveIndex(Library(settings.digest_dir), snapshots=snapshots, load=load)
+    semantic = build_semantic(settings, store)
+    live = LiveIndex(Library(settings.digest_dir), snapshots=snapshots, load=load, semantic=semantic)
     parts = _parts(settings, token, live, index, threads, store)
     dedup = handled or store
     follow_up, after_load = _follow_ups(parts, dedup, follow_up, load)
@@ -808,6 +825,22 @@ def build_model_client(settings: Settings, metrics: Metrics | None = None) -> Mo
     return ModelClient(
         settings.llm_base_url, settings.llm_model, key, timeout=settings.llm_timeout, breaker=breaker
     )
+
+
+def build_semantic(settings: Settings, store: SqlStore | None) -> SemanticIndex | None:
+    """Semantic search when EMBEDDINGS_MODEL is set: the server's embeddings, vectors kept in the
+    store (when there is one) by entry content hash."""
+    if not settings.embeddings_model or not settings.llm_base_url:
+        return None
+    from chatbot.llm import EmbeddingsClient
+    from chatbot.store import VectorStore
+
+    key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+    client = EmbeddingsClient(
+        settings.llm_base_url, settings.embeddings_model, key, timeout=settings.embeddings_timeout
+    )
+    cache = VectorStore(store.engine) if store is not None else None
+    return SemanticIndex(client, cache, floor=settings.embeddings_floor)
 
 
 def build_model_answers(settings: Settings, metrics: Metrics | None = None) -> ModelAnswers | None:

@@ -5,5 +5,6 @@ Loaded only when LLM_BASE_URL is set; may import the core (prompts, grounding), 
 
 from chatbot.llm.breaker import CircuitBreaker
 from chatbot.llm.client import ModelClient, ModelError, stream_within
+from chatbot.llm.embeddings import EmbeddingsClient
 
-__all__ = ["CircuitBreaker", "ModelClient", "ModelError", "stream_within"]
+__all__ = ["CircuitBreaker", "EmbeddingsClient", "ModelClient", "ModelError", "stream_within"]

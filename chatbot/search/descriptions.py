@@ -85,22 +85,26 @@ class DescriptionIndex:
         """Concepts whose description the query meets, the best first (one per concept)."""
         asked = self.keys(tokens)
         candidates = {n for key in asked for n in self._by_key.get(key, ())}
-        if not candidates:
-            return []
         asked_weight = sum(self._weight.get(key, 1.0) for key in asked)
         best: dict[str, Described] = {}
         for number in candidates:
-            concept, keys = self._lines[number]
-            shared = asked & keys
-            if len(shared) < MIN_KEYS:
-                continue
-            held = sum(self._weight[key] for key in shared)
-            score = held / sum(self._weight[key] for key in keys)
-            if score < LINE_SHARE or held < QUERY_SHARE * asked_weight:
-                continue
-            if concept not in best or score > best[concept].score:
-                best[concept] = Described(concept, score, frozenset(shared))
+            found = self._met(number, asked, asked_weight)
+            if found is not None and (found.concept not in best or found.score > best[found.concept].score):
+                best[found.concept] = found
         return sorted(best.values(), key=lambda d: (-d.score, d.concept))
+
+    def _met(self, number: int, asked: frozenset[str], asked_weight: float) -> Described | None:
+        """Line `number` as met by the query's keys, or None when the query says too little of it
+        (or the line too little of the query)."""
+        concept, keys = self._lines[number]
+        shared = asked & keys
+        if len(shared) < MIN_KEYS:
+            return None
+        held = sum(self._weight[key] for key in shared)
+        score = held / sum(self._weight[key] for key in keys)
+        if score < LINE_SHARE or held < QUERY_SHARE * asked_weight:
+            return None
+        return Described(concept, score, frozenset(shared))
 
 
 def _synonyms(groups: tuple[str, ...]) -> dict[str, str]:

@@ -694,10 +694,16 @@ class SearchIndex:
                     units.append(whole)
         for group, positions in uncovered.items():
             units.extend(self._group_units(group, positions, stream, wholes.get(group, []), fuzzy_keys))
-        typed = [t for t in tokens if t.key not in fuzzy_keys]  # a description meets words as typed
-        return self._with_described(units, self._described(typed, named, {stream[i].key for i in covered}))
+        return self._with_described(units, self._described(tokens, fuzzy_keys, named, stream, covered))
 
-    def _described(self, tokens: list[Token], named: set[str], covered: set[str]) -> list[Described]:
+    def _described(
+        self,
+        tokens: list[Token],
+        fuzzy_keys: set[str],
+        named: set[str],
+        stream: list[Token],
+        covered: set[int],
+    ) -> list[Described]:
         """Concepts the query describes without naming them (whether or not an entry has them),
         by at least two words beyond the concepts it names (`CUDA graph` names CUDA graphs; it
         does not describe eager mode, "run without CUDA graphs")."""
@@ -705,10 +711,10 @@ class SearchIndex:
         if descriptions is None:  # made on first use: a build or a snapshot need not hold it
             lines = ((c.id, line) for c in self.glossary.concepts.values() for line in c.describes)
             descriptions = self.__dict__["_descriptions"] = DescriptionIndex(lines, STOPWORDS | GENERIC_WORDS)
+        typed = [t for t in tokens if t.key not in fuzzy_keys]  # a description meets words as typed
+        keys = {stream[i].key for i in covered}
         return [
-            d
-            for d in descriptions.match(tokens)
-            if d.concept not in named and len(d.keys - covered) >= MIN_KEYS
+            d for d in descriptions.match(typed) if d.concept not in named and len(d.keys - keys) >= MIN_KEYS
         ]
 
     def _with_described(self, units: list[_Unit], described: list[Described]) -> list[_Unit]:
@@ -924,11 +930,7 @@ class SearchIndex:
         """
         tokens, fuzzy_keys = self._corrected_query(query[:500])
         asked = self._units(tokens, fuzzy_keys)
-        if any(u.foreign and not u.matched for u in asked):  # about Redis, MySQL…: not a vLLM entry
-            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float64), []
-        units = [
-            (self._idf(matched) * (GENERIC if u.generic else 1.0), u) for u in asked if (matched := u.matched)
-        ]
+        units = self._weighted(asked)
         qualifying = [unit.scores for _, unit in units if not unit.generic and unit.qualifies]
         if not qualifying:  # every unit matched something: a qualifying one makes a real match
             return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float64), units
@@ -942,6 +944,15 @@ class SearchIndex:
         floor = max(float(totals[real].max()) * RELATIVE_FLOOR, 1e-12)
         found = np.flatnonzero(real & (totals >= floor))
         return found, totals[found], units
+
+    def _weighted(self, asked: list[_Unit]) -> list[tuple[float, _Unit]]:
+        """The units that matched something, each with its factor (idf, ×`GENERIC`); none when
+        the query names a subject of a neighbouring domain no entry mentions (Redis, MySQL…)."""
+        if any(u.foreign and not u.matched for u in asked):
+            return []
+        return [
+            (self._idf(matched) * (GENERIC if u.generic else 1.0), u) for u in asked if (matched := u.matched)
+        ]
 
     def _matched(self, index: int, units: list[tuple[float, _Unit]]) -> list[str]:
         """Display terms for one hit, the units that weighed most first. Generic words (`PR`,

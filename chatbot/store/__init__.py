@@ -7,6 +7,7 @@ from chatbot.store.engine import StoreUnavailable, masked
 from chatbot.store.sql import Claim, ClaimOutcome, DailyPost, SqlStore, utc_now
 from chatbot.store.subscriptions import Batch, SubscriptionStore
 from chatbot.store.threads import InMemoryThreadRegistry, ThreadRegistry
+from chatbot.store.vectors import VectorStore
 
 __all__ = [
     "Batch",
@@ -18,6 +19,7 @@ __all__ = [
     "StoreUnavailable",
     "SubscriptionStore",
     "ThreadRegistry",
+    "VectorStore",
     "masked",
     "utc_now",
 ]
