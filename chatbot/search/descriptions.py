@@ -82,15 +82,16 @@ class DescriptionIndex:
         )
 
     def match(self, tokens: list[Token]) -> list[Described]:
-        """Concepts whose description the query meets, the best first (one per concept)."""
+        """Concepts whose description the query meets, the best first (one per concept: its best
+        line's score, and the keys of every line met, all of which the concept explains)."""
         asked = self.keys(tokens)
         candidates = {n for key in asked for n in self._by_key.get(key, ())}
         asked_weight = sum(self._weight.get(key, 1.0) for key in asked)
         best: dict[str, Described] = {}
         for number in candidates:
             found = self._met(number, asked, asked_weight)
-            if found is not None and (found.concept not in best or found.score > best[found.concept].score):
-                best[found.concept] = found
+            if found is not None:
+                best[found.concept] = _better(best.get(found.concept), found)
         return sorted(best.values(), key=lambda d: (-d.score, d.concept))
 
     def _met(self, number: int, asked: frozenset[str], asked_weight: float) -> Described | None:
@@ -105,6 +106,12 @@ class DescriptionIndex:
         if score < LINE_SHARE or held < QUERY_SHARE * asked_weight:
             return None
         return Described(concept, score, frozenset(shared))
+
+
+def _better(known: Described | None, found: Described) -> Described:
+    if known is None:
+        return found
+    return Described(found.concept, max(known.score, found.score), known.keys | found.keys)
 
 
 def _synonyms(groups: tuple[str, ...]) -> dict[str, str]:

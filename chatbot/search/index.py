@@ -118,18 +118,23 @@ NEAR_DOMAIN = frozenset(
     autoscaling autoscaler autoscale scaling scale instance instances replica replicas backup backups
     storage disk disks network networking port ports service services setup upgrade upgrades upgrading
     version versions connection connections transaction transactions docker kubernetes k8s helm pod
-    pods terraform ansible""".split()  # noqa: SIM905
+    pods terraform ansible gpu gpus alert alerts alerting dashboard dashboards""".split()  # noqa: SIM905
 )
 # Subjects of those domains: a query naming one that no entry mentions is about it, not about vLLM
 # (`MySQL index`, `Redis cache eviction`): it gets the honest no-match, whatever else it shares.
 FOREIGN_SUBJECTS = frozenset(
     """terraform mysql postgres postgresql redis nginx kafka elasticsearch mongodb mariadb sqlite
     jenkins ansible apache tomcat haproxy rabbitmq memcached cassandra zookeeper etcd istio envoy
-    autoscaling autoscaler hpa linux ubuntu debian centos systemd""".split()  # noqa: SIM905
+    autoscaling autoscaler hpa linux ubuntu debian centos systemd alertmanager grafana datadog airflow
+    spark hadoop flink java jvm react vue angular django spring oauth ssl dns sql nosql tensorflow onnx
+    onnxruntime torchserve tritonserver tensorrt-llm trt-llm trtllm kubectl minikube openshift""".split()  # noqa: SIM905
 )
+# Other serving stacks, by their names in more than one word.
+FOREIGN_PHRASES = ("triton inference server", "tensorflow serving", "text generation inference")
 NEAR_DOMAIN_HAN = frozenset(
     """迁移 部署 安装 驱动 数据库 索引 状态 锁 服务器 服务 集群 节点 容器 升级 版本 扩缩容 自动扩缩容 网络
-    端口 存储 备份 查询 事务 连接池 数据 配置""".split()  # noqa: SIM905
+    端口 存储 备份 查询 事务 连接池 数据 配置 冲突 失败 执行 解析 环境 温度 显示 过高 不足 不够 磁盘 带宽 证书
+    域名 连不上 连接 宕机 告警 面板""".split()  # noqa: SIM905
 )
 GENERIC_HAN = frozenset(
     """修复 问题 什么 怎么 如何 哪些 哪个 相关 关于 有关 一个 这个 那个 我们 你们 他们 值得 精读 可以
@@ -331,7 +336,6 @@ class _Unit:
     asked: bool = True  # False: a second unit of something the query asked once (literal term)
     keys: frozenset[str] = frozenset()  # the query's keys it stands for (a description may explain them)
     near: bool = False  # a word of a neighbouring domain: asked, but no answer to it is a vLLM entry
-    foreign: bool = False  # a subject of a neighbouring domain (`mysql`): unmatched, nothing answers
 
     @property
     def matched(self) -> int:
@@ -855,7 +859,7 @@ class SearchIndex:
         unit = _Unit(
             token.key in GENERIC_WORDS or near, scores, lambda _index: shown, plain=token.kind == "word"
         )
-        unit.keys, unit.near, unit.foreign = frozenset({token.key}), near, word in FOREIGN_SUBJECTS
+        unit.keys, unit.near = frozenset({token.key}), near
         return unit
 
     def _ident_unit(self, wholes: list[Token], parts: list[Token]) -> _Unit | None:
@@ -874,7 +878,7 @@ class SearchIndex:
         values = heaviest[enough] * PARTIAL * counts[enough] / len(meaningful)
         raised = values > scores[enough]
         scores[enough[raised]] = values[raised]
-        return _Unit(False, scores, lambda _index: shown)
+        return _Unit(False, scores, lambda _index: shown, keys=_keys_of(parts))
 
     def _coverage(self, tokens: list[Token]) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
         """Per entry, how many of the tokens' keys it holds and the heaviest field among them."""
@@ -889,12 +893,12 @@ class SearchIndex:
     def _han_unit(self, run: list[Token]) -> _Unit:
         phrase = surface_of(run)
         shown = [phrase]
-        generic = all(t.key in GENERIC_HAN for t in run) or _near_domain_han(phrase)
+        near = _near_domain_han(phrase)
+        generic = all(t.key in GENERIC_HAN for t in run) or near
         keys = frozenset(t.key for t in run)
         if len(run) == 1:
-            return _Unit(
-                generic, self._key_scores(self.postings, run[0].key), lambda _index: shown, keys=keys
-            )
+            scores = self._key_scores(self.postings, run[0].key)
+            return _Unit(generic, scores, lambda _index: shown, keys=keys, near=near)
         counts, heaviest = self._coverage(run)
         coverage = counts / len(run)
         scores = self._vector()
@@ -904,7 +908,7 @@ class SearchIndex:
             level = level_holding(self.han[index], phrase)
             if level is not None:
                 scores[index] = WEIGHT_OF_LEVEL[level]
-        return _Unit(generic, scores, lambda _index: shown, keys=keys)
+        return _Unit(generic, scores, lambda _index: shown, keys=keys, near=near)
 
     def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:
         found, scores, units = self._rank(query)
@@ -930,7 +934,7 @@ class SearchIndex:
         """
         tokens, fuzzy_keys = self._corrected_query(query[:500])
         asked = self._units(tokens, fuzzy_keys)
-        units = self._weighted(asked)
+        units = self._weighted(asked, query[:500].casefold(), tokens)
         qualifying = [unit.scores for _, unit in units if not unit.generic and unit.qualifies]
         if not qualifying:  # every unit matched something: a qualifying one makes a real match
             return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float64), units
@@ -945,14 +949,18 @@ class SearchIndex:
         found = np.flatnonzero(real & (totals >= floor))
         return found, totals[found], units
 
-    def _weighted(self, asked: list[_Unit]) -> list[tuple[float, _Unit]]:
+    def _weighted(self, asked: list[_Unit], lowered: str, tokens: list[Token]) -> list[tuple[float, _Unit]]:
         """The units that matched something, each with its factor (idf, ×`GENERIC`); none when
-        the query names a subject of a neighbouring domain no entry mentions (Redis, MySQL…)."""
-        if any(u.foreign and not u.matched for u in asked):
+        the query names a subject of a neighbouring domain no entry mentions (Redis, MySQL,
+        TensorRT-LLM…): it is about that, not about a vLLM entry."""
+        if any(p in lowered for p in FOREIGN_PHRASES) or any(self._foreign(t) for t in tokens):
             return []
         return [
             (self._idf(matched) * (GENERIC if u.generic else 1.0), u) for u in asked if (matched := u.matched)
         ]
+
+    def _foreign(self, token: Token) -> bool:
+        return token.surface.casefold() in FOREIGN_SUBJECTS and token.key not in self.postings
 
     def _matched(self, index: int, units: list[tuple[float, _Unit]]) -> list[str]:
         """Display terms for one hit, the units that weighed most first. Generic words (`PR`,
@@ -1019,6 +1027,10 @@ class _NamedConcepts:
             self.whole.add(m.concept)
         if m.text.casefold() not in NEAR_DOMAIN and not _near_domain_han(m.text):
             self.specific.add(m.concept)
+
+
+def _keys_of(tokens: list[Token]) -> frozenset[str]:
+    return frozenset(t.key for t in tokens)
 
 
 def _near_domain_han(text: str) -> bool:
