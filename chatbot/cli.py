@@ -281,10 +281,13 @@ def _searchable(settings: Settings):  # type: ignore[no-untyped-def]
     from chatbot.store import SqlStore
     from chatbot.wiring import build_semantic
 
-    semantic = build_semantic(settings, SqlStore.open(settings.database_url))
-    if semantic is None or not semantic.prepare(index.entries):
+    try:
+        semantic = build_semantic(settings, SqlStore.open(settings.database_url))
+        ready = semantic is not None and semantic.prepare(index.entries)
+    except Exception as exc:  # the store failing: the words still answer
+        print(f"semantic search off: {exc}", file=sys.stderr)
         return index
-    return SemanticSearch(index, semantic)
+    return SemanticSearch(index, semantic) if ready and semantic is not None else index
 
 
 def cmd_query(args: argparse.Namespace, settings: Settings) -> int:

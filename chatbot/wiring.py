@@ -293,9 +293,15 @@ class LiveIndex:
         """With semantic search on, the vectors of an index's entries on a background thread (the
         search stays lexical until they are all in)."""
         if self.semantic is not None:
-            threading.Thread(
-                target=self.semantic.prepare, args=(index.entries,), name="embed", daemon=True
-            ).start()
+            threading.Thread(target=self._prepare_vectors, args=(index,), name="embed", daemon=True).start()
+
+    def _prepare_vectors(self, index: SearchIndex) -> None:
+        semantic = self.semantic
+        try:
+            if semantic is not None and semantic.prepare(index.entries):
+                log.info("semantic search ready: %d entry vectors", len(index.entries))
+        except Exception:  # the store or the server failing: the search stays lexical
+            log.exception("preparing the entry vectors failed; searching without them")
 
     def _build(self) -> tuple[SearchIndex, list[Problem]]:
         """The index of the library as loaded, and the problems of the glossary it was built with."""

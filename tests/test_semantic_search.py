@@ -20,7 +20,7 @@ from chatbot.search import SearchIndex
 from chatbot.search.semantic import SemanticIndex, SemanticSearch
 from chatbot.settings import load_settings
 from chatbot.store import SqlStore, VectorStore
-from chatbot.wiring import build_semantic
+from chatbot.wiring import LiveIndex, build_semantic
 from tests.fakeopenai import FakeModel, Reply
 
 VOCAB = Path(__file__).parent / "digests-vocab"
@@ -110,6 +110,13 @@ def test_a_slow_server_costs_a_search_at_most_the_timeout(
     assert prs(search, "sleep mode")[:1] == [SLEEP]
     assert time.monotonic() - started < 1.5
     model.release()
+
+
+def test_serve_embeds_in_the_background_and_then_rescues(model: FakeModel, store: VectorStore) -> None:
+    client = EmbeddingsClient(model.base_url, "fake-embed", timeout=2.0)
+    live = LiveIndex(Library(VOCAB), semantic=SemanticIndex(client, store))
+    assert live.semantic is not None and live.semantic.prepared.wait(10)
+    assert [hit.entry.pr for hit in live.search("hibernate").hits] == [SLEEP]
 
 
 def test_off_without_the_setting(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

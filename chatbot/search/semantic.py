@@ -75,6 +75,7 @@ class SemanticIndex:
         self._matrix: tuple[tuple[str, ...], NDArray[np.float32]] | None = None  # entry ids, rows
         self._queries: dict[str, NDArray[np.float32] | None] = {}
         self._lock = threading.Lock()
+        self.prepared = threading.Event()  # set once every entry of a library has a vector
 
     def prepare(self, entries: Sequence[Entry]) -> bool:
         """Vectors for every entry (cached ones first); whether all were had. A failing server
@@ -85,9 +86,12 @@ class SemanticIndex:
         missing = [(h, t) for h, t in dict(zip(hashes, texts, strict=True)).items() if h not in known]
         if not self._embed_missing(missing, known):
             return False
+        if len({len(known[h]) for h in hashes}) > 1:  # the model changed its size mid-way: not usable
+            return False
         rows = np.array([known[h] for h in hashes], dtype=np.float32).reshape(len(hashes), -1)
         with self._lock:
             self._matrix = (tuple(e.id for e in entries), _unit_rows(rows))
+        self.prepared.set()
         return True
 
     def _embed_missing(self, missing: list[tuple[str, str]], known: dict[str, list[float]]) -> bool:
