@@ -5,10 +5,7 @@ a failing or slow server never breaks or holds up a search."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -21,6 +18,7 @@ from chatbot.search.semantic import SemanticIndex, SemanticSearch
 from chatbot.settings import load_settings
 from chatbot.store import SqlStore, VectorStore
 from chatbot.wiring import LiveIndex, build_semantic
+from tests.cliquery import query_json
 from tests.fakeopenai import FakeModel, Reply
 
 VOCAB = Path(__file__).parent / "digests-vocab"
@@ -139,13 +137,5 @@ def test_the_command_line_is_rescued_through_the_store(tmp_path: Path, model: Fa
         "EMBEDDINGS_MODEL": "fake-embed",
     }
     for _ in range(2):  # the second run reads every entry's vector from the store
-        done = subprocess.run(
-            [sys.executable, "-m", "chatbot.cli", "query", "hibernate", "--json"],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=True,
-            timeout=60,
-        )
-        assert [hit["pr"] for hit in json.loads(done.stdout)] == [SLEEP]
+        assert [hit["pr"] for hit in query_json("hibernate", env)] == [SLEEP]
     assert sum(len(r["input"]) for r in model.requests) == len(Library.load(VOCAB).entries) + 2

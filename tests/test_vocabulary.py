@@ -5,10 +5,7 @@ English Markdown with Chinese mixed in, the bundled month in Chinese."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +17,7 @@ from chatbot.search.descriptions import DescriptionIndex
 from chatbot.search.glossary import BUNDLED_VLLM
 from chatbot.search.index import STOPWORDS
 from chatbot.search.tokens import tokenize
+from tests.cliquery import query_json
 
 TESTS = Path(__file__).parent
 VOCAB = TESTS / "digests-vocab"
@@ -145,13 +143,4 @@ def test_most_engine_arguments_and_documented_features_name_a_concept() -> None:
 
 def test_the_command_line_finds_an_english_note_from_a_chinese_query(tmp_path: Path) -> None:
     env = {**os.environ, "DIGEST_DIR": str(VOCAB), "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite'}"}
-    done = subprocess.run(
-        [sys.executable, "-m", "chatbot.cli", "query", "休眠模式", "--json"],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-        timeout=60,
-    )
-    hits = json.loads(done.stdout)
-    assert [hit["pr"] for hit in hits] == [11743]
+    assert [hit["pr"] for hit in query_json("休眠模式", env)] == [11743]
