@@ -124,6 +124,8 @@ class Glossary:
     _by_first: dict[str, list[Term]] = field(default_factory=dict, repr=False)
     _by_whole: dict[str, list[Term]] = field(default_factory=dict, repr=False)
     _term_keys: frozenset[str] = field(default=frozenset(), repr=False)  # keys that can start a match
+    # per such key, the key sets a term starting with it needs (a text lacking all has no match)
+    _needs: dict[str, tuple[frozenset[str], ...]] = field(default_factory=dict, repr=False)
     _han_first: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict, repr=False)
     _mixed_first: dict[str, list[_Mixed]] = field(default_factory=dict, repr=False)
     _mixed_width: int = field(default=1, repr=False)
@@ -230,6 +232,10 @@ class Glossary:
             for surface in concept.terms:
                 self._compile_term(concept.id, surface)
         self._term_keys = frozenset(self._by_first.keys() | self._by_whole.keys())
+        needs: dict[str, set[frozenset[str]]] = {key: {frozenset((key,))} for key in self._by_whole}
+        for key, terms in self._by_first.items():
+            needs.setdefault(key, set()).update(frozenset(term.sequence) for term in terms)
+        self._needs = {key: tuple(sets) for key, sets in needs.items()}
         mixed = chain(self._split_han, *self._mixed_first.values())
         self._mixed_han = frozenset().union(*(bigrams for _, _, bigrams in mixed))
 
@@ -309,9 +315,15 @@ class Glossary:
         that start a term mixing scripts. A stretch none of whose keys can start a term (about
         half of a library's) is not tokenized."""
         starts = _keys_or_none(keys & self._mixed_first.keys()) if keys else _NO_KEYS
-        if keys.isdisjoint(self._term_keys):
+        if keys.isdisjoint(self._term_keys) or not self._may_match(keys):
             return _NOTHING if starts is _NO_KEYS else ((), starts)
         return self._match_latin(segment_tokens(segment)), starts
+
+    def _may_match(self, keys: AbstractSet[str]) -> bool:
+        """Whether some term has all its keys among `keys` (otherwise no term can match: a
+        stretch holding `block` but not `size` is not tokenized for `block size`)."""
+        needs = self._needs
+        return any(need <= keys for key in keys & needs.keys() for need in needs[key])
 
     def _mixed_matches(
         self, text: SplitText, firsts: AbstractSet[str], hot: dict[str, frozenset[str]], memo: MatchMemo
