@@ -86,11 +86,11 @@ class SemanticIndex:
         missing = [(h, t) for h, t in dict(zip(hashes, texts, strict=True)).items() if h not in known]
         if not self._embed_missing(missing, known):
             return False
-        if len({len(known[h]) for h in hashes}) > 1:  # the model changed its size mid-way: not usable
+        rows = _rows([known[h] for h in hashes])
+        if rows is None:
             return False
-        rows = np.array([known[h] for h in hashes], dtype=np.float32).reshape(len(hashes), -1)
         with self._lock:
-            self._matrix = (tuple(e.id for e in entries), _unit_rows(rows))
+            self._matrix = (tuple(e.id for e in entries), rows)
         self.prepared.set()
         return True
 
@@ -133,6 +133,13 @@ class SemanticIndex:
                 self._queries.clear()
             self._queries[query] = vector
         return vector
+
+
+def _rows(vectors: list[list[float]]) -> NDArray[np.float32] | None:
+    """The vectors as unit rows; None for none, or when their sizes differ (the model changed)."""
+    if not vectors or len({len(v) for v in vectors}) > 1:
+        return None
+    return _unit_rows(np.array(vectors, dtype=np.float32).reshape(len(vectors), -1))
 
 
 def _same_entries(ids: tuple[str, ...], entries: Sequence[Entry]) -> bool:
