@@ -139,3 +139,18 @@ def test_the_command_line_is_rescued_through_the_store(tmp_path: Path, model: Fa
     for _ in range(2):  # the second run reads every entry's vector from the store
         assert [hit["pr"] for hit in query_json("hibernate", env)] == [SLEEP]
     assert sum(len(r["input"]) for r in model.requests) == len(Library.load(VOCAB).entries) + 2
+
+
+def test_the_store_keeps_vectors_by_model_and_hash_and_a_second_writer_changes_nothing(db_url: str) -> None:
+    store = SqlStore.open(db_url)
+    try:
+        vectors = VectorStore(store.engine)
+        vectors.save_vectors("m1", {"a" * 64: [0.5, -1.0, 2.0], "b" * 64: [1.0, 0.0, 0.25]})
+        vectors.save_vectors("m1", {"a" * 64: [9.0, 9.0, 9.0]})  # another replica, same entry: first stays
+        assert vectors.vectors("m1", ["a" * 64, "b" * 64, "c" * 64]) == {
+            "a" * 64: [0.5, -1.0, 2.0],
+            "b" * 64: [1.0, 0.0, 0.25],
+        }
+        assert vectors.vectors("m2", ["a" * 64]) == {}  # another model embeds again
+    finally:
+        store.close()
