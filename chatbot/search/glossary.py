@@ -15,6 +15,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import accumulate, chain, compress
 from operator import itemgetter
 from pathlib import Path
@@ -65,7 +66,7 @@ class Concept(BaseModel):
     def _terms_are_text(cls, terms: list[str]) -> list[str]:
         cleaned = [t.strip() for t in terms if t.strip()]
         for term in cleaned:
-            if not tokenize(term):
+            if not term_tokens(term):
                 raise ValueError(f"term {term!r} has no searchable characters")
         return cleaned
 
@@ -241,7 +242,7 @@ class Glossary:
 
     def _compile_term(self, concept: str, surface: str) -> None:
         """File one term under its first key, its whole-word keys and, for Chinese, its script."""
-        tokens = tokenize(surface)
+        tokens = list(term_tokens(surface))
         stream = atomic(tokens)
         term = Term(concept, surface, tuple(t.key for t in stream), _whole_keys(tokens, stream))
         if any(t.kind == "cjk" for t in stream):
@@ -505,6 +506,12 @@ class MatchMemo:
             return gathered[0].issuperset(keys)
 
         return has_all
+
+
+@lru_cache(maxsize=8192)
+def term_tokens(term: str) -> tuple[Token, ...]:
+    """A glossary term's tokens: checked when the file is read, compiled after (one cut each)."""
+    return tuple(tokenize(term))
 
 
 def _stemmed_name(surface: str, stream: list[Token], wholes: frozenset[str]) -> bool:
