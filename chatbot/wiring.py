@@ -41,6 +41,7 @@ from chatbot.heap import build_long_lived
 from chatbot.observability import LibraryState, Metrics, count_slack_calls, request_id_middleware
 from chatbot.observability.metrics import CountedBreaker
 from chatbot.search import Glossary, SearchIndex, SearchResult, load_glossary
+from chatbot.search.semantic import SemanticIndex, SemanticSearch
 from chatbot.settings import Settings, SettingsError
 from chatbot.slack.app import build_slack_app
 from chatbot.slack.blocks import render_entry_card
@@ -156,8 +157,10 @@ class LiveIndex:
         *,
         snapshots: Snapshots | None = None,
         load: bool = True,
+        semantic: SemanticIndex | None = None,
     ) -> None:
         self.library = library
+        self.semantic = semantic
         self.refresh_every = refresh_every
         self.snapshots = snapshots
         self.loaded_from: str = ""  # "snapshot" or "digest files" once loaded
@@ -190,6 +193,7 @@ class LiveIndex:
         self._index, self._generation = index, self.library.generation
         self._checked = time.monotonic()
         self._loaded.set()
+        self._embed(index)
         log.info(
             "loaded %d digest entries from the %s in %.2f s",
             len(self.library),
@@ -278,6 +282,7 @@ class LiveIndex:
                 index, glossary_problems = self._build()
                 self._index, self._generation = index, generation
                 self._report(glossary_problems)
+                self._embed(index)
         except Exception:  # a reload must never take the bot down; the previous index stays
             log.exception("reloading the digest folder %s failed", self.library.folder)
         finally:
@@ -295,6 +300,20 @@ class LiveIndex:
         self.current()
         with self._idle:
             return self._idle.wait_for(lambda: not self._reloading, timeout)
+
+    def _embed(self, index: SearchIndex) -> None:
+        """With semantic search on, the vectors of an index's entries on a background thread (the
+        search stays lexical until they are all in)."""
+        if self.semantic is not None:
+            threading.Thread(target=self._prepare_vectors, args=(index,), name="embed", daemon=True).start()
+
+    def _prepare_vectors(self, index: SearchIndex) -> None:
+        semantic = self.semantic
+        try:
+            if semantic is not None and semantic.prepare(index.entries):
+                log.info("semantic search ready: %d entry vectors", len(index.entries))
+        except Exception:  # the store or the server failing: the search stays lexical
+            log.exception("preparing the entry vectors failed; searching without them")
 
     def _build(self) -> tuple[SearchIndex, list[Problem]]:
         """The index of the library as loaded, and the problems of the glossary it was built with."""
@@ -316,7 +335,10 @@ class LiveIndex:
         return self._generation
 
     def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:
-        return self.current().search(query, limit=limit, offset=offset)
+        index = self.current()
+        if self.semantic is not None:
+            return SemanticSearch(index, self.semantic).search(query, limit=limit, offset=offset)
+        return index.search(query, limit=limit, offset=offset)
 
     def topics(self) -> list[tuple[str, int]]:
         return self.current().topics()
@@ -480,11 +502,10 @@ def build(
     `Bot.start()` loads the digests in the background ("still loading" meanwhile).
     """
     token, secret = slack_credentials(settings, local)
-    live = LiveIndex(Library(settings.digest_dir), snapshots=snapshots, load=load)
+    semantic = build_semantic(settings, store)
+    live = LiveIndex(Library(settings.digest_dir), snapshots=snapshots, load=load, semantic=semantic)
     github = build_github_facts(settings, store, live.entries) if store is not None else None
-    outage = OutageQueue() if store is not None else None
-    facts = github.lookup if github else no_facts
-    parts = _parts(settings, token, live, index, threads, store, facts, outage)
+    parts = _parts(settings, token, live, index, threads, store, github)
     dedup = handled or store
     follow_up, after_load = _follow_ups(parts, dedup, follow_up, load)
     daily = _daily_parts(parts, store) if store is not None else None
@@ -513,7 +534,7 @@ def build(
         rate_limits=parts.rate_limits,
         installs=installs,
         loading=gate,
-        outage=outage,
+        outage=parts.outage,
         **_daily_fields(daily),
     )
 
@@ -606,15 +627,16 @@ def _parts(
     index: Callable[[LiveIndex], Searchable] | None,
     threads: ThreadRegistry | None,
     store: SqlStore | None,
-    facts: FactsLookup = no_facts,
-    outage: OutageQueue | None = None,
+    github: GitHubFacts | None = None,
 ) -> _Parts:
-    """The digests as searched, the Slack client, metrics and usage recording."""
+    """The digests as searched, the Slack client, metrics and usage recording; with a store, the
+    queue that holds work through a database outage."""
     metrics = Metrics()
     metrics.watch_library(lambda: library_state(live.library))
     usage_writer = TrackedExecutor(max_workers=1, thread_name_prefix="usage")
     rate_limits = RateLimits()
     client = count_slack_calls(web_client(settings, token, rate_limits), metrics)
+    outage = OutageQueue() if store is not None else None
     return _Parts(
         rate_limits=rate_limits,
         settings=settings,
@@ -628,7 +650,7 @@ def _parts(
         client=client,
         languages=UserLanguages(settings.language, slack_locale(client), default=settings.channel_language),
         members=ChannelMembers(slack_members(client)),
-        facts=facts,
+        facts=github.lookup if github else no_facts,
         outage=outage,
     )
 
@@ -931,6 +953,22 @@ def build_model_client(settings: Settings, metrics: Metrics | None = None) -> Mo
     return ModelClient(
         settings.llm_base_url, settings.llm_model, key, timeout=settings.llm_timeout, breaker=breaker
     )
+
+
+def build_semantic(settings: Settings, store: SqlStore | None) -> SemanticIndex | None:
+    """Semantic search when EMBEDDINGS_MODEL is set: the server's embeddings, vectors kept in the
+    store (when there is one) by entry content hash."""
+    if not settings.embeddings_model or not settings.llm_base_url:
+        return None
+    from chatbot.llm import EmbeddingsClient
+    from chatbot.store import VectorStore
+
+    key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+    client = EmbeddingsClient(
+        settings.llm_base_url, settings.embeddings_model, key, timeout=settings.embeddings_timeout
+    )
+    cache = VectorStore(store.engine) if store is not None else None
+    return SemanticIndex(client, cache, floor=settings.embeddings_floor)
 
 
 def build_model_answers(settings: Settings, metrics: Metrics | None = None) -> ModelAnswers | None:
