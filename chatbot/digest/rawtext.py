@@ -26,6 +26,7 @@ from chatbot.digest.model import (
     checked_entry,
     entry_id,
     merged_from,
+    pull_url,
 )
 from chatbot.digest.note import analyse_note, found_names
 
@@ -163,10 +164,35 @@ def parse_raw_text(text: str, path: str = "<text>") -> ParseResult:
                 Problem(path, title_line, "warning", f"same title as the entry at line {seen[ident]}; merged")
             )
         seen.setdefault(ident, title_line)
-        entry = note_entry(ident, repo, name, position, title, note, source=f"{path}:{title_line}")
+        entry = note_entry(
+            ident, repo, name, position, title, note, source=f"{path}:{title_line}", **title_pr(repo, title)
+        )
         found.append(VerdictCheck.of(entry, path, note_line))
         entries.append(entry)
     return ParseResult(entries, found)
+
+
+# A title that ends with its PR, as a squash commit does: `… (#14447)`, `… #14447`,
+# `… · vllm-project/vllm#14447` (the digest's own repository; another's is a reference).
+_TITLE_PR_RE = re.compile(r"[(\[（]?\s*(?:(?P<repo>[\w.-]+/[\w.-]+))?#(?P<number>\d{1,7})\s*[)\]）]?\s*$")
+
+
+_POINTS_ELSEWHERE_RE = re.compile(
+    r"(?:\b(?:reverts?|follow[- ]?up(?: to| of)?|fix(?:es)? for|see|after|to|of|for)|回滚|跟进|修复)\s*$",
+    re.IGNORECASE,
+)
+
+
+def title_pr(repo: str, title: str) -> dict[str, Any]:
+    """The PR a title names at its end, with its URL: a digest without PR metadata still links
+    each entry to its PR (metadata, where a file has it, fills only what is empty)."""
+    found = _TITLE_PR_RE.search(title)
+    if found is None or (found.group("repo") and found.group("repo").casefold() != repo.casefold()):
+        return {}
+    if _POINTS_ELSEWHERE_RE.search(title[: found.start()]):
+        return {}  # `Revert #123`, `follow-up to #123`: the title names another PR
+    number = int(found.group("number"))
+    return {"pr": number, "url": pull_url(repo, number)}
 
 
 def note_entry(
