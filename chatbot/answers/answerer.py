@@ -31,7 +31,7 @@ from chatbot.answers.retrieval import (
     concepts_missing,
     entry_candidates,
     focused,
-    is_english,
+    glossary_names,
     kind_priors,
     score_candidates,
     subject_terms,
@@ -245,15 +245,13 @@ class Answerer:
         return c.quote(prefix, chosen)
 
     def _missing(self, entry: Entry, reading: Reading, scored: Sequence[Scored], question: str) -> list[str]:
-        """What the question names that the entry does not: a name ("h100", "ARM"); every word of
-        it on an English note, unless the asked kind is answered; the glossary concepts it names,
-        unless a name with digits of it is there ("gsm8k 精度多少")."""
-        english = is_english(entry.note)
-        names, words = words_missing(reading.subject, [s.candidate for s in scored], english, question)
+        """The distinctive things the question names that neither the note nor the metadata does:
+        an identifier, a name with digits ("h100"), an acronym ("ARM"), a named glossary concept
+        ("FlashInfer"), unless a name with digits of it is there ("gsm8k 精度多少")."""
+        known = glossary_names(self.glossary)
+        names = words_missing(reading.subject, [s.candidate for s in scored], question, known)
         if names:
             return names
-        if words and scored[0].fit < MIN_FIT:
-            return words
         if any(ch.isdigit() for ch in reading.subject if ch.isascii()):
             return []
         return concepts_missing(reading.subject, self.glossary, _entry_text(entry))

@@ -549,48 +549,83 @@ def _shared(
 
 
 def concepts_missing(subject: str, glossary: Glossary | None, entry_text: str) -> list[str]:
-    """The glossary concepts the subject names (as the asker wrote them) when the entry names none
-    of them: one of two named is enough to answer on ("which transformers version broke it")."""
+    """The named glossary concepts the subject asks about (hardware, models, features: a label
+    with a capital, digit or a joined name, `FlashInfer`, `SM120`, `gpt-oss`) when the entry names
+    none of them; an ordinary concept ("attention", "性能") may be said in words the glossary lacks,
+    so it never denies. One of two named is enough to answer on ("which transformers version")."""
     if glossary is None or not subject.strip():
         return []
-    named = _concepts_named(subject, glossary)
+    named = [e for e in _concepts_named(subject, glossary) if _a_named_concept(glossary, e.concept)]
     text = normalize_question(entry_text)
     terms = (t for e in named for t in concept_terms(glossary, e.concept) if len(t) >= 2)
     return [] if any(phrase_in(normalize_question(t), text) for t in terms) else [e.matched for e in named]
 
 
+def _a_named_concept(glossary: Glossary, concept_id: str) -> bool:
+    """A concept that is a name (hardware, a model, a feature), not an ordinary word of
+    engineering (`data/followup_terms.yaml: ordinary_concepts`)."""
+    return concept_id in glossary.concepts and concept_id not in _ordinary_concepts()
+
+
+@lru_cache(maxsize=1)
+def _ordinary_concepts() -> frozenset[str]:
+    text = resources.files("chatbot.answers").joinpath("data/followup_terms.yaml").read_text(encoding="utf-8")
+    return frozenset(str(c) for c in load_yaml(text).get("ordinary_concepts") or ())
+
+
 def words_missing(
-    subject: str, candidates: Sequence[Candidate], english_note: bool, question: str
-) -> tuple[list[str], list[str]]:
-    """The subject's own words the candidates never name, nor their Chinese: the names among them
-    (with digits, "h100"; in capitals on a Chinese note, "ARM"), and all of its words when none is
-    there on an English note (on a Chinese note an English word may be said in Chinese the word
-    list does not know)."""
-    words = _subject_words(subject)
-    texts = [candidate_terms(c.text) for c in candidates if not c.fact]
-    missing = [w for w in words if not _named(w, texts)]
-    names = [w for w in missing if _a_name(w, english_note, question)]
-    return names, missing if english_note and words and missing == words else []
+    subject: str, candidates: Sequence[Candidate], question: str, names: frozenset[str] = frozenset()
+) -> list[str]:
+    """The distinctive terms of the subject no candidate (note or metadata) names: an identifier
+    or flag, a name with digits ("h100", "70 GiB"), an acronym the asker wrote in capitals
+    ("ARM") or the glossary spells so (`names`: "ttft"). An ordinary word never denies: it may be
+    a paraphrase, a colloquial word or the English of a Chinese note's word."""
+    texts = [candidate_terms(c.text) for c in candidates]
+    distinct = [w for w in _subject_words(subject) if w in names or _a_name(w, question)]
+    idents = [t for t, w in subject_terms(subject).items() if w >= IDENT_WEIGHT and t not in distinct]
+    return [w for w in dict.fromkeys([*distinct, *idents]) if not _named(w, texts)]
+
+
+IDENT_WEIGHT = 3.0  # subject_terms' weight of identifiers, flags and numbers with units
+
+
+_NAMES: dict[int, tuple[Glossary, frozenset[str]]] = {}
+ACRONYM_RE = re.compile(r"[A-Z].*[A-Z0-9]|\d")
+
+
+def glossary_names(glossary: Glossary | None) -> frozenset[str]:
+    """The glossary's one-word terms spelled as names (`TTFT`, `FlashInfer`, `H100`), folded:
+    distinctive however the asker types them."""
+    if glossary is None:
+        return frozenset()
+    cached = _NAMES.get(id(glossary))
+    if cached is None or cached[0] is not glossary:
+        terms = (t for c in glossary.concepts.values() for t in (*c.en, *c.aliases))
+        names = frozenset(t.casefold() for t in terms if " " not in t and ACRONYM_RE.search(t[1:] or "x"))
+        cached = _NAMES[id(glossary)] = (glossary, names)
+    return cached[1]
 
 
 def _subject_words(subject: str) -> list[str]:
     return [w for w in LATIN_WORD.findall(normalize_question(subject)) if w not in EN_STOP and len(w) >= 2]
 
 
-def _a_name(word: str, english_note: bool, question: str) -> bool:
-    """A word that is a name, not said otherwise in Chinese: with digits ("h100"), or on a
-    Chinese note an acronym the asker wrote in capitals ("ARM", "TTFT")."""
+def _a_name(word: str, question: str) -> bool:
+    """A word that is a name: with digits ("h100"), or an acronym the asker wrote in capitals
+    ("ARM", "TTFT")."""
     if any(ch.isdigit() for ch in word):
         return not word.isdigit()
-    return not english_note and word.upper() in CAPITALS_RE.findall(question)
+    return word.upper() in CAPITALS_RE.findall(question)
 
 
 CAPITALS_RE = re.compile(r"(?<![A-Za-z])[A-Z]{2,8}(?![A-Za-z])")
 
 
 def _named(word: str, texts: Sequence[tuple[str, frozenset[str]]]) -> bool:
-    terms = subject_terms(word)
-    return any(t in bag for t in terms for _, bag in texts) or bool(_near_words(terms, texts).get(word))
+    terms = subject_terms(word) or {word: 1.0}
+    if any(t in bag for t in terms for _, bag in texts) or any(word in norm for norm, _ in texts):
+        return True
+    return bool(_near_words(terms, texts).get(word))
 
 
 @lru_cache(maxsize=4096)
