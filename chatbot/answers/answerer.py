@@ -225,8 +225,10 @@ class Answerer:
     ) -> str:
         """The answer from the ranked candidates, or the honest line when none clears the floor."""
         scored = _measured_first(question, reading, scored)
+        missing = self._missing(entry, reading, scored, question) if scored else []
+        if not missing and scored and not _clears(scored[0], bool(reading.kinds)):
+            reading, scored = self._fallback(reading, scored)
         best = scored[0] if scored else None
-        missing = self._missing(entry, reading, scored, question)
         if (
             best is None
             or missing
@@ -243,6 +245,17 @@ class Answerer:
             return self._not_covered(reading, [], None, c, question)
         prefix = self._prefix(reading, best, question, c)
         return c.quote(prefix, chosen)
+
+    def _fallback(self, reading: Reading, scored: Sequence[Scored]) -> tuple[Reading, Sequence[Scored]]:
+        """When nothing clears the floor and the question names nothing the note lacks: a question
+        of no known kind sharing no word is asked about the note as a whole (its summary); a kind
+        whose part the note lacks is answered by the best clause that clears the floor on its
+        words. Otherwise the ranking stands and the honest line follows."""
+        if not reading.kinds:
+            whole = Reading({"summary": 1.0}, reading.subject, reading.cues)
+            return whole, score_candidates(whole, [s.candidate for s in scored], self.glossary)
+        by_words = next((s for s in scored if _clears(s, True) and not s.candidate.fact), None)
+        return reading, scored if by_words is None else [by_words, *(s for s in scored if s is not by_words)]
 
     def _missing(self, entry: Entry, reading: Reading, scored: Sequence[Scored], question: str) -> list[str]:
         """The distinctive things the question names that neither the note nor the metadata does:

@@ -275,12 +275,23 @@ def chinese_of(word: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=1)
 def _english_of() -> dict[str, tuple[str, ...]]:
+    """Chinese words and the English a note may say them in: the word list read backwards and
+    the common question words (`question_words`)."""
     out: dict[str, list[str]] = {}
     for en, zhs in _word_list().items():
         for zh in zhs:
             if HAN_RUN.fullmatch(zh) and len(zh) >= 2:
                 out.setdefault(zh, []).append(en)
+    for zh, ens in _question_words().items():
+        out.setdefault(zh, []).extend(e for e in ens if e not in out.get(zh, ()))
     return {zh: tuple(ens) for zh, ens in out.items()}
+
+
+@lru_cache(maxsize=1)
+def _question_words() -> dict[str, tuple[str, ...]]:
+    text = resources.files("chatbot.answers").joinpath("data/followup_terms.yaml").read_text(encoding="utf-8")
+    words = load_yaml(text).get("question_words") or {}
+    return {str(zh): tuple(normalize_question(str(e)) for e in ens) for zh, ens in words.items()}
 
 
 @lru_cache(maxsize=1024)
@@ -301,7 +312,8 @@ def _add_chinese(norm: str, weights: TermWeights) -> None:
     """The word list read backwards (1.5: "有哪些策略" looks for `strategy`), then bigrams (1)."""
     for zh, ens in _english_of().items():
         if zh in norm:
-            weights.update({en: 1.5 for en in ens if en not in weights})
+            words = (w for en in ens for w in en.split() if w not in EN_STOP)
+            weights.update({w: 1.5 for w in words if w not in weights})
     grams = (g for run in HAN_RUN.findall(norm) for g in han_bigrams(run))
     weights.update({g: BIGRAM for g in grams if g not in weights and not set(g) <= ZH_STOP_CHARS})
 
