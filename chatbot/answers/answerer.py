@@ -260,13 +260,11 @@ class Answerer:
     def _missing(self, entry: Entry, reading: Reading, scored: Sequence[Scored], question: str) -> list[str]:
         """The distinctive things the question names that neither the note nor the metadata does:
         an identifier, a name with digits ("h100"), an acronym ("ARM"), a named glossary concept
-        ("FlashInfer"), unless a name with digits of it is there ("gsm8k 精度多少")."""
+        ("FlashInfer")."""
         known = glossary_names(self.glossary)
         names = words_missing(reading.subject, [s.candidate for s in scored], question, known)
         if names:
             return names
-        if any(ch.isdigit() for ch in reading.subject if ch.isascii()):
-            return []
         return concepts_missing(reading.subject, self.glossary, _entry_text(entry))
 
     def _prefix(self, reading: Reading, best: Scored, question: str, c: Composer) -> str:
