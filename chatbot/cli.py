@@ -174,6 +174,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     if stopped_by is not None:
         name = signal.Signals(stopped_by).name
         print(f"vllm-digest: {name}: stopping, finishing the answers in progress", file=sys.stderr)
+    if "socket_mode" in started:
+        started["socket_mode"].close()
     if "bot" in started:
         started["bot"].close()
     return int(started.get("exit", 0))
@@ -192,7 +194,7 @@ def _start_bot(settings: Settings, server: Any, starting: Any, started: dict[str
             started["exit"] = bot
             return
         started["bot"] = bot
-        _serve_bot_traffic(bot, settings, server, starting)
+        _serve_bot_traffic(bot, settings, server, starting, started)
     except Exception as exc:  # as `main` would: one line for the database, else the traceback
         line = database_error(exc, settings)
         if line is None:
@@ -207,7 +209,9 @@ def _start_bot(settings: Settings, server: Any, starting: Any, started: dict[str
             server.server.should_exit = True
 
 
-def _serve_bot_traffic(bot: Any, settings: Settings, server: Any, starting: Any) -> None:
+def _serve_bot_traffic(
+    bot: Any, settings: Settings, server: Any, starting: Any, started: dict[str, Any]
+) -> None:
     """Requests go to the bot's app from now on (it answers "still loading" until the digests
     are); Slack over HTTP or the socket; the digests load in the background."""
     from chatbot.slack.server import asgi_app
@@ -219,9 +223,20 @@ def _serve_bot_traffic(bot: Any, settings: Settings, server: Any, starting: Any)
     if settings.metrics_port:
         from prometheus_client import start_http_server
 
-        start_http_server(settings.metrics_port, registry=bot.metrics.registry)
-        print(f"vllm-digest: GET /metrics on port {settings.metrics_port}", file=sys.stderr)
-    _serve_slack(bot, settings, server.port)
+        start_http_server(settings.metrics_port, addr=settings.host, registry=bot.metrics.registry)
+        print(
+            f"vllm-digest: GET /metrics on port {settings.metrics_port} (HOST {settings.host})",
+            file=sys.stderr,
+        )
+    if settings.slack_app_token:
+        socket_mode = _serve_socket_mode(bot, settings, server.port)
+        if socket_mode is None:
+            started["exit"] = 1
+            return
+        started["socket_mode"] = socket_mode
+    else:
+        listen = f"port {server.port}, POST /slack/events, GET /livez, /readyz (HOST {settings.host})"
+        print(f"vllm-digest: HTTP on {listen}", file=sys.stderr)
     bot.start()
 
 
@@ -232,10 +247,13 @@ def _serve_socket(args: argparse.Namespace, settings: Settings) -> Any:
 
     port = args.port if args.port is not None else settings.port  # 0: any free port
     try:
-        return listening_socket("0.0.0.0", port)
+        return listening_socket(settings.host, port)
     except OSError as exc:
         what = f"--port {port}" if args.port is not None else f"setting PORT: {port}"
-        print(f"vllm-digest: {what}: cannot listen ({exc.strerror or exc})", file=sys.stderr)
+        print(
+            f"vllm-digest: {what}: cannot listen on HOST {settings.host} ({exc.strerror or exc})",
+            file=sys.stderr,
+        )
         return None
 
 
@@ -285,17 +303,29 @@ def _token_refusal(error: BaseException) -> str | None:
     return str(code) if code else None
 
 
-def _serve_slack(bot: Any, settings: Settings, port: int) -> None:
-    """Socket Mode when SLACK_APP_TOKEN is set (the HTTP port then serves the probes only)."""
-    if not settings.slack_app_token:
-        print(f"vllm-digest: HTTP on port {port}, POST /slack/events, GET /livez, /readyz", file=sys.stderr)
-        return
-    from slack_bolt.adapter.socket_mode import SocketModeHandler
+def _serve_socket_mode(bot: Any, settings: Settings, port: int) -> Any:
+    """Socket Mode (SLACK_APP_TOKEN is set): the HTTP port then serves the probes only, and the
+    link's state is one of the readiness checks. None (and one line) when no link opens."""
+    from chatbot.slack.socket_mode import SocketModeClient, SocketModeError
+    from chatbot.wiring import TrackedExecutor, web_client
 
-    socket_mode = SocketModeHandler(bot.app, settings.slack_app_token)
-    socket_mode.connect()  # type: ignore[no-untyped-call]
-    bot.socket_connected = socket_mode.client.is_connected
-    print(f"vllm-digest: Socket Mode; GET /livez, /readyz on port {port}", file=sys.stderr)
+    assert settings.slack_app_token is not None
+    dispatch = TrackedExecutor(16, "socket-mode-dispatch")
+    bot.executors.append(dispatch)
+    client = SocketModeClient(
+        bot.app, web_client(settings, settings.slack_app_token), settings.slack_app_token, dispatch
+    )
+    try:
+        client.start()
+    except SocketModeError as exc:
+        print(f"vllm-digest: Socket Mode: {exc}", file=sys.stderr)
+        return None
+    bot.ready_checks["socket_mode"] = client.state
+    print(
+        f"vllm-digest: Socket Mode; GET /livez, /readyz on port {port} (HOST {settings.host})",
+        file=sys.stderr,
+    )
+    return client
 
 
 def cmd_console(args: argparse.Namespace, settings: Settings) -> int:

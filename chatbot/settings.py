@@ -80,6 +80,9 @@ class Settings(BaseSettings):
     language: Literal["auto", "zh", "en"] = "auto"  # auto: each person's Slack locale
     # Which replies in the bot's threads it answers: questions/requests/mentions, mentions only, all.
     followups: Literal["questions", "mentions", "all"] = "questions"
+    # The address `serve` listens on (Slack's requests in HTTP mode, the probes and /metrics):
+    # every interface by default, as a container's port mapping needs; 127.0.0.1 keeps it local.
+    host: str = Field(default="0.0.0.0", min_length=1)
     port: int = Field(default=3000, ge=0, le=65535)
     slack_timeout: float = Field(default=15.0, gt=0, le=300)
     log_format: Literal["text", "json"] = "text"
@@ -111,6 +114,9 @@ class Settings(BaseSettings):
         value = value.strip()
         if not CRON_RE.match(value):
             raise ValueError("expected five cron fields, e.g. '30 9 * * 1-5'")
+        out_of_range = cron_out_of_range(value)
+        if out_of_range:
+            raise ValueError(out_of_range)
         if not cron_can_fire(value):
             raise ValueError("this schedule never fires (no day matches its day, month and weekday)")
         return value
@@ -357,6 +363,26 @@ def _cron_ends(span: str, names: dict[str, int]) -> list[int] | None:
     found = [names.get(end, int(end) if end.isdigit() else None) for end in span.split("-", 1)]
     ends = [end for end in found if end is not None]
     return ends if len(ends) == len(found) else None
+
+
+# Each crontab field's name and the numbers it may hold (day of week: 0 and 7 are Sunday).
+_CRON_FIELDS = (
+    ("minute", 0, 59),
+    ("hour", 0, 23),
+    ("day of month", 1, 31),
+    ("month", 1, 12),
+    ("day of week", 0, 7),
+)
+
+
+def cron_out_of_range(expression: str) -> str | None:
+    """What is out of range in a five-field crontab (`61 * * * *`: "minute 61 is not in 0-59"),
+    or None. Found here, with the other settings, before anything opens the database."""
+    for field, (name, low, high) in zip(expression.split(), _CRON_FIELDS, strict=True):
+        for number in re.findall(r"\d+", field.partition("/")[0]):
+            if not low <= int(number) <= high:
+                return f"{name} {number} is not in {low}-{high}"
+    return None
 
 
 def cron_can_fire(expression: str) -> bool:

@@ -67,7 +67,14 @@ from chatbot.slack.replays import DeadlineLedger, InMemoryReplayLedger, ReplayLe
 from chatbot.slack.retries import slack_web_client
 from chatbot.slack.subscription_blocks import render_announcement
 from chatbot.snapshot import Key, Snapshots
-from chatbot.store import InMemoryThreadRegistry, SqlStore, SubscriptionStore, ThreadRegistry
+from chatbot.store import (
+    InMemoryThreadRegistry,
+    OutageQueue,
+    RememberedThreads,
+    SqlStore,
+    SubscriptionStore,
+    ThreadRegistry,
+)
 from chatbot.usage import UsageStore, salt_key
 from chatbot.usage.observed import (
     ObservedAnswerer,
@@ -191,6 +198,8 @@ class LiveIndex:
         )
         if self.loaded_from == "snapshot" and self.snapshots is not None:
             build_long_lived(self.snapshots.finish)
+            # The problems were saved with the snapshot: a broken file is reported on every start.
+            self._report(index.glossary.problems)
         else:
             self._report(glossary_problems)
             self._save(key, index)
@@ -358,12 +367,15 @@ class Bot:
     usage: UsageRecorder | None = None
     curator: WeeklyReport | None = None
     curator_jobs: BackgroundScheduler | None = None  # started by serve
-    socket_connected: Callable[[], bool] | None = None  # Socket Mode: set once connected
+    # More readiness checks by name, each "ok" or a one-line problem (Socket Mode: its link).
+    ready_checks: dict[str, Callable[[], str]] = field(default_factory=dict)
     after_load: list[Callable[[], None]] = field(default_factory=list)  # run by `start()`, before the jobs
     github: GitHubFacts | None = None  # live PR facts (GITHUB_* settings), refreshed by serve
     closed: threading.Event = field(default_factory=threading.Event)
     rate_limits: RateLimits | None = None  # every Slack client's holds; waits end at close
     installs: InstallEvents | None = None  # app_uninstalled / tokens_revoked: the jobs stay stopped
+    outage: OutageQueue | None = None  # work held while the database is away (with a store)
+    loading: LoadingGate | None = None  # "still loading"; its waiting thread replies go on after the load
 
     def health(self) -> dict[str, object]:
         """What /healthz reports besides readiness: the library is loaded."""
@@ -372,17 +384,18 @@ class Bot:
     def readiness(self) -> dict[str, str]:
         """Checks that must be "ok" for Slack traffic to be worth sending here: the digests are
         loaded (200 means the bot can answer), the store answers (threads, dedup and the daily
-        post live there) and the socket is up."""
+        post live there) and the named `ready_checks` (the Socket Mode link) pass."""
         checks: dict[str, str] = {"library": self.live.state()}
         if self.store is not None:
             checks["store"] = self.store.ready()
-        if self.socket_connected is not None:
-            checks["socket_mode"] = "ok" if self.socket_connected() else "not connected"
+        for name, check in self.ready_checks.items():
+            checks[name] = check()
         return checks
 
     def start(self) -> threading.Thread:
         """Load the digests on a background thread (serve listens meanwhile, answering "still
-        loading"); once they are loaded, `after_load` (the answerer's data) and then the daily
+        loading"); once they are loaded, `after_load` (the answerer's data), the thread replies that
+        waited (`loading.release`), then the daily
         post and the weekly report start, so that nothing picks or announces from an empty
         library."""
 
@@ -394,6 +407,8 @@ class Bot:
                     warm_up()
                 except Exception:  # an answer reads what it needs anyway; the jobs must start
                     log.exception("warming up after the load failed")
+            if self.loading is not None:
+                self.loading.release()  # the thread replies that arrived while loading
             if self.scheduler is not None:
                 self.scheduler.start()
             if self.curator_jobs is not None:
@@ -420,6 +435,8 @@ class Bot:
         if self.curator_jobs is not None and self.curator_jobs.running:
             self.curator_jobs.shutdown(wait=False)
         self.wait_idle(drain)
+        if self.outage is not None:  # what still waits for the database: its people are told
+            self.outage.close()
         for executor in self.executors:
             executor.shutdown(wait=False, cancel_futures=True)
         if self.store is not None:
@@ -468,7 +485,10 @@ def build(
     token, secret = slack_credentials(settings, local)
     live = LiveIndex(Library(settings.digest_dir), snapshots=snapshots, load=load)
     github = build_github_facts(settings, store, live.entries) if store is not None else None
-    parts = _parts(settings, token, live, index, threads, store, github.lookup if github else no_facts)
+    outage = OutageQueue() if store is not None else None
+    parts = _parts(
+        settings, token, live, index, threads, store, github.lookup if github else no_facts, outage
+    )
     dedup = handled or store
     follow_up, after_load = _follow_ups(parts, dedup, follow_up, load)
     daily = _daily_parts(parts, store) if store is not None else None
@@ -477,6 +497,7 @@ def build(
     answers = _answers(parts, daily, today, page_size, answer_cache)
     handlers = _handlers(parts, answers, answer_pool, ack_budget, dedup, store, daily)
     handlers["installs"] = installs = InstallEvents(lambda: _stop_jobs(daily))
+    gate = _loading_gate(parts, listener_pool, follow_up)
     return Bot(
         settings=settings,
         library=live.library,
@@ -484,7 +505,7 @@ def build(
         live=live,
         threads=parts.registry,
         client=parts.client,
-        app=_slack_app(parts, secret, follow_up, listener_pool, handlers),
+        app=_slack_app(parts, secret, follow_up, listener_pool, handlers, gate),
         signing_secret=secret,
         follow_up=follow_up,
         executors=[answer_pool, listener_pool, parts.usage_writer],
@@ -495,6 +516,8 @@ def build(
         github=github,
         rate_limits=parts.rate_limits,
         installs=installs,
+        loading=gate,
+        outage=outage,
         **_daily_fields(daily),
     )
 
@@ -516,8 +539,22 @@ def _follow_ups(
         parts.languages,
         warm=load,
         facts=parts.facts,
+        outage=parts.outage,
     )
     return follow_ups, [] if load else [follow_ups.answerer.warm_up]
+
+
+def _loading_gate(parts: _Parts, listeners: Executor, follow_up: FollowUpHandler) -> LoadingGate:
+    """ "Still loading" until the digests are in; thread replies wait for them (`release`)."""
+    languages = parts.languages
+    # No Slack call on the gate's path: the language of a person already known, else the default.
+    return LoadingGate(
+        parts.live.ready,
+        parts.client,
+        lambda user: languages.cached(user) or languages.default,
+        listeners,
+        follow_up=follow_up,
+    )
 
 
 def _slack_app(
@@ -526,21 +563,15 @@ def _slack_app(
     follow_up: FollowUpHandler,
     listeners: Executor,
     handlers: dict[str, Any],
+    gate: LoadingGate,
 ) -> App:
     """The Bolt app: "still loading" until the digests are, then the handlers; request ids logged."""
-    languages = parts.languages
     app = build_slack_app(
         client=parts.client,
         signing_secret=secret,
         follow_up=follow_up,
         listener_executor=listeners,
-        # No Slack call on the gate's path: the language of a person already known, else the default.
-        loading=LoadingGate(
-            parts.live.ready,
-            parts.client,
-            lambda user: languages.cached(user) or languages.default,
-            listeners,
-        ),
+        loading=gate,
         rate_limits=parts.rate_limits,
         **handlers,
     )
@@ -565,6 +596,7 @@ class _Parts:
     members: ChannelMembers
     facts: FactsLookup  # GitHub's facts of an entry's PR (none without GITHUB_* settings)
     rate_limits: RateLimits
+    outage: OutageQueue | None = None
 
     def observed(self, source: str) -> ObservedSearch:
         """The search as a surface (`command`, `dm`, `home`…) uses it, counted under its name."""
@@ -579,6 +611,7 @@ def _parts(
     threads: ThreadRegistry | None,
     store: SqlStore | None,
     facts: FactsLookup = no_facts,
+    outage: OutageQueue | None = None,
 ) -> _Parts:
     """The digests as searched, the Slack client, metrics and usage recording."""
     metrics = Metrics()
@@ -591,7 +624,8 @@ def _parts(
         settings=settings,
         live=live,
         searchable=index(live) if index else live,
-        registry=threads or store or InMemoryThreadRegistry(),
+        # Known threads are routed without the database; a registration it cannot take is held.
+        registry=RememberedThreads(threads or store or InMemoryThreadRegistry(), outage),
         metrics=metrics,
         usage=build_usage(settings, metrics, store, usage_writer, token, client),
         usage_writer=usage_writer,
@@ -599,6 +633,7 @@ def _parts(
         languages=UserLanguages(settings.language, slack_locale(client), default=settings.channel_language),
         members=ChannelMembers(slack_members(client)),
         facts=facts,
+        outage=outage,
     )
 
 
@@ -623,7 +658,14 @@ def _daily_parts(parts: _Parts, store: SqlStore) -> _Daily:
     )
     subscriptions = build_subscriptions(settings, parts.live, store, parts.client, parts.members, jobs)
     poster = build_daily_poster(
-        settings, library, store, parts.registry, subscriptions.topic_filter, jobs, facts=parts.facts
+        settings,
+        library,
+        store,
+        parts.registry,
+        subscriptions.topic_filter,
+        jobs,
+        facts=parts.facts,
+        outage=parts.outage,
     )
     subscriptions.poster = poster
     curator = build_weekly_report(settings, library, store, parts.client, parts.metrics)
@@ -707,6 +749,7 @@ def _handlers(
         members,
         answers,
         facts=parts.facts,
+        outage=parts.outage,
     )
     shares: ReplayLedger = store or InMemoryReplayLedger()
     # The ack path's replay check answers within a deadline (a locked SQLite file waits 30 s);
@@ -730,6 +773,7 @@ def _handlers(
             dms.pick_channel,
             shares=shares,
             facts=parts.facts,
+            outage=parts.outage,
         ),
         "replays": replays,
         "votes": FeedbackHandlers(parts.usage, lang),
@@ -838,6 +882,7 @@ def build_follow_ups(
     *,
     warm: bool = True,
     facts: FactsLookup = no_facts,
+    outage: OutageQueue | None = None,
 ) -> FollowUps:
     """Answers in the bot's threads and to mentions; `handled` (the SQL store in serve) makes
     each message answered once across retries, restarts and replicas. With `usage`, answers
@@ -866,6 +911,7 @@ def build_follow_ups(
         mode=settings.followups,
         model=build_model_answers(settings, usage.metrics if usage is not None else None),
         languages=languages,
+        outage=outage,
     )
 
 
@@ -951,10 +997,12 @@ def build_daily_poster(
     client: WebClient | None = None,
     *,
     facts: FactsLookup = no_facts,
+    outage: OutageQueue | None = None,
 ) -> DailyPoster:
     """Posts to Slack once per channel and day; its client (the bot's jobs' client in serve) waits
     out Slack's rate limits and retries 5xx/connection errors, a post only when it never left.
-    `facts`: GitHub's, shown on the card; reverted and unmerged PRs are passed over."""
+    `facts`: GitHub's, shown on the card; reverted and unmerged PRs are passed over; a post's
+    record the database cannot take is held in `outage` (serve)."""
 
     def entries() -> Sequence[Entry]:
         library.refresh()
@@ -969,6 +1017,7 @@ def build_daily_poster(
         after_post=crash_after_post(),
         topics=topics or (lambda _channel: None),
         facts=facts,
+        outage=outage,
     )
 
 

@@ -25,8 +25,10 @@ conversations.history, conversations.replies, views.publish, views.open, views.p
 (`fake.set_locale("U1", "zh-CN")`, everyone else is `en-US`, Slack's default;
 `fake.users["U1"] = {"is_admin": True}`), conversations.members, conversations.info and users.conversations
 (`fake.set_members("CSECRET", ["U2"], private=True)`; a channel nobody was put in holds the fake
-workspace's `people`: the ids the test helpers send as), response URLs (`/response/<id>`); any other method answers
-`{"ok": false, "error": "unknown_method"}` (and is recorded).
+workspace's `people`: the ids the test helpers send as), apps.connections.open (the `ws://` URL of
+`fake.socket_mode`, a tests/fakesocketmode.py backend, for an app-level `xapp-` token), response
+URLs (`/response/<id>`); any other method answers `{"ok": false, "error": "unknown_method"}` (and
+is recorded).
 """
 
 from __future__ import annotations
@@ -110,6 +112,7 @@ class FakeSlack:
         self.people: set[str] = set(PEOPLE)
         self._members: dict[str, list[str]] = {}
         self._private: set[str] = set()
+        self.socket_mode: Any = None  # a FakeSocketMode whose URL apps.connections.open answers
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -322,7 +325,7 @@ class FakeSlack:
             elif method == "response":
                 status, payload = 200, {"ok": True}
             else:
-                status, payload = 200, self._answer(method, params)
+                status, payload = 200, self._answer(method, params, Call(method, params, headers, "").token)
             self._calls.append(Call(method, params, headers, request.path, status, payload))
             if early:
                 self._early.append(self._calls[-1])
@@ -377,7 +380,7 @@ class FakeSlack:
             return 429, {"ok": False, "error": "ratelimited"}
         return failure.status, {"ok": False, "error": "internal_error"}
 
-    def _answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    def _answer(self, method: str, params: dict[str, Any], token: str | None = None) -> dict[str, Any]:
         """The Web API method's answer; called with the lock held."""
         if method == "auth.test":
             return {
@@ -407,6 +410,8 @@ class FakeSlack:
             return {"ok": True}
         if method in ("views.publish", "views.open", "views.push"):
             return self._view(method, params)
+        if method == "apps.connections.open":
+            return self._socket_mode_url(token)
         reads: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             "users.info": self._user,
             "conversations.history": self._history,
@@ -417,6 +422,14 @@ class FakeSlack:
         }
         read = reads.get(method)
         return read(params) if read else {"ok": False, "error": "unknown_method"}
+
+    def _socket_mode_url(self, token: str | None) -> dict[str, Any]:
+        """Slack answers only an app-level token, and only when Socket Mode is on."""
+        if not token or not token.startswith("xapp-"):
+            return {"ok": False, "error": "not_allowed_token_type" if token else "not_authed"}
+        if self.socket_mode is None:
+            return {"ok": False, "error": "socket_mode_not_enabled"}
+        return {"ok": True, "url": self.socket_mode.url}
 
     def _post(self, channel: str, params: dict[str, Any]) -> dict[str, Any]:
         message: dict[str, Any] = {

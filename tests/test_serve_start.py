@@ -84,6 +84,25 @@ def test_a_second_load_reuses_the_snapshot_and_answers_the_same(
     assert sorted(reused) == sorted(path for path in parses if path != digest)
 
 
+def test_digest_problems_are_logged_on_every_start_also_from_the_snapshot(
+    folder: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A broken file stayed silent from the second start on: the snapshot path logged nothing."""
+    (folder / "broken.yaml").write_text("entries:\n  - title: [unclosed\n", encoding="utf-8")
+    (folder / "glossary.yaml").write_text("concepts: {oops: [\n", encoding="utf-8")
+    snapshots = Snapshots(tmp_path / "cache", folder)
+    logged: list[list[str]] = []
+    for _ in range(2):
+        caplog.clear()
+        caplog.set_level(logging.WARNING, logger="chatbot.wiring")
+        live = LiveIndex(Library(folder), snapshots=snapshots)
+        logged.append([r.getMessage() for r in caplog.records if r.name == "chatbot.wiring"])
+    assert live.loaded_from == "snapshot"
+    assert logged[0] == logged[1]
+    assert any("broken.yaml:" in line for line in logged[1]), logged
+    assert any("glossary.yaml:" in line for line in logged[1]), logged
+
+
 def test_an_edited_digest_file_invalidates_the_snapshot(
     folder: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -201,6 +220,32 @@ def test_not_ready_until_loaded_and_asking_meanwhile_gets_a_polite_answer(loadin
     assert WAIT[lang] not in str(answer) and "compile" in str(answer).lower()
     assert bot.wait_idle(10)
     assert [c.params["text"] for c in fake.calls("chat.postMessage")] == [said.params["text"]]
+
+
+def test_a_thread_question_while_loading_is_answered_once_loaded(
+    loading: Loading, seed_library: Library
+) -> None:
+    """A reply under the bot's post was acknowledged and dropped while the digests loaded."""
+    bot, base, fake = loading.bot, loading.base, loading.fake
+    entry = seed_library.get("53529")
+    assert entry is not None
+    parent = "1700000000.000100"
+    bot.threads.register("C0CHAN", parent, entry.id)
+    reply = {"type": "message", "channel": "C0CHAN", "user": "U0ASKER", "ts": "1700000002.000100"}
+    reply |= {"thread_ts": parent, "text": "what should I focus on?", "channel_type": "channel"}
+    with bot.library._lock:
+        bot.start()
+        assert post(f"{base}/slack/events", event_body(reply)).status_code == 200
+        assert httpx.get(f"{base}/readyz").status_code == 503  # still loading: nothing answered yet
+        assert fake.calls("chat.postMessage") == []
+    wait_ready(base, timeout=60)
+    answer = fake.wait_for(
+        "chat.postMessage", where=lambda c: c.params.get("thread_ts") == parent, timeout=10
+    )
+    assert WAIT[bot.settings.channel_language] not in str(answer.params)
+    assert entry.pr is not None and f"#{entry.pr}" in str(answer.params)
+    assert bot.wait_idle(10)
+    assert len(fake.calls("chat.postMessage")) == 1
 
 
 def test_a_press_or_a_shortcut_while_loading_is_told_to_wait_the_pr_link_is_not(loading: Loading) -> None:

@@ -140,6 +140,9 @@ TOKEN = "xoxa-111-222-abcdefHidden42"
         ({"SLACK_SIGNING_SECRET": "   "}, "setting SLACK_SIGNING_SECRET: Value error, is empty"),
         ({"DAILY_CRON": "30 9 31 2 *"}, "setting DAILY_CRON: Value error, this schedule never fires"),
         ({"DAILY_CRON": "0 0 30 2 1-5"}, "setting DAILY_CRON: Value error, this schedule never fires"),
+        ({"DAILY_CRON": "61 * * * *"}, "setting DAILY_CRON: Value error, minute 61 is not in 0-59"),
+        ({"DAILY_CRON": "0 9 * * 1-8"}, "setting DAILY_CRON: Value error, day of week 8 is not in 0-7"),
+        ({"CURATOR_CRON": "0 24 * * 1"}, "setting CURATOR_CRON: Value error, hour 24 is not in 0-23"),
         ({"SLACK_BOT_TOKEN": TOKEN}, "setting SLACK_BOT_TOKEN: String should match pattern"),
         ({"SLACK_APP_TOKEN": TOKEN}, "setting SLACK_APP_TOKEN: String should match pattern"),
     ],
@@ -153,6 +156,25 @@ def test_bad_settings_are_one_line_exit_2_and_never_show_a_secret(
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith(f"vllm-digest: {words}"), lines
         assert "Hidden42" not in result.stderr and "111-222" not in result.stderr
+
+
+@pytest.mark.parametrize("command", [["serve", "--port", "0"], ["post-today"], ["db", "upgrade"]])
+def test_a_bad_schedule_is_found_before_the_database_is_created(tmp_path: Path, command: list[str]) -> None:
+    database = tmp_path / "state" / "bot.db"
+    result = cli(
+        command,
+        tmp_path,
+        DAILY_CRON="61 * * * *",
+        DATABASE_URL=f"sqlite:///{database}",
+        SLACK_BOT_TOKEN="xoxb-test",
+        SLACK_SIGNING_SECRET="s3cr3t",
+        DAILY_CHANNELS="C0DAILY",
+    )
+    assert result.returncode == 2, result
+    assert result.stderr.strip().splitlines() == [
+        "vllm-digest: setting DAILY_CRON: Value error, minute 61 is not in 0-59 (got '61 * * * *')"
+    ]
+    assert not database.parent.exists()
 
 
 def test_a_dot_env_that_is_not_utf8_is_one_line(tmp_path: Path) -> None:

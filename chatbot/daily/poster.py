@@ -32,7 +32,7 @@ import os
 import socket
 import uuid
 from collections.abc import Callable, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.error import URLError
 
@@ -41,7 +41,16 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from chatbot.daily.picker import Pick, TopicFilter, pick_entry
 from chatbot.digest import Entry, FactsLookup, no_facts, passed_over
-from chatbot.store import ClaimOutcome, DailyPost, SqlStore, ThreadRegistry, utc_now
+from chatbot.store import (
+    STORE_FAILURES,
+    ClaimOutcome,
+    DailyPost,
+    OutageQueue,
+    SqlStore,
+    ThreadRegistry,
+    utc_now,
+)
+from chatbot.store.outage import WRITE_MAX_AGE, short
 
 log = logging.getLogger(__name__)
 
@@ -216,6 +225,14 @@ def _marked(
     return None
 
 
+NO_RECORD = "found the day's post in the channel; the database had no record of it"
+
+
+def earliest_post(day: dt.date) -> dt.datetime:
+    """The earliest time a post for `day` can have been made, in any time zone (UTC+14)."""
+    return dt.datetime.combine(day, dt.time(), dt.UTC) - dt.timedelta(hours=14)
+
+
 def process_owner() -> str:
     """Who holds a claim: host, pid, and a token unique to this run."""
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
@@ -279,6 +296,7 @@ class DailyPoster:
         after_post: Callable[[], None] | None = None,
         topics: Callable[[str], TopicFilter | None] = lambda _channel: None,
         facts: FactsLookup = no_facts,
+        outage: OutageQueue | None = None,
     ) -> None:
         self.store = store
         self.entries = entries
@@ -291,6 +309,8 @@ class DailyPoster:
         self.topics = topics  # the channel's subscription topics, as the entries they select
         self.facts = facts  # GitHub's facts: reverted and unmerged PRs are passed over
         self._live_owners: set[str] = set()  # claims this process is working on right now
+        self.outage = outage  # holds a post's record the database could not take (None: UNKNOWN)
+        self._recording: set[str] = set()  # owners whose post waits in `outage` to be recorded
 
     def pick(self, channel: str, day: dt.date) -> Pick | None:
         entries = self._pickable(channel)
@@ -337,7 +357,7 @@ class DailyPoster:
         return (
             post.owner.startswith(UNKNOWN_OWNER)
             or post.claimed_at < self.clock() - self.lease
-            or owner_is_dead(post.owner, self._live_owners)
+            or owner_is_dead(post.owner, self._live_owners | self._recording)
         )
 
     def run(self, channel: str, day: dt.date) -> DailyResult:
@@ -351,6 +371,11 @@ class DailyPoster:
                     break
                 result = self._run(channel, day, owner)  # the refused entry is out of the pick now
             return result
+        except STORE_FAILURES as exc:
+            # Before anything was posted (a post's record is handled in `_posted`): a blip at
+            # fire time is retried like Slack's trouble, within the grace window.
+            detail = f"the database is unavailable ({short(exc)}); will retry"
+            return DailyResult(Status.FAILED, channel, day, detail=detail)
         finally:
             self._live_owners.discard(owner)
 
@@ -371,7 +396,10 @@ class DailyPoster:
             return DailyResult(Status.BUSY, channel, day, row.entry_id, detail=f"claimed by {row.owner}")
         if claim.outcome is ClaimOutcome.TAKEN_OVER:
             return self._take_over(channel, day, owner, row, existing, pick)
-        return self._post(channel, day, pick.entry, owner, pick.reason)
+        # A new claim, yet the day's post may be in the channel: a database that lost its file
+        # (restored from a backup, a new SQLite file) must not make a restart post it again.
+        found = self._recover(channel, day, owner, row, since=earliest_post(day), detail=NO_RECORD)
+        return found or self._post(channel, day, pick.entry, owner, pick.reason)
 
     def _take_over(
         self, channel: str, day: dt.date, owner: str, row: DailyPost, existing: DailyPost | None, pick: Pick
@@ -384,19 +412,23 @@ class DailyPoster:
         return self._post(channel, day, entry, owner, pick.reason)
 
     def _recover(
-        self, channel: str, day: dt.date, owner: str, row: DailyPost, since: dt.datetime | None
+        self,
+        channel: str,
+        day: dt.date,
+        owner: str,
+        row: DailyPost,
+        since: dt.datetime | None,
+        detail: str = "found the crashed run's post",
     ) -> DailyResult | None:
-        """A dead run's claim was taken over: record its post when it is in the channel (None: it
-        is not, post again)."""
+        """A dead run's claim was taken over (or a new claim made): record the day's post when it
+        is in the channel (None: it is not, post)."""
         found = self._find_posted(channel, day, since=since or row.claimed_at)
         if found is None:
             return None
         ts, entry_id = found
         self.store.record_posted(channel, day, owner, ts, now=self.clock(), entry_id=entry_id or None)
         self._register(channel, ts, entry_id or row.entry_id)
-        return DailyResult(
-            Status.RECOVERED, channel, day, entry_id or row.entry_id, ts, "found the crashed run's post"
-        )
+        return DailyResult(Status.RECOVERED, channel, day, entry_id or row.entry_id, ts, detail)
 
     def _find_posted(self, channel: str, day: dt.date, since: dt.datetime) -> tuple[str, str] | None:
         try:
@@ -425,10 +457,53 @@ class DailyPoster:
             return DailyResult(Status.FAILED, channel, day, entry.id, detail=f"cannot reach Slack: {exc}")
         if self.after_post is not None:
             self.after_post()
-        if not self.store.record_posted(channel, day, owner, ts, now=self.clock(), entry_id=entry.id):
-            log.warning("daily post %s %s: claim was taken over while posting (ts %s)", channel, day, ts)
         self._register(channel_id, ts, entry.id)
-        return DailyResult(Status.POSTED, channel, day, entry.id, ts, reason)
+        return self._posted(DailyResult(Status.POSTED, channel, day, entry.id, ts, reason), owner)
+
+    def _record(self, done: DailyResult, owner: str) -> None:
+        """Mark the claim posted with the message's ts (raises a store failure)."""
+        assert done.message_ts is not None and done.entry_id is not None
+        recorded = self.store.record_posted(
+            done.channel, done.day, owner, done.message_ts, now=self.clock(), entry_id=done.entry_id
+        )
+        if not recorded:
+            log.warning(
+                "daily post %s %s: claim was taken over while posting (ts %s)",
+                done.channel,
+                done.day,
+                done.message_ts,
+            )
+
+    def _posted(self, done: DailyResult, owner: str) -> DailyResult:
+        """Slack has the post: record it. The database away, the record is held in the outage
+        queue (this process keeps the claim meanwhile, so no run of it posts again) and recorded
+        once it is back; without a queue (`post-today`) the claim stays for the next run, which
+        finds the post in the channel."""
+        try:
+            self._record(done, owner)
+            return done
+        except STORE_FAILURES as exc:
+            if self.outage is None:
+                detail = (
+                    f"posted, but the database is unavailable ({short(exc)}); "
+                    "the next run finds the post in the channel and records it"
+                )
+                return replace(done, status=Status.UNKNOWN, detail=detail)
+            self._recording.add(owner)
+
+            def record() -> None:
+                self._record(done, owner)
+                self._recording.discard(owner)
+
+            self.outage.hold(
+                f"daily:{done.channel}:{done.day}",
+                f"the record of the PR of the day {done.channel} {done.day} (ts {done.message_ts})",
+                record,
+                lambda _reason: self._recording.discard(owner),  # the next run looks in the channel
+                error=exc,
+                max_age=WRITE_MAX_AGE,
+            )
+            return replace(done, detail=f"{done.detail}; recorded once the database is back")
 
     def _skip(self, channel: str, day: dt.date, entry: Entry, error: SlackApiError) -> DailyResult:
         """Slack refused the entry's card itself: note it, so no run picks that card here again

@@ -288,17 +288,23 @@ class DailyScheduler:
     def _once(self, run: ScheduledRun) -> DailyResult | None:
         try:
             result = self.run(run.channel, run.day)
-        except Exception:  # a bug or the database is down: log, the next run tries again
+        except Exception:  # a bug, or the database failed where the poster did not expect it
             log.exception("daily post %s %s failed", run.channel, run.day)
+            self._retry(run)  # never a lost day: the claim still makes it once
             return None
         log.log(logging.INFO if result.ok else logging.ERROR, "daily post %s", result.line())
-        if (
-            result.retry_later
-            and self.clock() + self.retry_delay <= run.fire_time.astimezone(dt.UTC) + self.grace
-            and self.scheduler is not None
-        ):
-            log.info("daily post %s: retrying in %s", run.channel, self.retry_delay)
-            # Job times are APScheduler's (the real clock); the injected clock only decides.
-            retry_at = dt.datetime.now(self.zone) + self.retry_delay
-            self.scheduler.add_job(self._once, DateTrigger(run_date=retry_at, timezone=self.zone), args=[run])
+        if result.retry_later:
+            self._retry(run)
         return result
+
+    def _retry(self, run: ScheduledRun) -> None:
+        """Run again in `retry_delay` while that is still within the grace after the fire time."""
+        if (
+            self.scheduler is None
+            or self.clock() + self.retry_delay > run.fire_time.astimezone(dt.UTC) + self.grace
+        ):
+            return
+        log.info("daily post %s: retrying in %s", run.channel, self.retry_delay)
+        # Job times are APScheduler's (the real clock); the injected clock only decides.
+        retry_at = dt.datetime.now(self.zone) + self.retry_delay
+        self.scheduler.add_job(self._once, DateTrigger(run_date=retry_at, timezone=self.zone), args=[run])

@@ -4,14 +4,18 @@
 entries when there is no snapshot). A request arriving meanwhile must not wait for the load (Slack
 gives up after 3 s) nor fail: a slash command is acknowledged with the loading line (only the
 asker sees it), a mention or a direct message gets it in the thread, a button press or the
-message shortcut gets it through its response URL (only the presser sees it); anything else (a
-thread reply, a link, the PR link button) is acknowledged and dropped with one log line.
+message shortcut gets it through its response URL (only the presser sees it); a person's reply in
+a thread waits (up to `WAITING` of them) and is handed to the follow-up handler once the digests
+are in (`release`): the bot's threads take questions without a mention, and saying "still
+loading" under every reply in every thread would be noise. Anything else (a link, the PR link
+button) is acknowledged and dropped with one log line.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
 from typing import Any
@@ -22,12 +26,14 @@ from slack_sdk import WebClient
 from slack_sdk.webhook import WebhookClient
 
 from chatbot.slack.action_ids import OPEN_PR
-from chatbot.slack.handlers.followups import Delivery, not_a_person
+from chatbot.slack.handlers.followups import Delivery, not_a_person, reply_thread
 from chatbot.slack.i18n import Language, Texts
 
 log = logging.getLogger(__name__)
 
 LOADING_KEY = "loading.wait"
+# Thread replies kept while the digests load; past that, each is logged as lost.
+WAITING = 500
 
 
 class LoadingGate(Middleware):
@@ -42,11 +48,16 @@ class LoadingGate(Middleware):
         client: WebClient,
         languages: Callable[[str | None], Language],
         executor: Executor,
+        follow_up: Callable[[Delivery, WebClient], None] | None = None,
     ) -> None:
         self.ready = ready
         self.client = client
         self.languages = languages
         self.executor = executor
+        self.follow_up = follow_up  # answers the thread replies that waited for the load
+        self._waiting: list[Delivery] = []
+        self._released = False
+        self._lock = threading.Lock()
 
     def process(
         self, *, req: BoltRequest, resp: BoltResponse, next: Callable[[], BoltResponse]
@@ -63,6 +74,8 @@ class LoadingGate(Middleware):
         event = body.get("event") or {}
         if _addressed_to_us(event):
             self.executor.submit(_say_loading, self.client, event, self.languages)
+        elif self.follow_up is not None and _thread_reply(event):
+            self._wait(Delivery(dict(event), body.get("event_id"), req.context.bot_user_id))
         elif _awaits_an_answer(body):
             self.executor.submit(_respond_loading, body, self.languages)
         else:
@@ -70,6 +83,53 @@ class LoadingGate(Middleware):
                 "dropped a %s while the digests load", event.get("type") or body.get("type") or "request"
             )
         return BoltResponse(status=200, body="")
+
+    def _wait(self, delivery: Delivery) -> None:
+        """Keep a thread reply until the digests are in (handed on at once when they just came)."""
+        with self._lock:
+            released = self._released
+            kept = not released and len(self._waiting) < WAITING
+            if kept:
+                self._waiting.append(delivery)
+        if released:
+            self.executor.submit(self._answer, delivery)
+        elif kept:
+            log.info("a thread reply waits until the digests are loaded")
+        else:
+            log.error("lost a thread reply while the digests load: %d already wait", WAITING)
+
+    def release(self) -> None:
+        """The digests are in: answer the thread replies that waited (called once, after the load)."""
+        with self._lock:
+            self._released = True
+            waiting, self._waiting = self._waiting, []
+        for delivery in waiting:
+            self.executor.submit(self._answer, delivery)
+        if waiting:
+            log.info("answering %d thread replies that waited for the digests", len(waiting))
+
+    def _answer(self, delivery: Delivery) -> None:
+        assert self.follow_up is not None
+        try:
+            self.follow_up(delivery, self.client)
+        except Exception as exc:  # as the listener logs it: what was lost, in one line
+            event = delivery.event
+            log.error(
+                "lost a thread reply that waited for the digests (channel %s, ts %s): %s: %s",
+                event.get("channel"),
+                event.get("ts"),
+                type(exc).__name__,
+                exc,
+            )
+
+
+def _thread_reply(event: Mapping[str, Any]) -> bool:
+    """A person's reply in a thread (maybe one of the bot's: the follow-up handler decides)."""
+    return (
+        event.get("type") == "message"
+        and not_a_person(Delivery(dict(event))) is None
+        and reply_thread(dict(event)) is not None
+    )
 
 
 def _addressed_to_us(event: Mapping[str, Any]) -> bool:

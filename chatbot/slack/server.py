@@ -186,8 +186,16 @@ class HttpServer:
         self, asgi: ASGIApp, host: str = "0.0.0.0", port: int = 3000, *, sock: socket.socket | None = None
     ) -> None:
         self.socket = sock or listening_socket(host, port)
+        # ws="none": nothing here speaks WebSocket. With "auto" uvicorn imported `websockets`
+        # on this thread while Socket Mode's client imported it on the start thread: Python's
+        # import locks could deadlock between the two.
         config = uvicorn.Config(
-            asgi, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=5
+            asgi,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=5,
+            ws="none",
         )
         self.server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None

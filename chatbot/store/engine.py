@@ -12,6 +12,7 @@ DATABASE_URL with the password masked, never a traceback.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import time
 from pathlib import Path
@@ -23,6 +24,8 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 if TYPE_CHECKING:
     from sqlalchemy.dialects import postgresql, sqlite
+
+log = logging.getLogger(__name__)
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 # Seconds to wait for PostgreSQL to accept and answer a connection (unless the URL sets one).
@@ -82,15 +85,83 @@ def _ensure_wal(cursor: Any) -> None:
             delay = min(delay * 2, 0.2)
 
 
+class DatabaseFileGone(sqlite3.OperationalError):
+    """The SQLite file the store opened was deleted or replaced while the bot ran."""
+
+
+class SqliteFile:
+    """The SQLite file the store opened, by its identity (device, inode): a file deleted while the
+    bot runs must not be written to silently. SQLite keeps writing to the open, unlinked inode,
+    and the next new connection creates an empty file at the path: each day's post would be
+    recorded nowhere, and a restart would post it again. Once the file is gone, every checkout
+    and connection fails with one line (logged once) until the bot is restarted."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.identity: tuple[int, int] | None = None
+        self.gone: str | None = None
+
+    def check(self) -> None:
+        """Raise DatabaseFileGone when the path no longer holds the file first opened."""
+        if self.identity is None:
+            return
+        if self.gone is None:
+            try:
+                st = self.path.stat()
+                found: tuple[int, int] | None = (st.st_dev, st.st_ino)
+            except FileNotFoundError:
+                found = None
+            if found == self.identity:
+                return
+            what = "deleted" if found is None else "replaced by another file"
+            self.gone = (
+                f"the database file {self.path} was {what} while the bot ran; not writing to a new one "
+                "(restore the file, or restart to start a new database)"
+            )
+            log.error("setting DATABASE_URL sqlite:///%s: %s", self.path, self.gone)
+        raise DatabaseFileGone(self.gone)
+
+    def opened(self) -> None:
+        """Note the file's identity after the first connection made (or found) it."""
+        if self.identity is None:
+            st = self.path.stat()
+            self.identity = (st.st_dev, st.st_ino)
+
+
+def _guard_file(engine: Engine, file: SqliteFile) -> None:
+    """Check the file before every connection and checkout (a stat: microseconds)."""
+
+    @event.listens_for(engine, "do_connect")
+    def _before_connect(*_: Any) -> None:
+        file.check()
+
+    @event.listens_for(engine, "checkout")
+    def _on_checkout(*_: Any) -> None:
+        file.check()
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite DATABASE_URL (None for :memory:, `file:` URIs and other databases)."""
+    parsed = make_url(url)
+    database = parsed.database
+    if parsed.get_backend_name() != "sqlite" or not database or database == ":memory:":
+        return None
+    return None if database.startswith("file:") else Path(database).expanduser()
+
+
 def make_engine(url: str) -> Engine:
     """An engine for DATABASE_URL; a SQLite file's folder is created when missing."""
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
         connect_args = {} if "connect_timeout" in parsed.query else {"connect_timeout": CONNECT_TIMEOUT}
         return create_engine(url, pool_pre_ping=True, pool_timeout=CONNECT_TIMEOUT, connect_args=connect_args)
-    if parsed.database and parsed.database != ":memory:" and not parsed.database.startswith("file:"):
-        Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    path = sqlite_file(url)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
+    file = SqliteFile(path) if path is not None else None
+    if file is not None:
+        _guard_file(engine, file)
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -101,6 +172,8 @@ def make_engine(url: str) -> Engine:
         _ensure_wal(cursor)
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
+        if file is not None:
+            file.opened()
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:

@@ -111,8 +111,10 @@ class SqlStore:
         except store_errors() as exc:
             raise unavailable(self.engine.url.render_as_string(hide_password=False), exc) from None
 
-    def ping(self, *, raises: bool = False) -> str:
-        """ "ok" when the database answers a query, else its one-line error (readiness)."""
+    def ping(self, *, raises: bool = False, write: bool = False) -> str:
+        """ "ok" when the database answers a query (and, with `write`, takes a write), else its
+        one-line error (readiness). A SQLite file on a full disk still answers reads while every
+        write fails: the write probe rewrites the schema's version row with itself."""
         try:
             with self.engine.connect() as conn:
                 conn.exec_driver_sql("SELECT 1").scalar()
@@ -120,17 +122,26 @@ class SqlStore:
             if raises:
                 raise
             return str(unavailable(self.engine.url.render_as_string(hide_password=False), exc))
+        return self._write_probe() if write else "ok"
+
+    def _write_probe(self) -> str:
+        try:
+            with self.engine.begin() as conn:
+                conn.exec_driver_sql("UPDATE alembic_version SET version_num = version_num")
+        except store_errors() as exc:
+            line = str(unavailable(self.engine.url.render_as_string(hide_password=False), exc))
+            return line.replace("cannot open the database", "the database takes no writes", 1)
         return "ok"
 
     def ready(self, deadline: float = READY_DEADLINE) -> str:
-        """`ping()` for the readiness probe, within `deadline` seconds: a SQLite file another
+        """`ping(write=True)` for the readiness probe, within `deadline` seconds: a SQLite file another
         process locked held /readyz for the 30 s busy timeout. One ping at a time runs on a
         worker thread; while it waits, later probes wait on the same one (no pile-up)."""
         with self._ping_lock:
             if self._pinger is None:
                 self._pinger = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ping")
             if self._ping is None or self._ping.done():
-                self._ping = self._pinger.submit(self.ping)
+                self._ping = self._pinger.submit(self.ping, write=True)
             ping = self._ping
         try:
             return ping.result(timeout=deadline)

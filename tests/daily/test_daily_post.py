@@ -278,7 +278,8 @@ def test_an_unanswered_post_is_unknown_until_the_next_run_looks(
     """No answer and the history unreadable at that moment: the claim is kept, not released,
     and the next run finds the post instead of posting again."""
     fake_slack.answer_late("chat.postMessage", 4.0)
-    fake_slack.fail("conversations.history", status=500, times=3)
+    # Unreadable for the look before posting and for the look after the post got no answer.
+    fake_slack.fail("conversations.history", status=500, times=6)
     store = SqlStore.open(db_url)
     client = slack_web_client("xoxb-test", fake_slack.api_url, reports_unknown=True, backoff=0.01, timeout=1)
     poster = DailyPoster(store, lambda: seed_library.entries, client, lambda e: daily_message(e, "en"))

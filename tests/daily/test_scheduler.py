@@ -10,6 +10,7 @@ import threading
 from zoneinfo import ZoneInfo
 
 import pytest
+from sqlalchemy.exc import OperationalError
 
 from chatbot.daily.poster import DailyResult, Status
 from chatbot.daily.scheduler import DailyScheduler, crontab_weekdays, daily_trigger, missed_fire_time
@@ -67,7 +68,7 @@ def test_the_day_is_the_day_in_the_time_zone() -> None:
 class Recorder:
     """A run function that records its calls and lets the test wait for the n-th."""
 
-    def __init__(self, results: list[Status]) -> None:
+    def __init__(self, results: list[Status | Exception]) -> None:
         self.results = results
         self.calls: list[tuple[str, dt.date]] = []
         self.cond = threading.Condition()
@@ -77,6 +78,8 @@ class Recorder:
             status = self.results[min(len(self.calls), len(self.results) - 1)]
             self.calls.append((channel, day))
             self.cond.notify_all()
+        if isinstance(status, Exception):
+            raise status
         return DailyResult(status, channel, day)
 
     def wait(self, count: int, timeout: float = 10) -> list[tuple[str, dt.date]]:
@@ -116,8 +119,14 @@ def test_no_channels_no_scheduler() -> None:
     assert scheduler.scheduler is None
 
 
-def test_transient_failure_is_retried_within_the_grace() -> None:
-    run = Recorder([Status.FAILED, Status.POSTED])
+@pytest.mark.parametrize(
+    "first",
+    # A database failure the poster did not turn into a result lost the day: no retry.
+    [Status.FAILED, OperationalError("SELECT 1", {}, Exception("server closed the connection"))],
+    ids=["failed", "raised"],
+)
+def test_transient_failure_is_retried_within_the_grace(first: Status | Exception) -> None:
+    run = Recorder([first, Status.POSTED])
     now = shanghai(30, 9, 33).astimezone(dt.UTC)
     scheduler = DailyScheduler(
         run, ["C1"], WEEKDAYS_0930, SHANGHAI, GRACE, clock=lambda: now, retry_delay=dt.timedelta(0)

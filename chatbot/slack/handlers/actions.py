@@ -22,7 +22,7 @@ from chatbot.slack.handlers.posting import send
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.membership import ChannelMembers
 from chatbot.slack.replays import SHARE_WINDOW, InMemoryReplayLedger, ReplayLedger, share_key
-from chatbot.store import ThreadRegistry
+from chatbot.store import OutageQueue, ThreadRegistry, attempt_or_hold
 
 log = logging.getLogger(__name__)
 
@@ -63,9 +63,24 @@ class ActionHandlers:
     shares: ReplayLedger = field(default_factory=InMemoryReplayLedger)
     facts: FactsLookup = no_facts  # GitHub's facts: the shared card shows the PR's state
 
+    # Holds a press the database could not take (None: raise).
+    outage: OutageQueue | None = None
+
     def share(self, body: dict[str, Any], client: Any, respond: Any) -> None:
         """Post the entry's card to the channel as the bot, and register its thread; from a DM,
-        ask which channel first (`pick_channel`)."""
+        ask which channel first (`pick_channel`). While the database is away the press is held
+        (shared once it is back, or the presser told once)."""
+        user = (body.get("user") or {}).get("id")
+        attempt_or_hold(
+            self.outage,
+            f"share:{body.get('trigger_id')}:{_action_value(body)}",
+            f"the Share press of {_action_value(body)} by {user}",
+            lambda: self.share_once(body, client, respond),
+            lambda _reason: _tell(respond, Texts(self.language_of(body))("share.outage")),
+        )
+
+    def share_once(self, body: dict[str, Any], client: Any, respond: Any) -> None:
+        """`share`; raises a store failure, with nothing posted, while the database is away."""
         language = self.language_of(body)
         texts = Texts(language)
         entry = self.lookup(_action_value(body))

@@ -35,7 +35,7 @@ from chatbot.slack.handlers.posting import post
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.membership import ChannelMembers
 from chatbot.slack.views import render_dm_answer, render_share_picker
-from chatbot.store import ThreadRegistry
+from chatbot.store import OutageQueue, ThreadRegistry, attempt_or_hold
 
 log = logging.getLogger(__name__)
 
@@ -76,12 +76,32 @@ class DirectMessages:
     members: ChannelMembers
     answers: Answers | None = None
     facts: FactsLookup = no_facts  # GitHub's facts: the shared card shows the PR's state
+    outage: OutageQueue | None = None  # holds a DM the database could not take (None: raise)
 
     def __call__(
         self, event: dict[str, Any], body: dict[str, Any], context: BoltContext, client: WebClient
     ) -> None:
         place = dm_query_place(event, context.bot_user_id)
-        if place is None or not self.handled.mark_message_handled(*place):  # retries: the same place
+        if place is None:
+            return
+        attempt_or_hold(
+            self.outage,
+            f"dm:{place[0]}:{place[1]}",
+            f"the direct message {place[0]} {place[1]} from {event.get('user')}",
+            lambda: self.answer_once(event, place, client),
+            lambda _reason: self.tell_unanswered(event, place[0], client),
+        )
+
+    def tell_unanswered(self, event: dict[str, Any], channel: str, client: WebClient) -> None:
+        """The database stayed away: say so once, where the question was asked."""
+        query = strip_mentions(str(event.get("text") or ""))
+        text = Texts(query_language(query, self.languages(str(event.get("user")))))("followup.outage")
+        client.chat_postMessage(channel=channel, text=text)
+
+    def answer_once(self, event: dict[str, Any], place: tuple[str, str], client: WebClient) -> None:
+        """Mark the message handled, then answer it (a retry or a second delivery: nothing);
+        raises a store failure, with nothing posted, while the database is away."""
+        if not self.handled.mark_message_handled(*place):  # retries: the same place
             return
         channel = place[0]
         query = strip_mentions(str(event.get("text") or ""))

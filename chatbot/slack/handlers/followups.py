@@ -51,7 +51,7 @@ from chatbot.slack.handlers.model_answers import ModelAnswers, entry_link
 from chatbot.slack.handlers.posting import send
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.mrkdwn import MAX_SECTION_TEXT, escape, link, truncate
-from chatbot.store import ThreadRegistry
+from chatbot.store import OutageQueue, RememberedThreads, ThreadRegistry, attempt_or_hold
 from chatbot.text import has_han, typed_text
 from chatbot.usage import FeedbackTarget
 
@@ -72,6 +72,8 @@ _PR_URL = re.compile(
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 TOP_RESULTS = 3
+# Askers told their question was given up, remembered so that `message` + `app_mention` tell once.
+TOLD_KEPT = 10_000
 # Old dedup marks are dropped at most once an hour, keeping a day (Slack retries for minutes).
 PRUNE_EVERY = 3600.0
 KEEP_HANDLED = dt.timedelta(days=1)
@@ -335,8 +337,11 @@ class FollowUps:
         clock: Callable[[], float] = time.monotonic,
         model: ModelAnswers | None = None,
         languages: Callable[[str | None], Language] | None = None,
+        outage: OutageQueue | None = None,
     ) -> None:
         self.answerer = answerer
+        self.outage = outage  # holds a question the database could not take (None: raise)
+        self._told: set[tuple[str, str]] = set()
         self.lookup = lookup
         self.index = index
         self.threads = threads
@@ -351,6 +356,46 @@ class FollowUps:
         self._prune_lock = threading.Lock()
 
     def __call__(self, delivery: Delivery, client: WebClient) -> None:
+        """Answer the delivery; when the database is away, hold it in the outage queue (answered
+        once the database is back, or the asker told once), never acknowledged and dropped."""
+        event = delivery.event
+        where = f"{event.get('type')} {event.get('channel')} {event.get('ts')}"
+        attempt_or_hold(
+            self.outage,
+            f"{event.get('type')}:{event.get('channel')}:{event.get('ts')}",
+            f"the {where} from {event.get('user')}",
+            lambda: self.handle(delivery, client),
+            lambda _reason: self.tell_unanswered(delivery, client),
+        )
+
+    def tell_unanswered(self, delivery: Delivery, client: WebClient) -> None:
+        """Tell the asker once that the question will not be answered (the database stayed away):
+        only where the bot would have answered, as far as this process knows without the
+        database (a thread it registered or looked up, a mention, a direct message)."""
+        known = self.threads.known if isinstance(self.threads, RememberedThreads) else None
+        where = triage(delivery, known or (lambda _c, _t: None), self.mode)
+        if isinstance(where, str):
+            event = delivery.event
+            log.error(
+                "could not tell the asker of %s %s without the database: %s",
+                event.get("channel"),
+                event.get("ts"),
+                where,
+            )
+            return
+        with self._prune_lock:
+            if (where.channel, where.message_ts) in self._told:
+                return
+            if len(self._told) > TOLD_KEPT:
+                self._told.clear()
+            self._told.add((where.channel, where.message_ts))
+        language = query_language(strip_mentions(where.text), self.language)
+        client.chat_postMessage(
+            channel=where.channel, thread_ts=where.reply_ts, text=Texts(language)("followup.outage")
+        )
+
+    def handle(self, delivery: Delivery, client: WebClient) -> None:
+        """Route, mark, answer; raises a store failure (nothing posted) while the database is away."""
         where = triage(delivery, self.threads.entry_for, self.mode)
         if isinstance(where, str):
             log.debug("event %s skipped: %s", delivery.event_id, where)
