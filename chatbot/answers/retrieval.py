@@ -220,7 +220,17 @@ def _facts(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
         for part, source, text in _fact_lines(entry, words)
         if text
     ]
-    return [Candidate(("summary",), summary, "title", short=entry.title), *facts]
+    short = why if why and _pr_title(entry) else entry.title
+    return [Candidate(("summary",), summary, "title", short=short), *facts]
+
+
+PR_TITLE_RE = re.compile(r"^\[[^\]]+\]|#\d+\s*$")
+
+
+def _pr_title(entry: Entry) -> bool:
+    """Whether the entry's title is the PR's own (`[Bugfix] … #4869`), not the curator's summary:
+    then the note's why line, not the title the asker has already read, sums it up."""
+    return bool(PR_TITLE_RE.search(entry.title)) or entry.title == entry.github_title
 
 
 def _fact_lines(entry: Entry, words: Mapping[str, str]) -> list[tuple[str, str, str]]:
