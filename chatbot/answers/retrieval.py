@@ -132,8 +132,14 @@ def _labelled_sentences(line: str, section: str | None) -> list[tuple[str, str]]
 
 
 def _structured(entry: Entry) -> list[Candidate]:
-    """The parts the digest reader found: verdict, why line, focus points, audience, caveats."""
-    found = [Candidate(("focus",), h, f"highlights[{i}]") for i, h in enumerate(entry.highlights)]
+    """The parts the digest reader found: verdict, why line, focus points, audience, caveats.
+    The rest of the verdict's own sentence ("可以一读，但不急") is the verdict, not a point."""
+    verdict = _verdict_sentence(entry)
+    found = [
+        Candidate(("focus",), h, f"highlights[{i}]")
+        for i, h in enumerate(entry.highlights)
+        if not _of_verdict(h, verdict)
+    ]
     for i, caveat in enumerate(entry.caveats):
         # A caveat cut from a focus point ("…，提醒跨版本验证的必要性") is quoted with its context.
         host = next((n for n, h in enumerate(entry.highlights) if caveat in h and caveat != h), None)
@@ -141,13 +147,27 @@ def _structured(entry: Entry) -> list[Candidate]:
             found.append(Candidate(("caveat",), caveat, f"caveats[{i}]"))
         else:
             found[host] = Candidate(("focus", "caveat"), found[host].text, f"caveats[{i}]")
-    if entry.why:
+    if entry.why and not _of_verdict(entry.why, verdict):
         found.append(Candidate(("why",), entry.why, "why"))
     if entry.audience:
         found.append(Candidate(("audience",), entry.audience, "audience"))
     if entry.verdict:
-        found.append(Candidate(("verdict",), entry.verdict, "verdict"))
+        qualified = verdict if verdict and len(verdict) <= len(entry.verdict) + SHORT else entry.verdict
+        found.append(Candidate(("verdict",), qualified, "verdict"))
     return found
+
+
+def _verdict_sentence(entry: Entry) -> str:
+    """The note's first sentence when it opens with the verdict, else nothing."""
+    if not entry.verdict:
+        return ""
+    first = next(iter(sentences(entry.note)), "").rstrip(".。!！;；")
+    return first if first.startswith(entry.verdict) else ""
+
+
+def _of_verdict(point: str, verdict: str) -> bool:
+    """Whether a point is only the verdict's qualifier ("但不急" of "可以一读，但不急")."""
+    return bool(verdict) and point in verdict and len(point) < SHORT
 
 
 def _people_parts(entry: Entry, text: str) -> tuple[str, ...]:
@@ -212,7 +232,9 @@ def _with_part(candidate: Candidate, part: str) -> Candidate:
 
 def _facts(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
     """The metadata as candidates, each a line in the asker's language."""
-    why = entry.why or (entry.highlights[0] if entry.highlights else "")
+    verdict = _verdict_sentence(entry)
+    points = [p for p in (entry.why, *entry.highlights) if p and not _of_verdict(p, verdict)]
+    why = points[0] if points else ""
     joint = "。" if has_han(entry.title) else ". "
     summary = f"{entry.title}{joint}{why}" if why and why != entry.title else entry.title
     facts = [
