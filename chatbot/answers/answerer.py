@@ -397,8 +397,8 @@ def _beside(reading: Reading, best: Scored, entry: Entry, question: str) -> bool
     """Whether the best candidate is beside the question: a how-much question answered by a
     clause without a number ("acceptance rate 多少"; a size may be said without one, "小范围"), or
     a fact of the entry answering about something else ("guidance backend 啥时候合")."""
-    if QUANTITY_RE.search(question) and reading.top != "size" and not MEASURE_RE.search(best.candidate.text):
-        return True
+    if QUANTITY_RE.search(question) and not MEASURE_RE.search(best.candidate.text):
+        return reading.top != "size" and best.fit < MIN_FIT
     return (
         best.candidate.fact
         and "author" not in best.candidate.parts

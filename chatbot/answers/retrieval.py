@@ -190,10 +190,27 @@ def entry_candidates(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
         for h in same:
             if text in h:  # the sentence is (in) the part: its own label says what it is
                 merged[h] = _with_part(merged[h], part)
-        if not same:
-            merged.setdefault(text, Candidate((part, *_people_parts(entry, text)), text, f"note[{i}]"))
+        rest = _rest(text, same and [*same, *(h for h in held if h in text)])
+        if rest and (rest == text or not any(rest in h or h.startswith(rest[:SHORT]) for h in merged)):
+            # what a sentence says besides the parts in it ("…不到 4%" before "对…有帮助")
+            merged.setdefault(rest, Candidate((part, *_people_parts(entry, rest)), rest, f"note[{i}]"))
     merged.setdefault(entry.title, Candidate(("title",), entry.title, "title"))
     return _without_bare_headings(list(merged.values())) + _facts(entry, words)
+
+
+def _rest(text: str, parts: Sequence[str]) -> str:
+    """A sentence without the parts inside it, when what is left says something; the whole
+    sentence when no part is in it; else nothing."""
+    if not parts:
+        return text
+    if any(text in h for h in parts):
+        return ""
+    rest = text
+    for h in parts:
+        rest = rest.replace(h, "\n")
+    pieces = [p.strip(" ，,;；。.:：") for p in rest.split("\n")]
+    longest = max(pieces, key=len)
+    return longest if len(longest) >= SHORT else ""
 
 
 def _parts_found(entry: Entry) -> dict[str, Candidate]:
