@@ -54,6 +54,7 @@ MOST = 2
 MOST_LISTED = 4
 LIST_KINDS = frozenset({"focus"})  # "重点看什么" asks for the points, all that fit
 LIST_RE = re.compile(r"哪些|哪几|几件|几点|几个|列出|列一下|(?i:\bwhich\b|\blist\b|\bwhat are\b|\ball\b)")
+POINTS_RE = re.compile(r"哪些|哪几|几点|列出|列一下|(?i:\blist\b|\bwhat are the\b)")  # asks for the points
 YES_NO_RE = re.compile(
     r"^(?:is|are|does|do|did|can|could|will|would|has|have|should)\b|吗\s*$|是否|有没有|是不是|能不能|会不会|支不支持",
     re.I,
@@ -227,7 +228,7 @@ class Answerer:
         scored = _measured_first(question, reading, scored)
         missing = self._missing(entry, reading, scored, question) if scored else []
         if not missing and scored and not _clears(scored[0], bool(reading.kinds)):
-            reading, scored = self._fallback(reading, scored)
+            reading, scored = self._fallback(question, reading, scored)
         best = scored[0] if scored else None
         if (
             best is None
@@ -246,13 +247,17 @@ class Answerer:
         prefix = self._prefix(reading, best, question, c)
         return c.quote(prefix, chosen)
 
-    def _fallback(self, reading: Reading, scored: Sequence[Scored]) -> tuple[Reading, Sequence[Scored]]:
+    def _fallback(
+        self, question: str, reading: Reading, scored: Sequence[Scored]
+    ) -> tuple[Reading, Sequence[Scored]]:
         """When nothing clears the floor and the question names nothing the note lacks: a question
-        of no known kind sharing no word is asked about the note as a whole (its summary); a kind
+        of no known kind sharing no word is asked about the note as a whole (its summary; a list
+        question, its points); a kind
         whose part the note lacks is answered by the best clause that clears the floor on its
         words. Otherwise the ranking stands and the honest line follows."""
         if not reading.kinds:
-            whole = Reading({"summary": 1.0}, reading.subject, reading.cues)
+            kind: Intent = "focus" if POINTS_RE.search(question) else "summary"
+            whole = Reading({kind: 1.0}, reading.subject, reading.cues)
             return whole, score_candidates(whole, [s.candidate for s in scored], self.glossary)
         by_words = next((s for s in scored if _clears(s, True) and not s.candidate.fact), None)
         return reading, scored if by_words is None else [by_words, *(s for s in scored if s is not by_words)]
