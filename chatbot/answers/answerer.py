@@ -48,7 +48,7 @@ MAX_QUESTION_CHARS = 300
 # enough) or fits the asked kind by its part or a cue of its own.
 MIN_SHARED = 1.0
 MIN_FIT = 1.0
-OFF_KIND_SHARED = 2.5  # a candidate of another kind than the one asked shares this much
+OFF_KIND_SHARED = 1.5  # a candidate of another kind than the one asked shares this much (leave-one-set-out on the training pool)
 BAND = 0.65  # candidates within this share of the best score are quoted with it
 MOST = 2
 MOST_LISTED = 4

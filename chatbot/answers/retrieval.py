@@ -383,11 +383,17 @@ def candidate_terms(text: str) -> tuple[str, frozenset[str]]:
     """A candidate's normalised text and the terms it offers."""
     norm = normalize_question(text)
     terms = {(q or b).strip() for q, b in IDENT_RE.findall(norm)}
-    for word in LATIN_WORD.findall(norm):
+    for word in LATIN_WORD.findall(SNAKE_RE.sub(" ", norm)):
         terms.update(_forms(word))
+    for name in SNAKE_RE.findall(norm):  # a piece of a name is weaker evidence than a word
+        terms.update(PIECE + f for word in LATIN_WORD.findall(name) for f in _forms(word) if f not in terms)
     for run in HAN_RUN.findall(norm):
         terms.update(han_bigrams(run))
     return norm, frozenset(terms)
+
+
+SNAKE_RE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+")
+PIECE = "~"  # marks a word found only inside a snake_case name (`TYPE_CHECKING`)
 
 
 def _forms(word: str) -> list[str]:
@@ -602,6 +608,7 @@ def _shared(
 ) -> TermWeights:
     """The subject's terms a candidate has: exactly, as glossary phrases, or nearly (a typo)."""
     found = {t: w for t, w in weights.items() if t in bag}
+    found.update({t: FUZZY_SHARE * w for t, w in weights.items() if t not in found and PIECE + t in bag})
     found.update({t: w for t, w in phrases.items() if phrase_in(t, norm)})
     for term, words in near.items():
         if words & bag:
