@@ -620,13 +620,17 @@ def concepts_missing(subject: str, glossary: Glossary | None, entry_text: str) -
     """The named glossary concepts the subject asks about (hardware, models, features: a label
     with a capital, digit or a joined name, `FlashInfer`, `SM120`, `gpt-oss`) when the entry names
     none of them; an ordinary concept ("attention", "性能") may be said in words the glossary lacks,
-    so it never denies. One of two named is enough to answer on ("which transformers version")."""
+    so it never denies. Each named concept the entry lacks is named in the denial."""
     if glossary is None or not subject.strip():
         return []
     named = [e for e in _concepts_named(subject, glossary) if _a_named_concept(glossary, e.concept)]
     text = normalize_question(entry_text)
-    terms = (t for e in named for t in concept_terms(glossary, e.concept) if len(t) >= 2)
-    return [] if any(phrase_in(normalize_question(t), text) for t in terms) else [e.matched for e in named]
+    return [e.matched for e in named if not _concept_in(glossary, e.concept, text)]
+
+
+def _concept_in(glossary: Glossary, concept_id: str, text: str) -> bool:
+    terms = (t for t in concept_terms(glossary, concept_id) if len(t) >= 2)
+    return any(phrase_in(normalize_question(t), text) for t in terms)
 
 
 def _a_named_concept(glossary: Glossary, concept_id: str) -> bool:
@@ -651,7 +655,8 @@ def words_missing(
     texts = [candidate_terms(c.text) for c in candidates]
     distinct = [w for w in _subject_words(subject) if w in names or _a_name(w, question)]
     idents = [t for t, w in subject_terms(subject).items() if w >= IDENT_WEIGHT and t not in distinct]
-    return [w for w in dict.fromkeys([*distinct, *idents]) if not _named(w, texts)]
+    missing = [w for w in distinct if not _named(w, texts)]
+    return missing + [t for t in idents if t not in missing and not any(t in norm for norm, _ in texts)]
 
 
 IDENT_WEIGHT = 3.0  # subject_terms' weight of identifiers, flags and numbers with units
