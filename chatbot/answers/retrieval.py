@@ -695,10 +695,9 @@ CAPITALS_RE = re.compile(r"(?<![A-Za-z])[A-Z]{2,8}(?![A-Za-z])")
 
 
 def _named(word: str, texts: Sequence[tuple[str, frozenset[str]]]) -> bool:
-    terms = subject_terms(word) or {word: 1.0}
-    if any(t in bag for t in terms for _, bag in texts) or any(word in norm for norm, _ in texts):
-        return True
-    return bool(_near_words(terms, texts).get(word))
+    """Whether a name is in the candidates as written: no fuzzy match (`gemma3n` is not
+    `gemma3`, `h200` not `h100`)."""
+    return any(word in bag or phrase_in(word, norm) for norm, bag in texts)
 
 
 @lru_cache(maxsize=4096)
