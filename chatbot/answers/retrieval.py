@@ -527,8 +527,8 @@ def _scored(reading: Reading, c: Candidate, found: TermWeights, doc_freq: Counte
     lexical = sum(w / doc_freq[t] ** 0.5 for t, w in found.items())
     if c.fact and kind == 0:
         lexical = 0.0  # a fact answers only the kind that asks for it ("crash" in the tags)
-    elif c.fact or SECONDHAND & set(c.parts):
-        lexical *= FACT_SHARE
+    elif c.fact or SECONDHAND & set(c.parts) or (set(c.parts) == {"audience"} and kind == 0):
+        lexical *= FACT_SHARE  # who should read it names topics; it answers only who
     score = lexical * (1 + LEX_BY_FIT * min(kind, 2.0)) + kind
     return Scored(c, round(score, 4), lexical, kind, sum(found.values()))
 
