@@ -225,17 +225,9 @@ class Answerer:
         self, entry: Entry, question: str, reading: Reading, scored: Sequence[Scored], c: Composer
     ) -> str:
         """The answer from the ranked candidates, or the honest line when none clears the floor."""
-        scored = _measured_first(question, reading, scored)
-        missing = self._missing(entry, reading, scored, question) if scored else []
-        if not missing and scored and not _clears(scored[0], bool(reading.kinds)):
-            reading, scored = self._fallback(question, reading, scored)
+        reading, scored, missing = self._ranked(entry, question, reading, scored)
         best = scored[0] if scored else None
-        if (
-            best is None
-            or missing
-            or not _clears(best, bool(reading.kinds))
-            or _beside(reading, best, entry, question)
-        ):
+        if best is None or missing or _denied(reading, best, entry, question):
             return self._not_covered(reading, missing, best, c, question)
         chosen = [
             self._said(entry, focused(reading, s, self.glossary), c)
@@ -246,6 +238,18 @@ class Answerer:
             return self._not_covered(reading, [], None, c, question)
         prefix = self._prefix(reading, best, question, c)
         return c.quote(prefix, chosen)
+
+    def _ranked(
+        self, entry: Entry, question: str, reading: Reading, scored: Sequence[Scored]
+    ) -> tuple[Reading, Sequence[Scored], list[str]]:
+        """The candidates in answering order, and what the question names that the entry lacks."""
+        scored = _measured_first(question, reading, scored)
+        if not scored:
+            return reading, scored, []
+        missing = self._missing(entry, reading, scored, question)
+        if not missing and not _clears(scored[0], bool(reading.kinds)):
+            reading, scored = self._fallback(question, reading, scored)
+        return reading, scored, missing
 
     def _fallback(
         self, question: str, reading: Reading, scored: Sequence[Scored]
@@ -396,6 +400,11 @@ def _measured_first(question: str, reading: Reading, scored: Sequence[Scored]) -
         ):
             return [s, *(o for o in scored if o is not s)]
     return scored
+
+
+def _denied(reading: Reading, best: Scored, entry: Entry, question: str) -> bool:
+    """Whether even the best candidate does not answer: below the floor, or beside the question."""
+    return not _clears(best, bool(reading.kinds)) or _beside(reading, best, entry, question)
 
 
 def _beside(reading: Reading, best: Scored, entry: Entry, question: str) -> bool:

@@ -135,18 +135,7 @@ def _structured(entry: Entry) -> list[Candidate]:
     """The parts the digest reader found: verdict, why line, focus points, audience, caveats.
     The rest of the verdict's own sentence ("可以一读，但不急") is the verdict, not a point."""
     verdict = _verdict_sentence(entry)
-    found = [
-        Candidate(("focus",), h, f"highlights[{i}]")
-        for i, h in enumerate(entry.highlights)
-        if not _of_verdict(h, verdict)
-    ]
-    for i, caveat in enumerate(entry.caveats):
-        # A caveat cut from a focus point ("…，提醒跨版本验证的必要性") is quoted with its context.
-        host = next((n for n, h in enumerate(entry.highlights) if caveat in h and caveat != h), None)
-        if host is None:
-            found.append(Candidate(("caveat",), caveat, f"caveats[{i}]"))
-        else:
-            found[host] = Candidate(("focus", "caveat"), found[host].text, f"caveats[{i}]")
+    found = _points_and_caveats(entry, verdict)
     if entry.why and not _of_verdict(entry.why, verdict):
         found.append(Candidate(("why",), entry.why, "why"))
     if entry.audience:
@@ -154,6 +143,23 @@ def _structured(entry: Entry) -> list[Candidate]:
     if entry.verdict:
         qualified = verdict if verdict and len(verdict) <= len(entry.verdict) + SHORT else entry.verdict
         found.append(Candidate(("verdict",), qualified, "verdict"))
+    return found
+
+
+def _points_and_caveats(entry: Entry, verdict: str) -> list[Candidate]:
+    """The focus points (not the verdict's qualifier) and the caveats; a caveat cut from a focus
+    point ("…，提醒跨版本验证的必要性") is quoted with its context."""
+    found = [
+        Candidate(("focus",), h, f"highlights[{i}]")
+        for i, h in enumerate(entry.highlights)
+        if not _of_verdict(h, verdict)
+    ]
+    for i, caveat in enumerate(entry.caveats):
+        host = next((n for n, c in enumerate(found) if caveat in c.text and caveat != c.text), None)
+        if host is None:
+            found.append(Candidate(("caveat",), caveat, f"caveats[{i}]"))
+        else:
+            found[host] = Candidate(("focus", "caveat"), found[host].text, f"caveats[{i}]")
     return found
 
 
@@ -186,16 +192,33 @@ def entry_candidates(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
     merged = _parts_found(entry)
     held = list(merged)
     for i, (part, text) in enumerate(note_clauses(entry.note)):
-        same = [h for h in held if text in h or (h in text and len(h) >= SHORT_CLAUSE)]
-        for h in same:
-            if text in h:  # the sentence is (in) the part: its own label says what it is
-                merged[h] = _with_part(merged[h], part)
-        rest = _rest(text, same and [*same, *(h for h in held if h in text)])
-        if rest and (rest == text or not any(rest in h or h.startswith(rest[:SHORT]) for h in merged)):
-            # what a sentence says besides the parts in it ("…不到 4%" before "对…有帮助")
-            merged.setdefault(rest, Candidate((part, *_people_parts(entry, rest)), rest, f"note[{i}]"))
+        _add_sentence(entry, merged, held, (i, part, text))
     merged.setdefault(entry.title, Candidate(("title",), entry.title, "title"))
     return _without_bare_headings(list(merged.values())) + _facts(entry, words)
+
+
+def _add_sentence(
+    entry: Entry, merged: dict[str, Candidate], held: Sequence[str], sentence: tuple[int, str, str]
+) -> None:
+    """A sentence of the note: its label's part given to the reader's part it is in, and what it
+    says besides the parts inside it ("…不到 4%" before "对…有帮助") as a candidate of its own."""
+    i, part, text = sentence
+    same = _parts_in(text, held)
+    for h in (h for h in same if text in h):
+        merged[h] = _with_part(merged[h], part)
+    rest = _rest(text, same and [*same, *(h for h in held if h in text)])
+    if rest and (rest == text or not _said(rest, merged)):
+        merged.setdefault(rest, Candidate((part, *_people_parts(entry, rest)), rest, f"note[{i}]"))
+
+
+def _parts_in(text: str, held: Sequence[str]) -> list[str]:
+    """The reader's parts a sentence is in, or that are (not too short) in it."""
+    return [h for h in held if text in h or (h in text and len(h) >= SHORT_CLAUSE)]
+
+
+def _said(rest: str, merged: Mapping[str, Candidate]) -> bool:
+    """Whether a candidate already says this rest of a sentence (or begins with it)."""
+    return any(rest in h or h.startswith(rest[:SHORT]) for h in merged)
 
 
 def _rest(text: str, parts: Sequence[str]) -> str:
@@ -248,19 +271,24 @@ def _with_part(candidate: Candidate, part: str) -> Candidate:
 
 
 def _facts(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
-    """The metadata as candidates, each a line in the asker's language."""
-    verdict = _verdict_sentence(entry)
-    points = [p for p in (entry.why, *entry.highlights) if p and not _of_verdict(p, verdict)]
-    why = points[0] if points else ""
-    joint = "。" if has_han(entry.title) else ". "
-    summary = f"{entry.title}{joint}{why}" if why and why != entry.title else entry.title
+    """The metadata as candidates, each a line in the asker's language, after the summary."""
     facts = [
         Candidate((part,), text, source, fact=True)
         for part, source, text in _fact_lines(entry, words)
         if text
     ]
+    return [_summary(entry), *facts]
+
+
+def _summary(entry: Entry) -> Candidate:
+    """The title and the note's first point; said short, the point when the title is the PR's."""
+    verdict = _verdict_sentence(entry)
+    points = [p for p in (entry.why, *entry.highlights) if p and not _of_verdict(p, verdict)]
+    why = points[0] if points else ""
+    joint = "。" if has_han(entry.title) else ". "
+    summary = f"{entry.title}{joint}{why}" if why and why != entry.title else entry.title
     short = why if why and _pr_title(entry) else entry.title
-    return [Candidate(("summary",), summary, "title", short=short), *facts]
+    return Candidate(("summary",), summary, "title", short=short)
 
 
 PR_TITLE_RE = re.compile(r"^\[[^\]]+\]|#\d+\s*$")
@@ -361,10 +389,14 @@ def _add_chinese(norm: str, weights: TermWeights) -> None:
     """The word list read backwards (1.5: "有哪些策略" looks for `strategy`), then bigrams (1)."""
     for zh, ens in _english_of().items():
         if zh in norm:
-            words = (w for en in ens for w in en.split() if w not in EN_STOP)
-            weights.update({w: 1.5 for w in words if w not in weights})
+            weights.update({w: 1.5 for w in _english_words(ens) if w not in weights})
     grams = (g for run in HAN_RUN.findall(norm) for g in han_bigrams(run))
     weights.update({g: BIGRAM for g in grams if g not in weights and not set(g) <= ZH_STOP_CHARS})
+
+
+def _english_words(phrases: Sequence[str]) -> list[str]:
+    """The words of English phrases ("watch out" → watch), stop words aside."""
+    return [w for en in phrases for w in en.split() if w not in EN_STOP]
 
 
 def _add_words(norm: str, weights: TermWeights) -> None:
@@ -653,10 +685,18 @@ def words_missing(
     ("ARM") or the glossary spells so (`names`: "ttft"). An ordinary word never denies: it may be
     a paraphrase, a colloquial word or the English of a Chinese note's word."""
     texts = [candidate_terms(c.text) for c in candidates]
-    distinct = [w for w in _subject_words(subject) if w in names or _a_name(w, question)]
-    idents = [t for t, w in subject_terms(subject).items() if w >= IDENT_WEIGHT and t not in distinct]
+    distinct = _distinct_words(subject, question, names)
     missing = [w for w in distinct if not _named(w, texts)]
-    return missing + [t for t in idents if t not in missing and not any(t in norm for norm, _ in texts)]
+    idents = [t for t, w in subject_terms(subject).items() if w >= IDENT_WEIGHT and t not in distinct]
+    return missing + [t for t in idents if not _written(t, texts)]
+
+
+def _distinct_words(subject: str, question: str, names: frozenset[str]) -> list[str]:
+    return [w for w in _subject_words(subject) if w in names or _a_name(w, question)]
+
+
+def _written(ident: str, texts: Sequence[tuple[str, frozenset[str]]]) -> bool:
+    return any(ident in norm for norm, _ in texts)
 
 
 IDENT_WEIGHT = 3.0  # subject_terms' weight of identifiers, flags and numbers with units
