@@ -240,9 +240,12 @@ def _parts_found(entry: Entry) -> dict[str, Candidate]:
     """The reader's parts by text, one candidate per text with all the parts it is."""
     merged: dict[str, Candidate] = {}
     for c in _structured(entry):
-        part, text = _label(c.text)  # "TL;DR: …" read as a focus point is quoted without its label
+        # "TL;DR: …" or "- **Who:** …" read as a point is quoted without its label, as the part
+        # its label says (the label wins: "**How to enable:**" under 风险 is not a caveat).
+        part, text = _label(MARK_RE.sub("", c.text).strip().strip("*").strip())
         known = merged[text].parts if text in merged else ()
-        parts = (*known, *c.parts, *([part] if part else []), *_people_parts(entry, text))
+        own = (part,) if part and part != "note" else c.parts
+        parts = (*known, *own, *_people_parts(entry, text))
         merged[text] = Candidate(tuple(dict.fromkeys(parts)), text, c.source)
     return merged
 
