@@ -248,18 +248,19 @@ class Answerer:
             return reading, scored, []
         missing = self._missing(entry, reading, scored, question)
         if not missing and not _clears(scored[0], bool(reading.kinds)):
-            reading, scored = self._fallback(question, reading, scored)
+            reading, scored = self._fallback(entry, question, reading, scored)
         return reading, scored, missing
 
     def _fallback(
-        self, question: str, reading: Reading, scored: Sequence[Scored]
+        self, entry: Entry, question: str, reading: Reading, scored: Sequence[Scored]
     ) -> tuple[Reading, Sequence[Scored]]:
         """When nothing clears the floor and the question names nothing the note lacks: a question
-        of no known kind sharing no word is asked about the note as a whole (its summary; a list
-        question, its points); a kind
-        whose part the note lacks is answered by the best clause that clears the floor on its
-        words. Otherwise the ranking stands and the honest line follows."""
-        if not reading.kinds:
+        of no known kind naming no glossary concept the entry lacks ("咋回事", "list the changes")
+        is asked about the note as a whole (its summary; a list question, its points); a kind whose
+        part the note lacks is answered by the best clause that clears the floor on its words.
+        Otherwise the ranking stands and the honest line follows ("accuracy 掉多少")."""
+        absent = concepts_missing(reading.subject, self.glossary, _entry_text(entry), ordinary=True)
+        if not reading.kinds and not absent:
             kind: Intent = "focus" if POINTS_RE.search(question) else "summary"
             whole = Reading({kind: 1.0}, reading.subject, reading.cues)
             return whole, score_candidates(whole, [s.candidate for s in scored], self.glossary)

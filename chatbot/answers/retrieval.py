@@ -651,14 +651,19 @@ def _shared(
     return found
 
 
-def concepts_missing(subject: str, glossary: Glossary | None, entry_text: str) -> list[str]:
+def concepts_missing(
+    subject: str, glossary: Glossary | None, entry_text: str, *, ordinary: bool = False
+) -> list[str]:
     """The named glossary concepts the subject asks about (hardware, models, features: a label
     with a capital, digit or a joined name, `FlashInfer`, `SM120`, `gpt-oss`) when the entry names
     none of them; an ordinary concept ("attention", "性能") may be said in words the glossary lacks,
-    so it never denies. Each named concept the entry lacks is named in the denial."""
+    so it never denies (`ordinary`: those too, when nothing else answers). Each named concept
+    the entry lacks is named in the denial."""
     if glossary is None or not subject.strip():
         return []
-    named = [e for e in _concepts_named(subject, glossary) if _a_named_concept(glossary, e.concept)]
+    named = [
+        e for e in _concepts_named(subject, glossary) if ordinary or _a_named_concept(glossary, e.concept)
+    ]
     text = normalize_question(entry_text)
     return [e.matched for e in named if not _concept_in(glossary, e.concept, text)]
 
