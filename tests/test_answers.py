@@ -163,30 +163,32 @@ def test_only_a_distinctive_term_the_note_lacks_denies(tmp_path: Path) -> None:
         assert not denied.found and name in denied.text.splitlines()[0], (question, denied.text)
 
 
-def test_a_chinese_question_word_finds_its_english_in_the_note(tmp_path: Path) -> None:
-    """Common question words are data in both languages (`question_words`): 坑 finds "gotcha"."""
-    library, entry = _one_entry(
-        tmp_path,
-        "Priority scheduling #5958",
-        "Must read. Requests carry an integer priority; lower runs first. "
-        "Gotcha: preemption recomputes, so long prompts see worse tail latency.",
-    )
-    answer = Answerer(library).answer(entry, "有坑吗")
-    assert answer.found and "preemption recomputes" in answer.text, answer.text
+GOTCHA_NOTE = (
+    "Must read. Requests carry an integer priority; lower runs first. "
+    "Gotcha: preemption recomputes, so long prompts see worse tail latency."
+)
+TERSE_NOTE = (
+    "【结论】必看。【看点】PR 4751 之后 kv_cache_dtype 没传进 attention backend，fp8 KV cache 开了等于没开。"
+)
 
 
-def test_a_question_of_no_kind_sharing_nothing_gets_the_summary_not_a_denial(tmp_path: Path) -> None:
-    """Nothing the note lacks is named, so the bot answers about the note as a whole; a PR's own
-    title is not the summary (the asker has read it): the note's why line is."""
-    library, entry = _one_entry(
-        tmp_path,
-        "[Bugfix] Fix FP8 KV cache support #4869",
-        "【结论】必看。【看点】PR 4751 之后 kv_cache_dtype 没传进 attention backend，fp8 KV cache 开了等于没开。",
-    )
-    answerer = Answerer(library)
-    for question in ("咋回事", "一句话总结"):
-        answer = answerer.answer(entry, question)
-        assert answer.found and "kv_cache_dtype" in answer.text, (question, answer.text)
+@pytest.mark.parametrize(
+    ("title", "note", "question", "expect"),
+    [
+        # Common question words are data in both languages (`question_words`): 坑 finds "gotcha".
+        ("Priority scheduling #5958", GOTCHA_NOTE, "有坑吗", "preemption recomputes"),
+        # No kind, nothing shared, nothing the note lacks named: the note as a whole, not a denial;
+        # a PR's own title is not its summary (the asker has read it), the note's why line is.
+        ("[Bugfix] Fix FP8 KV cache support #4869", TERSE_NOTE, "咋回事", "kv_cache_dtype"),
+        ("[Bugfix] Fix FP8 KV cache support #4869", TERSE_NOTE, "一句话总结", "kv_cache_dtype"),
+    ],
+)
+def test_questions_in_words_no_rule_knows_are_answered(
+    tmp_path: Path, title: str, note: str, question: str, expect: str
+) -> None:
+    library, entry = _one_entry(tmp_path, title, note)
+    answer = Answerer(library).answer(entry, question)
+    assert answer.found and expect in answer.text, answer.text
 
 
 def test_a_soft_verdicts_qualifier_stays_with_the_verdict(tmp_path: Path) -> None:
