@@ -39,7 +39,7 @@ from chatbot.answers.retrieval import (
 )
 from chatbot.digest import Entry, FactsLookup, Library, Ref, no_facts
 from chatbot.search import Glossary, load_glossary
-from chatbot.text import has_han, normalize_question, strip_slack_markup
+from chatbot.text import LATIN_WORD, has_han, normalize_question, strip_slack_markup
 
 BUDGET_SHARE = 0.75
 MAX_QUESTION_CHARS = 300
@@ -255,17 +255,23 @@ class Answerer:
         self, entry: Entry, question: str, reading: Reading, scored: Sequence[Scored]
     ) -> tuple[Reading, Sequence[Scored]]:
         """When nothing clears the floor and the question names nothing the note lacks: a question
-        of no known kind naming no glossary concept the entry lacks ("咋回事", "list the changes")
-        is asked about the note as a whole (its summary; a list question, its points); a kind whose
-        part the note lacks is answered by the best clause that clears the floor on its words.
+        of no known kind naming nothing the entry lacks ("咋回事", "list the changes") is asked
+        about the note as a whole (its summary; a list question, its points); a kind whose part
+        the note lacks is answered by the best clause that clears the floor on its words.
         Otherwise the ranking stands and the honest line follows ("accuracy 掉多少")."""
-        absent = concepts_missing(reading.subject, self.glossary, _entry_text(entry), ordinary=True)
-        if not reading.kinds and not absent:
+        if not reading.kinds and not self._names_absent(entry, reading.subject, question):
             kind: Intent = "focus" if POINTS_RE.search(question) else "summary"
             whole = Reading({kind: 1.0}, reading.subject, reading.cues)
             return whole, score_candidates(whole, [s.candidate for s in scored], self.glossary)
-        by_words = next((s for s in scored if _clears(s, True) and not s.candidate.fact), None)
-        return reading, scored if by_words is None else [by_words, *(s for s in scored if s is not by_words)]
+        return reading, _words_first(scored)
+
+    def _names_absent(self, entry: Entry, subject: str, question: str) -> bool:
+        """Whether the subject names something the entry lacks: a glossary concept, or in a
+        Chinese question an English word (there the asker's English is a name: "nightingale")."""
+        text = _entry_text(entry)
+        if concepts_missing(subject, self.glossary, text, ordinary=True):
+            return True
+        return has_han(question) and any(w not in normalize_question(text) for w in _latin_words(subject))
 
     def _missing(self, entry: Entry, reading: Reading, scored: Sequence[Scored], question: str) -> list[str]:
         """The distinctive things the question names that neither the note nor the metadata does:
@@ -401,6 +407,17 @@ def _measured_first(question: str, reading: Reading, scored: Sequence[Scored]) -
         ):
             return [s, *(o for o in scored if o is not s)]
     return scored
+
+
+def _words_first(scored: Sequence[Scored]) -> Sequence[Scored]:
+    """The best clause that clears the floor on its words (not of the asked kind), first."""
+    by_words = next((s for s in scored if _clears(s, True) and not s.candidate.fact), None)
+    return scored if by_words is None else [by_words, *(s for s in scored if s is not by_words)]
+
+
+def _latin_words(subject: str) -> list[str]:
+    """The subject's English words of three letters or more, stop words aside."""
+    return [w for w in LATIN_WORD.findall(normalize_question(subject)) if w not in EN_STOP and len(w) > 2]
 
 
 def _denied(reading: Reading, best: Scored, entry: Entry, question: str) -> bool:
