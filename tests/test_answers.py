@@ -133,6 +133,78 @@ def test_a_subject_the_note_never_names_is_denied_in_the_askers_words(
     assert not zh.found and zh.text.startswith("笔记没有提到 ARM。")
 
 
+def _one_entry(tmp_path: Path, title: str, note: str) -> tuple[Library, Entry]:
+    (tmp_path / "d.txt").write_text(f"vllm-project/vllm\n\n{title}\n\n{note}\n", encoding="utf-8")
+    library = Library.load(tmp_path)
+    (entry,) = library.entries
+    return library, entry
+
+
+def test_only_a_distinctive_term_the_note_lacks_denies(tmp_path: Path) -> None:
+    """Issue 25: an ordinary word the note does not use (a paraphrase, a colloquial word) never
+    vetoes an answer; a name (digits, capitals, a named glossary concept, an identifier) absent
+    from note and metadata does, matched as written (`gemma3n` is not `gemma3`)."""
+    library, entry = _one_entry(
+        tmp_path,
+        "[Model] Gemma3 takes image embeddings #28483",
+        "Worth a look. Gemma3 now accepts precomputed image embeds; pass `enable_mm_embeds=True`. "
+        "Watch out: only the pooling runner was validated.",
+    )
+    answerer = Answerer(library)
+    plain = answerer.answer(entry, "anything sketchy about the rollout")
+    assert plain.found and "enable_mm_embeds" in plain.text, plain.text
+    for question, name in (
+        ("does gemma3n work too", "gemma3n"),
+        ("is it fine on H100", "H100"),
+        ("does it work with FlashInfer", "FlashInfer"),
+        ("what does num_speculative_tokens do", "num_speculative_tokens"),
+    ):
+        denied = answerer.answer(entry, question)
+        assert not denied.found and name in denied.text.splitlines()[0], (question, denied.text)
+
+
+GOTCHA_NOTE = (
+    "Must read. Requests carry an integer priority; lower runs first. "
+    "Gotcha: preemption recomputes, so long prompts see worse tail latency."
+)
+TERSE_NOTE = (
+    "【结论】必看。【看点】PR 4751 之后 kv_cache_dtype 没传进 attention backend，fp8 KV cache 开了等于没开。"
+)
+
+
+@pytest.mark.parametrize(
+    ("title", "note", "question", "expect"),
+    [
+        # Common question words are data in both languages (`question_words`): 坑 finds "gotcha".
+        ("Priority scheduling #5958", GOTCHA_NOTE, "有坑吗", "preemption recomputes"),
+        # No kind, nothing shared, nothing the note lacks named: the note as a whole, not a denial;
+        # a PR's own title is not its summary (the asker has read it), the note's why line is.
+        ("[Bugfix] Fix FP8 KV cache support #4869", TERSE_NOTE, "咋回事", "kv_cache_dtype"),
+        ("[Bugfix] Fix FP8 KV cache support #4869", TERSE_NOTE, "一句话总结", "kv_cache_dtype"),
+    ],
+)
+def test_questions_in_words_no_rule_knows_are_answered(
+    tmp_path: Path, title: str, note: str, question: str, expect: str
+) -> None:
+    library, entry = _one_entry(tmp_path, title, note)
+    answer = Answerer(library).answer(entry, question)
+    assert answer.found and expect in answer.text, answer.text
+
+
+def test_a_soft_verdicts_qualifier_stays_with_the_verdict(tmp_path: Path) -> None:
+    library, entry = _one_entry(
+        tmp_path,
+        "[BugFix] Fix hermes tool parser streaming (#10395)",
+        "可以一读，但不急。@xiyuan-lee 的修法是直接把 delta_text 原样返回给用户，不再依赖补全后的差分。"
+        "作者自测吞吐下降不到 4%，对维护 OpenAI 兼容网关的同学有帮助。",
+    )
+    answerer = Answerer(library)
+    assert "可以一读，但不急" in answerer.answer(entry, "值不值得看").text
+    assert "delta_text" in answerer.answer(entry, "tl;dr").text
+    # The sentence holding the audience still answers with what it says besides.
+    assert "不到 4%" in answerer.answer(entry, "any numbers").text
+
+
 def test_classify_prefers_the_longest_phrasing() -> None:
     assert classify("测试设计好在哪") == "tests"
     assert classify("有哪些设计取舍") == "design"

@@ -132,22 +132,48 @@ def _labelled_sentences(line: str, section: str | None) -> list[tuple[str, str]]
 
 
 def _structured(entry: Entry) -> list[Candidate]:
-    """The parts the digest reader found: verdict, why line, focus points, audience, caveats."""
-    found = [Candidate(("focus",), h, f"highlights[{i}]") for i, h in enumerate(entry.highlights)]
-    for i, caveat in enumerate(entry.caveats):
-        # A caveat cut from a focus point ("…，提醒跨版本验证的必要性") is quoted with its context.
-        host = next((n for n, h in enumerate(entry.highlights) if caveat in h and caveat != h), None)
-        if host is None:
-            found.append(Candidate(("caveat",), caveat, f"caveats[{i}]"))
-        else:
-            found[host] = Candidate(("focus", "caveat"), found[host].text, f"caveats[{i}]")
-    if entry.why:
+    """The parts the digest reader found: verdict, why line, focus points, audience, caveats.
+    The rest of the verdict's own sentence ("可以一读，但不急") is the verdict, not a point."""
+    verdict = _verdict_sentence(entry)
+    found = _points_and_caveats(entry, verdict)
+    if entry.why and not _of_verdict(entry.why, verdict):
         found.append(Candidate(("why",), entry.why, "why"))
     if entry.audience:
         found.append(Candidate(("audience",), entry.audience, "audience"))
     if entry.verdict:
-        found.append(Candidate(("verdict",), entry.verdict, "verdict"))
+        qualified = verdict if verdict and len(verdict) <= len(entry.verdict) + SHORT else entry.verdict
+        found.append(Candidate(("verdict",), qualified, "verdict"))
     return found
+
+
+def _points_and_caveats(entry: Entry, verdict: str) -> list[Candidate]:
+    """The focus points (not the verdict's qualifier) and the caveats; a caveat cut from a focus
+    point ("…，提醒跨版本验证的必要性") is quoted with its context."""
+    found = [
+        Candidate(("focus",), h, f"highlights[{i}]")
+        for i, h in enumerate(entry.highlights)
+        if not _of_verdict(h, verdict)
+    ]
+    for i, caveat in enumerate(entry.caveats):
+        host = next((n for n, c in enumerate(found) if caveat in c.text and caveat != c.text), None)
+        if host is None:
+            found.append(Candidate(("caveat",), caveat, f"caveats[{i}]"))
+        else:
+            found[host] = Candidate(("focus", "caveat"), found[host].text, f"caveats[{i}]")
+    return found
+
+
+def _verdict_sentence(entry: Entry) -> str:
+    """The note's first sentence when it opens with the verdict, else nothing."""
+    if not entry.verdict:
+        return ""
+    first = next(iter(sentences(entry.note)), "").rstrip(".。!！;；")
+    return first if first.startswith(entry.verdict) else ""
+
+
+def _of_verdict(point: str, verdict: str) -> bool:
+    """Whether a point is only the verdict's qualifier ("但不急" of "可以一读，但不急")."""
+    return bool(verdict) and point in verdict and len(point) < SHORT
 
 
 def _people_parts(entry: Entry, text: str) -> tuple[str, ...]:
@@ -166,23 +192,60 @@ def entry_candidates(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
     merged = _parts_found(entry)
     held = list(merged)
     for i, (part, text) in enumerate(note_clauses(entry.note)):
-        same = [h for h in held if text in h or (h in text and len(h) >= SHORT_CLAUSE)]
-        for h in same:
-            if text in h:  # the sentence is (in) the part: its own label says what it is
-                merged[h] = _with_part(merged[h], part)
-        if not same:
-            merged.setdefault(text, Candidate((part, *_people_parts(entry, text)), text, f"note[{i}]"))
+        _add_sentence(entry, merged, held, (i, part, text))
     merged.setdefault(entry.title, Candidate(("title",), entry.title, "title"))
     return _without_bare_headings(list(merged.values())) + _facts(entry, words)
+
+
+def _add_sentence(
+    entry: Entry, merged: dict[str, Candidate], held: Sequence[str], sentence: tuple[int, str, str]
+) -> None:
+    """A sentence of the note: its label's part given to the reader's part it is in, and what it
+    says besides the parts inside it ("…不到 4%" before "对…有帮助") as a candidate of its own."""
+    i, part, text = sentence
+    same = _parts_in(text, held)
+    for h in (h for h in same if text in h):
+        merged[h] = _with_part(merged[h], part)
+    rest = _rest(text, same and [*same, *(h for h in held if h in text)])
+    if rest and (rest == text or not _said(rest, merged)):
+        merged.setdefault(rest, Candidate((part, *_people_parts(entry, rest)), rest, f"note[{i}]"))
+
+
+def _parts_in(text: str, held: Sequence[str]) -> list[str]:
+    """The reader's parts a sentence is in, or that are (not too short) in it."""
+    return [h for h in held if text in h or (h in text and len(h) >= SHORT_CLAUSE)]
+
+
+def _said(rest: str, merged: Mapping[str, Candidate]) -> bool:
+    """Whether a candidate already says this rest of a sentence (or begins with it)."""
+    return any(rest in h or h.startswith(rest[:SHORT]) for h in merged)
+
+
+def _rest(text: str, parts: Sequence[str]) -> str:
+    """A sentence without the parts inside it, when what is left says something; the whole
+    sentence when no part is in it; else nothing."""
+    if not parts:
+        return text
+    if any(text in h for h in parts):
+        return ""
+    rest = text
+    for h in parts:
+        rest = rest.replace(h, "\n")
+    pieces = [p.strip(" ，,;；。.:：") for p in rest.split("\n")]
+    longest = max(pieces, key=len)
+    return longest if len(longest) >= SHORT else ""
 
 
 def _parts_found(entry: Entry) -> dict[str, Candidate]:
     """The reader's parts by text, one candidate per text with all the parts it is."""
     merged: dict[str, Candidate] = {}
     for c in _structured(entry):
-        part, text = _label(c.text)  # "TL;DR: …" read as a focus point is quoted without its label
+        # "TL;DR: …" or "- **Who:** …" read as a point is quoted without its label, as the part
+        # its label says (the label wins: "**How to enable:**" under 风险 is not a caveat).
+        part, text = _label(MARK_RE.sub("", c.text).strip().strip("*").strip())
         known = merged[text].parts if text in merged else ()
-        parts = (*known, *c.parts, *([part] if part else []), *_people_parts(entry, text))
+        own = (part,) if part and part != "note" else c.parts
+        parts = (*known, *own, *_people_parts(entry, text))
         merged[text] = Candidate(tuple(dict.fromkeys(parts)), text, c.source)
     return merged
 
@@ -211,16 +274,33 @@ def _with_part(candidate: Candidate, part: str) -> Candidate:
 
 
 def _facts(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
-    """The metadata as candidates, each a line in the asker's language."""
-    why = entry.why or (entry.highlights[0] if entry.highlights else "")
-    joint = "。" if has_han(entry.title) else ". "
-    summary = f"{entry.title}{joint}{why}" if why and why != entry.title else entry.title
+    """The metadata as candidates, each a line in the asker's language, after the summary."""
     facts = [
         Candidate((part,), text, source, fact=True)
         for part, source, text in _fact_lines(entry, words)
         if text
     ]
-    return [Candidate(("summary",), summary, "title", short=entry.title), *facts]
+    return [_summary(entry), *facts]
+
+
+def _summary(entry: Entry) -> Candidate:
+    """The title and the note's first point; said short, the point when the title is the PR's."""
+    verdict = _verdict_sentence(entry)
+    points = [p for p in (entry.why, *entry.highlights) if p and not _of_verdict(p, verdict)]
+    why = points[0] if points else ""
+    joint = "。" if has_han(entry.title) else ". "
+    summary = f"{entry.title}{joint}{why}" if why and why != entry.title else entry.title
+    short = why if why and _pr_title(entry) else entry.title
+    return Candidate(("summary",), summary, "title", short=short)
+
+
+PR_TITLE_RE = re.compile(r"^\[[^\]]+\]|#\d+\s*$")
+
+
+def _pr_title(entry: Entry) -> bool:
+    """Whether the entry's title is the PR's own (`[Bugfix] … #4869`), not the curator's summary:
+    then the note's why line, not the title the asker has already read, sums it up."""
+    return bool(PR_TITLE_RE.search(entry.title)) or entry.title == entry.github_title
 
 
 def _fact_lines(entry: Entry, words: Mapping[str, str]) -> list[tuple[str, str, str]]:
@@ -275,12 +355,23 @@ def chinese_of(word: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=1)
 def _english_of() -> dict[str, tuple[str, ...]]:
+    """Chinese words and the English a note may say them in: the word list read backwards and
+    the common question words (`question_words`)."""
     out: dict[str, list[str]] = {}
     for en, zhs in _word_list().items():
         for zh in zhs:
             if HAN_RUN.fullmatch(zh) and len(zh) >= 2:
                 out.setdefault(zh, []).append(en)
+    for zh, ens in _question_words().items():
+        out.setdefault(zh, []).extend(e for e in ens if e not in out.get(zh, ()))
     return {zh: tuple(ens) for zh, ens in out.items()}
+
+
+@lru_cache(maxsize=1)
+def _question_words() -> dict[str, tuple[str, ...]]:
+    text = resources.files("chatbot.answers").joinpath("data/followup_terms.yaml").read_text(encoding="utf-8")
+    words = load_yaml(text).get("question_words") or {}
+    return {str(zh): tuple(normalize_question(str(e)) for e in ens) for zh, ens in words.items()}
 
 
 @lru_cache(maxsize=1024)
@@ -301,9 +392,14 @@ def _add_chinese(norm: str, weights: TermWeights) -> None:
     """The word list read backwards (1.5: "有哪些策略" looks for `strategy`), then bigrams (1)."""
     for zh, ens in _english_of().items():
         if zh in norm:
-            weights.update({en: 1.5 for en in ens if en not in weights})
+            weights.update({w: 1.5 for w in _english_words(ens) if w not in weights})
     grams = (g for run in HAN_RUN.findall(norm) for g in han_bigrams(run))
     weights.update({g: BIGRAM for g in grams if g not in weights and not set(g) <= ZH_STOP_CHARS})
+
+
+def _english_words(phrases: Sequence[str]) -> list[str]:
+    """The words of English phrases ("watch out" → watch), stop words aside."""
+    return [w for en in phrases for w in en.split() if w not in EN_STOP]
 
 
 def _add_words(norm: str, weights: TermWeights) -> None:
@@ -322,11 +418,17 @@ def candidate_terms(text: str) -> tuple[str, frozenset[str]]:
     """A candidate's normalised text and the terms it offers."""
     norm = normalize_question(text)
     terms = {(q or b).strip() for q, b in IDENT_RE.findall(norm)}
-    for word in LATIN_WORD.findall(norm):
+    for word in LATIN_WORD.findall(SNAKE_RE.sub(" ", norm)):
         terms.update(_forms(word))
+    for name in SNAKE_RE.findall(norm):  # a piece of a name is weaker evidence than a word
+        terms.update(PIECE + f for word in LATIN_WORD.findall(name) for f in _forms(word) if f not in terms)
     for run in HAN_RUN.findall(norm):
         terms.update(han_bigrams(run))
     return norm, frozenset(terms)
+
+
+SNAKE_RE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+")
+PIECE = "~"  # marks a word found only inside a snake_case name (`TYPE_CHECKING`)
 
 
 def _forms(word: str) -> list[str]:
@@ -460,8 +562,8 @@ def _scored(reading: Reading, c: Candidate, found: TermWeights, doc_freq: Counte
     lexical = sum(w / doc_freq[t] ** 0.5 for t, w in found.items())
     if c.fact and kind == 0:
         lexical = 0.0  # a fact answers only the kind that asks for it ("crash" in the tags)
-    elif c.fact or SECONDHAND & set(c.parts):
-        lexical *= FACT_SHARE
+    elif c.fact or SECONDHAND & set(c.parts) or (set(c.parts) == {"audience"} and kind == 0):
+        lexical *= FACT_SHARE  # who should read it names topics; it answers only who
     score = lexical * (1 + LEX_BY_FIT * min(kind, 2.0)) + kind
     return Scored(c, round(score, 4), lexical, kind, sum(found.values()))
 
@@ -541,6 +643,7 @@ def _shared(
 ) -> TermWeights:
     """The subject's terms a candidate has: exactly, as glossary phrases, or nearly (a typo)."""
     found = {t: w for t, w in weights.items() if t in bag}
+    found.update({t: FUZZY_SHARE * w for t, w in weights.items() if t not in found and PIECE + t in bag})
     found.update({t: w for t, w in phrases.items() if phrase_in(t, norm)})
     for term, words in near.items():
         if words & bag:
@@ -548,49 +651,101 @@ def _shared(
     return found
 
 
-def concepts_missing(subject: str, glossary: Glossary | None, entry_text: str) -> list[str]:
-    """The glossary concepts the subject names (as the asker wrote them) when the entry names none
-    of them: one of two named is enough to answer on ("which transformers version broke it")."""
+def concepts_missing(
+    subject: str, glossary: Glossary | None, entry_text: str, *, ordinary: bool = False
+) -> list[str]:
+    """The named glossary concepts the subject asks about (hardware, models, features: a label
+    with a capital, digit or a joined name, `FlashInfer`, `SM120`, `gpt-oss`) when the entry names
+    none of them; an ordinary concept ("attention", "性能") may be said in words the glossary lacks,
+    so it never denies (`ordinary`: those too, when nothing else answers). Each named concept
+    the entry lacks is named in the denial."""
     if glossary is None or not subject.strip():
         return []
-    named = _concepts_named(subject, glossary)
+    named = [
+        e for e in _concepts_named(subject, glossary) if ordinary or _a_named_concept(glossary, e.concept)
+    ]
     text = normalize_question(entry_text)
-    terms = (t for e in named for t in concept_terms(glossary, e.concept) if len(t) >= 2)
-    return [] if any(phrase_in(normalize_question(t), text) for t in terms) else [e.matched for e in named]
+    return [e.matched for e in named if not _concept_in(glossary, e.concept, text)]
+
+
+def _concept_in(glossary: Glossary, concept_id: str, text: str) -> bool:
+    terms = (t for t in concept_terms(glossary, concept_id) if len(t) >= 2)
+    return any(phrase_in(normalize_question(t), text) for t in terms)
+
+
+def _a_named_concept(glossary: Glossary, concept_id: str) -> bool:
+    """A concept that is a name (hardware, a model, a feature), not an ordinary word of
+    engineering (`data/followup_terms.yaml: ordinary_concepts`)."""
+    return concept_id in glossary.concepts and concept_id not in _ordinary_concepts()
+
+
+@lru_cache(maxsize=1)
+def _ordinary_concepts() -> frozenset[str]:
+    text = resources.files("chatbot.answers").joinpath("data/followup_terms.yaml").read_text(encoding="utf-8")
+    return frozenset(str(c) for c in load_yaml(text).get("ordinary_concepts") or ())
 
 
 def words_missing(
-    subject: str, candidates: Sequence[Candidate], english_note: bool, question: str
-) -> tuple[list[str], list[str]]:
-    """The subject's own words the candidates never name, nor their Chinese: the names among them
-    (with digits, "h100"; in capitals on a Chinese note, "ARM"), and all of its words when none is
-    there on an English note (on a Chinese note an English word may be said in Chinese the word
-    list does not know)."""
-    words = _subject_words(subject)
-    texts = [candidate_terms(c.text) for c in candidates if not c.fact]
-    missing = [w for w in words if not _named(w, texts)]
-    names = [w for w in missing if _a_name(w, english_note, question)]
-    return names, missing if english_note and words and missing == words else []
+    subject: str, candidates: Sequence[Candidate], question: str, names: frozenset[str] = frozenset()
+) -> list[str]:
+    """The distinctive terms of the subject no candidate (note or metadata) names: an identifier
+    or flag, a name with digits ("h100", "70 GiB"), an acronym the asker wrote in capitals
+    ("ARM") or the glossary spells so (`names`: "ttft"). An ordinary word never denies: it may be
+    a paraphrase, a colloquial word or the English of a Chinese note's word."""
+    texts = [candidate_terms(c.text) for c in candidates]
+    distinct = _distinct_words(subject, question, names)
+    missing = [w for w in distinct if not _named(w, texts)]
+    idents = [t for t, w in subject_terms(subject).items() if w >= IDENT_WEIGHT and t not in distinct]
+    return missing + [t for t in idents if not _written(t, texts)]
+
+
+def _distinct_words(subject: str, question: str, names: frozenset[str]) -> list[str]:
+    return [w for w in _subject_words(subject) if w in names or _a_name(w, question)]
+
+
+def _written(ident: str, texts: Sequence[tuple[str, frozenset[str]]]) -> bool:
+    return any(ident in norm for norm, _ in texts)
+
+
+IDENT_WEIGHT = 3.0  # subject_terms' weight of identifiers, flags and numbers with units
+
+
+_NAMES: dict[int, tuple[Glossary, frozenset[str]]] = {}
+ACRONYM_RE = re.compile(r"[A-Z].*[A-Z0-9]|\d")
+
+
+def glossary_names(glossary: Glossary | None) -> frozenset[str]:
+    """The glossary's one-word terms spelled as names (`TTFT`, `FlashInfer`, `H100`), folded:
+    distinctive however the asker types them."""
+    if glossary is None:
+        return frozenset()
+    cached = _NAMES.get(id(glossary))
+    if cached is None or cached[0] is not glossary:
+        terms = (t for c in glossary.concepts.values() for t in (*c.en, *c.aliases))
+        names = frozenset(t.casefold() for t in terms if " " not in t and ACRONYM_RE.search(t[1:] or "x"))
+        cached = _NAMES[id(glossary)] = (glossary, names)
+    return cached[1]
 
 
 def _subject_words(subject: str) -> list[str]:
     return [w for w in LATIN_WORD.findall(normalize_question(subject)) if w not in EN_STOP and len(w) >= 2]
 
 
-def _a_name(word: str, english_note: bool, question: str) -> bool:
-    """A word that is a name, not said otherwise in Chinese: with digits ("h100"), or on a
-    Chinese note an acronym the asker wrote in capitals ("ARM", "TTFT")."""
+def _a_name(word: str, question: str) -> bool:
+    """A word that is a name: with digits ("h100"), or an acronym the asker wrote in capitals
+    ("ARM", "TTFT")."""
     if any(ch.isdigit() for ch in word):
         return not word.isdigit()
-    return not english_note and word.upper() in CAPITALS_RE.findall(question)
+    return word.upper() in CAPITALS_RE.findall(question)
 
 
 CAPITALS_RE = re.compile(r"(?<![A-Za-z])[A-Z]{2,8}(?![A-Za-z])")
 
 
 def _named(word: str, texts: Sequence[tuple[str, frozenset[str]]]) -> bool:
-    terms = subject_terms(word)
-    return any(t in bag for t in terms for _, bag in texts) or bool(_near_words(terms, texts).get(word))
+    """Whether a name is in the candidates as written: no fuzzy match (`gemma3n` is not
+    `gemma3`, `h200` not `h100`)."""
+    return any(word in bag or phrase_in(word, norm) for norm, bag in texts)
 
 
 @lru_cache(maxsize=4096)
