@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chatbot.digest import parse_raw_text
+from chatbot.digest import Library, parse_raw_text
 
 REPO = "vllm-project/vllm"
 
@@ -53,3 +55,14 @@ def test_any_number_in_any_of_the_forms(number: int, form: str) -> None:
     entry = parse_raw_text(_digest(title), "d.txt").entries[0]
     assert entry.pr == number
     assert entry.title == title  # the title (and so the entry's id) is as written
+
+
+def test_the_metadata_pr_wins_over_a_number_the_title_ends_with(tmp_path: Path) -> None:
+    """GitHub titles may end with the issue they fix (`… (#10395)`): the `.meta.yaml` says which PR."""
+    title = "[BugFix] Fix hermes tool parser stream arguments (#10395)"
+    (tmp_path / "d.txt").write_text(_digest(title), encoding="utf-8")
+    (tmp_path / "d.meta.yaml").write_text(
+        f'repo: {REPO}\nentries:\n  - title: "{title}"\n    pr: 10398\n', encoding="utf-8"
+    )
+    (entry,) = list(Library.load(tmp_path))
+    assert (entry.pr, entry.url) == (10398, f"https://github.com/{REPO}/pull/10398")

@@ -33,7 +33,7 @@ from chatbot.digest.model import (
 )
 from chatbot.digest.note import analyse_note, find_known_people
 from chatbot.digest.people import KnownPeople, known_people
-from chatbot.digest.rawtext import Finding, decide, digest_name, parse_raw_text
+from chatbot.digest.rawtext import Finding, decide, digest_name, parse_raw_text, title_pr
 from chatbot.digest.structured import is_glossary_file, parse_structured
 
 RAW_SUFFIXES = {".txt", ".md"}
@@ -267,6 +267,10 @@ def _fill_metadata(ours: dict[str, Any], meta: Metadata) -> None:
     """What a metadata item adds, as another copy's fields would: the empty PR fields filled,
     its lists unioned in order."""
     theirs = dict(zip(_METADATA_FIELDS, _METADATA_OF(meta), strict=True))
+    if meta.pr is not None and ours["pr"] == title_pr(ours["repo"], ours["title"]).get("pr"):
+        # A number read off the end of the title is a guess (`… (#10395)` may be the issue it
+        # fixes); the metadata's PR is the curator's fact.
+        ours["pr"], ours["url"] = meta.pr, meta.url
     _fill(ours, theirs, lists=_METADATA_LISTS)
     if meta.title == ours["title"]:
         _share(meta, "title", ours["title"])
