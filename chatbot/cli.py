@@ -330,7 +330,7 @@ def _serve_socket_mode(bot: Any, settings: Settings, port: int) -> Any:
 
 def cmd_console(args: argparse.Namespace, settings: Settings) -> int:
     """The same Bolt handlers in a terminal chat; reads a script from stdin when piped."""
-    from chatbot.slack.console import run_console
+    from chatbot.console import run_console
 
     return run_console(settings, sys.stdin, sys.stdout)
 

@@ -26,9 +26,10 @@ from slack_bolt import App
 from slack_sdk import WebClient
 
 from chatbot.answers import Answerer
-from chatbot.daily import DailyPoster, DailyScheduler, Pick, SlackMessage, TopicFilter
+from chatbot.daily import Pick, TopicFilter
 from chatbot.daily.announcer import Announcer
-from chatbot.daily.poster import process_owner
+from chatbot.daily.poster import DailyPoster, SlackMessage, process_owner
+from chatbot.daily.scheduler import DailyScheduler
 from chatbot.daily.subscription import (
     Subscription,
     configured_subscriptions,
@@ -62,6 +63,14 @@ from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.loading import LoadingGate
 from chatbot.slack.locale import UserLanguages, slack_locale
 from chatbot.slack.membership import ChannelMembers, slack_members
+from chatbot.slack.observed import (
+    ObservedAnswerer,
+    ObservedAnswers,
+    ObservedHandledEvents,
+    ObservedSearch,
+    SharedThreads,
+    observed_daily_run,
+)
 from chatbot.slack.ratelimits import RateLimits
 from chatbot.slack.replays import DeadlineLedger, InMemoryReplayLedger, ReplayLedger
 from chatbot.slack.retries import slack_web_client
@@ -76,14 +85,6 @@ from chatbot.store import (
     ThreadRegistry,
 )
 from chatbot.usage import UsageStore, salt_key
-from chatbot.usage.observed import (
-    ObservedAnswerer,
-    ObservedAnswers,
-    ObservedHandledEvents,
-    ObservedSearch,
-    SharedThreads,
-    observed_daily_run,
-)
 from chatbot.usage.places import PlaceMiddleware, Places, conversation_kind
 from chatbot.usage.recorder import UsageRecorder
 from chatbot.usage.report import CuratorReport

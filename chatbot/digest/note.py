@@ -11,10 +11,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from chatbot.digest.clauses import clauses, clean, sentences, split_top_level
-from chatbot.digest.model import Ref, pull_url
 from chatbot.digest.note_labels import NoteVocabulary, vocabulary
 from chatbot.digest.note_layout import Section, layout
 from chatbot.digest.people import KnownPeople, known_people, named_as_people
+from chatbot.digest.refs import Ref, pull_url
 from chatbot.text import has_han
 
 INLINE_NUMBER_RE = re.compile(r"(?:^|(?<=[\s：:。；;，,】]))(\d{1,2})[.、)）](?![\d.])\s*")

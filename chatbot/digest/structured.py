@@ -24,9 +24,10 @@ from pydantic import (
     field_validator,
 )
 
-from chatbot.digest.model import DigestParseError, Entry, Metadata, Problem, Ref, entry_id, pull_url
+from chatbot.digest.model import DigestParseError, Entry, Metadata, Problem, entry_id
 from chatbot.digest.note import find_identifiers
 from chatbot.digest.rawtext import SLUG_RE, ParseResult, VerdictCheck, digest_name, note_entry
+from chatbot.digest.refs import Ref, pull_url
 from chatbot.digest.yamlnodes import validation_error_line, yaml_error_line, yaml_line
 from chatbot.digest.yamlplain import read_plain
 from chatbot.yamlfast import LOADER

@@ -19,7 +19,7 @@ from typing import Literal, get_args
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from chatbot.slack.expiring import ExpiringCache
+from chatbot.expiring import ExpiringCache
 from chatbot.slack.i18n import Language
 
 log = logging.getLogger(__name__)

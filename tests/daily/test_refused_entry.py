@@ -13,8 +13,7 @@ import logging
 
 import pytest
 
-from chatbot.daily import SlackMessage
-from chatbot.daily.poster import DAILY_EVENT_TYPE, DailyPoster, Status
+from chatbot.daily.poster import DAILY_EVENT_TYPE, DailyPoster, SlackMessage, Status
 from chatbot.digest import Entry
 from chatbot.digest.library import Library
 from chatbot.slack.retries import slack_web_client
