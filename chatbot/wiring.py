@@ -473,23 +473,19 @@ def build(
     snapshots: Snapshots | None = None,
     load: bool = True,
 ) -> Bot:
-    """The bot's object graph. `local=True` (console) accepts missing Slack credentials and
-    generates a signing secret; otherwise SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET are required
-    for HTTP mode (SLACK_APP_TOKEN replaces the secret in Socket Mode).
+    """The bot's object graph. `local=True` (console) accepts missing Slack credentials; else
+    SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) are required.
 
-    `index` wraps the live index (tests inject slowness here); `today` is the PR-of-the-day seam.
-    With a `store` (serve), threads are registered in it and the daily post and its scheduler
-    are built (`Bot.scheduler.start()` runs it); `today` then answers the daily pick.
-    `snapshots` keeps the parsed library between starts; with `load=False` nothing is loaded
-    yet: `Bot.start()` loads in the background (serve), requests meanwhile get "still loading".
+    `index` wraps the live index (tests inject slowness); `today` is the PR-of-the-day seam. A
+    `store` (serve) adds the daily post, its scheduler and GitHub's facts; with `load=False`
+    `Bot.start()` loads the digests in the background ("still loading" meanwhile).
     """
     token, secret = slack_credentials(settings, local)
     live = LiveIndex(Library(settings.digest_dir), snapshots=snapshots, load=load)
     github = build_github_facts(settings, store, live.entries) if store is not None else None
     outage = OutageQueue() if store is not None else None
-    parts = _parts(
-        settings, token, live, index, threads, store, github.lookup if github else no_facts, outage
-    )
+    facts = github.lookup if github else no_facts
+    parts = _parts(settings, token, live, index, threads, store, facts, outage)
     dedup = handled or store
     follow_up, after_load = _follow_ups(parts, dedup, follow_up, load)
     daily = _daily_parts(parts, store) if store is not None else None
@@ -741,17 +737,7 @@ def _handlers(
     handled_events = ObservedHandledEvents(handled or InMemoryHandledEvents(), parts.usage)
     shared = SharedThreads(parts.registry, parts.usage)
     members = parts.members
-    dms = DirectMessages(
-        parts.observed("dm"),
-        library.get,
-        shared,
-        handled_events,
-        languages,
-        members,
-        answers,
-        facts=parts.facts,
-        outage=parts.outage,
-    )
+    dms = _direct_messages(parts, shared, handled_events, answers)
     shares: ReplayLedger = store or InMemoryReplayLedger()
     # The ack path's replay check answers within a deadline (a locked SQLite file waits 30 s);
     # a share, after the ack, waits for the store as before rather than fail on a short lock.
@@ -796,6 +782,24 @@ def _handlers(
         "dms": dms,
         "shortcut": MessageShortcut(live.entries, parts.observed("shortcut"), languages),
     }
+
+
+def _direct_messages(
+    parts: _Parts, shared: SharedThreads, handled: HandledEvents, answers: ObservedAnswers
+) -> DirectMessages:
+    """Topics sent to the bot in a DM, answered with the best entry's card."""
+    library = parts.live.library
+    return DirectMessages(
+        parts.observed("dm"),
+        library.get,
+        shared,
+        handled,
+        parts.languages,
+        parts.members,
+        answers,
+        facts=parts.facts,
+        outage=parts.outage,
+    )
 
 
 def slack_credentials(settings: Settings, local: bool) -> tuple[str, str]:
