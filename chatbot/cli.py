@@ -60,7 +60,7 @@ def _stored_facts(settings: Settings) -> FactsLookup:
         from chatbot.digest import no_facts
 
         return no_facts
-    from chatbot.wiring import stored_facts
+    from chatbot.builders import stored_facts
 
     return stored_facts(settings)
 
@@ -98,9 +98,9 @@ def _model_answer(settings: Settings, answerer: Any, entry: Any, question: str) 
     """The model server's answer beside the extractive one: its text, and whether it was grounded."""
     from chatbot.answers.grounding import review
     from chatbot.answers.model_prompt import answer_language, entry_messages
+    from chatbot.builders import build_model_client
     from chatbot.llm import ModelError
     from chatbot.llm.client import probe
-    from chatbot.wiring import build_model_client
 
     client = build_model_client(settings)
     if client is None:
@@ -263,9 +263,10 @@ def _serve_bot(settings: Settings) -> Any:
     from slack_bolt.error import BoltError
     from slack_sdk.errors import SlackApiError, SlackClientError
 
+    from chatbot.builders import build_store
     from chatbot.observability import configure_logging
     from chatbot.snapshot import Snapshots
-    from chatbot.wiring import build, build_store, slack_credentials
+    from chatbot.wiring import build, slack_credentials
 
     configure_logging(settings.log_format)
     snapshots = Snapshots(settings.cache_dir, settings.digest_dir) if settings.cache_dir else None
@@ -306,8 +307,9 @@ def _token_refusal(error: BaseException) -> str | None:
 def _serve_socket_mode(bot: Any, settings: Settings, port: int) -> Any:
     """Socket Mode (SLACK_APP_TOKEN is set): the HTTP port then serves the probes only, and the
     link's state is one of the readiness checks. None (and one line) when no link opens."""
+    from chatbot.executors import TrackedExecutor
+    from chatbot.slack.retries import web_client
     from chatbot.slack.socket_mode import SocketModeClient, SocketModeError
-    from chatbot.wiring import TrackedExecutor, web_client
 
     assert settings.slack_app_token is not None
     dispatch = TrackedExecutor(16, "socket-mode-dispatch")
@@ -422,8 +424,9 @@ def _channel_topics(store: Any, library: Any, channel: str) -> Any:
 
 def cmd_today(args: argparse.Namespace, settings: Settings) -> int:
     """Which entry the channel gets on the day, and why; posts nothing."""
+    from chatbot.builders import build_store
+    from chatbot.daily.jobs import build_daily_poster
     from chatbot.store import DailyPost
-    from chatbot.wiring import build_daily_poster, build_store
 
     channel, day = _daily_day(args, settings)
     library = _library(settings)
@@ -457,7 +460,8 @@ def cmd_today(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_post_today(args: argparse.Namespace, settings: Settings) -> int:
     """Post the day's entry once; exit 0 when it is (or already was) posted."""
-    from chatbot.wiring import build_daily_poster, build_store
+    from chatbot.builders import build_store
+    from chatbot.daily.jobs import build_daily_poster
 
     channel, day = _daily_day(args, settings)
     if not settings.slack_bot_token:
@@ -525,9 +529,9 @@ def cmd_github(args: argparse.Namespace, settings: Settings) -> int:
     FILE.meta.yaml`: fill the metadata GitHub knows and the file lacks."""
     if args.action == "enrich":
         return _github_enrich(args, settings)
+    from chatbot.builders import build_store, github_client
     from chatbot.github import FactsRefresher
     from chatbot.store.prfacts import PrFactsStore
-    from chatbot.wiring import build_store, github_client
 
     library = _library(settings)
     store = build_store(settings)
@@ -544,8 +548,8 @@ def cmd_github(args: argparse.Namespace, settings: Settings) -> int:
 
 def _github_enrich(args: argparse.Namespace, settings: Settings) -> int:
     """Fill missing github_title/author/date/tags of a metadata file's items from GitHub."""
+    from chatbot.builders import github_client
     from chatbot.github.enrich import enrich_file
-    from chatbot.wiring import github_client
 
     if args.file is None:
         print("vllm-digest github enrich: name the FILE.meta.yaml to fill", file=sys.stderr)
