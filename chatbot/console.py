@@ -243,7 +243,7 @@ class LocalSlack:
         return {"ok": True, "messages": thread, "has_more": False}
 
     def _user_info(self, params: dict[str, Any]) -> dict[str, Any]:
-        # No locale: LANGUAGE=auto answers in the default language.
+        # No locale: DIGEST_LANGUAGE=auto answers in the default language.
         return {"ok": True, "user": {"id": params.get("user"), "name": "you"}}
 
     def keep(self, channel: str, message: dict[str, Any]) -> None:

@@ -20,7 +20,7 @@ from typing import Annotated, Literal
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -53,6 +53,9 @@ def default_cache_dir() -> Path:
     return Path(base) / "vllm-digest"
 
 
+BOT_LANGUAGES = ("auto", "zh", "en")
+
+
 class SettingsError(ValueError):
     """A missing or malformed setting; the message is one line naming it."""
 
@@ -77,7 +80,10 @@ class Settings(BaseSettings):
     reconcile_seconds: float = Field(default=60.0, gt=0, le=60)
     admin_users: Annotated[list[str], NoDecode] = Field(default_factory=list)
     timezone: str = "Asia/Shanghai"
-    language: Literal["auto", "zh", "en"] = "auto"  # auto: each person's Slack locale
+    # DIGEST_LANGUAGE (auto: each person's Slack locale); LANGUAGE, GNU gettext's variable, is read
+    # only when it holds one of these values (`en_US:en` is gettext's, not the bot's).
+    language: Literal["auto", "zh", "en"] = Field(default="auto", validation_alias="digest_language")
+    gettext_language: str | None = Field(default=None, validation_alias="language", exclude=True)
     # Which replies in the bot's threads it answers: questions/requests/mentions, mentions only, all.
     followups: Literal["questions", "mentions", "all"] = "questions"
     # The address `serve` listens on (Slack's requests in HTTP mode, the probes and /metrics):
@@ -158,6 +164,15 @@ class Settings(BaseSettings):
             raise ValueError(f"folder {value} is not readable")
         return value
 
+    @model_validator(mode="after")
+    def _gettext_language(self) -> Settings:
+        """LANGUAGE stands for DIGEST_LANGUAGE only when that is not set and LANGUAGE holds one of
+        the bot's values: a shell's `LANGUAGE=en_US:en` (GNU gettext's) is none of the bot's."""
+        fallback = self.gettext_language
+        if "language" not in self.model_fields_set and fallback in BOT_LANGUAGES:
+            self.language = fallback  # type: ignore[assignment]
+        return self
+
     @field_validator("cache_dir", mode="before")
     @classmethod
     def _cache_dir(cls, value: object) -> object:
@@ -218,7 +233,7 @@ class Settings(BaseSettings):
     @property
     def channel_language(self) -> Literal["zh", "en"]:
         """The language of what a whole channel reads (the PR of the day) and of anyone whose
-        locale is unknown: LANGUAGE when forced, under `auto` the digest's own (zh)."""
+        locale is unknown: DIGEST_LANGUAGE when forced, under `auto` the digest's own (zh)."""
         return "zh" if self.language == "auto" else self.language
 
 
@@ -292,7 +307,7 @@ def check_names(names: Iterable[str], where: str) -> None:
     other names (PATH, POSTGRES_PASSWORD for compose) are none of the bot's business."""
     import difflib
 
-    known = [name.upper() for name in Settings.model_fields]
+    known = [str(field.validation_alias or name).upper() for name, field in Settings.model_fields.items()]
     starts = {name[:2] for name in known}  # a misspelling keeps its start: PATH, HOME cost nothing
     for name in names:
         upper = name.upper()

@@ -18,6 +18,7 @@ ENV_NAMES = (
     "DAILY_CRON",
     "TIMEZONE",
     "LANGUAGE",
+    "DIGEST_LANGUAGE",
     "DIGEST_DIR",
     "DATABASE_URL",
     "DAILY_GRACE",
@@ -62,11 +63,29 @@ def test_comma_list_and_env_file(clean_env: pytest.MonkeyPatch, tmp_path: Path) 
 
 
 @pytest.mark.parametrize(
+    ("env", "language"),
+    [
+        ({"LANGUAGE": "en_US:en"}, "auto"),  # GNU gettext's, common in shells: not the bot's
+        ({"LANGUAGE": "fr"}, "auto"),
+        ({"LANGUAGE": "en"}, "en"),  # the old name, read where its value is the bot's
+        ({"DIGEST_LANGUAGE": "zh", "LANGUAGE": "en"}, "zh"),
+        ({"DIGEST_LANGUAGE": "en", "LANGUAGE": "en_US:en"}, "en"),
+    ],
+)
+def test_digest_language_and_gettext_language(
+    clean_env: pytest.MonkeyPatch, env: dict[str, str], language: str
+) -> None:
+    for name, value in env.items():
+        clean_env.setenv(name, value)
+    assert load_settings().language == language
+
+
+@pytest.mark.parametrize(
     ("name", "value", "words"),
     [
         ("TIMEZONE", "Mars/Olympus", "setting TIMEZONE: Value error, unknown time zone"),
         ("DAILY_CRON", "every day", "setting DAILY_CRON: Value error, expected five cron fields"),
-        ("LANGUAGE", "fr", "setting LANGUAGE: Input should be 'auto', 'zh' or 'en'"),
+        ("DIGEST_LANGUAGE", "fr", "setting DIGEST_LANGUAGE: Input should be 'auto', 'zh' or 'en'"),
         ("SLACK_BOT_TOKEN", "hello", "setting SLACK_BOT_TOKEN: String should match pattern"),
         ("LOG_FORMAT", "xml", "setting LOG_FORMAT: Input should be 'text' or 'json'"),
         ("METRICS_PORT", "70000", "setting METRICS_PORT: Input should be less than or equal to 65535"),
