@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import calendar
+import datetime as dt
 import os
 import subprocess
 import sys
@@ -9,8 +11,10 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from chatbot.settings import BUNDLED_DIGESTS, SettingsError, load_settings
+from chatbot.settings import BUNDLED_DIGESTS, SettingsError, cron_can_fire, load_settings
 from tests.slackrequests import wait_ready
 
 ENV_NAMES = (
@@ -162,6 +166,7 @@ TOKEN = "xoxa-111-222-abcdefHidden42"
         ({"DAILY_CRON": "61 * * * *"}, "setting DAILY_CRON: Value error, minute 61 is not in 0-59"),
         ({"DAILY_CRON": "0 9 * * 1-8"}, "setting DAILY_CRON: Value error, day of week 8 is not in 0-7"),
         ({"CURATOR_CRON": "0 24 * * 1"}, "setting CURATOR_CRON: Value error, hour 24 is not in 0-23"),
+        ({"DAILY_CRON": "5-3 9 * * *"}, "setting DAILY_CRON: Value error, minute 5-3 runs backwards"),
         ({"SLACK_BOT_TOKEN": TOKEN}, "setting SLACK_BOT_TOKEN: String should match pattern"),
         ({"SLACK_APP_TOKEN": TOKEN}, "setting SLACK_APP_TOKEN: String should match pattern"),
     ],
@@ -392,3 +397,17 @@ def test_stats_since_out_of_range_is_one_line(tmp_path: Path, since: str, words:
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"vllm-digest stats: --since: {words}"), lines
+
+
+@given(st.integers(1, 31), st.integers(1, 12), st.integers(0, 7))
+def test_a_schedule_fires_when_some_date_has_its_day_month_and_weekday(
+    day: int, month: int, weekday: int
+) -> None:
+    """croniter's answer against the calendar itself: 28 years hold every weekday of every date."""
+    python_weekday = (weekday - 1) % 7  # crontab: Sunday is 0 and 7; Python: Monday is 0
+    some_date = any(
+        dt.date(year, month, day).weekday() == python_weekday
+        for year in range(2024, 2052)
+        if day <= calendar.monthrange(year, month)[1]
+    )
+    assert cron_can_fire(f"30 9 {day} {month} {weekday}") == some_date
