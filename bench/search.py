@@ -5,6 +5,13 @@ What a user waits for at scale (parsing included, first-time queries, peak RSS) 
 build time and latencies are the index's alone, and its MRR@3 compares ranking quality.
 
     .venv/bin/python bench/search.py [--entries 10000] [--cold-runs 10]
+    .venv/bin/python bench/search.py --pools [--misses]
+
+`--pools` prints quality only, per set: the bundled digest with tests/relevance_queries.yaml and
+every set of eval/training and eval/sealed (eval/README.md) with its queries.yaml — MRR@3 on the
+non-paraphrase queries, MRR@3 on the paraphrases, and how many off-topic queries got an answer, for
+our index, SQLite FTS5 and rapidfuzz on the same entries. Sealed sets print these figures only,
+never a query; `--misses` lists the queries ours misses, for the bundled digest and training sets.
 
 The corpus is synthetic and deterministic (seeded): 10,000 entries built from the bundled
 digest's sentences, titles and identifiers and from glossary terms in both languages. Printed:
@@ -26,6 +33,7 @@ import sys
 import time
 import tracemalloc
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +43,7 @@ from rapidfuzz import fuzz, process
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.corpus import corpus_glossary  # noqa: E402
 from chatbot.digest import (  # noqa: E402
     Entry,
     Library,
@@ -56,7 +65,7 @@ def synthetic_corpus(seed_entries: Sequence[Entry], glossary: Glossary, size: in
     sentences = [s for e in seed_entries for s in re.split(r"(?<=[。；])", e.note) if s.strip()]
     title_words = [w for e in seed_entries for w in re.split(r"[\s，]+", e.title) if w]
     identifiers = sorted({i for e in seed_entries for i in e.identifiers})
-    concepts = list(glossary.concepts.values())
+    concepts = list(corpus_glossary().concepts.values())  # the corpus earlier figures were measured on
     people = sorted(
         {e.author for e in seed_entries if e.author} | {p for e in seed_entries for p in e.people}
     )
@@ -175,6 +184,85 @@ def mrr_at_3(
     return sum(ranks) / len(ranks), empty
 
 
+@dataclass(frozen=True)
+class QuerySet:
+    """One pool's set: its digest folder(s) and graded queries."""
+
+    name: str
+    pool: str  # bundled, training or sealed
+    folders: tuple[Path, ...]
+    queries: list[dict[str, Any]]
+
+
+def query_sets() -> list[QuerySet]:
+    """The bundled digest with the relevance set, then every evaluation set (training, sealed)."""
+    relevance = yaml.safe_load((ROOT / "tests" / "relevance_queries.yaml").read_text(encoding="utf-8"))
+    sets = [QuerySet("relevance", "bundled", (ROOT / "digests",), relevance["queries"])]
+    for pool in ("training", "sealed"):
+        for folder in sorted((ROOT / "eval" / pool).glob("*/queries.yaml")):
+            queries = yaml.safe_load(folder.read_text(encoding="utf-8"))["queries"]
+            sets.append(QuerySet(folder.parent.name, pool, (folder.parent / "digest",), queries))
+    return sets
+
+
+def _off_topic(query: dict[str, Any]) -> bool:
+    return not query["gold"]
+
+
+def _reciprocal_rank(found: list[int], gold: dict[int, int]) -> float:
+    return next((1.0 / r for r, pr in enumerate(found, 1) if gold.get(pr, 0) >= 2), 0.0)
+
+
+def pool_figures(
+    search: Callable[[str, int], list[int]], entries: Sequence[Entry], queries: list[dict[str, Any]]
+) -> tuple[float, float, int, int, list[str]]:
+    """MRR@3 (non-paraphrase), MRR@3 (paraphrase), off-topic answered, off-topic asked, misses."""
+    plain: list[float] = []
+    paraphrase: list[float] = []
+    answered = asked = 0
+    misses: list[str] = []
+    for q in queries:
+        found = [entries[i].pr for i in search(str(q["query"]), 3)]
+        if _off_topic(q):
+            asked += 1
+            answered += bool(found)
+            if found:
+                misses.append(f"off-topic answered: {q['query']!r} -> {found}")
+            continue
+        rank = _reciprocal_rank(found, {int(k): int(v) for k, v in q["gold"].items()})
+        (paraphrase if q.get("kind") == "paraphrase" else plain).append(rank)
+        if rank < 1.0:
+            misses.append(f"{q.get('kind', '?')}: {q['query']!r} -> {found} (gold {q['gold']})")
+    return _mean(plain), _mean(paraphrase), answered, asked, misses
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else float("nan")
+
+
+def report_pools(show_misses: bool) -> None:
+    """Per set and method: MRR@3 apart for paraphrases, off-topic queries answered."""
+    glossary = Glossary.load()
+    print(
+        f"{'set':<22} {'pool':<9} {'method':<10} {'MRR@3':>6} {'para MRR@3':>11} {'off-topic answered':>19}"
+    )
+    for found in query_sets():
+        entries = [e for folder in found.folders for e in Library.load(folder).entries]
+        methods: dict[str, Callable[[str, int], list[int]]] = {
+            "ours": ours(SearchIndex.build(entries, glossary)),
+            "fts5": Fts5(entries).search,
+            "rapidfuzz": Fuzzy(entries).search,
+        }
+        for name, search in methods.items():
+            mrr, para, answered, asked, misses = pool_figures(search, entries, found.queries)
+            print(
+                f"{found.name:<22} {found.pool:<9} {name:<10} {mrr:>6.3f} {para:>11.3f} {f'{answered}/{asked}':>19}"
+            )
+            if show_misses and name == "ours" and found.pool != "sealed":  # sealed: figures only
+                for line in misses:
+                    print(f"    {line}")
+
+
 def cold_query(runs: int) -> list[float]:
     exe = Path(sys.executable).with_name("vllm-digest")
     command = [str(exe)] if exe.exists() else [sys.executable, "-m", "chatbot.cli"]
@@ -191,7 +279,12 @@ def main() -> None:
     parser.add_argument("--entries", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--cold-runs", type=int, default=10)
+    parser.add_argument("--pools", action="store_true", help="quality per evaluation set only")
+    parser.add_argument("--misses", action="store_true", help="with --pools: our misses (not sealed)")
     args = parser.parse_args()
+    if args.pools:
+        report_pools(args.misses)
+        return
 
     seed = Library.load(ROOT / "digests").entries
     relevance = yaml.safe_load((ROOT / "tests" / "relevance_queries.yaml").read_text(encoding="utf-8"))[

@@ -17,6 +17,7 @@ from chatbot.live import LiveIndex
 from chatbot.observability import LibraryState, Metrics, count_slack_calls
 from chatbot.observability.metrics import CountedBreaker
 from chatbot.search import Glossary, load_glossary
+from chatbot.search.semantic import SemanticIndex
 from chatbot.settings import Settings
 from chatbot.slack.curator import render_curator_report
 from chatbot.slack.handlers.command import Request, Searchable
@@ -171,6 +172,22 @@ def build_model_client(settings: Settings, metrics: Metrics | None = None) -> Mo
     )
 
 
+def build_semantic(settings: Settings, store: SqlStore | None) -> SemanticIndex | None:
+    """Semantic search when EMBEDDINGS_MODEL is set: the server's embeddings, vectors kept in the
+    store (when there is one) by entry content hash."""
+    if not settings.embeddings_model or not settings.llm_base_url:
+        return None
+    from chatbot.llm import EmbeddingsClient
+    from chatbot.store import VectorStore
+
+    key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+    client = EmbeddingsClient(
+        settings.llm_base_url, settings.embeddings_model, key, timeout=settings.embeddings_timeout
+    )
+    cache = VectorStore(store.engine) if store is not None else None
+    return SemanticIndex(client, cache, floor=settings.embeddings_floor)
+
+
 def build_model_answers(settings: Settings, metrics: Metrics | None = None) -> ModelAnswers | None:
     model = build_model_client(settings, metrics)
     return ModelAnswers(model, timeout=settings.llm_timeout) if model is not None else None
@@ -243,15 +260,16 @@ def shared_parts(
     index: Callable[[LiveIndex], Searchable] | None,
     threads: ThreadRegistry | None,
     store: SqlStore | None,
-    facts: FactsLookup = no_facts,
-    outage: OutageQueue | None = None,
+    github: GitHubFacts | None = None,
 ) -> SharedParts:
-    """The digests as searched, the Slack client, metrics and usage recording."""
+    """The digests as searched, the Slack client, metrics and usage recording; with a store, the
+    queue that holds work through a database outage."""
     metrics = Metrics()
     metrics.watch_library(lambda: library_state(live.library))
     usage_writer = TrackedExecutor(max_workers=1, thread_name_prefix="usage")
     rate_limits = RateLimits()
     client = count_slack_calls(web_client(settings, token, rate_limits), metrics)
+    outage = OutageQueue() if store is not None else None
     return SharedParts(
         rate_limits=rate_limits,
         settings=settings,
@@ -265,6 +283,6 @@ def shared_parts(
         client=client,
         languages=UserLanguages(settings.language, slack_locale(client), default=settings.channel_language),
         members=ChannelMembers(slack_members(client)),
-        facts=facts,
+        facts=github.lookup if github else no_facts,
         outage=outage,
     )

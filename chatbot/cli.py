@@ -349,10 +349,28 @@ def _search_index(settings: Settings):  # type: ignore[no-untyped-def]
     return build_long_lived(lambda: SearchIndex.build(library.entries, glossary))
 
 
+def _searchable(settings: Settings):  # type: ignore[no-untyped-def]
+    """The index, with semantic search when EMBEDDINGS_MODEL is set (vectors kept in the store)."""
+    index = _search_index(settings)
+    if not settings.embeddings_model:
+        return index
+    from chatbot.builders import build_semantic
+    from chatbot.search.semantic import SemanticSearch
+    from chatbot.store import SqlStore
+
+    try:
+        semantic = build_semantic(settings, SqlStore.open(settings.database_url))
+        ready = semantic is not None and semantic.prepare(index.entries)
+    except Exception as exc:  # the store failing: the words still answer
+        print(f"semantic search off: {exc}", file=sys.stderr)
+        return index
+    return SemanticSearch(index, semantic) if ready and semantic is not None else index
+
+
 def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
     """The slash command's search; `--json` is a ranked array, `[]` when nothing matches."""
     query = " ".join(args.topic)
-    result = _search_index(settings).search(query, limit=max(args.limit, 0))
+    result = _searchable(settings).search(query, limit=max(args.limit, 0))
     if args.json:
         rows = [
             {

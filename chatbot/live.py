@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from chatbot.digest import Entry, Library, Problem
 from chatbot.heap import build_long_lived
 from chatbot.search import SearchIndex, SearchResult, load_glossary
+from chatbot.search.semantic import SemanticIndex, SemanticSearch
 from chatbot.snapshot import Key, Snapshots
 
 log = logging.getLogger(__name__)
@@ -38,8 +39,10 @@ class LiveIndex:
         *,
         snapshots: Snapshots | None = None,
         load: bool = True,
+        semantic: SemanticIndex | None = None,
     ) -> None:
         self.library = library
+        self.semantic = semantic
         self.refresh_every = refresh_every
         self.snapshots = snapshots
         self.loaded_from: str = ""  # "snapshot" or "digest files" once loaded
@@ -72,6 +75,7 @@ class LiveIndex:
         self._index, self._generation = index, self.library.generation
         self._checked = time.monotonic()
         self._loaded.set()
+        self._embed(index)
         log.info(
             "loaded %d digest entries from the %s in %.2f s",
             len(self.library),
@@ -160,6 +164,7 @@ class LiveIndex:
                 index, glossary_problems = self._build()
                 self._index, self._generation = index, generation
                 self._report(glossary_problems)
+                self._embed(index)
         except Exception:  # a reload must never take the bot down; the previous index stays
             log.exception("reloading the digest folder %s failed", self.library.folder)
         finally:
@@ -177,6 +182,20 @@ class LiveIndex:
         self.current()
         with self._idle:
             return self._idle.wait_for(lambda: not self._reloading, timeout)
+
+    def _embed(self, index: SearchIndex) -> None:
+        """With semantic search on, the vectors of an index's entries on a background thread (the
+        search stays lexical until they are all in)."""
+        if self.semantic is not None:
+            threading.Thread(target=self._prepare_vectors, args=(index,), name="embed", daemon=True).start()
+
+    def _prepare_vectors(self, index: SearchIndex) -> None:
+        semantic = self.semantic
+        try:
+            if semantic is not None and semantic.prepare(index.entries):
+                log.info("semantic search ready: %d entry vectors", len(index.entries))
+        except Exception:  # the store or the server failing: the search stays lexical
+            log.exception("preparing the entry vectors failed; searching without them")
 
     def _build(self) -> tuple[SearchIndex, list[Problem]]:
         """The index of the library as loaded, and the problems of the glossary it was built with."""
@@ -198,7 +217,10 @@ class LiveIndex:
         return self._generation
 
     def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:
-        return self.current().search(query, limit=limit, offset=offset)
+        index = self.current()
+        if self.semantic is not None:
+            return SemanticSearch(index, self.semantic).search(query, limit=limit, offset=offset)
+        return index.search(query, limit=limit, offset=offset)
 
     def topics(self) -> list[tuple[str, int]]:
         return self.current().topics()

@@ -19,7 +19,7 @@ from typing import Annotated, Literal
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -105,6 +105,10 @@ class Settings(BaseSettings):
     github_token: SecretStr | None = None
     github_api_url: str = Field(default="https://api.github.com", pattern=r"^https?://")
     github_refresh: timedelta = Field(default=timedelta(hours=6), ge=timedelta(minutes=1), le=LONGEST_SPAN)
+    # Optional semantic search on the same server's /v1/embeddings: unset → lexical search only.
+    embeddings_model: str | None = None
+    embeddings_timeout: float = Field(default=0.5, gt=0, le=10)
+    embeddings_floor: float = Field(default=0.5, gt=0, le=1)
 
     @field_validator("daily_channels", "admin_users", mode="before")
     @classmethod
@@ -204,6 +208,13 @@ class Settings(BaseSettings):
             ZoneInfo(value)
         except (ZoneInfoNotFoundError, ValueError):
             raise ValueError(f"unknown time zone {value!r}, e.g. Asia/Shanghai") from None
+        return value
+
+    @field_validator("embeddings_model")
+    @classmethod
+    def _embeddings_need_a_server(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and not info.data.get("llm_base_url"):
+            raise ValueError("needs LLM_BASE_URL, the model server that serves it on /v1/embeddings")
         return value
 
     @field_validator("slack_api_url", "llm_base_url", "github_api_url")

@@ -21,6 +21,7 @@ from chatbot.builders import (
     SharedParts,
     build_follow_ups,
     build_github_facts,
+    build_semantic,
     count_command,
     shared_parts,
 )
@@ -32,7 +33,7 @@ from chatbot.daily.jobs import (
     local_day,
     stop_jobs,
 )
-from chatbot.digest import Entry, Library, no_facts
+from chatbot.digest import Entry, Library
 from chatbot.executors import TrackedExecutor
 from chatbot.live import LiveIndex
 from chatbot.observability import request_id_middleware
@@ -58,7 +59,6 @@ from chatbot.slack.observed import (
 from chatbot.slack.replays import DeadlineLedger, InMemoryReplayLedger, ReplayLedger
 from chatbot.snapshot import Snapshots
 from chatbot.store import (
-    OutageQueue,
     SqlStore,
     ThreadRegistry,
 )
@@ -92,11 +92,10 @@ def build(
     `Bot.start()` loads the digests in the background ("still loading" meanwhile).
     """
     token, secret = slack_credentials(settings, local)
-    live = LiveIndex(Library(settings.digest_dir), snapshots=snapshots, load=load)
+    semantic = build_semantic(settings, store)
+    live = LiveIndex(Library(settings.digest_dir), snapshots=snapshots, load=load, semantic=semantic)
     github = build_github_facts(settings, store, live.entries) if store is not None else None
-    outage = OutageQueue() if store is not None else None
-    facts = github.lookup if github else no_facts
-    parts = shared_parts(settings, token, live, index, threads, store, facts, outage)
+    parts = shared_parts(settings, token, live, index, threads, store, github)
     dedup = handled or store
     follow_up, after_load = _follow_ups(parts, dedup, follow_up, load)
     daily = daily_jobs(parts, store) if store is not None else None
@@ -125,7 +124,7 @@ def build(
         rate_limits=parts.rate_limits,
         installs=installs,
         loading=gate,
-        outage=outage,
+        outage=parts.outage,
         **bot_fields(daily),
     )
 

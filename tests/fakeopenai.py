@@ -15,13 +15,23 @@ the text goes in ("content", "reasoning_content", or "tool_calls" for a tool cal
 are sent with a failure status (Retry-After). `obey=True` plays a model that follows instructions
 injected into the question: it answers with whatever the question tells it to say (the text after
 `say:`, up to the end of the question), else the question itself.
+
+`POST /v1/embeddings` answers one vector per input text from `embed` (a function of the text;
+the default hashes its words into 64 dimensions, so texts sharing words are close), as floats or,
+when the client asks for `encoding_format: base64` (the `openai` client does), as base64 float32;
+scripted replies apply to it too (`Reply(status=500)`, `Reply(hold=True)` for a slow server).
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import re
+import struct
 import threading
+import zlib
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -51,8 +61,17 @@ def obeyed(body: dict[str, Any]) -> str:
     return said.strip() if marker else question or head
 
 
+def hashed_words(text: str) -> list[float]:
+    """A vector of a text's words (Latin words, Chinese characters) hashed into 64 dimensions."""
+    vector = [0.0] * 64
+    for word in re.findall(r"[a-z0-9]+|[\u4e00-\u9fff]", text.casefold()):
+        vector[zlib.crc32(word.encode()) % 64] += 1.0
+    return vector
+
+
 class FakeModel:
-    def __init__(self) -> None:
+    def __init__(self, embed: Callable[[str], list[float]] = hashed_words) -> None:
+        self.embed = embed
         self._replies: deque[Reply] = deque()
         self._requests: list[dict[str, Any]] = []
         self._cond = threading.Condition()
@@ -83,6 +102,9 @@ class FakeModel:
                 if reply.status != 200:
                     error = {"error": {"message": "scripted failure", "code": reply.status}}
                     self._json(reply.status, error, reply.headers)
+                    return
+                if self.path.rstrip("/").endswith("/embeddings"):
+                    self._json(200, _embeddings(body, fake.embed))
                     return
                 if body.get("stream"):
                     self._stream(reply)
@@ -184,3 +206,18 @@ def _event(delta: dict[str, Any], finish: str | None) -> bytes:
     chunk = _completion({"index": 0, "delta": delta, "finish_reason": finish})
     chunk["object"] = "chat.completion.chunk"
     return f"data: {json.dumps(chunk)}\n\n".encode()
+
+
+def _embeddings(body: dict[str, Any], embed: Callable[[str], list[float]]) -> dict[str, Any]:
+    texts = body.get("input") or []
+    texts = [texts] if isinstance(texts, str) else texts
+    data = []
+    for index, text in enumerate(texts):
+        vector = embed(str(text))
+        if body.get("encoding_format") == "base64":
+            packed: Any = base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode()
+        else:
+            packed = vector
+        data.append({"object": "embedding", "index": index, "embedding": packed})
+    usage = {"prompt_tokens": len(texts), "total_tokens": len(texts)}
+    return {"object": "list", "model": body.get("model", MODEL), "data": data, "usage": usage}

@@ -336,6 +336,7 @@ def test_a_misspelt_environment_variable_is_one_line(tmp_path: Path) -> None:
         ({"LLM_BASE_URL": "http://vllm:80000/v1"}, "setting LLM_BASE_URL: Value error, is not a valid URL"),
         ({"SLACK_API_URL": "http://slack .com/api/"}, "setting SLACK_API_URL: Value error, has a space"),
         ({"SLACK_API_URL": "https://:443/api/"}, "setting SLACK_API_URL: Value error, has no host"),
+        ({"EMBEDDINGS_MODEL": "bge-m3"}, "setting EMBEDDINGS_MODEL: Value error, needs LLM_BASE_URL"),
     ],
 )
 def test_empty_folders_and_malformed_urls_are_one_line(

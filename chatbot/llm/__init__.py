@@ -5,5 +5,14 @@ Loaded only when LLM_BASE_URL is set; may import the core (prompts, grounding), 
 
 from chatbot.llm.breaker import CircuitBreaker
 from chatbot.llm.client import ModelClient, ModelError, StreamCut, StreamCutError, stream_within
+from chatbot.llm.embeddings import EmbeddingsClient
 
-__all__ = ["CircuitBreaker", "ModelClient", "ModelError", "StreamCut", "StreamCutError", "stream_within"]
+__all__ = [
+    "CircuitBreaker",
+    "EmbeddingsClient",
+    "ModelClient",
+    "ModelError",
+    "StreamCut",
+    "StreamCutError",
+    "stream_within",
+]

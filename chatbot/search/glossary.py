@@ -15,6 +15,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import accumulate, chain, compress
 from operator import itemgetter
 from pathlib import Path
@@ -39,6 +40,9 @@ from chatbot.yamlfast import LOADER, load_yaml
 
 _ATOMIC = frozenset({"word", "part", "ref", "cjk"})
 BUNDLED = Path(__file__).resolve().parent / "data" / "glossary.yaml"
+# vLLM's own vocabulary (features, engine arguments, environment variables, backends, quantization
+# methods, platforms, model families, endpoints), written from vLLM's docs and code: see its header.
+BUNDLED_VLLM = BUNDLED.with_name("vllm.yaml")
 
 
 class Concept(BaseModel):
@@ -52,13 +56,17 @@ class Concept(BaseModel):
     zh: list[str] = Field(default_factory=list, description="Chinese terms.")
     aliases: list[str] = Field(default_factory=list, description="Abbreviations, code names, spellings.")
     includes: list[str] = Field(default_factory=list, description="Narrower concepts a query also finds.")
+    describes: list[str] = Field(
+        default_factory=list, description="What it does in plain words: a query describing it finds it."
+    )
+    source: str | None = Field(default=None, description="Where in vLLM's docs or code it comes from.")
 
-    @field_validator("en", "zh", "aliases")
+    @field_validator("en", "zh", "aliases", "describes")
     @classmethod
     def _terms_are_text(cls, terms: list[str]) -> list[str]:
         cleaned = [t.strip() for t in terms if t.strip()]
         for term in cleaned:
-            if not tokenize(term):
+            if not term_tokens(term):
                 raise ValueError(f"term {term!r} has no searchable characters")
         return cleaned
 
@@ -117,6 +125,8 @@ class Glossary:
     _by_first: dict[str, list[Term]] = field(default_factory=dict, repr=False)
     _by_whole: dict[str, list[Term]] = field(default_factory=dict, repr=False)
     _term_keys: frozenset[str] = field(default=frozenset(), repr=False)  # keys that can start a match
+    # per such key, the key sets a term starting with it needs (a text lacking all has no match)
+    _needs: dict[str, tuple[frozenset[str], ...]] = field(default_factory=dict, repr=False)
     _han_first: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict, repr=False)
     _mixed_first: dict[str, list[_Mixed]] = field(default_factory=dict, repr=False)
     _mixed_width: int = field(default=1, repr=False)
@@ -127,7 +137,7 @@ class Glossary:
     def load(cls, paths: Iterable[Path] = (), *, bundled: bool = True) -> Glossary:
         """Bundled glossary plus extension files (a folder means its glossary files)."""
         glossary = cls()
-        files: list[Path] = [BUNDLED] if bundled else []
+        files: list[Path] = [BUNDLED, BUNDLED_VLLM] if bundled else []
         for path in paths:
             if path.is_dir():
                 files.extend(sorted(p for p in path.iterdir() if p.is_file() and is_glossary_file(p)))
@@ -185,7 +195,7 @@ class Glossary:
             line, message = validation_error_line(exc, _compose(text), ("concepts", index))
             self.problems.append(Problem(str(path), line, "error", message))
             return None
-        if not concept.terms:
+        if not concept.terms and concept.id not in self.concepts:  # a known id may add descriptions only
             line = yaml_line(_compose(text), ("concepts", index))
             self.problems.append(Problem(str(path), line, "error", f"concept {concept.id!r} has no terms"))
             return None
@@ -207,6 +217,8 @@ class Glossary:
                 "zh": union(old.zh, concept.zh),
                 "aliases": union(old.aliases, concept.aliases),
                 "includes": union(old.includes, concept.includes),
+                "describes": union(old.describes, concept.describes),
+                "source": "; ".join(s for s in (old.source, concept.source) if s) or None,
             }
         )
 
@@ -221,12 +233,16 @@ class Glossary:
             for surface in concept.terms:
                 self._compile_term(concept.id, surface)
         self._term_keys = frozenset(self._by_first.keys() | self._by_whole.keys())
+        needs: dict[str, set[frozenset[str]]] = {key: {frozenset((key,))} for key in self._by_whole}
+        for key, terms in self._by_first.items():
+            needs.setdefault(key, set()).update(frozenset(term.sequence) for term in terms)
+        self._needs = {key: tuple(sets) for key, sets in needs.items()}
         mixed = chain(self._split_han, *self._mixed_first.values())
         self._mixed_han = frozenset().union(*(bigrams for _, _, bigrams in mixed))
 
     def _compile_term(self, concept: str, surface: str) -> None:
         """File one term under its first key, its whole-word keys and, for Chinese, its script."""
-        tokens = tokenize(surface)
+        tokens = list(term_tokens(surface))
         stream = atomic(tokens)
         term = Term(concept, surface, tuple(t.key for t in stream), _whole_keys(tokens, stream))
         if any(t.kind == "cjk" for t in stream):
@@ -300,9 +316,15 @@ class Glossary:
         that start a term mixing scripts. A stretch none of whose keys can start a term (about
         half of a library's) is not tokenized."""
         starts = _keys_or_none(keys & self._mixed_first.keys()) if keys else _NO_KEYS
-        if keys.isdisjoint(self._term_keys):
+        if keys.isdisjoint(self._term_keys) or not self._may_match(keys):
             return _NOTHING if starts is _NO_KEYS else ((), starts)
         return self._match_latin(segment_tokens(segment)), starts
+
+    def _may_match(self, keys: AbstractSet[str]) -> bool:
+        """Whether some term has all its keys among `keys` (otherwise no term can match: a
+        stretch holding `block` but not `size` is not tokenized for `block size`)."""
+        needs = self._needs
+        return any(need <= keys for key in keys & needs.keys() for need in needs[key])
 
     def _mixed_matches(
         self, text: SplitText, firsts: AbstractSet[str], hot: dict[str, frozenset[str]], memo: MatchMemo
@@ -484,6 +506,12 @@ class MatchMemo:
             return gathered[0].issuperset(keys)
 
         return has_all
+
+
+@lru_cache(maxsize=8192)
+def term_tokens(term: str) -> tuple[Token, ...]:
+    """A glossary term's tokens: checked when the file is read, compiled after (one cut each)."""
+    return tuple(tokenize(term))
 
 
 def _stemmed_name(surface: str, stream: list[Token], wholes: frozenset[str]) -> bool:

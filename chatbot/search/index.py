@@ -31,6 +31,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from chatbot.digest import Entry, full_names
+from chatbot.search.descriptions import MIN_KEYS, Described, DescriptionIndex
 from chatbot.search.glossary import ConceptMatch, Glossary, KeyTest, MatchMemo, remember
 from chatbot.search.hanfields import han_fields, level_holding
 from chatbot.search.tokens import (
@@ -103,6 +104,37 @@ GENERIC_WORDS = frozenset(
 IDENT_AFFIXES = frozenset(
     stem(w)
     for w in """enable enabled disable disabled use using get has is vllm""".split()  # noqa: SIM905
+)
+# Words of the neighbouring domains (infrastructure, databases, drivers, deployment): a question about
+# Terraform state, a MySQL index or a CUDA driver install uses them, and so do notes on vLLM. Alone
+# they name nothing of vLLM: neither as a plain word nor as the glossary term they happen to be
+# (`state` is stemmed like `stats`, `index` like `indexer`, `迁移` is a refactor's) do they make a hit;
+# they refine one that a specific concept, identifier or distinctive term makes.
+NEAR_DOMAIN = frozenset(
+    """state states stateful lock locks locking index indexes indices install installs installed
+    installing installation installer driver drivers migration migrations migrate migrating database
+    databases db server servers deploy deploys deployed deploying deployment deployments table tables
+    query queries schema schemas cluster clusters node nodes proxy proxies container containers
+    autoscaling autoscaler autoscale scaling scale instance instances replica replicas backup backups
+    storage disk disks network networking port ports service services setup upgrade upgrades upgrading
+    version versions connection connections transaction transactions docker kubernetes k8s helm pod
+    pods terraform ansible gpu gpus alert alerts alerting dashboard dashboards""".split()  # noqa: SIM905
+)
+# Subjects of those domains: a query naming one that no entry mentions is about it, not about vLLM
+# (`MySQL index`, `Redis cache eviction`): it gets the honest no-match, whatever else it shares.
+FOREIGN_SUBJECTS = frozenset(
+    """terraform mysql postgres postgresql redis nginx kafka elasticsearch mongodb mariadb sqlite
+    jenkins ansible apache tomcat haproxy rabbitmq memcached cassandra zookeeper etcd istio envoy
+    autoscaling autoscaler hpa linux ubuntu debian centos systemd alertmanager grafana datadog airflow
+    spark hadoop flink java jvm react vue angular django spring oauth ssl dns sql nosql tensorflow onnx
+    onnxruntime torchserve tritonserver tensorrt-llm trt-llm trtllm kubectl minikube openshift""".split()  # noqa: SIM905
+)
+# Other serving stacks, by their names in more than one word.
+FOREIGN_PHRASES = ("triton inference server", "tensorflow serving", "text generation inference")
+NEAR_DOMAIN_HAN = frozenset(
+    """迁移 部署 安装 驱动 数据库 索引 状态 锁 服务器 服务 集群 节点 容器 升级 版本 扩缩容 自动扩缩容 网络
+    端口 存储 备份 查询 事务 连接池 数据 配置 冲突 失败 执行 解析 环境 温度 显示 过高 不足 不够 磁盘 带宽 证书
+    域名 连不上 连接 宕机 告警 面板""".split()  # noqa: SIM905
 )
 GENERIC_HAN = frozenset(
     """修复 问题 什么 怎么 如何 哪些 哪个 相关 关于 有关 一个 这个 那个 我们 你们 他们 值得 精读 可以
@@ -302,6 +334,8 @@ class _Unit:
     qualifies: bool = True  # False: adds to an entry's score but cannot make it a hit alone
     plain: bool = False  # a plain Latin word (`cache`, `engine`), not a concept or identifier
     asked: bool = True  # False: a second unit of something the query asked once (literal term)
+    keys: frozenset[str] = frozenset()  # the query's keys it stands for (a description may explain them)
+    near: bool = False  # a word of a neighbouring domain: asked, but no answer to it is a vLLM entry
 
     @property
     def matched(self) -> int:
@@ -643,7 +677,7 @@ class SearchIndex:
         for token in tokens:
             if token.kind != "word" or token.key in STOPWORDS or token.key in GENERIC_WORDS:
                 continue
-            if self._known(token):
+            if self._known(token) or token.surface.casefold() in NEAR_DOMAIN:
                 continue
             choice = self._correct(token.surface.casefold())
             if choice:
@@ -653,7 +687,7 @@ class SearchIndex:
     def _units(self, tokens: list[Token], fuzzy_keys: set[str]) -> list[_Unit]:
         """The query's units: glossary concepts first, then what the concepts left, by group."""
         stream = atomic(tokens)
-        units, covered, split = self._concept_units(tokens, stream, fuzzy_keys)
+        units, covered, split, named = self._concept_units(tokens, stream, fuzzy_keys)
         wholes: dict[int, list[Token]] = {}
         for token in tokens:
             if token.kind in {"ident", "joined"}:
@@ -667,6 +701,41 @@ class SearchIndex:
                     units.append(whole)
         for group, positions in uncovered.items():
             units.extend(self._group_units(group, positions, stream, wholes.get(group, []), fuzzy_keys))
+        return self._with_described(units, self._described(tokens, fuzzy_keys, named, stream, covered))
+
+    def _described(
+        self,
+        tokens: list[Token],
+        fuzzy_keys: set[str],
+        named: set[str],
+        stream: list[Token],
+        covered: set[int],
+    ) -> list[Described]:
+        """Concepts the query describes without naming them (whether or not an entry has them),
+        by at least two words beyond the concepts it names (`CUDA graph` names CUDA graphs; it
+        does not describe eager mode, "run without CUDA graphs")."""
+        descriptions = self.__dict__.get("_descriptions")
+        if descriptions is None:  # made on first use: a build or a snapshot need not hold it
+            lines = ((c.id, line) for c in self.glossary.concepts.values() for line in c.describes)
+            descriptions = self.__dict__["_descriptions"] = DescriptionIndex(lines, STOPWORDS | GENERIC_WORDS)
+        typed = [t for t in tokens if t.key not in fuzzy_keys]  # a description meets words as typed
+        keys = {stream[i].key for i in covered}
+        return [
+            d for d in descriptions.match(typed) if d.concept not in named and len(d.keys - keys) >= MIN_KEYS
+        ]
+
+    def _with_described(self, units: list[_Unit], described: list[Described]) -> list[_Unit]:
+        """Add a unit per described concept in place of the words its description explains
+        (`serve`, `before` of "serve important requests before the rest"; `GPU memory` of a
+        question describing sleep mode is not every entry on GPU memory)."""
+        if not described:
+            return units
+        explained = frozenset().union(*(d.keys for d in described))
+        units = [u for u in units if not (u.keys and u.keys <= explained)]  # the words it explains
+        for found in (d for d in described if d.concept in self.concepts):
+            unit = self._concept_unit(found.concept, [])  # no term asked: the typo level (×FUZZY)
+            unit.keys = found.keys
+            units.append(unit)
         return units
 
     def _whole_unit(self, wholes: list[Token]) -> _Unit | None:
@@ -681,31 +750,24 @@ class SearchIndex:
 
     def _concept_units(
         self, tokens: list[Token], stream: list[Token], fuzzy_keys: set[str]
-    ) -> tuple[list[_Unit], set[int], set[int]]:
+    ) -> tuple[list[_Unit], set[int], set[int], set[str]]:
         """A unit per concept the query names (and one for its literal terms), the positions
-        of the atomic stream the concepts cover, and the identifiers' groups they split."""
-        covered: set[int] = set()
-        by_concept: dict[str, list[tuple[str, bool]]] = {}
-        whole: set[str] = set()  # concepts named once at least outside a longer identifier
-        split: set[int] = set()
+        of the atomic stream the concepts cover, the identifiers' groups they split and the
+        concepts named."""
+        named = _NamedConcepts()
         for m in _outermost(self.glossary.find(tokens)):
-            covered.update(range(m.start, m.end))
-            is_fuzzy = bool(fuzzy_keys) and any(stream[i].key in fuzzy_keys for i in range(m.start, m.end))
-            by_concept.setdefault(m.concept, []).append((m.term, is_fuzzy))
-            if _inside_identifier(stream, m):
-                split.add(stream[m.start].group)
-            else:
-                whole.add(m.concept)
+            named.add(m, stream, fuzzy_keys)
         units: list[_Unit] = []
-        for concept, terms in by_concept.items():
+        for concept, terms in named.terms.items():
             concept_units = [self._concept_unit(concept, terms)]
             literal = self._literal_unit(concept, [t for t, fuzzy in terms if not fuzzy])
             if literal:
                 concept_units.append(literal)
             for unit in concept_units:  # `mm` in `mm_hash` refines; the identifier decides
-                unit.qualifies = concept in whole
+                unit.qualifies = concept in named.whole and concept in named.specific
+                unit.keys = frozenset(named.keys[concept])
             units.extend(concept_units)
-        return units, covered, split
+        return units, named.covered, named.split, set(named.terms)
 
     def _group_units(
         self, group: int, positions: list[int], stream: list[Token], wholes: list[Token], fuzzy_keys: set[str]
@@ -792,11 +854,16 @@ class SearchIndex:
         fuzzy = token.key in fuzzy_keys
         factor = FUZZY if fuzzy else 1.0
         shown = [_surface_for(self.vocabulary, token.key) if fuzzy else token.surface]
-        generic = token.key in GENERIC_WORDS
+        word = token.surface.casefold()
+        near = word in NEAR_DOMAIN or word in FOREIGN_SUBJECTS
         scores = self._vector()
         for key in [token.key, *(w.key for w in wholes)]:
             self.postings.raise_to(scores, key, factor)
-        return _Unit(generic, scores, lambda _index: shown, plain=token.kind == "word")
+        unit = _Unit(
+            token.key in GENERIC_WORDS or near, scores, lambda _index: shown, plain=token.kind == "word"
+        )
+        unit.keys, unit.near = frozenset({token.key}), near
+        return unit
 
     def _ident_unit(self, wholes: list[Token], parts: list[Token]) -> _Unit | None:
         shown = [wholes[0].surface if wholes else " ".join(p.surface for p in parts)]
@@ -814,7 +881,7 @@ class SearchIndex:
         values = heaviest[enough] * PARTIAL * counts[enough] / len(meaningful)
         raised = values > scores[enough]
         scores[enough[raised]] = values[raised]
-        return _Unit(False, scores, lambda _index: shown)
+        return _Unit(False, scores, lambda _index: shown, keys=_keys_of(parts))
 
     def _coverage(self, tokens: list[Token]) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
         """Per entry, how many of the tokens' keys it holds and the heaviest field among them."""
@@ -829,9 +896,12 @@ class SearchIndex:
     def _han_unit(self, run: list[Token]) -> _Unit:
         phrase = surface_of(run)
         shown = [phrase]
-        generic = all(t.key in GENERIC_HAN for t in run)
+        near = _near_domain_han(phrase)
+        generic = all(t.key in GENERIC_HAN for t in run) or near
+        keys = frozenset(t.key for t in run)
         if len(run) == 1:
-            return _Unit(generic, self._key_scores(self.postings, run[0].key), lambda _index: shown)
+            scores = self._key_scores(self.postings, run[0].key)
+            return _Unit(generic, scores, lambda _index: shown, keys=keys, near=near)
         counts, heaviest = self._coverage(run)
         coverage = counts / len(run)
         scores = self._vector()
@@ -841,7 +911,7 @@ class SearchIndex:
             level = level_holding(self.han[index], phrase)
             if level is not None:
                 scores[index] = WEIGHT_OF_LEVEL[level]
-        return _Unit(generic, scores, lambda _index: shown)
+        return _Unit(generic, scores, lambda _index: shown, keys=keys, near=near)
 
     def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:
         found, scores, units = self._rank(query)
@@ -867,9 +937,7 @@ class SearchIndex:
         """
         tokens, fuzzy_keys = self._corrected_query(query[:500])
         asked = self._units(tokens, fuzzy_keys)
-        units = [
-            (self._idf(matched) * (GENERIC if u.generic else 1.0), u) for u in asked if (matched := u.matched)
-        ]
+        units = self._weighted(asked, query[:500].casefold(), tokens)
         qualifying = [unit.scores for _, unit in units if not unit.generic and unit.qualifies]
         if not qualifying:  # every unit matched something: a qualifying one makes a real match
             return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float64), units
@@ -883,6 +951,19 @@ class SearchIndex:
         floor = max(float(totals[real].max()) * RELATIVE_FLOOR, 1e-12)
         found = np.flatnonzero(real & (totals >= floor))
         return found, totals[found], units
+
+    def _weighted(self, asked: list[_Unit], lowered: str, tokens: list[Token]) -> list[tuple[float, _Unit]]:
+        """The units that matched something, each with its factor (idf, ×`GENERIC`); none when
+        the query names a subject of a neighbouring domain no entry mentions (Redis, MySQL,
+        TensorRT-LLM…): it is about that, not about a vLLM entry."""
+        if any(p in lowered for p in FOREIGN_PHRASES) or any(self._foreign(t) for t in tokens):
+            return []
+        return [
+            (self._idf(matched) * (GENERIC if u.generic else 1.0), u) for u in asked if (matched := u.matched)
+        ]
+
+    def _foreign(self, token: Token) -> bool:
+        return token.surface.casefold() in FOREIGN_SUBJECTS and token.key not in self.postings
 
     def _matched(self, index: int, units: list[tuple[float, _Unit]]) -> list[str]:
         """Display terms for one hit, the units that weighed most first. Generic words (`PR`,
@@ -921,7 +1002,49 @@ class SearchIndex:
 
 
 # SearchIndex attributes made while answering, not by the build: never part of a snapshot.
-_QUERY_MEMOS = frozenset({"_written_memo", "_labels"})
+_QUERY_MEMOS = frozenset({"_written_memo", "_labels", "_descriptions"})
+
+
+class _NamedConcepts:
+    """What the glossary found in a query, per concept: the terms asked (and whether a typo
+    correction gave them), the positions covered, and whether it was named outside a longer
+    identifier and by a term of its own rather than a word of a neighbouring domain."""
+
+    def __init__(self) -> None:
+        self.terms: dict[str, list[tuple[str, bool]]] = {}
+        self.keys: dict[str, set[str]] = {}
+        self.covered: set[int] = set()
+        self.split: set[int] = set()  # identifiers' groups a concept names only some parts of
+        self.whole: set[str] = set()  # concepts named once at least outside a longer identifier
+        self.specific: set[str] = set()  # concepts named once at least by more than a generic word
+
+    def add(self, m: ConceptMatch, stream: list[Token], fuzzy_keys: set[str]) -> None:
+        span = range(m.start, m.end)
+        self.covered.update(span)
+        is_fuzzy = bool(fuzzy_keys) and any(stream[i].key in fuzzy_keys for i in span)
+        self.terms.setdefault(m.concept, []).append((m.term, is_fuzzy))
+        self.keys.setdefault(m.concept, set()).update(stream[i].key for i in span)
+        if _inside_identifier(stream, m):
+            self.split.add(stream[m.start].group)
+        else:
+            self.whole.add(m.concept)
+        if m.text.casefold() not in NEAR_DOMAIN and not _near_domain_han(m.text):
+            self.specific.add(m.concept)
+
+
+def _keys_of(tokens: list[Token]) -> frozenset[str]:
+    return frozenset(t.key for t in tokens)
+
+
+def _near_domain_han(text: str) -> bool:
+    """Chinese made only of words of neighbouring domains (`数据库迁移`, `部署`), at most one
+    character left over."""
+    if not text or not _is_han(text):
+        return False
+    rest = text
+    for word in sorted(NEAR_DOMAIN_HAN, key=len, reverse=True):
+        rest = rest.replace(word, "")
+    return len(rest) <= 1 and len(rest) < len(text)
 
 
 def _real_matches(qualifying: list[NDArray[np.float64]], asked: list[_Unit]) -> NDArray[np.bool_]:
@@ -943,8 +1066,9 @@ def _not_padding(units: list[_Unit], size: int) -> NDArray[np.bool_]:
     aside), or the query asks one thing only.
     """
     asked = [u for u in units if u.asked and not u.generic]
+    wanted = len(asked) + sum(1 for u in units if u.near)  # `install CUDA driver` asks three things
     keep = np.ones(size, dtype=np.bool_)
-    if len(asked) < 2:
+    if wanted < 2:
         return keep
     words_only = np.ones(size, dtype=np.bool_)
     shared = np.zeros(size, dtype=np.intp)
@@ -953,7 +1077,7 @@ def _not_padding(units: list[_Unit], size: int) -> NDArray[np.bool_]:
         shared += matched
         if not unit.plain:
             words_only &= ~matched
-    keep &= ~(words_only & (shared * 2 <= len(asked)))
+    keep &= ~(words_only & (shared * 2 <= wanted))
     return keep
 
 

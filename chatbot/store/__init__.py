@@ -8,6 +8,7 @@ from chatbot.store.outage import STORE_FAILURES, OutageQueue, RememberedThreads,
 from chatbot.store.sql import Claim, ClaimOutcome, DailyPost, SqlStore, utc_now
 from chatbot.store.subscriptions import Batch, SubscriptionStore
 from chatbot.store.threads import InMemoryThreadRegistry, ThreadRegistry
+from chatbot.store.vectors import VectorStore
 
 __all__ = [
     "STORE_FAILURES",
@@ -22,6 +23,7 @@ __all__ = [
     "StoreUnavailable",
     "SubscriptionStore",
     "ThreadRegistry",
+    "VectorStore",
     "attempt_or_hold",
     "masked",
     "utc_now",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Boolean, Column, Date, DateTime, Integer, MetaData, String, Table, Text
+from sqlalchemy import Boolean, Column, Date, DateTime, Integer, LargeBinary, MetaData, String, Table, Text
 
 metadata = MetaData()
 
@@ -67,6 +67,16 @@ daily_refused = Table(
     metadata,
     *keys(channel=String(64), entry_id=String(64), card=String(64)),
     *required(error=String(64), refused_at=DateTime(timezone=True)),
+)
+
+# Entry vectors of the optional semantic search (migration 0005), by embedding model and the
+# SHA-256 of the text embedded: an entry whose text did not change is not embedded again.
+# `vector` is the float32 values, little-endian.
+entry_vectors = Table(
+    "entry_vectors",
+    metadata,
+    *keys(model=String(200), content_hash=String(64)),
+    *required(dims=Integer, vector=LargeBinary, created_at=DateTime(timezone=True)),
 )
 
 # -- subscriptions (migration 0002) -----------------------------------------------------------

@@ -1,0 +1,124 @@
+"""Concepts found by what they do: a query describing an effect reaches the concept it describes.
+
+A glossary concept may carry `describes:` lines ("free GPU memory while idle", "空闲时释放显存").
+A query that names no term of it but says most of what one of its lines says ("make the engine give
+its GPU memory back while it is idle") names the concept. No model: the words of the line and of the
+query are compared as search keys (stems, Chinese bigrams), each weighted by how rare it is among all
+lines, so `idle` counts more than `GPU`. A line is met when the query holds at least half of its
+weight, two keys at least, and those keys are at least a third of the query's own weight (a long
+question about something else that happens to say `GPU memory` does not name sleep mode).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from chatbot.search.tokens import Token, atomic, tokenize
+
+# Plain words that say the same in a description and a question ("picture" for "image", "graphics
+# card" for "GPU"): each group is read as its first word. Only descriptions and the questions
+# matched against them use this; the index's own matching is untouched.
+PLAIN_SYNONYMS = (
+    "image images picture pictures photo photos",
+    "gpu gpus card cards vram accelerator accelerators",
+    "chip chips hardware device devices",
+    "fast faster quick quickly speed speeds speedup",
+    "again repeated repeat repeats twice reused reuse reusing",
+    "idle unused inactive",
+    "free release releases releasing return",
+    "small tiny little draft helper",
+    "large big huge",
+    "split separate separately divide",
+    "machine machines host hosts box boxes",
+    "output outputs answer answers response responses reply",
+    "start starting startup boot launch",
+    "queue waiting wait line",
+    "priority important urgent",
+    "compute computed computation computing work",
+)
+LINE_SHARE = 0.5  # of a line's weight the query must hold
+QUERY_SHARE = 0.34  # of the query's weight the line must explain
+MIN_KEYS = 2
+
+
+@dataclass(frozen=True)
+class Described:
+    """A concept a query describes: how well (the share of its best line met) and with which keys."""
+
+    concept: str
+    score: float
+    keys: frozenset[str]
+
+
+class DescriptionIndex:
+    """Every concept's description lines as weighted key sets, for matching queries."""
+
+    def __init__(self, lines: Iterable[tuple[str, str]], ignore: frozenset[str]) -> None:
+        """`lines` are (concept id, description); `ignore` are keys that say nothing (stopwords)."""
+        self._ignore = ignore
+        self._same = _synonyms(PLAIN_SYNONYMS)
+        self._lines: list[tuple[str, frozenset[str]]] = []
+        frequency: dict[str, int] = {}
+        for concept, text in lines:
+            keys = self.keys(tokenize(text))
+            if keys:
+                self._lines.append((concept, keys))
+                for key in keys:
+                    frequency[key] = frequency.get(key, 0) + 1
+        total = max(len(self._lines), 1)
+        self._weight = {key: math.log(1.0 + total / count) for key, count in frequency.items()}
+        self._by_key: dict[str, list[int]] = {}
+        for number, (_, keys) in enumerate(self._lines):
+            for key in keys:
+                self._by_key.setdefault(key, []).append(number)
+
+    def keys(self, tokens: list[Token]) -> frozenset[str]:
+        """The keys of some text that can carry meaning: words, identifier parts, bigrams."""
+        same = self._same
+        return frozenset(
+            same.get(t.key, t.key) for t in atomic(tokens) if t.kind != "ref" and t.key not in self._ignore
+        )
+
+    def match(self, tokens: list[Token]) -> list[Described]:
+        """Concepts whose description the query meets, the best first (one per concept: its best
+        line's score, and the keys of every line met, all of which the concept explains)."""
+        asked = self.keys(tokens)
+        candidates = {n for key in asked for n in self._by_key.get(key, ())}
+        asked_weight = sum(self._weight.get(key, 1.0) for key in asked)
+        best: dict[str, Described] = {}
+        for number in candidates:
+            found = self._met(number, asked, asked_weight)
+            if found is not None:
+                best[found.concept] = _better(best.get(found.concept), found)
+        return sorted(best.values(), key=lambda d: (-d.score, d.concept))
+
+    def _met(self, number: int, asked: frozenset[str], asked_weight: float) -> Described | None:
+        """Line `number` as met by the query's keys, or None when the query says too little of it
+        (or the line too little of the query)."""
+        concept, keys = self._lines[number]
+        shared = asked & keys
+        if len(shared) < MIN_KEYS:
+            return None
+        held = sum(self._weight[key] for key in shared)
+        score = held / sum(self._weight[key] for key in keys)
+        if score < LINE_SHARE or held < QUERY_SHARE * asked_weight:
+            return None
+        return Described(concept, score, frozenset(shared))
+
+
+def _better(known: Described | None, found: Described) -> Described:
+    if known is None:
+        return found
+    return Described(found.concept, max(known.score, found.score), known.keys | found.keys)
+
+
+def _synonyms(groups: tuple[str, ...]) -> dict[str, str]:
+    """Each word's key → its group's first word's key."""
+    same: dict[str, str] = {}
+    for group in groups:
+        keys = [t.key for t in atomic(tokenize(group))]
+        for key in keys[1:]:
+            same.setdefault(key, keys[0])
+    return same

@@ -1,0 +1,65 @@
+"""The cache of entry vectors for the optional semantic search (`chatbot.search.semantic.VectorCache`).
+
+Beside `SqlStore` on the same engine. Keyed by (embedding model, content hash): replicas share it,
+and an entry is embedded again only when its text or the model changes.
+"""
+
+from __future__ import annotations
+
+import sys
+from array import array
+from collections.abc import Mapping, Sequence
+
+from sqlalchemy import Engine, select
+
+from chatbot.store.engine import dialect_insert
+from chatbot.store.schema import entry_vectors
+from chatbot.store.sql import utc_now
+
+_CHUNK = 500  # hashes per lookup (bound parameters stay well under every database's limit)
+
+
+class VectorStore:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def vectors(self, model: str, hashes: Sequence[str]) -> dict[str, list[float]]:
+        """The kept vectors of these hashes (those there are)."""
+        found: dict[str, list[float]] = {}
+        wanted = list(dict.fromkeys(hashes))
+        table = entry_vectors.c
+        with self.engine.begin() as conn:
+            for start in range(0, len(wanted), _CHUNK):
+                query = select(table.content_hash, table.vector).where(
+                    table.model == model, table.content_hash.in_(wanted[start : start + _CHUNK])
+                )
+                found.update((row.content_hash, _floats(row.vector)) for row in conn.execute(query))
+        return found
+
+    def save_vectors(self, model: str, vectors: Mapping[str, Sequence[float]]) -> None:
+        """Keep new vectors; one already kept (another replica's, even at the same moment) stays."""
+        if not vectors:
+            return
+        now = utc_now()
+        rows = [
+            {"model": model, "content_hash": h, "dims": len(v), "vector": _bytes(v), "created_at": now}
+            for h, v in vectors.items()
+        ]
+        insert = dialect_insert(self.engine, entry_vectors).on_conflict_do_nothing()
+        with self.engine.begin() as conn:
+            conn.execute(insert, rows)
+
+
+def _bytes(vector: Sequence[float]) -> bytes:
+    values = array("f", vector)
+    if sys.byteorder != "little":
+        values.byteswap()
+    return values.tobytes()
+
+
+def _floats(data: bytes) -> list[float]:
+    values = array("f")
+    values.frombytes(data)
+    if sys.byteorder != "little":
+        values.byteswap()
+    return values.tolist()

@@ -1,0 +1,146 @@
+"""vLLM's vocabulary in search: a concept named in either language finds notes written in the other,
+a query describing what a feature does finds it, and near-domain questions (infrastructure,
+databases, drivers) get the honest no-match. The month in tests/digests-vocab is written mostly in
+English Markdown with Chinese mixed in, the bundled month in Chinese."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from chatbot.digest import Library
+from chatbot.search import Glossary, SearchIndex
+from chatbot.search.descriptions import DescriptionIndex
+from chatbot.search.glossary import BUNDLED_VLLM
+from chatbot.search.index import STOPWORDS
+from chatbot.search.tokens import tokenize
+from tests.cliquery import query_json
+
+TESTS = Path(__file__).parent
+VOCAB = TESTS / "digests-vocab"
+SOURCES = BUNDLED_VLLM.with_name("vllm_sources.yaml")
+
+
+@pytest.fixture(scope="module")
+def index() -> SearchIndex:
+    entries = [*Library.load(VOCAB).entries, *Library.load(TESTS.parent / "digests").entries]
+    return SearchIndex.build(entries)
+
+
+def prs(index: SearchIndex, query: str) -> list[int | None]:
+    return [hit.entry.pr for hit in index.search(query, limit=3).hits]
+
+
+def test_the_vllm_vocabulary_loads_cleanly_and_says_where_each_concept_comes_from() -> None:
+    glossary = Glossary.load()
+    assert glossary.problems == []
+    items = yaml.safe_load(BUNDLED_VLLM.read_text(encoding="utf-8"))["concepts"]
+    assert all(item.get("source") or set(item) == {"id", "includes"} for item in items)
+    sleep = glossary.concepts["sleep-mode"]
+    assert "休眠模式" in sleep.zh and "enable_sleep_mode" in sleep.aliases
+    assert "free GPU memory while idle" in sleep.describes
+
+
+@pytest.mark.parametrize(
+    ("query", "pr"),
+    [
+        ("休眠模式", 11743),  # a Chinese name, an English note
+        ("sleep mode", 11743),
+        ("--enable-sleep-mode", 11743),
+        ("VLLM_SERVER_DEV_MODE", 11743),  # an environment variable of the feature
+        ("优先级调度", 19057),
+        ("请求优先级", 19057),
+        ("专家负载均衡", 18343),
+        ("KV 缓存量化", 20090),
+        ("kv_cache_dtype", 20090),
+        ("结构化输出", 16577),
+        ("PD 分离", 17751),
+        ("async scheduling", 19970),  # an English name, a Chinese note
+        ("overlap scheduling", 19970),
+    ],
+)
+def test_a_concept_named_in_one_language_finds_a_note_in_the_other(
+    index: SearchIndex, query: str, pr: int
+) -> None:
+    assert prs(index, query)[:1] == [pr]
+
+
+@pytest.mark.parametrize(
+    ("query", "pr"),
+    [
+        ("give the GPU memory back while the engine is idle", 11743),
+        ("unload the model from the gpu without restarting the server", 11743),
+        ("let important requests jump the queue", 19057),
+        ("force the output to follow a JSON schema", 16577),
+        ("move experts between GPUs so no GPU gets too many tokens", 18343),
+        ("让空闲时释放显存", 11743),
+    ],
+)
+def test_a_description_of_what_a_feature_does_finds_it(index: SearchIndex, query: str, pr: int) -> None:
+    assert prs(index, query)[:1] == [pr]
+
+
+def test_a_description_names_its_concept_not_every_entry_sharing_its_words(index: SearchIndex) -> None:
+    """`GPU memory` of a question describing sleep mode is not every entry on GPU memory."""
+    assert prs(index, "give the GPU memory back while the engine is idle") == [11743]
+    # and a named concept is not read as a description of another ("run without CUDA graphs")
+    assert 20059 in prs(index, "CUDA graph")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Terraform state lock",
+        "terraform gpu node pool",
+        "MySQL index",
+        "mysql slow query log",
+        "数据库迁移",
+        "数据库索引",
+        "install CUDA driver",
+        "nvidia driver install failed",
+        "ubuntu 安装 cuda toolkit 驱动",
+        "nginx reverse proxy",
+        "nginx rate limiting",
+        "redis cache eviction policy",
+        "redis 主从切换",
+        "k8s autoscaling",
+        "kubernetes pod memory limit",
+        "postgres connection pool exhausted",
+        "docker compose 部署",
+        "linux kernel panic",
+    ],
+)
+def test_near_domain_questions_get_nothing(index: SearchIndex, query: str) -> None:
+    assert prs(index, query) == []
+
+
+def test_a_generic_word_refines_but_never_carries_a_hit_alone(index: SearchIndex) -> None:
+    for word in ("state", "lock", "index", "install", "driver", "migration", "database", "server", "deploy"):
+        assert prs(index, word) == [], word
+    assert prs(index, "sleep mode server")[:1] == [11743]  # with a concept it still finds
+
+
+def test_descriptions_read_plain_synonyms_and_need_two_shared_words() -> None:
+    lines = [("sleep-mode", "free GPU memory while idle"), ("lora", "serve many adapters on one base model")]
+    descriptions = DescriptionIndex(lines, STOPWORDS)
+    (found,) = descriptions.match(tokenize("release vram when idle"))  # release = free, vram = GPU
+    assert found.concept == "sleep-mode" and found.score >= 0.5
+    assert descriptions.match(tokenize("idle")) == []
+    assert descriptions.match(tokenize("tuning database caches and GPU memory on kubernetes clusters")) == []
+
+
+def test_most_engine_arguments_and_documented_features_name_a_concept() -> None:
+    glossary = Glossary.load()
+    sources = yaml.safe_load(SOURCES.read_text(encoding="utf-8"))
+    flags = ["--" + name.replace("_", "-") for name in sources["engine_args"]["names"]]
+    titles = list(sources["features"]["names"].values())
+    assert sum(bool(glossary.expand(f)) for f in flags) >= 0.9 * len(flags)
+    assert all(glossary.expand(title) for title in titles)
+
+
+def test_the_command_line_finds_an_english_note_from_a_chinese_query(tmp_path: Path) -> None:
+    env = {**os.environ, "DIGEST_DIR": str(VOCAB), "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite'}"}
+    assert [hit["pr"] for hit in query_json("休眠模式", env)] == [11743]
