@@ -12,7 +12,7 @@ import operator
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -23,11 +23,9 @@ from pydantic import (
     model_serializer,
 )
 
+from chatbot.digest.note import NoteParts, analyse_note
 from chatbot.digest.refs import Ref
 from chatbot.text.words import nfkc
-
-if TYPE_CHECKING:
-    from chatbot.digest.note import NoteParts
 
 
 def normalize_title(title: str) -> str:
@@ -107,8 +105,6 @@ class Entry(BaseModel):
     def _analysed(self) -> NoteParts:
         """The note cut into its parts, all five kept (a part already there stays): one analysis
         whichever part is read first. Two threads may both analyse; the result is the same."""
-        from chatbot.digest.note import analyse_note  # the note's reader imports this module
-
         parts = analyse_note(self.note, self.repo, self.title)
         for name in NOTE_PARTS:
             self.__dict__.setdefault(name, getattr(parts, name))

@@ -25,7 +25,7 @@ from pydantic import (
 )
 
 from chatbot.digest.model import DigestParseError, Entry, Metadata, Problem, entry_id
-from chatbot.digest.note import find_identifiers
+from chatbot.digest.names import find_identifiers
 from chatbot.digest.rawtext import SLUG_RE, ParseResult, VerdictCheck, digest_name, note_entry
 from chatbot.digest.refs import Ref, pull_url
 from chatbot.digest.yamlnodes import validation_error_line, yaml_error_line, yaml_line
