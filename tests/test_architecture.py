@@ -142,6 +142,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     (
         "chatbot.wiring",
         "chatbot.cli",
+        "chatbot.serve",
         "chatbot.console",
         "chatbot.bot",
         "chatbot.builders",
