@@ -26,13 +26,13 @@ import time  # noqa: E402
 from concurrent.futures import ThreadPoolExecutor  # noqa: E402
 
 from chatbot.digest import Library  # noqa: E402
+from chatbot.live import LiveIndex  # noqa: E402
 from chatbot.observability import Metrics  # noqa: E402
 from chatbot.slack.handlers.command import Answers, Request  # noqa: E402
+from chatbot.slack.observed import ObservedAnswers, ObservedSearch  # noqa: E402
 from chatbot.store import SqlStore  # noqa: E402
 from chatbot.usage import UsageStore  # noqa: E402
-from chatbot.usage.observed import ObservedAnswers, ObservedSearch  # noqa: E402
 from chatbot.usage.recorder import UsageRecorder  # noqa: E402
-from chatbot.wiring import LiveIndex  # noqa: E402
 
 QUERIES = [
     "compile",

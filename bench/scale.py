@@ -293,8 +293,8 @@ def serve_start(kind: str, api_url: str, folder: Path, db: Path, cache: Path) ->
 def child_snapshot(folder: Path, cache: Path) -> dict[str, Any]:
     """Write the digest snapshot `serve` would write for this folder and CACHE_DIR."""
     from chatbot.digest import Library
+    from chatbot.live import LiveIndex
     from chatbot.snapshot import Snapshots
-    from chatbot.wiring import LiveIndex
 
     live = LiveIndex(Library(folder), snapshots=Snapshots(cache, folder))
     return {"entries": len(live.library), "bytes": Snapshots(cache, folder).path.stat().st_size}

@@ -22,14 +22,14 @@ def build_long_lived(build: Callable[[], T]) -> T:
     """`build()` with cyclic GC paused, its result frozen out of later collections, and the
     free pages it left returned to the system."""
     collecting = gc.isenabled()
-    gc.disable()
+    gc.disable()  # bench/scale.py row "load + index 10k"
     try:
         built = build()
     finally:
         if collecting:
             gc.enable()
-    gc.freeze()
-    release_free_memory()
+    gc.freeze()  # bench/scale.py search rows (p99: a full collection walked the index)
+    release_free_memory()  # bench/scale.py row "peak RSS 10k"
     return built
 
 

@@ -21,8 +21,10 @@ from slack_sdk.models.blocks import Block
 from slack_sdk.models.views import View
 
 from chatbot.answers import Answerer
+from chatbot.daily.jobs import daily_message
 from chatbot.digest import Entry
 from chatbot.digest.library import Library
+from chatbot.live import LiveIndex
 from chatbot.search import Hit, SearchResult
 from chatbot.slack import blocks, curator, views
 from chatbot.slack.curator import render_curator_report
@@ -31,7 +33,6 @@ from chatbot.slack.handlers.followups import render_answer, render_top_results
 from chatbot.slack.i18n import Language
 from chatbot.usage.report import CuratorReport, EntryUsage
 from chatbot.usage.store import FeedbackTarget
-from chatbot.wiring import LiveIndex, daily_message
 from tests.conftest import DIGESTS
 from tests.test_slack_blocks import entry_with, tricky
 

@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chatbot.digest import Library
-from chatbot.digest.model import DigestParseError, pull_url
+from chatbot.digest.model import DigestParseError
 from chatbot.digest.rawtext import parse_raw_text
+from chatbot.digest.refs import pull_url
 from chatbot.digest.structured import parse_structured
 from chatbot.search import SearchIndex
 from tests.test_digest_folder import ROOT, run_cli

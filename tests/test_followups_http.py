@@ -15,10 +15,11 @@ from typing import Any
 import pytest
 import yaml
 
+from chatbot.bot import Bot
 from chatbot.settings import Settings
 from chatbot.slack.server import HttpServer, asgi_app
 from chatbot.store import SqlStore
-from chatbot.wiring import Bot, build
+from chatbot.wiring import build
 from tests.conftest import DIGESTS
 from tests.fakeslack import Call, FakeSlack
 from tests.slackrequests import SIGNING_SECRET, all_text, event_body, post, signed_headers
@@ -417,9 +418,9 @@ def test_old_dedup_marks_are_pruned_at_most_once_an_hour(fake_slack: FakeSlack, 
 
     from chatbot.answers.answerer import Answerer
     from chatbot.digest.library import Library
+    from chatbot.live import LiveIndex
     from chatbot.slack.handlers.followups import Delivery, FollowUps
     from chatbot.store.threads import InMemoryThreadRegistry
-    from chatbot.wiring import LiveIndex
 
     store = SqlStore.open(f"sqlite:///{tmp_path / 'bot.db'}")
     now = [1000.0]

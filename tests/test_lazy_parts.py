@@ -28,9 +28,9 @@ from chatbot.digest import Entry, Library, analyse_note, parse_raw_text
 from chatbot.digest.model import NOTE_PARTS
 from chatbot.digest.note_labels import NoteVocabulary
 from chatbot.digest.note_layout import Section
+from chatbot.live import LiveIndex
 from chatbot.search import SearchIndex, load_glossary
 from chatbot.snapshot import Snapshots
-from chatbot.wiring import LiveIndex
 
 ROOT = Path(__file__).resolve().parent.parent
 DIGESTS = ROOT / "digests"
@@ -254,11 +254,11 @@ def test_serve_is_ready_before_any_note_is_analysed_and_logs_the_warnings(
         return recording(text, vocab)
 
     monkeypatch.setattr(note_module, "layout", noting_readiness)
-    caplog.set_level(logging.WARNING, logger="chatbot.wiring")
+    caplog.set_level(logging.WARNING, logger="chatbot.live")
     live.load()
     # The two notes of the repeated title are merged while loading; every other note after.
     assert ready_when_analysed == [False, False, True, True]
-    logged = [r.getMessage() for r in caplog.records if r.name == "chatbot.wiring"]
+    logged = [r.getMessage() for r in caplog.records if r.name == "chatbot.live"]
     assert logged == [str(p) for p in live.library.problems]
     assert sum(NO_VERDICT in line for line in logged) == 3
 

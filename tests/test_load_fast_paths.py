@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from chatbot import yamlfast
 from chatbot.digest import note_labels
 from chatbot.digest.library import _union
-from chatbot.digest.model import Entry, Ref, checked_entry, entry_values, normalize_title
+from chatbot.digest.model import Entry, checked_entry, entry_values, normalize_title
+from chatbot.digest.refs import Ref
 from chatbot.text.words import nfkc
 
 REQUIRED = {

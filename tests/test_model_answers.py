@@ -20,11 +20,12 @@ from typing import Any
 import pytest
 
 from chatbot.answers.grounding import ungrounded
+from chatbot.bot import Bot
 from chatbot.digest import Library
 from chatbot.settings import Settings
 from chatbot.slack.server import HttpServer, asgi_app
 from chatbot.store import SqlStore
-from chatbot.wiring import Bot, build
+from chatbot.wiring import build
 from tests.conftest import DIGESTS
 from tests.fakeopenai import FakeModel, Reply
 from tests.fakeslack import Call, FakeSlack

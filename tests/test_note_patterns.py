@@ -14,7 +14,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chatbot.digest import note
+from chatbot.digest import names, note
 from chatbot.digest.note_labels import _any_of
 
 PLAIN_FORMS = {
@@ -52,9 +52,11 @@ def _matches(pattern: re.Pattern[str], text: str) -> list[tuple[tuple[int, int],
 @given(_TEXTS)
 def test_rewritten_patterns_match_like_their_plain_forms(text: str) -> None:
     for name, plain in PLAIN_FORMS.items():
-        assert _matches(getattr(note, name), text) == _matches(plain, text), name
+        assert _matches(getattr(names, name, None) or getattr(note, name), text) == _matches(plain, text), (
+            name
+        )
     assert note.MARKER_RE.split(text) == PLAIN_FORMS["MARKER_RE"].split(text)
-    for (pattern, _), plain in zip(note._PERSON_PATTERNS[2:5], PLAIN_PERSON_FORMS, strict=True):
+    for (pattern, _), plain in zip(names._PERSON_PATTERNS[2:5], PLAIN_PERSON_FORMS, strict=True):
         assert _matches(pattern, text) == _matches(plain, text), plain.pattern
     verbs = note.vocabulary().person_verb_re.pattern[len(r"\s(?:") : -1]
     plain_verb = re.compile(rf"(?<!['’]s )(?<![\w`@/.-])([A-Za-z][A-Za-z0-9-]{{1,38}})(?=\s+(?:{verbs}))")
@@ -88,7 +90,7 @@ def test_case_insensitive_word_leads_match_like_their_plain_forms(text: str) -> 
 @given(_TEXTS)
 def test_code_names_found_as_without_the_dot_or_underscore_look(text: str) -> None:
     """`find_identifiers` skips the code-name search on notes with no `.` or `_`; it loses none."""
-    found = [m.strip() for m in note.BACKTICK_RE.findall(text)]
-    bare = PLAIN_FORMS["CODE_RE"].findall(note.BACKTICK_RE.sub(" ", text))
+    found = [m.strip() for m in names.BACKTICK_RE.findall(text)]
+    bare = PLAIN_FORMS["CODE_RE"].findall(names.BACKTICK_RE.sub(" ", text))
     found += [m for m in bare if not re.fullmatch(r"v?\d[\d.]*", m)]
-    assert note.find_identifiers(text) == note._dedupe([f for f in found if f])
+    assert names.find_identifiers(text) == names.dedupe([f for f in found if f])

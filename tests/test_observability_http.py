@@ -17,11 +17,12 @@ import httpx
 import pytest
 from sqlalchemy import inspect, select, table, text
 
+from chatbot.bot import Bot
 from chatbot.observability import configure_logging
 from chatbot.observability.metrics import samples
 from chatbot.slack.server import HttpServer, asgi_app
 from chatbot.store import SqlStore
-from chatbot.wiring import Bot, build
+from chatbot.wiring import build
 from tests.conftest import DIGESTS
 from tests.fakeslack import Call, FakeSlack
 from tests.slackrequests import (

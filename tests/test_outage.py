@@ -21,10 +21,11 @@ from typing import Any
 import httpx
 import pytest
 
+from chatbot.bot import Bot
 from chatbot.daily.poster import DAILY_EVENT_TYPE, Status
 from chatbot.slack.server import HttpServer, asgi_app
 from chatbot.store import OutageQueue, SqlStore
-from chatbot.wiring import Bot, build
+from chatbot.wiring import build
 from tests.conftest import drop_postgres_schema, fresh_postgres_schema
 from tests.fakeslack import Call, FakeSlack
 from tests.privatepg import PrivatePostgres, postgres_binaries

@@ -21,8 +21,9 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from chatbot.digest.library import load_file
-from chatbot.digest.model import DigestParseError, Entry, Metadata, entry_id, pull_url
+from chatbot.digest.model import DigestParseError, Entry, Metadata, entry_id
 from chatbot.digest.rawtext import ParseResult, parse_raw_text
+from chatbot.digest.refs import pull_url
 from chatbot.digest.structured import parse_structured
 
 RAW_PATH = "fuzz/vllm-digest-2099-01.txt"

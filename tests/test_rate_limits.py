@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from chatbot.bot import Bot
 from chatbot.digest.library import Library
 from chatbot.slack.ratelimits import RateLimits
 from chatbot.slack.retries import slack_web_client
 from chatbot.slack.server import HttpServer, asgi_app
-from chatbot.wiring import Bot, build
+from chatbot.wiring import build
 from tests.daily.test_announcer_faults import Clock, announcements, announcer_with_new_batch
 from tests.fakeopenai import FakeModel, Reply
 from tests.fakeslack import BOT_USER_ID, FakeSlack

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from chatbot.cli import main
 from chatbot.digest import Library, analyse_note, json_schema, parse_raw_text
-from chatbot.digest.note import find_people, find_refs
+from chatbot.digest.names import find_people, find_refs
 from chatbot.search import SearchIndex
 
 REPO = "vllm-project/vllm"

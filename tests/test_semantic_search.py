@@ -11,13 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from chatbot.builders import build_semantic
 from chatbot.digest import Library
+from chatbot.live import LiveIndex
 from chatbot.llm import CircuitBreaker, EmbeddingsClient
 from chatbot.search import SearchIndex
 from chatbot.search.semantic import SemanticIndex, SemanticSearch
 from chatbot.settings import load_settings
 from chatbot.store import SqlStore, VectorStore
-from chatbot.wiring import LiveIndex, build_semantic
 from tests.cliquery import query_json
 from tests.fakeopenai import FakeModel, Reply
 

@@ -22,10 +22,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from chatbot.bot import Bot
 from chatbot.digest import Library
+from chatbot.live import LiveIndex
 from chatbot.slack.server import HttpServer, Starting, asgi_app
 from chatbot.snapshot import Key, Snapshots
-from chatbot.wiring import Bot, LiveIndex, build
+from chatbot.wiring import build
 from tests.fakeslack import FakeSlack
 from tests.slackrequests import (
     SIGNING_SECRET,
@@ -94,9 +96,9 @@ def test_digest_problems_are_logged_on_every_start_also_from_the_snapshot(
     logged: list[list[str]] = []
     for _ in range(2):
         caplog.clear()
-        caplog.set_level(logging.WARNING, logger="chatbot.wiring")
+        caplog.set_level(logging.WARNING, logger="chatbot.live")
         live = LiveIndex(Library(folder), snapshots=snapshots)
-        logged.append([r.getMessage() for r in caplog.records if r.name == "chatbot.wiring"])
+        logged.append([r.getMessage() for r in caplog.records if r.name == "chatbot.live"])
     assert live.loaded_from == "snapshot"
     assert logged[0] == logged[1]
     assert any("broken.yaml:" in line for line in logged[1]), logged

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import calendar
+import datetime as dt
 import os
 import subprocess
 import sys
@@ -9,8 +11,10 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from chatbot.settings import BUNDLED_DIGESTS, SettingsError, load_settings
+from chatbot.settings import BUNDLED_DIGESTS, SettingsError, cron_can_fire, load_settings
 from tests.slackrequests import wait_ready
 
 ENV_NAMES = (
@@ -18,6 +22,7 @@ ENV_NAMES = (
     "DAILY_CRON",
     "TIMEZONE",
     "LANGUAGE",
+    "DIGEST_LANGUAGE",
     "DIGEST_DIR",
     "DATABASE_URL",
     "DAILY_GRACE",
@@ -62,11 +67,29 @@ def test_comma_list_and_env_file(clean_env: pytest.MonkeyPatch, tmp_path: Path) 
 
 
 @pytest.mark.parametrize(
+    ("env", "language"),
+    [
+        ({"LANGUAGE": "en_US:en"}, "auto"),  # GNU gettext's, common in shells: not the bot's
+        ({"LANGUAGE": "fr"}, "auto"),
+        ({"LANGUAGE": "en"}, "en"),  # the old name, read where its value is the bot's
+        ({"DIGEST_LANGUAGE": "zh", "LANGUAGE": "en"}, "zh"),
+        ({"DIGEST_LANGUAGE": "en", "LANGUAGE": "en_US:en"}, "en"),
+    ],
+)
+def test_digest_language_and_gettext_language(
+    clean_env: pytest.MonkeyPatch, env: dict[str, str], language: str
+) -> None:
+    for name, value in env.items():
+        clean_env.setenv(name, value)
+    assert load_settings().language == language
+
+
+@pytest.mark.parametrize(
     ("name", "value", "words"),
     [
         ("TIMEZONE", "Mars/Olympus", "setting TIMEZONE: Value error, unknown time zone"),
         ("DAILY_CRON", "every day", "setting DAILY_CRON: Value error, expected five cron fields"),
-        ("LANGUAGE", "fr", "setting LANGUAGE: Input should be 'auto', 'zh' or 'en'"),
+        ("DIGEST_LANGUAGE", "fr", "setting DIGEST_LANGUAGE: Input should be 'auto', 'zh' or 'en'"),
         ("SLACK_BOT_TOKEN", "hello", "setting SLACK_BOT_TOKEN: String should match pattern"),
         ("LOG_FORMAT", "xml", "setting LOG_FORMAT: Input should be 'text' or 'json'"),
         ("METRICS_PORT", "70000", "setting METRICS_PORT: Input should be less than or equal to 65535"),
@@ -143,6 +166,7 @@ TOKEN = "xoxa-111-222-abcdefHidden42"
         ({"DAILY_CRON": "61 * * * *"}, "setting DAILY_CRON: Value error, minute 61 is not in 0-59"),
         ({"DAILY_CRON": "0 9 * * 1-8"}, "setting DAILY_CRON: Value error, day of week 8 is not in 0-7"),
         ({"CURATOR_CRON": "0 24 * * 1"}, "setting CURATOR_CRON: Value error, hour 24 is not in 0-23"),
+        ({"DAILY_CRON": "5-3 9 * * *"}, "setting DAILY_CRON: Value error, minute 5-3 runs backwards"),
         ({"SLACK_BOT_TOKEN": TOKEN}, "setting SLACK_BOT_TOKEN: String should match pattern"),
         ({"SLACK_APP_TOKEN": TOKEN}, "setting SLACK_APP_TOKEN: String should match pattern"),
     ],
@@ -374,3 +398,17 @@ def test_stats_since_out_of_range_is_one_line(tmp_path: Path, since: str, words:
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"vllm-digest stats: --since: {words}"), lines
+
+
+@given(st.integers(1, 31), st.integers(1, 12), st.integers(0, 7))
+def test_a_schedule_fires_when_some_date_has_its_day_month_and_weekday(
+    day: int, month: int, weekday: int
+) -> None:
+    """croniter's answer against the calendar itself: 28 years hold every weekday of every date."""
+    python_weekday = (weekday - 1) % 7  # crontab: Sunday is 0 and 7; Python: Monday is 0
+    some_date = any(
+        dt.date(year, month, day).weekday() == python_weekday
+        for year in range(2024, 2052)
+        if day <= calendar.monthrange(year, month)[1]
+    )
+    assert cron_can_fire(f"30 9 {day} {month} {weekday}") == some_date

@@ -209,7 +209,7 @@ def test_no_match_says_so_and_suggests_topics() -> None:
 
 
 def test_the_daily_post_is_the_entry_card_under_its_header(seed_library: Library) -> None:
-    from chatbot.wiring import daily_message
+    from chatbot.daily.jobs import daily_message
 
     entry = seed_library.get("53529")
     assert entry is not None

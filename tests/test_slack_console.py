@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from chatbot.console import run_console
 from chatbot.settings import Settings
-from chatbot.slack.console import run_console
 from tests.conftest import DIGESTS
 
 SCRIPT = """\
@@ -69,7 +69,7 @@ def test_console_runs_from_the_command_line_without_any_setting(tmp_path: Path) 
 def test_console_thread_replies_reach_a_wired_follow_up_handler_with_the_thread_readable() -> None:
     from slack_sdk import WebClient
 
-    from chatbot.slack.console import Console, LocalSlack, Screen
+    from chatbot.console import Console, LocalSlack, Screen
     from chatbot.slack.handlers.followups import Delivery
     from chatbot.wiring import build
 

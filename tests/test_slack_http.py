@@ -20,11 +20,13 @@ from urllib.parse import urlencode
 import httpx
 import pytest
 
+from chatbot.bot import Bot
+from chatbot.live import LiveIndex
 from chatbot.search.index import SearchResult
 from chatbot.settings import Settings
 from chatbot.slack.handlers.command import Searchable
 from chatbot.slack.server import HttpServer, asgi_app
-from chatbot.wiring import Bot, LiveIndex, build
+from chatbot.wiring import build
 from tests.conftest import DIGESTS
 from tests.fakeslack import FakeSlack
 from tests.slackrequests import (

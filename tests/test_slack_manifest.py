@@ -10,9 +10,10 @@ import pytest
 import yaml
 from slack_bolt import BoltRequest
 
+from chatbot.bot import Bot
 from chatbot.slack import action_ids as ids
 from chatbot.slack.app import BOT_SCOPES, SUBSCRIBED_EVENTS
-from chatbot.wiring import Bot, build
+from chatbot.wiring import build
 from tests.conftest import ROOT
 from tests.fakeslack import FakeSlack
 from tests.slackrequests import command_body, event_body, shortcut_body, signed_headers

@@ -1,4 +1,4 @@
-"""The bot's Web API client (chatbot.wiring.web_client) against a fake Slack that acts on a call
+"""The bot's Web API client (chatbot.slack.retries.web_client) against a fake Slack that acts on a call
 and then drops the connection: reads and idempotent calls are sent again, posts never are."""
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ from hypothesis import strategies as st
 from slack_sdk.http_retry.request import HttpRequest
 from slack_sdk.http_retry.state import RetryState
 
-from chatbot.slack.retries import PostOnceRetryHandler, safe_to_repeat
-from chatbot.wiring import web_client
+from chatbot.slack.retries import PostOnceRetryHandler, safe_to_repeat, web_client
 from tests.fakeslack import FakeSlack
 from tests.test_slack_http import settings_for
 

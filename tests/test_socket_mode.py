@@ -297,7 +297,7 @@ def test_the_probe_server_listens_where_host_says(capsys: pytest.CaptureFixture[
     Mode, Slack's requests too in HTTP mode; an address it cannot take is one line."""
     from argparse import Namespace
 
-    from chatbot.cli import _serve_socket
+    from chatbot.serve import _serve_socket
     from chatbot.settings import Settings
 
     assert Settings(_env_file=None).host == "0.0.0.0"  # type: ignore[call-arg]

@@ -17,10 +17,11 @@ import yaml
 
 from chatbot import yamlfast
 from chatbot.answers import Answerer
+from chatbot.bot import Bot
 from chatbot.settings import Settings
 from chatbot.slack.handlers.followups import FollowUps
 from chatbot.store import SqlStore
-from chatbot.wiring import Bot, build
+from chatbot.wiring import build
 from tests.fakeslack import FakeSlack
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,10 +12,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from chatbot.bot import Bot
 from chatbot.daily.subscription import Schedule
 from chatbot.slack.server import HttpServer, asgi_app
 from chatbot.store import SqlStore, SubscriptionStore
-from chatbot.wiring import Bot, build
+from chatbot.wiring import build
 from tests.fakeslack import Call, FakeSlack
 from tests.slackrequests import all_text, command_body, post
 from tests.test_slack_http import settings_for

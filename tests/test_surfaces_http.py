@@ -14,11 +14,13 @@ import pytest
 from slack_sdk.models.blocks import Block
 from slack_sdk.models.views import View
 
+from chatbot.bot import Bot
 from chatbot.digest import Library
+from chatbot.live import LiveIndex
 from chatbot.settings import Settings
 from chatbot.slack.server import HttpServer, asgi_app
 from chatbot.store import SqlStore
-from chatbot.wiring import Bot, LiveIndex, build
+from chatbot.wiring import build
 from tests.conftest import DIGESTS
 from tests.fakeslack import Call, FakeSlack
 from tests.slackrequests import (

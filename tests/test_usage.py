@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from slack_sdk import WebClient
 from sqlalchemy import func, select
 
-from chatbot.daily import SlackMessage
+from chatbot.daily.poster import SlackMessage
 from chatbot.observability import Metrics
 from chatbot.observability.logs import redact
 from chatbot.slack.curator import render_curator_report

@@ -22,10 +22,10 @@ from dataclasses import KW_ONLY, dataclass, field
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from chatbot.daily import SlackMessage
 from chatbot.daily.poster import (
     CLAIM_LEASE,
     UNKNOWN_OWNER,
+    SlackMessage,
     find_marked_message,
     maybe_stored,
     never_sent,

@@ -26,6 +26,7 @@ from zoneinfo import ZoneInfo
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
+from croniter import CroniterError, croniter
 
 from chatbot.daily.poster import DailyResult
 from chatbot.daily.subscription import Subscription
@@ -35,41 +36,26 @@ log = logging.getLogger(__name__)
 RETRY_DELAY = dt.timedelta(minutes=5)
 
 
-WEEKDAY_NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
-DAY_NUMBERS = range(8)  # crontab: 0 and 7 are Sunday
+WEEKDAY_NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")  # crontab's numbers: Sunday is 0 (and 7)
 
 
 def crontab_weekdays(field: str) -> str:
     """A crontab day-of-week field (0 or 7 = Sunday) as APScheduler 3 day names.
 
     APScheduler 3 numbers days from Monday = 0, and its `from_crontab` passes numbers through,
-    so `1-5` would mean Tuesday to Saturday. Numbers, ranges and steps are expanded to names.
+    so `1-5` would mean Tuesday to Saturday. croniter reads the field as cron does; its numbers
+    become names. Names (`mon-fri`) mean the same to both and pass through.
     """
     field = field.strip().lower()
-    if field in ("*", "?") or any(c.isalpha() for c in field):
-        return "*" if field == "?" else field
-    days: set[int] = set()
-    for part in field.split(","):
-        days.update(d % 7 for d in _weekday_numbers(part, field))
-    return ",".join(WEEKDAY_NAMES[d] for d in sorted(days))
-
-
-def _weekday_numbers(part: str, field: str) -> range:
-    """The crontab day numbers of one part of the field: `*`, `1-5`, `3`, with an optional
-    `/step` (`1/2`: from Monday to Saturday)."""
-    span, _, step_text = part.partition("/")
-    step = int(step_text) if step_text else 1
-    if span in ("*", "?"):
-        first, last = 0, 6
-    elif "-" in span:
-        a, b = span.split("-", 1)
-        first, last = int(a), int(b)
-    else:
-        first = int(span)
-        last = 6 if step_text else first
-    if not (first in DAY_NUMBERS and last in DAY_NUMBERS) or step < 1:
-        raise ValueError(f"day of week out of range in {field!r}")
-    return range(first, last + 1, step)
+    if any(c.isalpha() for c in field):
+        return field
+    try:
+        days = croniter.expand(f"* * * * {field}")[0][4]
+    except CroniterError:
+        raise ValueError(f"day of week out of range in {field!r}") from None
+    if days == ["*"]:
+        return "*"
+    return ",".join(WEEKDAY_NAMES[d] for d in sorted({int(d) % 7 for d in days}))
 
 
 def daily_trigger(cron: str, zone: ZoneInfo) -> CronTrigger:

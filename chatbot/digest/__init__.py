@@ -7,10 +7,11 @@ from chatbot.digest.clauses import clauses, clean, sentences, split_top_level
 from chatbot.digest.explain import Explanation, explain
 from chatbot.digest.facts import FactsLookup, PrFacts, Review, facts_lookup, no_facts, passed_over
 from chatbot.digest.library import Library
-from chatbot.digest.model import DigestParseError, Entry, Metadata, Problem, Ref, entry_id, pull_url
+from chatbot.digest.model import DigestParseError, Entry, Metadata, Problem, entry_id
 from chatbot.digest.note import NoteParts, analyse_note
 from chatbot.digest.people import full_names
 from chatbot.digest.rawtext import ParseResult, parse_raw_text
+from chatbot.digest.refs import Ref, pull_url
 from chatbot.digest.structured import is_glossary_file, json_schema, parse_structured
 from chatbot.digest.yamlnodes import validation_error_line, yaml_error_line, yaml_line
 

@@ -31,7 +31,8 @@ from chatbot.digest.model import (
     set_merged_parts,
     values_id,
 )
-from chatbot.digest.note import analyse_note, find_known_people
+from chatbot.digest.names import find_known_people
+from chatbot.digest.note import analyse_note
 from chatbot.digest.people import KnownPeople, known_people
 from chatbot.digest.rawtext import Finding, decide, digest_name, parse_raw_text, title_pr
 from chatbot.digest.structured import is_glossary_file, parse_structured

@@ -12,7 +12,7 @@ import operator
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -23,12 +23,9 @@ from pydantic import (
     model_serializer,
 )
 
+from chatbot.digest.note import NoteParts, analyse_note
+from chatbot.digest.refs import Ref
 from chatbot.text.words import nfkc
-
-if TYPE_CHECKING:
-    from chatbot.digest.note import NoteParts
-
-GITHUB = "https://github.com"
 
 
 def normalize_title(title: str) -> str:
@@ -43,21 +40,6 @@ def entry_id(repo: str, title: str) -> str:
     """Stable id from repository and title: independent of file name and position."""
     digest = hashlib.sha1(f"{repo.casefold()}\n{normalize_title(title)}".encode()).hexdigest()
     return digest[:10]
-
-
-def pull_url(repo: str, number: int) -> str:
-    """GitHub redirects /pull/N to /issues/N when N is an issue, so one form fits both."""
-    return f"{GITHUB}/{repo}/pull/{number}"
-
-
-@dataclass(frozen=True, slots=True)
-class Ref:
-    """A `#12345` reference to a pull request or issue of the entry's repository. A slotted
-    dataclass, not a model: a library holds several per entry, and pydantic still validates and
-    dumps it as `{"number", "url"}` inside an `Entry`."""
-
-    number: int
-    url: str
 
 
 _T = TypeVar("_T")
@@ -123,8 +105,6 @@ class Entry(BaseModel):
     def _analysed(self) -> NoteParts:
         """The note cut into its parts, all five kept (a part already there stays): one analysis
         whichever part is read first. Two threads may both analyse; the result is the same."""
-        from chatbot.digest.note import analyse_note  # the note's reader imports this module
-
         parts = analyse_note(self.note, self.repo, self.title)
         for name in NOTE_PARTS:
             self.__dict__.setdefault(name, getattr(parts, name))

@@ -26,9 +26,9 @@ from chatbot.digest.model import (
     checked_entry,
     entry_id,
     merged_from,
-    pull_url,
 )
 from chatbot.digest.note import analyse_note, found_names
+from chatbot.digest.refs import pull_url
 
 SLUG_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*)/[A-Za-z0-9._-]+$")
 # The repository line as curators write it: `owner/name`, its GitHub address (`https://github.com/

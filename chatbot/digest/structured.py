@@ -24,11 +24,11 @@ from pydantic import (
     field_validator,
 )
 
-from chatbot.digest.model import DigestParseError, Entry, Metadata, Problem, Ref, entry_id, pull_url
-from chatbot.digest.note import find_identifiers
+from chatbot.digest.model import DigestParseError, Entry, Metadata, Problem, entry_id
+from chatbot.digest.names import find_identifiers
 from chatbot.digest.rawtext import SLUG_RE, ParseResult, VerdictCheck, digest_name, note_entry
+from chatbot.digest.refs import Ref, pull_url
 from chatbot.digest.yamlnodes import validation_error_line, yaml_error_line, yaml_line
-from chatbot.digest.yamlplain import read_plain
 from chatbot.yamlfast import LOADER
 
 # The one URL form an entry may carry: a pull request of the digest's repository.
@@ -256,15 +256,7 @@ def _commented_numbers(text: str, path: str) -> list[Problem]:
 
 def _validated(text: str, path: str) -> tuple[list[int], StructuredDigest]:
     """The digest a file holds and the line of each of its entries, or the DigestParseError of
-    the first problem. A file of the plain shape is read without PyYAML's nodes; any other, and
-    one whose data do not validate (for the line of the problem), with them."""
-    plain = read_plain(text)
-    if plain is not None:
-        data, item_lines = plain
-        try:
-            return item_lines.get("entries", []), _digest_of(data)
-        except ValidationError:
-            pass
+    the first problem (read through PyYAML's nodes, which know every value's line)."""
     root, digest = _validated_nodes(text, path)
     return [yaml_line(root, ("entries", index)) for index in range(len(digest.entries))], digest
 

@@ -55,7 +55,7 @@ BOT_SCOPES: dict[str, str] = {
     "groups:read": "conversations.members: the same for private channels the bot is in",
     "im:read": "conversations.members: Ask in a thread on a link preview in a direct message",
     "mpim:read": "conversations.members: the same in a group direct message",
-    "users:read": "users.info: each person's locale (LANGUAGE=auto) and whether the asker of `subscriptions` is a workspace admin",
+    "users:read": "users.info: each person's locale (DIGEST_LANGUAGE=auto) and whether the asker of `subscriptions` is a workspace admin",
 }
 
 

@@ -1,4 +1,4 @@
-"""Interface strings in Chinese and English, in one data file; `LANGUAGE` picks the default.
+"""Interface strings in Chinese and English, in one data file; `DIGEST_LANGUAGE` picks the default.
 
 Strings are plain text with `{name}` fields; the builders escape what they put into them.
 """

@@ -1,11 +1,11 @@
-"""Each person's interface language: `LANGUAGE=auto` follows their Slack locale.
+"""Each person's interface language: `DIGEST_LANGUAGE=auto` follows their Slack locale.
 
 Slack tells a user's locale (`en-US`, `zh-CN`, `zh-TW`, `ja-JP`, …) through `users.info` with
 `include_locale`. A locale whose language is one the catalogue has (`zh`, `en`) gets it; any other
 gets English, the interface's lingua franca. Lookups are cached per user (a locale rarely changes,
 and every answer would otherwise cost a Web API round trip); a failed lookup falls back to the
 channel language and is retried after a short while, so a Slack hiccup never blocks an answer.
-`LANGUAGE=zh` or `en` forces one language for everybody and never calls Slack; the default
+`DIGEST_LANGUAGE=zh` or `en` forces one language for everybody and never calls Slack; the default
 (unknown locale, failed lookup) is `Settings.channel_language`.
 """
 
@@ -19,7 +19,7 @@ from typing import Literal, get_args
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from chatbot.slack.expiring import ExpiringCache
+from chatbot.expiring import ExpiringCache
 from chatbot.slack.i18n import Language
 
 log = logging.getLogger(__name__)

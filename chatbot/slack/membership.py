@@ -20,7 +20,7 @@ from typing import Any
 
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from chatbot.slack.expiring import ExpiringCache
+from chatbot.expiring import ExpiringCache
 from chatbot.slack.views import CHANNEL_ID
 
 log = logging.getLogger(__name__)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from slack_sdk import WebClient
 from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, ServerErrorRetryHandler
 from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
 from slack_sdk.http_retry.request import HttpRequest
@@ -24,6 +25,7 @@ from slack_sdk.http_retry.response import HttpResponse
 
 from chatbot.daily.poster import never_sent
 from chatbot.observability.slackcalls import api_method
+from chatbot.settings import Settings
 from chatbot.slack.ratelimits import GatedWebClient, RateLimits, RetryAfterHandler
 
 log = logging.getLogger(__name__)
@@ -139,3 +141,16 @@ def slack_web_client(
     )
     client.rate_limits = limits
     return client
+
+
+def web_client(
+    settings: Settings, token: str | None, limits: RateLimits | None = None, *, daily: bool = False
+) -> WebClient:
+    """The bot's Web API client for SLACK_API_URL (chatbot.slack.retries.slack_web_client: Slack's
+    Retry-After per channel and method on `limits`, nothing posted twice). It waits at most 10 s
+    for an answer (someone is waiting on it), less when SLACK_TIMEOUT says so; the jobs that post
+    (`daily`: PR of the day, announcements) wait SLACK_TIMEOUT."""
+    timeout = settings.slack_timeout if daily else min(10.0, settings.slack_timeout)
+    return slack_web_client(
+        token, settings.slack_api_url, limits=limits, timeout=timeout, reports_unknown=daily
+    )

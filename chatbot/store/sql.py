@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Delete, Engine, Update, bindparam, delete, literal, select, update
 from sqlalchemy.engine import Connection
 
-from chatbot.daily import PastPost
+from chatbot.daily.picker import PastPost
 from chatbot.store import migrate
 from chatbot.store.claims import take_over
 from chatbot.store.engine import dialect_insert, make_engine, store_errors, unavailable

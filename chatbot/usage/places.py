@@ -23,7 +23,7 @@ from slack_bolt import BoltRequest, BoltResponse
 from slack_bolt.middleware import Middleware
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from chatbot.slack.expiring import ExpiringCache
+from chatbot.expiring import ExpiringCache
 
 log = logging.getLogger(__name__)
 

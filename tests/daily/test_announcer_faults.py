@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from chatbot.daily import SlackMessage
 from chatbot.daily.announcer import ANNOUNCE_EVENT_TYPE, Announcer
+from chatbot.daily.poster import SlackMessage
 from chatbot.daily.subscription import WEEKDAYS, Schedule, Subscription
 from chatbot.digest import Entry
 from chatbot.digest.library import Library

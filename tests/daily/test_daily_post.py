@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from chatbot.daily.jobs import daily_message
 from chatbot.daily.poster import (
     DAILY_EVENT_TYPE,
     DailyPoster,
@@ -24,7 +25,6 @@ from chatbot.daily.poster import (
 from chatbot.digest.library import Library
 from chatbot.slack.retries import slack_web_client
 from chatbot.store import SqlStore
-from chatbot.wiring import CRASH_AFTER_POST_ENV, CRASH_EXIT_CODE, daily_message
 from tests.fakeslack import FakeSlack
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,6 +63,36 @@ def post_today(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[st
     process = post_today_process(env, cwd)
     out, err = process.communicate(timeout=60)
     return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
+# `post-today` as the CLI runs it, but the process exits right after Slack accepted the post and
+# before the store records it, as a process killed at the worst moment would.
+CRASH_EXIT_CODE = 75
+CRASHING_POST_TODAY = """
+import datetime as dt, os, sys
+from chatbot.builders import build_store
+from chatbot.daily.jobs import build_daily_poster
+from chatbot.digest import Library
+from chatbot.settings import load_settings
+
+settings = load_settings()
+library = Library.load(settings.digest_dir)
+poster = build_daily_poster(
+    settings, library, build_store(settings), after_post=lambda: os._exit(CRASH_EXIT_CODE)
+)
+print(poster.run(sys.argv[1], dt.date.fromisoformat(sys.argv[2])).line())
+""".replace("CRASH_EXIT_CODE", str(CRASH_EXIT_CODE))
+
+
+def post_today_crashing(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", CRASHING_POST_TODAY, CHANNEL, DAY],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def daily_messages(fake: FakeSlack) -> list[dict[str, object]]:
@@ -122,8 +152,8 @@ def test_crash_after_slack_accepted_then_rerun_does_not_post_again(
     db_url: str, fake_slack: FakeSlack, tmp_path: Path
 ) -> None:
     env = cli_env(db_url, fake_slack)
-    crashed = post_today({**env, CRASH_AFTER_POST_ENV: "1"}, tmp_path)
-    assert crashed.returncode == CRASH_EXIT_CODE
+    crashed = post_today_crashing(env, tmp_path)
+    assert crashed.returncode == CRASH_EXIT_CODE, crashed.stderr
     assert len(daily_messages(fake_slack)) == 1
     store = SqlStore.open(db_url)
     row = store.daily_post(CHANNEL, dt.date.fromisoformat(DAY))

@@ -13,13 +13,12 @@ import logging
 
 import pytest
 
-from chatbot.daily import SlackMessage
-from chatbot.daily.poster import DAILY_EVENT_TYPE, DailyPoster, Status
+from chatbot.daily.jobs import daily_message
+from chatbot.daily.poster import DAILY_EVENT_TYPE, DailyPoster, SlackMessage, Status
 from chatbot.digest import Entry
 from chatbot.digest.library import Library
 from chatbot.slack.retries import slack_web_client
 from chatbot.store import SqlStore
-from chatbot.wiring import daily_message
 from tests.fakeslack import FakeSlack
 
 CHANNEL = "C0DAILY"

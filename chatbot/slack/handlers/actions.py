@@ -54,7 +54,7 @@ class ActionHandlers:
     pick_channel: Callable[[Entry, dict[str, Any], Any], None] | None = None
 
     def language_of(self, body: dict[str, Any]) -> Language:
-        """The presser's language (their Slack locale under LANGUAGE=auto)."""
+        """The presser's language (their Slack locale under DIGEST_LANGUAGE=auto)."""
         if self.languages is None:
             return self.language
         return self.languages((body.get("user") or {}).get("id"))

@@ -351,7 +351,7 @@ class FollowUps:
         self.keep_handled = keep_handled
         self.clock = clock
         self.model = model
-        self.languages = languages  # the asker's language (LANGUAGE=auto); else `language`
+        self.languages = languages  # the asker's language (DIGEST_LANGUAGE=auto); else `language`
         self._pruned_at = -math.inf
         self._prune_lock = threading.Lock()
 

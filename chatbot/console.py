@@ -30,11 +30,13 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from slack_sdk.signature import SignatureVerifier
 
+from chatbot.bot import Bot
+from chatbot.builders import build_store
 from chatbot.settings import Settings
 from chatbot.slack import action_ids as ids
 from chatbot.slack import inbound
 from chatbot.slack.mrkdwn import escape
-from chatbot.wiring import Bot, build, build_store
+from chatbot.wiring import build
 
 CHANNEL = "C0CONSOLE"
 USER = "U0CONSOLE"
@@ -241,7 +243,7 @@ class LocalSlack:
         return {"ok": True, "messages": thread, "has_more": False}
 
     def _user_info(self, params: dict[str, Any]) -> dict[str, Any]:
-        # No locale: LANGUAGE=auto answers in the default language.
+        # No locale: DIGEST_LANGUAGE=auto answers in the default language.
         return {"ok": True, "user": {"id": params.get("user"), "name": "you"}}
 
     def keep(self, channel: str, message: dict[str, Any]) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from chatbot.answers import Answer, Answerer
-from chatbot.daily import DailyResult, Status
+from chatbot.daily.poster import DailyResult, Status
 from chatbot.digest import Entry, FactsLookup, Library, no_facts
 from chatbot.search import Glossary, SearchResult
 from chatbot.slack import blocks
