@@ -33,7 +33,7 @@ from chatbot.digest.model import (
 )
 from chatbot.digest.note import analyse_note, find_known_people
 from chatbot.digest.people import KnownPeople, known_people
-from chatbot.digest.rawtext import Finding, decide, digest_name, parse_raw_text
+from chatbot.digest.rawtext import Finding, decide, digest_name, parse_raw_text, title_pr
 from chatbot.digest.structured import is_glossary_file, parse_structured
 
 RAW_SUFFIXES = {".txt", ".md"}
@@ -265,11 +265,19 @@ _METADATA_LISTS = ("tags", "related", "identifiers")
 
 def _fill_metadata(ours: dict[str, Any], meta: Metadata) -> None:
     """What a metadata item adds, as another copy's fields would: the empty PR fields filled,
-    its lists unioned in order."""
+    its lists unioned in order. Its PR number is the curator's fact and outranks one read off the
+    title's end (`… (#10395)` may be the issue the PR fixes, not the PR)."""
     theirs = dict(zip(_METADATA_FIELDS, _METADATA_OF(meta), strict=True))
+    if meta.pr is not None and ours["pr"] != meta.pr and _pr_from_title(ours):
+        ours["pr"], ours["url"] = meta.pr, meta.url
     _fill(ours, theirs, lists=_METADATA_LISTS)
     if meta.title == ours["title"]:
         _share(meta, "title", ours["title"])
+
+
+def _pr_from_title(fields: Mapping[str, Any]) -> bool:
+    """Whether the entry's PR is only the number its title ends with (another copy's PR stays)."""
+    return fields["pr"] is not None and title_pr(fields["repo"], fields["title"]).get("pr") == fields["pr"]
 
 
 def _share_author(meta: Metadata, authors: dict[str, str]) -> None:
