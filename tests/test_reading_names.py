@@ -221,3 +221,66 @@ def test_a_search_for_a_full_name_finds_the_entry_naming_the_handle() -> None:
     index = SearchIndex.build(parse_raw_text(text, "d.txt").entries)
     assert [hit.entry.title for hit in index.search("Michael Goin").hits] == ["FP8 MoE 修复"]
     assert [hit.entry.title for hit in index.search("njhill").hits] == ["LoRA 热加载"]
+
+
+@pytest.mark.parametrize(
+    ("note", "people"),
+    [
+        ("【结论】值得看。【看点】zixi-qi 让 P 端支持 PP。", ["zixi-qi"]),
+        ("值得精读。wenscarl 接入 FlashInfer 的 kernel。", ["wenscarl"]),
+        ("@ApostaC 和 @KuntaiDu、YaoJiayi 一起把接口开放出来。", ["ApostaC", "KuntaiDu", "YaoJiayi"]),
+    ],
+)
+def test_people_introduced_in_chinese_prose_are_read(note: str, people: list[str]) -> None:
+    """A handle opening a clause before a doing verb, or listed with `@` handles, is a person."""
+    assert sorted(find_people(note)) == sorted(people)
+
+
+@pytest.mark.parametrize(
+    ("note", "people"),
+    [
+        ("改了。scheduler 让请求排队，kernel 把数据搬走，pipeline 让它更快，tokenizer 把文本切开。", []),
+        ("@mgoin 和 LMCache、NVIDIA 一起测过。", ["mgoin"]),
+    ],
+)
+def test_words_doing_things_in_chinese_prose_are_nobody(note: str, people: list[str]) -> None:
+    assert find_people(note) == people
+
+
+@pytest.mark.parametrize(
+    ("note", "verdict"),
+    [
+        ("> ★★★☆☆ 小而美，值得扫一眼\n- **Why:** 接上了 PDL。", "★★★☆☆ 小而美，值得扫一眼"),
+        ("> ★★★★★ MI300 用户必读\n- **Why:** 不再掉回慢路径。", "★★★★★ MI300 用户必读"),
+        ("> ★★☆☆☆ 可跳过：示例写清楚了。", "★★☆☆☆ 可跳过"),
+        (
+            "★★★☆☆ 改动很短但影响面大，worth a skim\n注意：默认打开。",
+            "★★★☆☆ 改动很短但影响面大，worth a skim",
+        ),
+        ("> ★★★★☆\n> Focus: the scheduler change.", "★★★★☆"),
+    ],
+)
+def test_a_rating_that_opens_a_quoted_line_is_the_verdict(note: str, verdict: str) -> None:
+    """A Markdown quote marker hides neither a verdict nor a label."""
+    parts = analyse_note(note, REPO)
+    assert parts.verdict == verdict
+    assert not any(">" in item for item in parts.highlights)
+
+
+def test_a_quoted_label_is_read_as_a_label() -> None:
+    parts = analyse_note("> 值得精读。\n> 风险：只测了 H100。", REPO)
+    assert parts.verdict == "值得精读"
+    assert parts.caveats == ["只测了 H100"]
+
+
+def test_a_meta_pr_outranks_a_number_at_the_end_of_the_title(tmp_path: Path) -> None:
+    """`… (#10395)` may be the issue a PR fixes: the `.meta.yaml` says which PR the entry is."""
+    title = "[BugFix] Fix hermes tool parser stream arguments (#10395)"
+    (tmp_path / "d.txt").write_text(
+        f"{REPO}\n\n{title}\n\n值得一读。关掉了 issue 10395。\n", encoding="utf-8"
+    )
+    (tmp_path / "d.meta.yaml").write_text(
+        f'repo: {REPO}\nentries:\n  - title: "{title}"\n    pr: 10398\n', encoding="utf-8"
+    )
+    (entry,) = Library.load(tmp_path).entries
+    assert (entry.pr, entry.url) == (10398, f"https://github.com/{REPO}/pull/10398")

@@ -266,15 +266,19 @@ _METADATA_LISTS = ("tags", "related", "identifiers")
 
 def _fill_metadata(ours: dict[str, Any], meta: Metadata) -> None:
     """What a metadata item adds, as another copy's fields would: the empty PR fields filled,
-    its lists unioned in order."""
+    its lists unioned in order. Its PR number is the curator's fact and outranks one read off the
+    title's end (`… (#10395)` may be the issue the PR fixes, not the PR)."""
     theirs = dict(zip(_METADATA_FIELDS, _METADATA_OF(meta), strict=True))
-    if meta.pr is not None and ours["pr"] == title_pr(ours["repo"], ours["title"]).get("pr"):
-        # A number read off the end of the title is a guess (`… (#10395)` may be the issue it
-        # fixes); the metadata's PR is the curator's fact.
+    if meta.pr is not None and ours["pr"] != meta.pr and _pr_from_title(ours):
         ours["pr"], ours["url"] = meta.pr, meta.url
     _fill(ours, theirs, lists=_METADATA_LISTS)
     if meta.title == ours["title"]:
         _share(meta, "title", ours["title"])
+
+
+def _pr_from_title(fields: Mapping[str, Any]) -> bool:
+    """Whether the entry's PR is only the number its title ends with (another copy's PR stays)."""
+    return fields["pr"] is not None and title_pr(fields["repo"], fields["title"]).get("pr") == fields["pr"]
 
 
 def _share_author(meta: Metadata, authors: dict[str, str]) -> None:

@@ -36,6 +36,13 @@ RATED_VERDICT_RE = re.compile(
     r"(?<![\w-])((?:[A-Za-z][\w'-]*[ \t]+){0,3}[A-Za-z][\w'-]*|[\u4e00-\u9fff]{1,6})[ \t]*"
     r"([★☆⭐]{2,5})(?:[ \t]*[（(][^）)\n]{0,40}[）)])?"
 )
+# A line that opens with its rating (`> ★★★☆☆ 小而美，值得扫一眼`, `★★★★★ must read`): group 1 the
+# stars, group 2 the rest of the line.
+STARS_FIRST_RE = re.compile(r"^[ \t]*([★☆⭐]{2,5})[ \t]*(.*)$", re.MULTILINE)
+# A Markdown quote marker (`> `, `>> `) at a line's start: the quoted text is the note's own.
+QUOTE_MARKER_RE = re.compile(r"^[ \t]*(?:>[ \t]?)+", re.MULTILINE)
+# Where a verdict line's words end: at a clause or label end (`可跳过：…`, `小而美，值得扫一眼`).
+_VERDICT_CLAUSE_END_RE = re.compile(r"[，,。；;：:！!]|\.(?:\s|$)|\s[—–-]+\s")
 # After a verdict word: punctuation, not more words (`推荐给…` is an audience, not a verdict).
 VERDICT_END_RE = re.compile(r"\s*(?:[，,。.!！;；:：—)）\n]|-\s|$)")
 # Ratings by shape: `★★★★☆`, `4/5`, `8/10`, `9 分`.
@@ -202,7 +209,7 @@ def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
     if not text:
         return parts
     reading = _Reading()
-    text = _take_rated_verdict(text, parts)
+    text = _take_rated_verdict(unquoted(text), parts)
     for index, section in enumerate(layout(text, vocabulary())):
         if section.kind is None:
             _read_prose(section, parts, reading, opening=index == 0)
@@ -231,7 +238,37 @@ def _take_rated_verdict(text: str, parts: NoteParts) -> str:
         if stems.search(match.group(1)):
             parts.verdict = clean(match.group(0))
             return text[: match.start()] + text[match.end() :]
+    opening = STARS_FIRST_RE.search(text)
+    if opening is not None:
+        words, rest = _verdict_words(opening.group(2), stems)
+        parts.verdict = clean(f"{opening.group(1)} {words}")
+        return text[: opening.start()] + rest + text[opening.end() :]
     return text
+
+
+def unquoted(text: str) -> str:
+    """The note without Markdown quote markers at its line starts: a `> ` must hide neither a
+    verdict nor a label."""
+    return QUOTE_MARKER_RE.sub("", text) if ">" in text else text
+
+
+def _verdict_words(line: str, stems: re.Pattern[str]) -> tuple[str, str]:
+    """The words after a line's opening stars that say the verdict, and the rest of the line:
+    up to the end of the first clause that holds a verdict word (`小而美，值得扫一眼`); without
+    one, the stars alone are the verdict and the words are the note's."""
+    start = 0
+    for end in _VERDICT_CLAUSE_END_RE.finditer(line):
+        if stems.search(line, start, end.start()):
+            return line[: end.start()], line[end.end() :]
+        if end.group(0) not in _CLAUSE_GOES_ON:
+            return "", line  # a sentence ended without one: the words are the note's
+        start = end.end()
+    if stems.search(line, start):
+        return line, ""
+    return "", line
+
+
+_CLAUSE_GOES_ON = frozenset("，,")  # a verdict's words may run over a comma, not past a sentence
 
 
 def _take_closing_verdict(parts: NoteParts, reading: _Reading) -> None:

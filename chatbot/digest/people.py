@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
+from chatbot.text import has_han
 from chatbot.yamlfast import load_yaml
 
 # A handle as GitHub allows it (letters, digits, single dashes), standing alone: not inside a
@@ -41,6 +42,17 @@ _DOING_RE = re.compile(
     r"(?<![\w@/.`-])" + _WORD[:-9] + r"[ \t]+(?:chose|wrote|added|fixed|reworked|ported|moved|"
     r"rewrote|landed|split|reverted|reviewed|approved|measured|benchmarked|profiled|traced)\b"
 )
+# A Chinese clause that opens with a handle doing something (`【看点】zixi-qi 让…`, `。wenscarl 接入…`).
+_ZH_DOING_RE = re.compile(
+    r"(?:^|(?<=[。；：，】\n]))[ \t]*([a-z][a-z0-9-]{2,38}+)(?![\w-])[ \t]*"
+    r"(?=让|把|给|接入|加了|修了|提了|写了|做了|改了|实现了|指出|认为|提出|发现|补上|顺手)"
+)
+# People listed with an `@` handle (`@ApostaC 和 @KuntaiDu、YaoJiayi`): the bare ones are people too.
+_WITH_AT_RE = re.compile(
+    r"@[A-Za-z0-9][A-Za-z0-9-]{0,38}(?:[ \t]*(?:、|和|与|及|,|，|and\b)[ \t]*@?[A-Za-z0-9][\w-]*)+"
+)
+_LISTED_RE = re.compile(r"(?:、|和|与|及|,|，|and\b)[ \t]*([A-Za-z0-9][A-Za-z0-9-]{1,38})(?![\w-])")
+_CAMEL_NAME_RE = re.compile(r"(?:[A-Z][a-z]+){2,3}|[a-z][a-z0-9-]+")
 # `apatke 的 #5958`: found from its `的 #N` (a rare pair), then the word before it.
 _HIS_PR_RE = re.compile(r"的[ \t]*(?:#|PR[ \t]*#?)\d")
 _OWNER_BEFORE_RE = re.compile(r"(?<![\w@/.`-])([A-Za-z][A-Za-z0-9-]{1,38})[ \t]*$")
@@ -94,11 +106,24 @@ def handle_like(word: str) -> bool:
 def named_as_people(text: str, not_people: frozenset[str]) -> list[tuple[int, str]]:
     """(position, handle) where the text says who someone is, known or not: `Michael Goin
     (mgoin)`, `author wenscarl`, `by alice-dev`, `zixi-qi chose …`, `apatke 的 #5958`."""
-    found = _named_in_brackets(text) + _owners_of_prs(text)
+    found = _named_in_brackets(text) + _owners_of_prs(text) + _listed_with_handles(text)
     for pattern, needed, takes in _SAID_AS:
         if needed(text):
             found.extend((m.start(1), m.group(1)) for m in pattern.finditer(text) if takes(m.group(1)))
     return [(at, handle) for at, handle in found if handle.casefold() not in not_people]
+
+
+def _listed_with_handles(text: str) -> list[tuple[int, str]]:
+    """`@ApostaC 和 @KuntaiDu、YaoJiayi`: a bare name in a list of `@` handles is one of them, when
+    it is shaped like a name (`YaoJiayi`, `alice-dev`), not an acronym or a product (`LMCache`)."""
+    if "@" not in text:
+        return []
+    return [
+        (run.start() + m.start(1), m.group(1))
+        for run in _WITH_AT_RE.finditer(text)
+        for m in _LISTED_RE.finditer(run.group(0))
+        if _CAMEL_NAME_RE.fullmatch(m.group(1))
+    ]
 
 
 def _owners_of_prs(text: str) -> list[tuple[int, str]]:
@@ -180,6 +205,22 @@ _AFTER_AUTHOR = frozenset(
 )
 
 
+# How English words end (`scheduler`, `pipeline`, `caching`): a lowercase word ending so is a
+# word doing something in Chinese prose, not a person (`scheduler 让请求排队`).
+_WORDY_END_RE = re.compile(
+    r"(?:er|or|ers|ors|ing|ion|ions|ed|ly|es|al|ic|ity|ment|able|ure|ize|ise|ache|ate|ive|ine|ory|"
+    r"ance|ence|ness|ful|less|ous|ant|ent|ism|ist|ware|work|flow|path|line|time|size|load|set)$"
+)
+
+
+def _handle_not_word(word: str) -> bool:
+    """Before a Chinese doing verb: a handle's shape (`zixi-qi`), or a long lowercase word that
+    does not end like an English one (`wenscarl`, `tingtingtangmeta`)."""
+    if handle_like(word):
+        return True
+    return "-" not in word and len(word) >= 6 and _WORDY_END_RE.search(word) is None
+
+
 def _owner(word: str) -> bool:
     return word.casefold() not in _NOT_OWNERS
 
@@ -208,6 +249,7 @@ _SAID_AS: tuple[tuple[re.Pattern[str], Callable[[str], bool], Callable[[str], bo
     (_STRONG_LEAD_RE, _has_strong_lead, _lowercase_or_handle_like),
     (_WEAK_LEAD_RE, _has_weak_lead, handle_like),
     (_DOING_RE, lambda text: _DOING_VERBS_RE.search(text) is not None, handle_like),
+    (_ZH_DOING_RE, has_han, _handle_not_word),
 )
 # Words before `的 #123` that are no one's: `上游的 #1` is Chinese, these are English.
 _NOT_OWNERS = frozenset(
