@@ -27,6 +27,8 @@ PLAIN_SYNONYMS = (
     "fast faster quick quickly speed speeds speedup",
     "again repeated repeat repeats twice reused reuse reusing copy copies duplicate duplicates duplicated",
     "vector vectors embedding embeddings embeds",
+    "evict evicted eviction evicts discard discarded thrown dropped",
+    "block blocks page pages",
     "idle unused inactive",
     "free release releases releasing return",
     "small tiny little draft helper",
