@@ -5,7 +5,7 @@ What a user waits for at scale (parsing included, first-time queries, peak RSS) 
 build time and latencies are the index's alone, and its MRR@3 compares ranking quality.
 
     .venv/bin/python bench/search.py [--entries 10000] [--cold-runs 10]
-    .venv/bin/python bench/search.py --pools [--misses]
+    .venv/bin/python bench/search.py --pools [--misses] [--no-sealed] [--ours-only]
 
 `--pools` prints quality only, per set: the bundled digest with tests/relevance_queries.yaml and
 every set of eval/training and eval/sealed (eval/README.md) with its queries.yaml — MRR@3 on the
@@ -194,11 +194,11 @@ class QuerySet:
     queries: list[dict[str, Any]]
 
 
-def query_sets() -> list[QuerySet]:
-    """The bundled digest with the relevance set, then every evaluation set (training, sealed)."""
+def query_sets(pools: Sequence[str] = ("training", "sealed")) -> list[QuerySet]:
+    """The bundled digest with the relevance set, then every evaluation set of the given pools."""
     relevance = yaml.safe_load((ROOT / "tests" / "relevance_queries.yaml").read_text(encoding="utf-8"))
     sets = [QuerySet("relevance", "bundled", (ROOT / "digests",), relevance["queries"])]
-    for pool in ("training", "sealed"):
+    for pool in pools:
         for folder in sorted((ROOT / "eval" / pool).glob("*/queries.yaml")):
             queries = yaml.safe_load(folder.read_text(encoding="utf-8"))["queries"]
             sets.append(QuerySet(folder.parent.name, pool, (folder.parent / "digest",), queries))
@@ -240,19 +240,19 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else float("nan")
 
 
-def report_pools(show_misses: bool) -> None:
+def report_pools(show_misses: bool, pools: Sequence[str], ours_only: bool) -> None:
     """Per set and method: MRR@3 apart for paraphrases, off-topic queries answered."""
     glossary = Glossary.load()
     print(
         f"{'set':<22} {'pool':<9} {'method':<10} {'MRR@3':>6} {'para MRR@3':>11} {'off-topic answered':>19}"
     )
-    for found in query_sets():
+    for found in query_sets(pools):
         entries = [e for folder in found.folders for e in Library.load(folder).entries]
         methods: dict[str, Callable[[str, int], list[int]]] = {
-            "ours": ours(SearchIndex.build(entries, glossary)),
-            "fts5": Fts5(entries).search,
-            "rapidfuzz": Fuzzy(entries).search,
+            "ours": ours(SearchIndex.build(entries, glossary))
         }
+        if not ours_only:
+            methods |= {"fts5": Fts5(entries).search, "rapidfuzz": Fuzzy(entries).search}
         for name, search in methods.items():
             mrr, para, answered, asked, misses = pool_figures(search, entries, found.queries)
             print(
@@ -281,9 +281,12 @@ def main() -> None:
     parser.add_argument("--cold-runs", type=int, default=10)
     parser.add_argument("--pools", action="store_true", help="quality per evaluation set only")
     parser.add_argument("--misses", action="store_true", help="with --pools: our misses (not sealed)")
+    parser.add_argument("--no-sealed", action="store_true", help="with --pools: training sets only")
+    parser.add_argument("--ours-only", action="store_true", help="with --pools: our index only")
     args = parser.parse_args()
     if args.pools:
-        report_pools(args.misses)
+        pools = ("training",) if args.no_sealed else ("training", "sealed")
+        report_pools(args.misses, pools, args.ours_only)
         return
 
     seed = Library.load(ROOT / "digests").entries

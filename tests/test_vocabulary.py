@@ -111,6 +111,7 @@ def test_a_description_names_its_concept_not_every_entry_sharing_its_words(index
         "postgres connection pool exhausted",
         "docker compose 部署",
         "linux kernel panic",
+        "prometheus node exporter disk alerts",  # one vLLM concept among a neighbouring stack's words
     ],
 )
 def test_near_domain_questions_get_nothing(index: SearchIndex, query: str) -> None:
@@ -123,6 +124,42 @@ def test_a_generic_word_refines_but_never_carries_a_hit_alone(index: SearchIndex
     assert prs(index, "sleep mode server")[:1] == [11743]  # with a concept it still finds
 
 
+@pytest.mark.parametrize(
+    ("query", "pr"),
+    [("优先级 调度", 19057), ("休眠 模式", 11743), ("结构化 输出", 16577)],
+)
+def test_a_chinese_term_written_with_a_space_still_names_its_concept(
+    index: SearchIndex, query: str, pr: int
+) -> None:
+    """Each half alone is a weaker word (`调度` is any scheduler entry); together they are the term."""
+    assert prs(index, query) == [pr]
+
+
+def test_a_concept_among_words_of_a_neighbouring_stack_is_a_minority(tmp_path: Path) -> None:
+    """Four things asked besides the scheduler, none of them in the entry: no answer. The
+    scheduler asked with fewer such words is still found."""
+    (tmp_path / "vllm-digest-2026-05.txt").write_text(
+        "vllm-project/vllm\n\n[Core] Simplify the scheduler (#6867)\n\n"
+        "值得精读。调度器每步不再整队拷贝，吞吐不再随队列变长而掉。\n",
+        encoding="utf-8",
+    )
+    index = SearchIndex.build(Library.load(tmp_path).entries)
+    assert prs(index, "kubernetes pod scheduler priority class") == []
+    assert prs(index, "scheduler pod overhead") == [6867]
+
+
+def test_a_description_meets_the_words_as_typed_not_as_typo_corrected(tmp_path: Path) -> None:
+    """`preprocessed` is no word of this month; corrected it would be `preprocessor` and no
+    longer meet "avoid preprocessing the same image twice"."""
+    (tmp_path / "vllm-digest-2026-05.txt").write_text(
+        "vllm-project/vllm\n\n[Core] Key-only cache for the multimodal preprocessor (#23018)\n\n"
+        "值得看。前端进程和 engine core 各存一份 processor cache 的输出，现在只有一边存真数据。\n",
+        encoding="utf-8",
+    )
+    index = SearchIndex.build(Library.load(tmp_path).entries)
+    assert prs(index, "stop keeping two copies of preprocessed pictures") == [23018]
+
+
 def test_descriptions_read_plain_synonyms_and_need_two_shared_words() -> None:
     lines = [("sleep-mode", "free GPU memory while idle"), ("lora", "serve many adapters on one base model")]
     descriptions = DescriptionIndex(lines, STOPWORDS)
@@ -130,6 +167,10 @@ def test_descriptions_read_plain_synonyms_and_need_two_shared_words() -> None:
     assert found.concept == "sleep-mode" and found.score >= 0.5
     assert descriptions.match(tokenize("idle")) == []
     assert descriptions.match(tokenize("tuning database caches and GPU memory on kubernetes clusters")) == []
+    (chips,) = DescriptionIndex([("tpu", "Google's accelerators")], STOPWORDS).match(
+        tokenize("accelerators from google")
+    )
+    assert chips.score == 1.0  # the `s` of `Google's` is no key a question must hold
 
 
 def test_most_engine_arguments_and_documented_features_name_a_concept() -> None:

@@ -25,7 +25,10 @@ PLAIN_SYNONYMS = (
     "gpu gpus card cards vram accelerator accelerators",
     "chip chips hardware device devices",
     "fast faster quick quickly speed speeds speedup",
-    "again repeated repeat repeats twice reused reuse reusing",
+    "again repeated repeat repeats twice reused reuse reusing copy copies duplicate duplicates duplicated",
+    "vector vectors embedding embeddings embeds",
+    "evict evicted eviction evicts discard discarded thrown dropped",
+    "block blocks page pages",
     "idle unused inactive",
     "free release releases releasing return",
     "small tiny little draft helper",
@@ -78,7 +81,9 @@ class DescriptionIndex:
         """The keys of some text that can carry meaning: words, identifier parts, bigrams."""
         same = self._same
         return frozenset(
-            same.get(t.key, t.key) for t in atomic(tokens) if t.kind != "ref" and t.key not in self._ignore
+            same.get(t.key, t.key)
+            for t in atomic(tokens)
+            if t.kind != "ref" and t.key not in self._ignore and len(t.key) > 1  # `s` of `Google's`
         )
 
     def match(self, tokens: list[Token]) -> list[Described]:

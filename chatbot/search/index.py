@@ -18,6 +18,7 @@ returns nothing, with topics to suggest instead.
 from __future__ import annotations
 
 import math
+import re
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -48,6 +49,7 @@ from chatbot.search.tokens import (
     tokenize,
 )
 from chatbot.search.written import Writings
+from chatbot.text import HAN_RUN, han_class
 
 # Field weights: where a term occurs says how much the entry is about it.
 W_PR = 5.0
@@ -660,16 +662,36 @@ class SearchIndex:
             return None  # four letters: only a swapped pair is a typo, not a different word
         return choice
 
-    def _corrected_query(self, query: str) -> tuple[list[Token], set[str]]:
+    def _corrected_query(self, tokens: list[Token]) -> tuple[list[Token], set[str]]:
         """Query tokens after replacing unknown Latin words by their closest vocabulary word,
         and the keys the corrections gave (they count ×`FUZZY`)."""
-        tokens = tokenize(query)
         fixes = self._typo_fixes(tokens)
         if not fixes:
             return tokens, set()
         corrected = tokenize(" ".join(_rewritten(tokens, fixes)))
         fuzzy_keys = {t.key for t in tokenize(" ".join(fixes.values()))}
         return corrected, fuzzy_keys
+
+    def _joined_han(self, query: str) -> str:
+        """The query with the space between two Chinese runs dropped where a glossary term spans
+        it: a writer who spaces Chinese words (`图像预处理 缓存`) still names the concept
+        (`图像预处理缓存`); spaces that split no term stay, and each run keeps its own matches."""
+        pieces: list[str] = []
+        start = 0
+        for space in _SPACE_BETWEEN_HAN.finditer(query):
+            left = _LAST_HAN_RUN.search(query, 0, space.start())
+            right = HAN_RUN.match(query, space.end())
+            if left and right and self._spans(left.group(), right.group()):
+                pieces.append(query[start : space.start()])
+                start = space.end()
+        pieces.append(query[start:])
+        return "".join(pieces)
+
+    def _spans(self, left: str, right: str) -> bool:
+        """Whether a glossary term lies across the joint of two Chinese runs."""
+        return any(
+            m.term not in left and m.term not in right for m in self.glossary.find(tokenize(left + right))
+        )
 
     def _typo_fixes(self, tokens: list[Token]) -> dict[str, str]:
         """Surface → vocabulary word, for the query words that look like typos."""
@@ -684,8 +706,9 @@ class SearchIndex:
                 fixes[token.surface] = choice
         return fixes
 
-    def _units(self, tokens: list[Token], fuzzy_keys: set[str]) -> list[_Unit]:
-        """The query's units: glossary concepts first, then what the concepts left, by group."""
+    def _units(self, tokens: list[Token], fuzzy_keys: set[str], typed: list[Token]) -> list[_Unit]:
+        """The query's units: glossary concepts first, then what the concepts left, by group;
+        descriptions are met by the words as `typed`, before any typo correction."""
         stream = atomic(tokens)
         units, covered, split, named = self._concept_units(tokens, stream, fuzzy_keys)
         wholes: dict[int, list[Token]] = {}
@@ -701,15 +724,10 @@ class SearchIndex:
                     units.append(whole)
         for group, positions in uncovered.items():
             units.extend(self._group_units(group, positions, stream, wholes.get(group, []), fuzzy_keys))
-        return self._with_described(units, self._described(tokens, fuzzy_keys, named, stream, covered))
+        return self._with_described(units, self._described(typed, named, stream, covered))
 
     def _described(
-        self,
-        tokens: list[Token],
-        fuzzy_keys: set[str],
-        named: set[str],
-        stream: list[Token],
-        covered: set[int],
+        self, typed: list[Token], named: set[str], stream: list[Token], covered: set[int]
     ) -> list[Described]:
         """Concepts the query describes without naming them (whether or not an entry has them),
         by at least two words beyond the concepts it names (`CUDA graph` names CUDA graphs; it
@@ -718,7 +736,6 @@ class SearchIndex:
         if descriptions is None:  # made on first use: a build or a snapshot need not hold it
             lines = ((c.id, line) for c in self.glossary.concepts.values() for line in c.describes)
             descriptions = self.__dict__["_descriptions"] = DescriptionIndex(lines, STOPWORDS | GENERIC_WORDS)
-        typed = [t for t in tokens if t.key not in fuzzy_keys]  # a description meets words as typed
         keys = {stream[i].key for i in covered}
         return [
             d for d in descriptions.match(typed) if d.concept not in named and len(d.keys - keys) >= MIN_KEYS
@@ -935,8 +952,9 @@ class SearchIndex:
         Scores are summed in a dense float64 vector, unit by unit in query order: the same
         additions in the same order as summing Python floats per entry, so the same scores.
         """
-        tokens, fuzzy_keys = self._corrected_query(query[:500])
-        asked = self._units(tokens, fuzzy_keys)
+        typed = tokenize(self._joined_han(query[:500]))
+        tokens, fuzzy_keys = self._corrected_query(typed)
+        asked = self._units(tokens, fuzzy_keys, typed)
         units = self._weighted(asked, query[:500].casefold(), tokens)
         qualifying = [unit.scores for _, unit in units if not unit.generic and unit.qualifies]
         if not qualifying:  # every unit matched something: a qualifying one makes a real match
@@ -1001,6 +1019,9 @@ class SearchIndex:
         return list(self._topics)
 
 
+_SPACE_BETWEEN_HAN = re.compile(f"(?<={han_class()})\\s+(?={han_class()})")
+_LAST_HAN_RUN = re.compile(f"{HAN_RUN.pattern}$")
+
 # SearchIndex attributes made while answering, not by the build: never part of a snapshot.
 _QUERY_MEMOS = frozenset({"_written_memo", "_labels", "_descriptions"})
 
@@ -1054,7 +1075,29 @@ def _real_matches(qualifying: list[NDArray[np.float64]], asked: list[_Unit]) -> 
         real |= scores > 0.0
     if any(unit.plain and unit.matched for unit in asked):
         real &= _not_padding(asked, len(real))
+    real &= _not_minority(asked, len(real))
     return real
+
+
+def _not_minority(units: list[_Unit], size: int) -> NDArray[np.bool_]:
+    """Entries that share at least a third of what a query using words of neighbouring domains
+    asks.
+
+    A question about a neighbouring stack may name one vLLM concept among such words and others
+    no entry holds (`prometheus node exporter disk alerts`, `kubernetes pod scheduler priority
+    class`): the concept alone is a minority of it, and the honest answer is no match. Words of
+    neighbouring domains count in what is asked; generic words do not. A query without them (a
+    paraphrase in plain words) is left to the other rules.
+    """
+    asked = [u for u in units if u.asked and not u.generic]
+    near = sum(1 for u in units if u.near)
+    wanted = len(asked) + near
+    if not near or wanted < 4:
+        return np.ones(size, dtype=np.bool_)
+    shared = np.zeros(size, dtype=np.intp)
+    for unit in asked:
+        shared += unit.scores > 0.0
+    return shared * 3 >= wanted
 
 
 def _not_padding(units: list[_Unit], size: int) -> NDArray[np.bool_]:
