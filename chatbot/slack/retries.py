@@ -57,6 +57,15 @@ def safe_to_repeat(method: str) -> bool:
     return method in IDEMPOTENT_WRITES or verb in _READ_VERBS or verb.startswith(_READ_PREFIXES)
 
 
+def may_resend(method: str, why: str, level: int) -> bool:
+    """The one rule of what is sent again after a call that may have reached Slack: reads and
+    idempotent writes; anything else is logged once as possibly posted, and not sent again."""
+    if safe_to_repeat(method):
+        return True
+    log.log(level, "slack %s: %s; not sent again, it may have been posted", method, why)
+    return False
+
+
 class PostOnceRetryHandler(ConnectionErrorRetryHandler):
     """ConnectionErrorRetryHandler that never sends a post again once it may have reached Slack;
     it logs that post's outcome as unknown (one line) instead."""
@@ -75,15 +84,12 @@ class PostOnceRetryHandler(ConnectionErrorRetryHandler):
         if error is None or response is not None:
             return False
         method = api_method(request.url)
-        if safe_to_repeat(method) or never_sent(error):
-            return super()._can_retry(request=request, response=response, error=error, **rest)
-        log.log(
-            self.unknown_level,
-            "slack %s: no answer after the request was sent (%s: %s); not sent again, it may have been posted",
+        if never_sent(error) or may_resend(
             method,
-            type(error).__name__,
-            error,
-        )
+            f"no answer after the request was sent ({type(error).__name__}: {error})",
+            self.unknown_level,
+        ):
+            return super()._can_retry(request=request, response=response, error=error, **rest)
         return False
 
 
@@ -103,14 +109,8 @@ class PostOnceServerErrorRetryHandler(ServerErrorRetryHandler):
     ) -> bool:
         if not super()._can_retry(request=request, response=response, error=error, **rest):
             return False
-        method = api_method(request.url)
-        if safe_to_repeat(method):
-            return True
         status = response.status_code if response is not None else "?"
-        log.log(
-            self.unknown_level, "slack %s: HTTP %s; not sent again, it may have been posted", method, status
-        )
-        return False
+        return may_resend(api_method(request.url), f"HTTP {status}", self.unknown_level)
 
 
 def slack_web_client(
