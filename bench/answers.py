@@ -144,15 +144,10 @@ def is_right(entry: Entry, reply: Reply, case: Case) -> bool:
 
 
 def find(library: Library, key: str) -> Entry | None:
-    """The entry a row names: by PR number (from the metadata, else the number in its title, else
-    its own PR link or `#N` opening the note), or by `digest:position`."""
+    """The entry a row names: by PR number (the library's: metadata, or the one a title ends
+    with), or by `digest:position`."""
     if ":" not in key:
-        number = re.compile(rf"(?<![\d.]){re.escape(key)}(?!\d)")
-        return (
-            library.get(key)
-            or next((e for e in library if number.search(e.title)), None)
-            or next((e for e in library if f"pull/{key}" in e.note or f"#{key}" in e.note[:80]), None)
-        )
+        return library.get(key)
     digest, position = key.rsplit(":", 1)
     return next((e for e in library if e.digest == digest and e.position == int(position)), None)
 

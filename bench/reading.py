@@ -13,7 +13,6 @@ only: a sealed set is scored, never read, so only its totals are printed.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,9 +24,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from chatbot.digest import Entry, Library  # noqa: E402
-
-# A PR number in a title: `… (#14447)` as GitHub's squash commit writes it, `#14447 …`, `PR 14447`.
-_TITLE_PR_RE = re.compile(r"(?:#|\bPR\s*#?)(\d{2,7})\b", re.IGNORECASE)
 
 
 @dataclass
@@ -66,23 +62,9 @@ def _share(part: int, whole: int) -> str:
 
 
 def entries_by_pr(entries: list[Entry]) -> dict[int, Entry]:
-    """Each entry under its PR: its metadata's, else a number its title gives, else (for a set
-    without PR facts) the PR its note names first when no other entry names it."""
-    by_pr: dict[int, Entry] = {}
-    for entry in entries:
-        written = _TITLE_PR_RE.search(entry.title)
-        pr = entry.pr if entry.pr is not None else int(written.group(1)) if written else None
-        if pr is not None:
-            by_pr.setdefault(pr, entry)
-    named: dict[int, list[Entry]] = {}
-    for entry in entries:
-        if entry not in by_pr.values():
-            for ref in entry.refs:
-                named.setdefault(ref.number, []).append(entry)
-    for number, naming in named.items():
-        if len(naming) == 1:
-            by_pr.setdefault(number, naming[0])
-    return by_pr
+    """Each entry under the PR the library gives it (its metadata's, or the one its title ends
+    with): a set whose entries are not found here shows a reading miss, not a bench guess."""
+    return {entry.pr: entry for entry in reversed(entries) if entry.pr is not None}
 
 
 def ref_keys(entry: Entry) -> set[str]:
