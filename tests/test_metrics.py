@@ -112,6 +112,9 @@ def test_serve_exposes_metrics_only_on_metrics_port_when_set_and_logs_json(
     try:
         port = re.search(r"HTTP on port (\d+)", serve.wait_for_line("HTTP on port"))
         assert port is not None
+        # The digests load in the background, before or after the listen line: scrape once loaded.
+        if not any("digest entries from the" in line for line in serve.seen):
+            serve.wait_for_line("digest entries from the")
         scraped = httpx.get(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5).text
         assert "vllm_digest_digest_entries 8.0" in scraped
         public = httpx.get(f"http://127.0.0.1:{port.group(1)}/metrics", timeout=5)
