@@ -37,6 +37,7 @@ from chatbot.answers.retrieval import (
     subject_terms,
     words_missing,
 )
+from chatbot.answers.slots import asked_slots, holding_part, holds, named_slots, slot_values, without_asks
 from chatbot.digest import Entry, FactsLookup, Library, Ref, no_facts
 from chatbot.search import Glossary, load_glossary
 from chatbot.text import LATIN_WORD, has_han, normalize_question, strip_slack_markup
@@ -226,16 +227,21 @@ class Answerer:
     ) -> str:
         """The answer from the ranked candidates, or the honest line when none clears the floor."""
         reading, scored, missing = self._ranked(entry, question, reading, scored)
+        typed = _typed(entry, question, reading, scored, missing)
+        scored, missing = typed.scored, typed.missing
         best = scored[0] if scored else None
-        if best is None or missing or _denied(reading, best, entry, question):
+        if best is None or typed.refused(lambda: _denied(reading, best, entry, question)):
             return self._not_covered(reading, missing, best, c, question)
         chosen = [
-            self._said(entry, focused(reading, s, self.glossary), c)
+            _keeping(typed.slots, self._said(entry, focused(reading, s, self.glossary), c), entry)
             for s in _chosen(question, scored, reading.top)
         ]
         chosen = [s for s in chosen if s.text]
         if not chosen:
             return self._not_covered(reading, [], None, c, question)
+        if typed.instead:
+            topic = _as_asked(" / ".join(typed.instead), question)
+            return c.quote(c.word("instead").format(topic=f" {topic} " if c.lang == "zh" else topic), chosen)
         prefix = self._prefix(reading, best, question, c)
         return c.quote(prefix, chosen)
 
@@ -407,6 +413,88 @@ def _measured_first(question: str, reading: Reading, scored: Sequence[Scored]) -
         ):
             return [s, *(o for o in scored if o is not s)]
     return scored
+
+
+@dataclass(frozen=True)
+class _Typed:
+    """The ranking as a typed question sees it: only the candidates holding what it asks for
+    (`slots`), `denied` when none does; `instead` the names a yes/no question asked about that
+    the note answers with another of their type."""
+
+    scored: Sequence[Scored]
+    missing: list[str]
+    slots: tuple[str, ...] = ()
+    denied: bool = False
+    instead: tuple[str, ...] = ()
+
+    def refused(self, untyped_denial: Callable[[], bool]) -> bool:
+        """Whether to say the note lacks it: a name it lacks, no holder of the type asked, or
+        (an untyped question) the best candidate below the floor."""
+        return bool(self.missing) or self.denied or (not self.slots and untyped_denial())
+
+
+def _typed(
+    entry: Entry, question: str, reading: Reading, scored: Sequence[Scored], missing: list[str]
+) -> _Typed:
+    """The candidates that may answer a typed question ("在啥硬件上测的": those naming hardware),
+    best first; a yes/no question naming hardware the note lacks ("does this work on amd") is
+    answered by the clause naming the hardware it does ("CUDA-only")."""
+    asked = tuple(s for s in asked_slots(question) if not (s == "quantity" and reading.top == "size"))
+    if not asked:
+        return _instead(entry, question, scored, missing)
+    # No holder: "perf numbers" on a note saying "没给 benchmark" is answered by that line.
+    holders = _holders(entry, reading, asked, scored) or _says_absent(scored)
+    return _Typed(holders or scored, missing, asked, denied=not holders)
+
+
+def _says_absent(scored: Sequence[Scored]) -> list[Scored]:
+    """The clauses on the subject that say the thing is not given."""
+    return [s for s in scored if ABSENT_RE.search(s.candidate.text) and (s.shared or s.fit)]
+
+
+def _holders(
+    entry: Entry, reading: Reading, asked: tuple[str, ...], scored: Sequence[Scored]
+) -> list[Scored]:
+    """The candidates holding what is asked; a number only on the subject (numbers are everywhere)."""
+    others = reading.top == "reviewers"  # "who reviewed it" is not answered by the author
+    holders = [s for s in scored if any(holds(k, s.candidate, entry, besides_author=others) for k in asked)]
+    if not set(asked) <= WEAK_SLOTS:
+        return holders
+    if subject_terms(without_asks(asked, reading.subject)):
+        return [s for s in holders if s.shared >= MIN_SHARED]
+    return [s for s in holders if s.fit >= MIN_FIT]
+
+
+WEAK_SLOTS = frozenset({"quantity"})
+ABSENT_RE = re.compile(
+    r"没有?给出?|未给出|没有公开|没有?提供|没有?(?:具体)?(?:数字|数据|benchmark|bench|测试数据|性能数据)|"
+    r"(?i:\bnot\s+(?:given|reported|published|measured|shown)\b|\bno\s+(?:numbers|data|figures|benchmarks?|perf)\b)"
+)
+
+
+def _instead(entry: Entry, question: str, scored: Sequence[Scored], missing: list[str]) -> _Typed:
+    """A yes/no question about hardware the note never names ("does this work on amd"): the
+    clause naming the hardware it does name answers; hardware the note names ("tpu v4") does not."""
+    named = _named_elsewhere(entry, question) if missing else ()
+    holders = [s for s in scored if not s.candidate.fact and any(holds(k, s.candidate, entry) for k in named)]
+    if not holders:
+        return _Typed(scored, missing)
+    return _Typed(holders, [], named, instead=tuple(missing))
+
+
+def _named_elsewhere(entry: Entry, question: str) -> tuple[str, ...]:
+    """The slots a yes/no question names a value of that the note does not name."""
+    if not YES_NO_RE.search(normalize_question(question)):
+        return ()
+    named = named_slots(question)
+    return tuple(k for k in named if not slot_values(k, question) & slot_values(k, entry.note))
+
+
+def _keeping(slot_names: tuple[str, ...], candidate: Candidate, entry: Entry) -> Candidate:
+    """The candidate, without a short form that lost what the question asks for."""
+    if slot_names and candidate.short and not holding_part(slot_names, candidate.short, entry):
+        return Candidate(candidate.parts, candidate.text, candidate.source, fact=candidate.fact)
+    return candidate
 
 
 def _words_first(scored: Sequence[Scored]) -> Sequence[Scored]:
