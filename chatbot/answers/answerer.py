@@ -22,6 +22,7 @@ from itertools import chain, islice
 from chatbot.answers.addressing import addressing_rules
 from chatbot.answers.asking import asking_part, questions
 from chatbot.answers.composer import Composer, Lang, answer_words, words_in
+from chatbot.answers.dictionary import dictionary
 from chatbot.answers.intents import Intent, Reading, cached_reading
 from chatbot.answers.pr_facts import answer_from_facts
 from chatbot.answers.retrieval import (
@@ -37,7 +38,15 @@ from chatbot.answers.retrieval import (
     subject_terms,
     words_missing,
 )
-from chatbot.answers.slots import asked_slots, holding_part, holds, named_slots, slot_values, without_asks
+from chatbot.answers.slots import (
+    asked_slots,
+    asking_words,
+    holding_part,
+    holds,
+    named_slots,
+    slot_values,
+    without_asks,
+)
 from chatbot.digest import Entry, FactsLookup, Library, Ref, no_facts
 from chatbot.search import Glossary, load_glossary
 from chatbot.text import LATIN_WORD, has_han, normalize_question, strip_slack_markup
@@ -146,6 +155,7 @@ class Answerer:
         kind_priors()
         answer_words()
         addressing_rules()  # the question splitter's words (which clause asks)
+        dictionary()  # CC-CEDICT, ~0.6 s to read
         cached_reading("warm up")
 
     @property
@@ -234,7 +244,7 @@ class Answerer:
             return self._not_covered(reading, missing, best, c, question)
         chosen = [
             _keeping(typed.slots, self._said(entry, focused(reading, s, self.glossary), c), entry)
-            for s in _chosen(question, scored, reading.top)
+            for s in _chosen(question, scored, reading.top, typed=bool(typed.slots))
         ]
         chosen = [s for s in chosen if s.text]
         if not chosen:
@@ -444,6 +454,8 @@ def _typed(
         return _instead(entry, question, scored, missing)
     # No holder: "perf numbers" on a note saying "没给 benchmark" is answered by that line.
     holders = _holders(entry, reading, asked, scored) or _says_absent(scored)
+    if holders:  # the words asking for the type ("启动参数") are not a subject the note lacks
+        missing = [m for m in missing if m not in asking_words(asked, question)]
     return _Typed(holders or scored, missing, asked, denied=not holders)
 
 
@@ -476,10 +488,23 @@ def _instead(entry: Entry, question: str, scored: Sequence[Scored], missing: lis
     """A yes/no question about hardware the note never names ("does this work on amd"): the
     clause naming the hardware it does name answers; hardware the note names ("tpu v4") does not."""
     named = _named_elsewhere(entry, question) if missing else ()
-    holders = [s for s in scored if not s.candidate.fact and any(holds(k, s.candidate, entry) for k in named)]
+    holders = [s for s in scored if _restricts(s.candidate, named, entry)]
     if not holders:
         return _Typed(scored, missing)
     return _Typed(holders, [], named, instead=tuple(missing))
+
+
+ONLY_RE = re.compile(r"仅|只有|只在|只能|只支持|唯一|专用|限于|(?i:-only\b|\bonly\b|\bexclusive)")
+
+
+def _restricts(candidate: Candidate, named: tuple[str, ...], entry: Entry) -> bool:
+    """Whether a clause restricts the change to hardware of the named type ("sleep mode is
+    CUDA-only"): that answers whether it works on another."""
+    return (
+        not candidate.fact
+        and bool(ONLY_RE.search(candidate.text))
+        and any(holds(k, candidate, entry) for k in named)
+    )
 
 
 def _named_elsewhere(entry: Entry, question: str) -> tuple[str, ...]:
@@ -544,11 +569,14 @@ def _clears(best: Scored, kind_asked: bool = False) -> bool:
     return best.shared >= (OFF_KIND_SHARED if kind_asked and best.fit == 0 else MIN_SHARED)
 
 
-def _chosen(question: str, scored: Sequence[Scored], kind: Intent = "other") -> list[Candidate]:
-    """The best candidate and those close to it (a list question, or a kind that is a list: the list)."""
+def _chosen(
+    question: str, scored: Sequence[Scored], kind: Intent = "other", *, typed: bool = False
+) -> list[Candidate]:
+    """The best candidate and those close to it (a list question, or a kind that is a list: the
+    list); of a typed question's holders, the best stands on what it holds."""
     best = scored[0]
     most = MOST_LISTED if LIST_RE.search(question) or kind in LIST_KINDS else MOST
-    chosen: dict[str, Candidate] = {}
+    chosen: dict[str, Candidate] = {best.candidate.text: best.candidate} if typed else {}
     for s in (s for s in scored if s.score >= best.score * BAND):
         if len(chosen) < most and _joins(s, best, chosen):
             chosen[s.candidate.text] = s.candidate

@@ -19,6 +19,7 @@ from importlib import resources
 
 from rapidfuzz import fuzz, process
 
+from chatbot.answers import dictionary
 from chatbot.answers.intents import Intent, Reading
 from chatbot.digest import Entry, clauses, sentences
 from chatbot.digest.note_labels import vocabulary
@@ -338,6 +339,7 @@ EN_STOP = frozenset(_EN_STOP_WORDS.split())
 ZH_STOP_CHARS = frozenset("什么怎么为何哪些吗呢吧啊呀的了是这那个一下请问能否可以有没么啥咋谁它该里")
 TermWeights = dict[str, float]
 BIGRAM = 1.0  # a Chinese character bigram of the subject
+DICTIONARY = 1.0  # a word the general dictionary gives for one of the subject's (dictionary.py)
 
 
 @lru_cache(maxsize=1)
@@ -395,6 +397,14 @@ def _add_chinese(norm: str, weights: TermWeights) -> None:
             weights.update({w: 1.5 for w in _english_words(ens) if w not in weights})
     grams = (g for run in HAN_RUN.findall(norm) for g in han_bigrams(run))
     weights.update({g: BIGRAM for g in grams if g not in weights and not set(g) <= ZH_STOP_CHARS})
+    _add_glossed(norm, weights)
+
+
+def _add_glossed(norm: str, weights: TermWeights) -> None:
+    """The general dictionary's English for the Chinese words (`DICTIONARY`)."""
+    for run in HAN_RUN.findall(norm):
+        glossed = (_uninflected(w) for w in dictionary.english_of(run) if w not in EN_STOP)
+        weights.update({w: DICTIONARY for w in glossed if w not in weights})
 
 
 def _english_words(phrases: Sequence[str]) -> list[str]:
@@ -407,10 +417,15 @@ def _add_words(norm: str, weights: TermWeights) -> None:
     for word in LATIN_WORD.findall(norm):
         if word in EN_STOP or len(word) < 2:
             continue
-        weights.setdefault(stem(word, INFLECTIONS) if len(word) > 4 else word, 2.0)
+        weights.setdefault(_uninflected(word), 2.0)
         for zh in chinese_of(word):
             grams = han_bigrams(zh) if HAN_RUN.fullmatch(zh) else [normalize_question(zh)]
             weights.update({g: 1.5 for g in grams if g not in weights})
+        weights.update({zh: DICTIONARY for zh in dictionary.chinese_of(word) if zh not in weights})
+
+
+def _uninflected(word: str) -> str:
+    return stem(word, INFLECTIONS) if len(word) > 4 else word
 
 
 @lru_cache(maxsize=1 << 14)

@@ -62,6 +62,11 @@ def named_slots(question: str) -> tuple[str, ...]:
 NAMED = frozenset({"hardware"})  # a value named in a yes/no question another value may answer
 
 
+def asking_words(slot_names: Iterable[str], question: str) -> str:
+    """The words of the question that ask for the slots, folded ("要改启动参数吗" → "启动参数")."""
+    return " ".join(m.group(0).casefold() for n in slot_names for m in _slot(n).asks.finditer(question))
+
+
 def without_asks(slot_names: Iterable[str], text: str) -> str:
     """The text without the words that ask for the slots ("提速多少" → "")."""
     for name in slot_names:
@@ -106,7 +111,7 @@ def holding_part(slot_names: Iterable[str], text: str, entry: Entry) -> bool:
 
 def _other_pr(ref: str, entry: Entry) -> bool:
     number = REF_NUMBER_RE.findall(ref)
-    return bool(number) and number[-1] != (entry.pr or "")
+    return bool(number) and number[-1] != str(entry.pr or "")
 
 
 def _names_person(text: str, entry: Entry, besides_author: bool) -> bool:
