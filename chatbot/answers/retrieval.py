@@ -288,11 +288,20 @@ def _summary(entry: Entry) -> Candidate:
     """The title and the note's first point; said short, the point when the title is the PR's."""
     verdict = _verdict_sentence(entry)
     points = [p for p in (entry.why, *entry.highlights) if p and not _of_verdict(p, verdict)]
-    why = points[0] if points else ""
+    # A line naming who reviewed or tested it ("Nicolò Lucchesi 已 review") sums nothing up.
+    why = next((p for p in points if not _who_did_it(entry, p) and len(p) >= SHORT), "")
     joint = "。" if has_han(entry.title) else ". "
     summary = f"{entry.title}{joint}{why}" if why and why != entry.title else entry.title
     short = why if why and _pr_title(entry) else entry.title
     return Candidate(("summary",), summary, "title", short=short)
+
+
+WHO_LINE_RE = re.compile(r"^(?:作者|(?i:author\b|by\b|reviewed by\b))")
+
+
+def _who_did_it(entry: Entry, point: str) -> bool:
+    """Whether a point only says who wrote, reviewed or tested it."""
+    return bool(WHO_LINE_RE.match(point)) or "reviewers" in _people_parts(entry, point)
 
 
 PR_TITLE_RE = re.compile(r"^\[[^\]]+\]|#\d+\s*$")
