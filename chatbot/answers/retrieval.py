@@ -286,14 +286,19 @@ def _facts(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
 
 def _summary(entry: Entry) -> Candidate:
     """The title and the note's first point; said short, the point when the title is the PR's."""
-    verdict = _verdict_sentence(entry)
-    points = [p for p in (entry.why, *entry.highlights) if p and not _of_verdict(p, verdict)]
-    # A line naming who reviewed or tested it ("Nicolò Lucchesi 已 review") sums nothing up.
-    why = next((p for p in points if not _who_did_it(entry, p) and len(p) >= SHORT), "")
+    why = _first_point(entry)
     joint = "。" if has_han(entry.title) else ". "
     summary = f"{entry.title}{joint}{why}" if why and why != entry.title else entry.title
     short = why if why and _pr_title(entry) else entry.title
     return Candidate(("summary",), summary, "title", short=short)
+
+
+def _first_point(entry: Entry) -> str:
+    """The note's first point (its why line, else its first focus point) that is not the
+    verdict's qualifier nor a line naming who reviewed it ("Nicolò Lucchesi 已 review")."""
+    verdict = _verdict_sentence(entry)
+    points = (p for p in (entry.why, *entry.highlights) if p and not _of_verdict(p, verdict))
+    return next((p for p in points if not _who_did_it(entry, p) and len(p) >= SHORT), "")
 
 
 WHO_LINE_RE = re.compile(r"^(?:作者|(?i:author\b|by\b|reviewed by\b))")
