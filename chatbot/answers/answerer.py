@@ -452,11 +452,15 @@ def _typed(
     asked = tuple(s for s in asked_slots(question) if not (s == "quantity" and reading.top == "size"))
     if not asked:
         return _instead(entry, question, scored, missing)
-    # No holder: "perf numbers" on a note saying "没给 benchmark" is answered by that line.
-    holders = _holders(entry, reading, asked, scored) or _says_absent(scored)
+    holders = _holders(entry, reading, asked, scored)
     if holders:  # the words asking for the type ("启动参数") are not a subject the note lacks
         missing = [m for m in missing if m not in asking_words(asked, question)]
-    return _Typed(holders or scored, missing, asked, denied=not holders)
+        # "x86 上能快多少" on "…9% on Arm; x86 上的收益没有给出": the holder says it is not there.
+        said_absent = holders[0].shared >= MIN_SHARED and bool(_says_absent(holders[:1]))
+        return _Typed(holders, missing, asked, denied=said_absent)
+    # No holder: "perf numbers" on a note saying "没给 benchmark" is answered by that line.
+    absent = _says_absent(scored)
+    return _Typed(absent or scored, missing, asked, denied=not absent)
 
 
 def _says_absent(scored: Sequence[Scored]) -> list[Scored]:
@@ -535,6 +539,8 @@ def _latin_words(subject: str) -> list[str]:
 
 def _denied(reading: Reading, best: Scored, entry: Entry, question: str) -> bool:
     """Whether even the best candidate does not answer: below the floor, or beside the question."""
+    if best.shared >= MIN_SHARED and ABSENT_RE.search(best.candidate.text):
+        return False  # "有 benchmark 吗" on "no benchmark, no test plan": that is the answer
     return not _clears(best, bool(reading.kinds)) or _beside(reading, best, entry, question)
 
 

@@ -723,7 +723,7 @@ def words_missing(
     a paraphrase, a colloquial word or the English of a Chinese note's word."""
     texts = [candidate_terms(c.text) for c in candidates]
     distinct = _distinct_words(subject, question, names)
-    missing = [w for w in distinct if not _named(w, texts)]
+    missing = [w for w in distinct if not any(_named(f, texts) for f in (w, *chinese_of(w)))]
     idents = [t for t, w in subject_terms(subject).items() if w >= IDENT_WEIGHT and t not in distinct]
     return missing + [t for t in idents if not _written(t, texts)]
 
