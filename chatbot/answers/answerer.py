@@ -593,7 +593,9 @@ def _joins(s: Scored, best: Scored, chosen: dict[str, Candidate]) -> bool:
     """Whether a close candidate is quoted with the best: new, clearing the floor, and beyond the
     first two, of the same part (the rest of the list, not a caveat after the focus points)."""
     listed = len(chosen) < MOST or bool(set(s.candidate.parts) & set(best.candidate.parts))
-    return bool(s.candidate.text) and s.candidate.text not in chosen and _clears(s) and listed
+    text = s.candidate.text
+    said = any(text in c for c in chosen)  # a piece of a clause already quoted adds nothing
+    return bool(text) and not said and _clears(s) and listed
 
 
 def _entry_text(entry: Entry) -> str:

@@ -232,9 +232,14 @@ def _rest(text: str, parts: Sequence[str]) -> str:
     rest = text
     for h in parts:
         rest = rest.replace(h, "\n")
+    if INTRO_RE.search(rest.split("\n")[0]):
+        return text  # "有两点好处：（1）…（2）…": the intro says nothing without its items
     pieces = [p.strip(" ，,;；。.:：") for p in rest.split("\n")]
     longest = max(pieces, key=len)
     return longest if len(longest) >= SHORT else ""
+
+
+INTRO_RE = re.compile(r"[:：]?\s*(?:[（(](?:1|一)[)）]|(?<!\d)1[.、]|[①⑴])\s*$")
 
 
 def _parts_found(entry: Entry) -> dict[str, Candidate]:
