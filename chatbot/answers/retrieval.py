@@ -96,7 +96,12 @@ def _label(line: str) -> tuple[str | None, str]:
         return own, line[match.end() :]
     kind = vocabulary().label_kind(label)
     if kind is None or kind not in _PART_OF_LABEL:
-        return ("note", line[match.end() :]) if kind == "refs" else (None, line)
+        # An unknown label keeps its words, without the Markdown around it ("**Example:** …").
+        return (
+            ("note", line[match.end() :])
+            if kind == "refs"
+            else (None, f"{label.strip('* ')}: {line[match.end() :]}")
+        )
     return _PART_OF_LABEL[kind], line[match.end() :]
 
 
@@ -142,9 +147,21 @@ def _structured(entry: Entry) -> list[Candidate]:
     if entry.audience:
         found.append(Candidate(("audience",), entry.audience, "audience"))
     if entry.verdict:
-        qualified = verdict if verdict and len(verdict) <= len(entry.verdict) + SHORT else entry.verdict
-        found.append(Candidate(("verdict",), qualified, "verdict"))
+        found.append(Candidate(("verdict",), _qualified(entry, verdict), "verdict"))
     return found
+
+
+def _qualified(entry: Entry, verdict: str) -> str:
+    """The verdict with its condition when its sentence is short ("Skip unless you serve
+    multi-LoRA", "可以一读，但不急"), else the verdict alone."""
+    alone = entry.verdict or ""
+    if verdict:  # the note opens with it
+        return verdict if len(verdict) <= len(alone) + SHORT else alone
+    own = next((s for s in sentences(entry.note) if alone and alone in s), "").rstrip(".。!！;；")
+    return own if own and len(own) <= len(alone) + QUALIFIER else alone
+
+
+QUALIFIER = 48  # a verdict's sentence at most this much longer is the verdict with its condition
 
 
 def _points_and_caveats(entry: Entry, verdict: str) -> list[Candidate]:

@@ -104,6 +104,22 @@ def _measured(slot: str, text: str) -> str:
     return _slot("hardware").holds.sub(" ", _slot("ref").holds.sub(" ", text))
 
 
+SEPARATOR_RE = re.compile(r"[,;，；。(（]\s*|\s+(?:and|with|at|on|for)\s+")
+
+
+def holding_span(slot_names: Iterable[str], text: str) -> str:
+    """The stretch of a sentence around the first value of the slots, between the separators
+    before and after it ("…, a 1.62× speedup at 10 concurrency (1.71× single) on one RTX 4090"
+    → "on one RTX 4090"); empty when the text holds none (a person or reference as written)."""
+    found = [m for n in slot_names if n not in ("person", "ref") for m in [_slot(n).holds.search(text)] if m]
+    if not found:
+        return ""
+    first = min(found, key=lambda m: m.start())
+    before = [m.end() for m in SEPARATOR_RE.finditer(text, 0, first.start())]
+    after = SEPARATOR_RE.search(text, first.end())
+    return text[before[-1] if before else 0 : after.start() if after else len(text)].strip()
+
+
 def holding_part(slot_names: Iterable[str], text: str, entry: Entry) -> bool:
     """Whether a piece of a clause (its short form) still holds one of the slots."""
     return any(holds(s, Candidate(("note",), text, "note"), entry) for s in slot_names)
