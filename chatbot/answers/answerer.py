@@ -27,6 +27,8 @@ from chatbot.answers.intents import Intent, Reading, cached_reading
 from chatbot.answers.pr_facts import answer_from_facts
 from chatbot.answers.retrieval import (
     EN_STOP,
+    PERSON_ACTS_RE,
+    REVIEW_RE,
     Candidate,
     Scored,
     concepts_missing,
@@ -45,6 +47,7 @@ from chatbot.answers.slots import (
     holding_span,
     holds,
     named_slots,
+    slot_matches,
     slot_values,
     without_asks,
 )
@@ -475,6 +478,8 @@ def _holders(
     """The candidates holding what is asked; a number only on the subject (numbers are everywhere)."""
     others = reading.top == "reviewers"  # "who reviewed it" is not answered by the author
     holders = [s for s in scored if any(holds(k, s.candidate, entry, besides_author=others) for k in asked)]
+    if others:  # nor by a clause naming someone without a word of review
+        holders = [s for s in holders if "reviewers" in s.candidate.parts or _reviewing(s.candidate)]
     if not set(asked) <= WEAK_SLOTS:
         return holders
     if subject_terms(without_asks(asked, reading.subject)):
@@ -499,16 +504,35 @@ def _instead(entry: Entry, question: str, scored: Sequence[Scored], missing: lis
     return _Typed(holders, [], named, instead=tuple(missing))
 
 
+def _reviewing(candidate: Candidate) -> bool:
+    """Whether a clause speaks of reviewing: a word of review, or a person named in it doing
+    what reviewers do ("claude[bot] 提出的…", "youkaichao asked to link…")."""
+    text = candidate.text
+    acts = "people" in candidate.parts and REVIEW_ACTS_RE.search(text)
+    return bool(REVIEW_RE.search(text) or PERSON_ACTS_RE.search(text) or acts)
+
+
+REVIEW_ACTS_RE = re.compile(
+    r"提出|指出|建议|认为|提醒|质疑|要求|追问|(?i:\b(?:asked|suggested|argued|pointed out|noted|flagged|requested|objected)\b)"
+)
+
+
 ONLY_RE = re.compile(r"仅|只有|只在|只能|只支持|唯一|专用|限于|(?i:-only\b|\bonly\b|\bexclusive)")
+NEAR = 16  # characters between the restricting word and the hardware it restricts to
 
 
 def _restricts(candidate: Candidate, named: tuple[str, ...], entry: Entry) -> bool:
     """Whether a clause restricts the change to hardware of the named type ("sleep mode is
-    CUDA-only"): that answers whether it works on another."""
-    return (
-        not candidate.fact
-        and bool(ONLY_RE.search(candidate.text))
-        and any(holds(k, candidate, entry) for k in named)
+    CUDA-only", "只有 SM90+ 才打开"): that answers whether it works on another. The word must
+    be next to the hardware ("offline only" in a clause about x86 restricts nothing)."""
+    if candidate.fact:
+        return False
+    text = candidate.text
+    values = [m for k in named for m in slot_matches(k, text)]
+    return any(
+        abs(o.start() - v.end()) <= NEAR or abs(v.start() - o.end()) <= NEAR
+        for o in ONLY_RE.finditer(text)
+        for v in values
     )
 
 

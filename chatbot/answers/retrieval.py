@@ -66,7 +66,10 @@ NAMED_HANDLE_RE = re.compile(r"\b[A-Z][\w.'-]+(?: [A-Z][\w.'-]+)* \([A-Za-z0-9][
 REVIEWED_BY_RE = re.compile(
     r"(?i:reviewed by|approved by|reviewers? (?:were|was|is|are)|\w+ \(\w[\w-]*\) (?:reviewed|approved|pushed back))|评审人|审阅人"
 )
-REVIEW_RE = re.compile(r"review(?:ed|ers?|s|ing)?\b|审阅|审查|评审|approv|批准|LGTM", re.I)
+REVIEW_RE = re.compile(
+    r"review(?:ed|ers?|s|ing)?\b|审阅|审查|评审|approv|批准|已批|批了|批的|点头|LGTM|sign(?:ed)?[- ]off|pushed back",
+    re.I,
+)
 REVIEWER_RE = re.compile(
     r"reviewers?\s*(?:认为|指出|建议|要求|坚持|提出|argued|asked|insisted|suggested|pointed)|评审(?:认为|指出|建议|意见)",
     re.I,
@@ -320,15 +323,23 @@ def _first_point(entry: Entry) -> str:
     verdict's qualifier nor a line naming who reviewed it ("Nicolò Lucchesi 已 review")."""
     verdict = _verdict_sentence(entry)
     points = (p for p in (entry.why, *entry.highlights) if p and not _of_verdict(p, verdict))
-    return next((p for p in points if not _who_did_it(entry, p) and len(p) >= SHORT), "")
+    return next((p for p in points if not _who_did_it(entry, p) and not _for_whom(p) and len(p) >= SHORT), "")
 
 
+def _for_whom(point: str) -> bool:
+    """Whether a point names its readers ("Read this if you own the scheduler"), not the change."""
+    return vocabulary().is_audience(point) or bool(READ_IF_RE.match(point))
+
+
+READ_IF_RE = re.compile(r"(?i:read (?:this|it) (?:if|when)|skip (?:this |it )?unless)")
+WHO_LINE = 40
 WHO_LINE_RE = re.compile(r"^(?:作者|(?i:author\b|by\b|reviewed by\b))")
 
 
 def _who_did_it(entry: Entry, point: str) -> bool:
     """Whether a point only says who wrote, reviewed or tested it."""
-    return bool(WHO_LINE_RE.match(point)) or "reviewers" in _people_parts(entry, point)
+    short = len(point) <= WHO_LINE  # a long point may end with who approved it; it is still the point
+    return bool(WHO_LINE_RE.match(point)) or (short and "reviewers" in _people_parts(entry, point))
 
 
 PR_TITLE_RE = re.compile(r"^\[[^\]]+\]|#\d+\s*$")

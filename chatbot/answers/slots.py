@@ -74,6 +74,11 @@ def without_asks(slot_names: Iterable[str], text: str) -> str:
     return text
 
 
+def slot_matches(slot: str, text: str) -> list[re.Match[str]]:
+    """Where a text names values of a slot."""
+    return list(_slot(slot).holds.finditer(text))
+
+
 def slot_values(slot: str, text: str) -> frozenset[str]:
     """The values of a slot a text names, folded ("TPU v4" → {"tpu"})."""
     return frozenset(m.group(0).casefold() for m in _slot(slot).holds.finditer(text))
