@@ -479,9 +479,15 @@ def _holders(
     others = reading.top == "reviewers"  # "who reviewed it" is not answered by the author
     holders = [s for s in scored if any(holds(k, s.candidate, entry, besides_author=others) for k in asked)]
     if others:  # nor by a clause naming someone without a word of review
-        holders = [s for s in holders if "reviewers" in s.candidate.parts or _reviewing(s.candidate)]
+        return [s for s in holders if _reviewing(s.candidate)]
     if not set(asked) <= WEAK_SLOTS:
         return holders
+    return _on_subject(reading, asked, holders)
+
+
+def _on_subject(reading: Reading, asked: tuple[str, ...], holders: list[Scored]) -> list[Scored]:
+    """The holders of a number that share the subject ("吞吐多少": those on throughput), or of
+    the kind asked when the question names nothing else ("提速多少")."""
     if subject_terms(without_asks(asked, reading.subject)):
         return [s for s in holders if s.shared >= MIN_SHARED]
     return [s for s in holders if s.fit >= MIN_FIT]
@@ -508,8 +514,9 @@ def _reviewing(candidate: Candidate) -> bool:
     """Whether a clause speaks of reviewing: a word of review, or a person named in it doing
     what reviewers do ("claude[bot] 提出的…", "youkaichao asked to link…")."""
     text = candidate.text
-    acts = "people" in candidate.parts and REVIEW_ACTS_RE.search(text)
-    return bool(REVIEW_RE.search(text) or PERSON_ACTS_RE.search(text) or acts)
+    if "reviewers" in candidate.parts or REVIEW_RE.search(text) or PERSON_ACTS_RE.search(text):
+        return True
+    return "people" in candidate.parts and bool(REVIEW_ACTS_RE.search(text))
 
 
 REVIEW_ACTS_RE = re.compile(
