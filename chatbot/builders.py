@@ -21,16 +21,12 @@ from chatbot.search.semantic import SemanticIndex
 from chatbot.settings import Settings
 from chatbot.slack.curator import render_curator_report
 from chatbot.slack.handlers.command import Request, Searchable
-from chatbot.slack.handlers.followups import FollowUps, HandledEvents, InMemoryHandledEvents
+from chatbot.slack.handlers.followups import FollowUps
 from chatbot.slack.handlers.model_answers import ModelAnswers
 from chatbot.slack.i18n import Language
+from chatbot.slack.ledger import Ledger
 from chatbot.slack.locale import UserLanguages, slack_locale
 from chatbot.slack.membership import ChannelMembers, slack_members
-from chatbot.slack.observed import (
-    ObservedAnswerer,
-    ObservedHandledEvents,
-    ObservedSearch,
-)
 from chatbot.slack.ratelimits import RateLimits
 from chatbot.slack.retries import web_client
 from chatbot.store import (
@@ -119,7 +115,7 @@ def build_follow_ups(
     library: Library,
     index: Searchable,
     threads: ThreadRegistry,
-    handled: HandledEvents | None,
+    handled: Ledger,
     usage: UsageRecorder | None = None,
     languages: Callable[[str | None], Language] | None = None,
     *,
@@ -128,33 +124,26 @@ def build_follow_ups(
     outage: OutageQueue | None = None,
 ) -> FollowUps:
     """Answers in the bot's threads and to mentions; `handled` (the SQL store in serve) makes
-    each message answered once across retries, restarts and replicas. With `usage`, answers
-    and turned-away deliveries are counted. Without `warm`, the answerer reads its data (the
-    glossary, phrasings: a tenth of a second) on `answerer.warm_up()` or its first answer."""
-    dedup: HandledEvents = handled or InMemoryHandledEvents()
+    each message answered once across retries, restarts and replicas. With `usage`, searches,
+    answers and turned-away deliveries are counted. Without `warm`, the answerer reads its data
+    (the glossary, phrasings: a tenth of a second) on `answerer.warm_up()` or its first answer."""
 
     # The digest folder's glossary files extend the bundled glossary, as for the search.
     def glossary() -> Glossary:
         return load_glossary(library.folder)
 
-    answerer = (
-        Answerer(library, glossary, warm=warm, facts=facts)
-        if usage is None
-        else ObservedAnswerer(library, usage, glossary, warm=warm, facts=facts)
-    )
-    if usage is not None:
-        dedup = ObservedHandledEvents(dedup, usage)
     return FollowUps(
-        answerer,
+        Answerer(library, glossary, warm=warm, facts=facts),
         library.get,
         index,
         threads,
-        dedup,
+        handled,
         settings.channel_language,
         mode=settings.followups,
         model=build_model_answers(settings, usage.metrics if usage is not None else None),
         languages=languages,
         outage=outage,
+        usage=usage,
     )
 
 
@@ -247,10 +236,6 @@ class SharedParts:
     facts: FactsLookup  # GitHub's facts of an entry's PR (none without GITHUB_* settings)
     rate_limits: RateLimits
     outage: OutageQueue | None = None
-
-    def observed(self, source: str) -> ObservedSearch:
-        """The search as a surface (`command`, `dm`, `home`…) uses it, counted under its name."""
-        return ObservedSearch(self.searchable, self.usage, source, lambda: self.live.generation)
 
 
 def shared_parts(
