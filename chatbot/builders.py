@@ -15,7 +15,6 @@ from chatbot.digest import Entry, FactsLookup, Library, facts_lookup, no_facts
 from chatbot.executors import TrackedExecutor
 from chatbot.live import LiveIndex
 from chatbot.observability import LibraryState, Metrics, count_slack_calls
-from chatbot.observability.metrics import CountedBreaker
 from chatbot.search import Glossary, load_glossary
 from chatbot.search.semantic import SemanticIndex
 from chatbot.settings import Settings
@@ -152,10 +151,13 @@ def build_model_client(settings: Settings, metrics: Metrics | None = None) -> Mo
     with `metrics`, its circuit breaker counts every call's outcome."""
     if not settings.llm_base_url:
         return None
-    from chatbot.llm import ModelClient
+    from chatbot.llm import CircuitBreaker, ModelClient
 
     key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
-    breaker = CountedBreaker(metrics) if metrics is not None else None
+    breaker = None
+    if metrics is not None:
+        calls = metrics.model_calls
+        breaker = CircuitBreaker(on_outcome=lambda outcome: calls.labels(outcome).inc())
     return ModelClient(
         settings.llm_base_url, settings.llm_model, key, timeout=settings.llm_timeout, breaker=breaker
     )
