@@ -19,7 +19,7 @@ from chatbot.search import Glossary, load_glossary
 from chatbot.search.semantic import SemanticIndex
 from chatbot.settings import Settings
 from chatbot.slack.curator import render_curator_report
-from chatbot.slack.handlers.command import Request, Searchable
+from chatbot.slack.handlers.command import Searchable
 from chatbot.slack.handlers.followups import FollowUps
 from chatbot.slack.handlers.model_answers import ModelAnswers
 from chatbot.slack.i18n import Language
@@ -103,10 +103,6 @@ def library_state(library: Library) -> LibraryState:
     """What /metrics reports of the digest: loads, entries, problems by severity."""
     errors = len(library.errors)
     return LibraryState(library.generation, len(library), errors, len(library.problems) - errors)
-
-
-def count_command(usage: UsageRecorder) -> Callable[[Request], None]:
-    return lambda request: usage.command(request.kind)
 
 
 def build_follow_ups(

@@ -22,7 +22,6 @@ from chatbot.builders import (
     build_follow_ups,
     build_github_facts,
     build_semantic,
-    count_command,
     shared_parts,
 )
 from chatbot.daily.jobs import (
@@ -227,7 +226,6 @@ def _handlers(
             answers,
             answer_pool,
             ack_budget=ack_budget,
-            on_command=count_command(parts.usage),
             languages=languages,
         ),
         "buttons": ActionHandlers(

@@ -208,7 +208,6 @@ class CommandHandler:
     answers: Answers
     executor: Executor
     ack_budget: float = 1.5
-    on_command: Callable[[Request], None] | None = None  # counts commands by kind (metrics)
     languages: UserLanguages | None = None
 
     def __call__(self, command: dict[str, Any], respond: Any) -> BoltResponse:
@@ -216,8 +215,8 @@ class CommandHandler:
         BoltResponse as the ack; see `ephemeral_ack`). The asker's language, when it takes a
         `users.info` call, is looked up on the worker, inside the ack budget."""
         request = self._request(command)
-        if self.on_command is not None:
-            self.on_command(request)
+        if self.answers.usage is not None:  # commands by kind (metrics)
+            self.answers.usage.command(request.kind)
         user = command.get("user_id")
         lang = self.languages.cached(user) if self.languages else self.answers.language
         at_hand = self.answers.cached(request, 0, lang) if lang else None
