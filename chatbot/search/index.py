@@ -35,6 +35,7 @@ from chatbot.digest import Entry, full_names
 from chatbot.search.descriptions import MIN_KEYS, Described, DescriptionIndex
 from chatbot.search.glossary import ConceptMatch, Glossary, KeyTest, MatchMemo, remember
 from chatbot.search.hanfields import han_fields, level_holding
+from chatbot.search.sharing import not_minority, not_padding
 from chatbot.search.tokens import (
     Kind,
     SplitText,
@@ -783,6 +784,7 @@ class SearchIndex:
             for unit in concept_units:  # `mm` in `mm_hash` refines; the identifier decides
                 unit.qualifies = concept in named.whole and concept in named.specific
                 unit.keys = frozenset(named.keys[concept])
+                unit.near = concept not in named.specific
             units.extend(concept_units)
         return units, named.covered, named.split, set(named.terms)
 
@@ -1074,54 +1076,9 @@ def _real_matches(qualifying: list[NDArray[np.float64]], asked: list[_Unit]) -> 
     for scores in qualifying[1:]:
         real |= scores > 0.0
     if any(unit.plain and unit.matched for unit in asked):
-        real &= _not_padding(asked, len(real))
-    real &= _not_minority(asked, len(real))
+        real &= not_padding(asked, len(real))
+    real &= not_minority(asked, len(real))
     return real
-
-
-def _not_minority(units: list[_Unit], size: int) -> NDArray[np.bool_]:
-    """Entries that share at least a third of what a query using words of neighbouring domains
-    asks.
-
-    A question about a neighbouring stack may name one vLLM concept among such words and others
-    no entry holds (`prometheus node exporter disk alerts`, `kubernetes pod scheduler priority
-    class`): the concept alone is a minority of it, and the honest answer is no match. Words of
-    neighbouring domains count in what is asked; generic words do not. A query without them (a
-    paraphrase in plain words) is left to the other rules.
-    """
-    asked = [u for u in units if u.asked and not u.generic]
-    near = sum(1 for u in units if u.near)
-    wanted = len(asked) + near
-    if not near or wanted < 4:
-        return np.ones(size, dtype=np.bool_)
-    shared = np.zeros(size, dtype=np.intp)
-    for unit in asked:
-        shared += unit.scores > 0.0
-    return shared * 3 >= wanted
-
-
-def _not_padding(units: list[_Unit], size: int) -> NDArray[np.bool_]:
-    """Entries that share more with the query than a minority of its plain words.
-
-    `image preprocessing cache` is not any entry that says `cache`, nor `v1 engine` one that
-    says `engine`: an entry that no concept, identifier, number or Chinese run of the query
-    matched needs more than half of what the query asks (counted once each, generic words
-    aside), or the query asks one thing only.
-    """
-    asked = [u for u in units if u.asked and not u.generic]
-    wanted = len(asked) + sum(1 for u in units if u.near)  # `install CUDA driver` asks three things
-    keep = np.ones(size, dtype=np.bool_)
-    if wanted < 2:
-        return keep
-    words_only = np.ones(size, dtype=np.bool_)
-    shared = np.zeros(size, dtype=np.intp)
-    for unit in asked:
-        matched = unit.scores > 0.0
-        shared += matched
-        if not unit.plain:
-            words_only &= ~matched
-    keep &= ~(words_only & (shared * 2 <= wanted))
-    return keep
 
 
 def _best(found: NDArray[np.intp], scores: NDArray[np.float64], count: int) -> list[tuple[float, int]]:
