@@ -35,7 +35,7 @@ from chatbot.digest import Entry, full_names
 from chatbot.search.descriptions import MIN_KEYS, Described, DescriptionIndex
 from chatbot.search.glossary import ConceptMatch, Glossary, KeyTest, MatchMemo, remember
 from chatbot.search.hanfields import han_fields, level_holding
-from chatbot.search.sharing import not_minority, not_padding
+from chatbot.search.sharing import NamedParts, compound_held, named_in, not_minority, not_padding
 from chatbot.search.tokens import (
     Kind,
     SplitText,
@@ -723,9 +723,17 @@ class SearchIndex:
                 whole = self._whole_unit(wholes[group])
                 if whole:
                     units.append(whole)
+        concept_units = list(units)
         for group, positions in uncovered.items():
-            units.extend(self._group_units(group, positions, stream, wholes.get(group, []), fuzzy_keys))
+            named_parts = self._named_parts(concept_units, stream, group) if group in split else None
+            units.extend(
+                self._group_units(group, positions, stream, wholes.get(group, []), fuzzy_keys, named_parts)
+            )
         return self._with_described(units, self._described(typed, named, stream, covered))
+
+    def _named_parts(self, concept_units: list[_Unit], stream: list[Token], group: int) -> NamedParts:
+        real = {t.key for t in stream if t.group == group and not _filler(t)}
+        return named_in(concept_units, real, len(self.entries))
 
     def _described(
         self, typed: list[Token], named: set[str], stream: list[Token], covered: set[int]
@@ -789,14 +797,20 @@ class SearchIndex:
         return units, named.covered, named.split, set(named.terms)
 
     def _group_units(
-        self, group: int, positions: list[int], stream: list[Token], wholes: list[Token], fuzzy_keys: set[str]
+        self,
+        group: int,
+        positions: list[int],
+        stream: list[Token],
+        wholes: list[Token],
+        fuzzy_keys: set[str],
+        named_parts: NamedParts | None = None,
     ) -> list[_Unit]:
         """Units of what is left of one identifier, word or Chinese run."""
         first = stream[positions[0]]
         if first.kind == "cjk":
             return self._han_units(group, positions, stream)
         if first.kind == "part":
-            ident_unit = self._ident_unit(wholes, [stream[i] for i in positions])
+            ident_unit = self._ident_unit(wholes, [stream[i] for i in positions], named_parts)
             return [ident_unit] if ident_unit else []
         word_units = (self._word_unit(stream[i], wholes, fuzzy_keys) for i in positions)
         return [unit for unit in word_units if unit]
@@ -884,7 +898,10 @@ class SearchIndex:
         unit.keys, unit.near = frozenset({token.key}), near
         return unit
 
-    def _ident_unit(self, wholes: list[Token], parts: list[Token]) -> _Unit | None:
+    def _ident_unit(
+        self, wholes: list[Token], parts: list[Token], named_parts: NamedParts | None = None
+    ) -> _Unit | None:
+        """What is left of an identifier; `named_parts`: its other parts, named by concepts."""
         shown = [wholes[0].surface if wholes else " ".join(p.surface for p in parts)]
         scores = self._vector()
         for whole in wholes:
@@ -894,9 +911,7 @@ class SearchIndex:
             generic = all(p.key in STOPWORDS or p.key in GENERIC_WORDS for p in parts)
             return _Unit(generic, scores, lambda _index: shown) if scores.any() else None
         counts, heaviest = self._coverage(meaningful)
-        # At least half its parts, and never one part alone of a compound: `decode` is not
-        # `DecodeStream`, a note's `page size` is not `vocab_size`.
-        enough = np.flatnonzero(counts >= max(len(meaningful) / 2, min(len(meaningful), 2)))
+        enough = np.flatnonzero(compound_held(counts, len(meaningful), named_parts))
         values = heaviest[enough] * PARTIAL * counts[enough] / len(meaningful)
         raised = values > scores[enough]
         scores[enough[raised]] = values[raised]

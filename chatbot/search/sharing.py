@@ -102,3 +102,37 @@ def not_padding(units: Sequence[Unit], size: int) -> NDArray[np.bool_]:
             if not unit.plain:
                 words_only &= ~(unit.scores > 0.0)
     return keep & ~(words_only & (shared_counts(things, size) * 2 <= wanted))
+
+
+# Per entry, how many of an identifier's concept-named parts it holds; and how many there are.
+NamedParts = tuple[NDArray[np.intp], int]
+
+
+def named_in(concept_units: Sequence[Unit], keys: set[str], size: int) -> NamedParts:
+    """The parts of an identifier (its real parts' `keys`) that concepts named (`stream` of
+    `DecodeStream`, `mm` of `mm_hash`): each counts once, held by an entry any concept of it
+    matched. The rest of the identifier must match with them: `decode` alone is no `DecodeStream`."""
+    held = np.zeros(size, dtype=np.intp)
+    seen: set[frozenset[str]] = set()
+    for unit in concept_units:
+        if unit.asked and unit.keys & keys and unit.keys not in seen:
+            seen.add(unit.keys)
+            matched = np.zeros(size, dtype=np.bool_)
+            for same in concept_units:
+                if same.keys == unit.keys:
+                    matched |= same.scores > 0.0
+            held += matched
+    return held, len(seen)
+
+
+def compound_held(counts: NDArray[np.intp], parts: int, named_parts: NamedParts | None) -> NDArray[np.bool_]:
+    """Entries holding enough of an identifier: `counts` of its `parts` left after the concepts
+    (`named_parts`). At least half of all its parts, and never one part alone of a compound,
+    also where a concept names another part and the entry lacks it: `decode` is not
+    `DecodeStream`, a note's `page size` is not `vocab_size`; `hash` in an entry on multimodal
+    inputs is `mm_hash`."""
+    held, named = named_parts if named_parts is not None else (counts, 0)
+    total = counts + held if named else counts
+    size = parts + named
+    result: NDArray[np.bool_] = (counts > 0) & (total >= max(size / 2, min(size, 2)))
+    return result
