@@ -163,6 +163,10 @@ def test_a_stack_named_by_a_glossary_term_is_still_a_neighbouring_domain(tmp_pat
     assert prs(index, "docker container priority preemption") == []
     assert prs(index, "k8s gpu scheduling") == []
     assert prs(index, "scheduling gpu") == [7001]  # one near word in a short query only refines
+    # beside a near-domain word, a word neither the library nor vLLM's vocabulary (its terms and
+    # descriptions) knows is the neighbouring stack's too: `ingress`; `overhead` is vLLM's
+    assert prs(index, "helm ingress preemption") == []
+    assert prs(index, "preemption pod overhead") == [7001]
 
 
 def test_streaming_in_english_finds_a_chinese_note_on_streaming(tmp_path: Path) -> None:

@@ -339,6 +339,7 @@ class _Unit:
     asked: bool = True  # False: a second unit of something the query asked once (literal term)
     keys: frozenset[str] = frozenset()  # the query's keys it stands for (a description may explain them)
     near: bool = False  # a word of a neighbouring domain: asked, but no answer to it is a vLLM entry
+    unknown: bool = False  # a word neither the library nor vLLM's vocabulary knows
 
     @property
     def matched(self) -> int:
@@ -741,14 +742,19 @@ class SearchIndex:
         """Concepts the query describes without naming them (whether or not an entry has them),
         by at least two words beyond the concepts it names (`CUDA graph` names CUDA graphs; it
         does not describe eager mode, "run without CUDA graphs")."""
+        keys = {stream[i].key for i in covered}
+        return [
+            d
+            for d in self._description_index().match(typed)
+            if d.concept not in named and len(d.keys - keys) >= MIN_KEYS
+        ]
+
+    def _description_index(self) -> DescriptionIndex:
         descriptions = self.__dict__.get("_descriptions")
         if descriptions is None:  # made on first use: a build or a snapshot need not hold it
             lines = ((c.id, line) for c in self.glossary.concepts.values() for line in c.describes)
             descriptions = self.__dict__["_descriptions"] = DescriptionIndex(lines, STOPWORDS | GENERIC_WORDS)
-        keys = {stream[i].key for i in covered}
-        return [
-            d for d in descriptions.match(typed) if d.concept not in named and len(d.keys - keys) >= MIN_KEYS
-        ]
+        return descriptions
 
     def _with_described(self, units: list[_Unit], described: list[Described]) -> list[_Unit]:
         """Add a unit per described concept in place of the words its description explains
@@ -896,7 +902,15 @@ class SearchIndex:
             token.key in GENERIC_WORDS or near, scores, lambda _index: shown, plain=token.kind == "word"
         )
         unit.keys, unit.near = frozenset({token.key}), near
+        unit.unknown = self._unknown(token, fuzzy, unit)
         return unit
+
+    def _unknown(self, token: Token, fuzzy: bool, unit: _Unit) -> bool:
+        """A word no entry holds, no typo of one, that vLLM's vocabulary (terms, descriptions)
+        does not use either."""
+        if fuzzy or unit.matched:
+            return False
+        return not self._known(token) and not self._description_index().knows(token)
 
     def _ident_unit(
         self, wholes: list[Token], parts: list[Token], named_parts: NamedParts | None = None

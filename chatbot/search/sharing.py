@@ -18,6 +18,10 @@ from numpy.typing import NDArray
 # A query asking fewer things than this is short enough that one near-domain word only refines
 # it (`sleep mode server`); from it on, near-domain words may outweigh what vLLM entries share.
 MINORITY_FROM = 3
+# In a query this short that uses a near-domain word, a word neither the library nor vLLM's
+# vocabulary (terms, descriptions) knows is the neighbouring stack's too (`ingress` of `k8s
+# ingress timeout`); in a longer one it is more likely a describer's own word (a paraphrase).
+SHORT = 4
 
 
 class Unit(Protocol):
@@ -32,6 +36,8 @@ class Unit(Protocol):
     @property
     def plain(self) -> bool: ...
     @property
+    def unknown(self) -> bool: ...
+    @property
     def keys(self) -> frozenset[str]: ...
     @property
     def scores(self) -> NDArray[np.float64]: ...
@@ -39,7 +45,7 @@ class Unit(Protocol):
 
 def asked_things(units: Sequence[Unit]) -> tuple[list[list[Unit]], int]:
     """The things the query asks of vLLM (units grouped by the words they stand for) and how
-    many things it asks of a neighbouring domain."""
+    many things it asks of a neighbouring domain (with its unknown words, in a `SHORT` query)."""
     things: dict[frozenset[str] | int, list[Unit]] = {}
     near: set[frozenset[str] | int] = set()
     for n, unit in enumerate(units):
@@ -49,7 +55,19 @@ def asked_things(units: Sequence[Unit]) -> tuple[list[list[Unit]], int]:
             near.add(unit.keys or n)
         elif not unit.generic:
             things.setdefault(unit.keys or n, []).append(unit)
+    if near and len(things) + len(near) <= SHORT:
+        _unknown_are_near(things, near)
     return list(things.values()), len(near)
+
+
+def _unknown_are_near(
+    things: dict[frozenset[str] | int, list[Unit]], near: set[frozenset[str] | int]
+) -> None:
+    """Move what only unknown words ask from `things` to `near`."""
+    for key, same in list(things.items()):
+        if all(u.unknown for u in same):
+            near.add(key)
+            del things[key]
 
 
 def shared_counts(things: list[list[Unit]], size: int) -> NDArray[np.intp]:
