@@ -21,18 +21,15 @@ from itertools import chain, islice
 
 from chatbot.answers.addressing import addressing_rules
 from chatbot.answers.asking import asking_part, questions
+from chatbot.answers.candidates import PERSON_ACTS_RE, REVIEW_RE, Candidate, entry_candidates
 from chatbot.answers.composer import Composer, Lang, answer_words, words_in
 from chatbot.answers.dictionary import dictionary
 from chatbot.answers.intents import Intent, Reading, cached_reading
 from chatbot.answers.pr_facts import answer_from_facts
 from chatbot.answers.retrieval import (
     EN_STOP,
-    PERSON_ACTS_RE,
-    REVIEW_RE,
-    Candidate,
     Scored,
     concepts_missing,
-    entry_candidates,
     focused,
     glossary_names,
     kind_priors,

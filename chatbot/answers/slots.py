@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from chatbot.answers.retrieval import Candidate
+from chatbot.answers.candidates import Candidate
 from chatbot.digest import Entry, full_names
 from chatbot.yamlfast import load_yaml
 
