@@ -21,7 +21,7 @@ from itertools import chain, islice
 
 from chatbot.answers.addressing import addressing_rules
 from chatbot.answers.asking import asking_part, questions
-from chatbot.answers.candidates import PERSON_ACTS_RE, REVIEW_RE, Candidate, entry_candidates
+from chatbot.answers.candidates import Candidate, entry_candidates
 from chatbot.answers.composer import Composer, Lang, answer_words, words_in
 from chatbot.answers.dictionary import dictionary
 from chatbot.answers.intents import Intent, Reading, cached_reading
@@ -37,28 +37,20 @@ from chatbot.answers.retrieval import (
     subject_terms,
     words_missing,
 )
-from chatbot.answers.slots import (
-    asked_slots,
-    asking_words,
-    holding_part,
-    holding_span,
-    holds,
-    named_slots,
-    slot_matches,
-    slot_values,
-    without_asks,
+from chatbot.answers.typed import (
+    MIN_FIT,
+    MIN_SHARED,
+    YES_NO_RE,
+    keeping_what_is_asked,
+    said_absent,
+    typed_ranking,
 )
-from chatbot.digest import Entry, FactsLookup, Library, Ref, clauses, no_facts
+from chatbot.digest import Entry, FactsLookup, Library, Ref, no_facts
 from chatbot.search import Glossary, load_glossary
 from chatbot.text import LATIN_WORD, has_han, normalize_question, strip_slack_markup
 
 BUDGET_SHARE = 0.75
 MAX_QUESTION_CHARS = 300
-# The floor, calibrated on the training pools (bench/answers.py): a candidate answers when it
-# shares a real term with the subject (one word or identifier; a lone Chinese bigram is not
-# enough) or fits the asked kind by its part or a cue of its own.
-MIN_SHARED = 1.0
-MIN_FIT = 1.0
 OFF_KIND_SHARED = 1.5  # a candidate of another kind than the one asked shares this much (leave-one-set-out on the training pool)
 BAND = 0.65  # candidates within this share of the best score are quoted with it
 MOST = 2
@@ -66,10 +58,6 @@ MOST_LISTED = 4
 LIST_KINDS = frozenset({"focus"})  # "重点看什么" asks for the points, all that fit
 LIST_RE = re.compile(r"哪些|哪几|几件|几点|几个|列出|列一下|(?i:\bwhich\b|\blist\b|\bwhat are\b|\ball\b)")
 POINTS_RE = re.compile(r"哪些|哪几|几点|列出|列一下|(?i:\blist\b|\bwhat are the\b)")  # asks for the points
-YES_NO_RE = re.compile(
-    r"^(?:is|are|does|do|did|can|could|will|would|has|have|should)\b|吗\s*$|是否|有没有|是不是|能不能|会不会|支不支持",
-    re.I,
-)
 NEGATION_RE = re.compile(r"不支持|尚未|暂不|不会|没有|无法|不能|(?i:\bnot\b|n't\b|no longer|unsupported)")
 TOPIC_CHARS = 40
 RELATED = "refs"
@@ -238,13 +226,15 @@ class Answerer:
     ) -> str:
         """The answer from the ranked candidates, or the honest line when none clears the floor."""
         reading, scored, missing = self._ranked(entry, question, reading, scored)
-        typed = _typed(entry, question, reading, scored, missing)
+        typed = typed_ranking(entry, question, reading, scored, missing)
         scored, missing = typed.scored, typed.missing
         best = scored[0] if scored else None
         if best is None or typed.refused(lambda: _denied(reading, best, entry, question)):
             return self._not_covered(reading, missing, best, c, question)
         chosen = [
-            _keeping(typed.slots, self._said(entry, focused(reading, s, self.glossary), c), entry)
+            keeping_what_is_asked(
+                typed.slots, self._said(entry, focused(reading, s, self.glossary), c), entry
+            )
             for s in _chosen(question, scored, reading.top, typed=bool(typed.slots))
         ]
         chosen = [s for s in chosen if s.text]
@@ -426,144 +416,6 @@ def _measured_first(question: str, reading: Reading, scored: Sequence[Scored]) -
     return scored
 
 
-@dataclass(frozen=True)
-class _Typed:
-    """The ranking as a typed question sees it: only the candidates holding what it asks for
-    (`slots`), `denied` when none does; `instead` the names a yes/no question asked about that
-    the note answers with another of their type."""
-
-    scored: Sequence[Scored]
-    missing: list[str]
-    slots: tuple[str, ...] = ()
-    denied: bool = False
-    instead: tuple[str, ...] = ()
-
-    def refused(self, untyped_denial: Callable[[], bool]) -> bool:
-        """Whether to say the note lacks it: a name it lacks, no holder of the type asked, or
-        (an untyped question) the best candidate below the floor."""
-        return bool(self.missing) or self.denied or (not self.slots and untyped_denial())
-
-
-def _typed(
-    entry: Entry, question: str, reading: Reading, scored: Sequence[Scored], missing: list[str]
-) -> _Typed:
-    """The candidates that may answer a typed question ("在啥硬件上测的": those naming hardware),
-    best first; a yes/no question naming hardware the note lacks ("does this work on amd") is
-    answered by the clause naming the hardware it does ("CUDA-only")."""
-    asked = tuple(s for s in asked_slots(question) if not (s == "quantity" and reading.top == "size"))
-    if not asked:
-        return _instead(entry, question, scored, missing)
-    holders = _holders(entry, reading, asked, scored)
-    if holders:  # the words asking for the type ("启动参数") are not a subject the note lacks
-        missing = [m for m in missing if m not in asking_words(asked, question)]
-        # "x86 上能快多少" on "…9% on Arm; x86 上的收益没有给出": the holder says it is not there.
-        said_absent = holders[0].shared >= MIN_SHARED and bool(_says_absent(holders[:1]))
-        return _Typed(holders, missing, asked, denied=said_absent)
-    # No holder: "perf numbers" on a note saying "没给 benchmark" is answered by that line.
-    absent = _says_absent(scored)
-    return _Typed(absent or scored, missing, asked, denied=not absent)
-
-
-def _says_absent(scored: Sequence[Scored]) -> list[Scored]:
-    """The clauses on the subject that say the thing is not given."""
-    return [s for s in scored if ABSENT_RE.search(s.candidate.text) and (s.shared or s.fit)]
-
-
-def _holders(
-    entry: Entry, reading: Reading, asked: tuple[str, ...], scored: Sequence[Scored]
-) -> list[Scored]:
-    """The candidates holding what is asked; a number only on the subject (numbers are everywhere)."""
-    others = reading.top == "reviewers"  # "who reviewed it" is not answered by the author
-    holders = [s for s in scored if any(holds(k, s.candidate, entry, besides_author=others) for k in asked)]
-    if others:  # nor by a clause naming someone without a word of review
-        return [s for s in holders if _reviewing(s.candidate)]
-    if not set(asked) <= WEAK_SLOTS:
-        return holders
-    return _on_subject(reading, asked, holders)
-
-
-def _on_subject(reading: Reading, asked: tuple[str, ...], holders: list[Scored]) -> list[Scored]:
-    """The holders of a number that share the subject ("吞吐多少": those on throughput), or of
-    the kind asked when the question names nothing else ("提速多少")."""
-    if subject_terms(without_asks(asked, reading.subject)):
-        return [s for s in holders if s.shared >= MIN_SHARED]
-    return [s for s in holders if s.fit >= MIN_FIT]
-
-
-WEAK_SLOTS = frozenset({"quantity"})
-ABSENT_RE = re.compile(
-    r"没有?给出?|未给出|没有公开|没有?提供|没有?(?:具体)?(?:数字|数据|benchmark|bench|测试数据|性能数据)|"
-    r"(?i:\bnot\s+(?:given|reported|published|measured|shown)\b|\bno\s+(?:numbers|data|figures|benchmarks?|perf)\b"
-    r"|\bnothing\s+to\s+(?:quote|report|show)\b)"
-)
-
-
-def _instead(entry: Entry, question: str, scored: Sequence[Scored], missing: list[str]) -> _Typed:
-    """A yes/no question about hardware the note never names ("does this work on amd"): the
-    clause naming the hardware it does name answers; hardware the note names ("tpu v4") does not."""
-    named = _named_elsewhere(entry, question) if missing else ()
-    holders = [s for s in scored if _restricts(s.candidate, named, entry)]
-    if not holders:
-        return _Typed(scored, missing)
-    return _Typed(holders, [], named, instead=tuple(missing))
-
-
-def _reviewing(candidate: Candidate) -> bool:
-    """Whether a clause speaks of reviewing: a word of review, or a person named in it doing
-    what reviewers do ("claude[bot] 提出的…", "youkaichao asked to link…")."""
-    text = candidate.text
-    if "reviewers" in candidate.parts or REVIEW_RE.search(text) or PERSON_ACTS_RE.search(text):
-        return True
-    return "people" in candidate.parts and bool(REVIEW_ACTS_RE.search(text))
-
-
-REVIEW_ACTS_RE = re.compile(
-    r"提出|指出|建议|认为|提醒|质疑|要求|追问|(?i:\b(?:asked|suggested|argued|pointed out|noted|flagged|requested|objected)\b)"
-)
-
-
-ONLY_RE = re.compile(r"仅|只有|只在|只能|只支持|唯一|专用|限于|(?i:-only\b|\bonly\b|\bexclusive)")
-NEAR = 16  # characters between the restricting word and the hardware it restricts to
-
-
-def _restricts(candidate: Candidate, named: tuple[str, ...], entry: Entry) -> bool:
-    """Whether a clause restricts the change to hardware of the named type ("sleep mode is
-    CUDA-only", "只有 SM90+ 才打开"): that answers whether it works on another. The word must
-    be next to the hardware ("offline only" in a clause about x86 restricts nothing)."""
-    if candidate.fact:
-        return False
-    text = candidate.text
-    values = [m for k in named for m in slot_matches(k, text)]
-    return any(
-        abs(o.start() - v.end()) <= NEAR or abs(v.start() - o.end()) <= NEAR
-        for o in ONLY_RE.finditer(text)
-        for v in values
-    )
-
-
-def _named_elsewhere(entry: Entry, question: str) -> tuple[str, ...]:
-    """The slots a yes/no question names a value of that the note does not name."""
-    if not YES_NO_RE.search(normalize_question(question)):
-        return ()
-    named = named_slots(question)
-    return tuple(k for k in named if not slot_values(k, question) & slot_values(k, entry.note))
-
-
-def _keeping(slot_names: tuple[str, ...], candidate: Candidate, entry: Entry) -> Candidate:
-    """The candidate with, as its short form (quoted when room is tight), the clause holding
-    what the question asks for ("…1.62× speedup at 10 concurrency on an RTX 4090")."""
-    if (
-        not slot_names
-        or candidate.fact
-        or (candidate.short and holding_part(slot_names, candidate.short, entry))
-    ):
-        return candidate
-    held = next((c for c in clauses(candidate.text) if holding_part(slot_names, c, entry)), "")
-    if held == candidate.text:  # one long clause ("…speedup at 10 concurrency on one RTX 4090")
-        held = holding_span(slot_names, held) or held
-    return Candidate(candidate.parts, candidate.text, candidate.source, held, fact=candidate.fact)
-
-
 def _words_first(scored: Sequence[Scored]) -> Sequence[Scored]:
     """The best clause that clears the floor on its words (not of the asked kind), first."""
     by_words = next((s for s in scored if _clears(s, True) and not s.candidate.fact), None)
@@ -577,7 +429,7 @@ def _latin_words(subject: str) -> list[str]:
 
 def _denied(reading: Reading, best: Scored, entry: Entry, question: str) -> bool:
     """Whether even the best candidate does not answer: below the floor, or beside the question."""
-    if best.shared >= MIN_SHARED and ABSENT_RE.search(best.candidate.text):
+    if best.shared >= MIN_SHARED and said_absent(best.candidate.text):
         return False  # "有 benchmark 吗" on "no benchmark, no test plan": that is the answer
     return not _clears(best, bool(reading.kinds)) or _beside(reading, best, entry, question)
 
