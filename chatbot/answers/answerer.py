@@ -23,7 +23,6 @@ from chatbot.answers.addressing import addressing_rules
 from chatbot.answers.asking import asking_part, questions
 from chatbot.answers.candidates import Candidate, entry_candidates
 from chatbot.answers.composer import Composer, Lang, answer_words, words_in
-from chatbot.answers.dictionary import dictionary
 from chatbot.answers.intents import Intent, Reading, cached_reading
 from chatbot.answers.pr_facts import answer_from_facts
 from chatbot.answers.retrieval import (
@@ -144,7 +143,6 @@ class Answerer:
         kind_priors()
         answer_words()
         addressing_rules()  # the question splitter's words (which clause asks)
-        dictionary()  # CC-CEDICT, ~0.6 s to read
         cached_reading("warm up")
 
     @property

