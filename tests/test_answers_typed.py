@@ -25,6 +25,11 @@ EPLB overlap for DeepEPv2 #57236
 Docs rename #30041
 
 可跳过，纯文档改名，Mark McLoughlin 已批。
+
+Priority preemption #45561
+
+必读。⚠️ 注意：①只支持 H100；②默认关闭，要加 `--enable-foo` 才生效；③和 LoRA 不兼容，开了会直接报错退出。
+EN: Adds priority preemption to the scheduler; off by default.
 """
 
 
@@ -51,6 +56,8 @@ def answerer(tmp_path_factory: pytest.TempPathFactory) -> tuple[Answerer, Librar
         ("57236", "metrics 默认在哪个端口", False, ""),
         ("57236", "who reviewed it", False, ""),
         ("30041", "要看吗", True, "可跳过"),
+        ("45561", "lora 能一起用吗", True, "和 LoRA 不兼容"),
+        ("45561", "what's the gist", True, "Adds priority preemption"),
     ],
 )
 def test_typed_questions(
@@ -62,6 +69,7 @@ def test_typed_questions(
     answer = bot.answer(entry, question)
     assert answer.found is found, answer.text
     assert expect in answer.text
+    assert "①" not in answer.text  # an item of an inline list is quoted alone
     assert len(answer.text.removesuffix(entry.url or "").rstrip()) < 0.75 * len(entry.note) or not found
 
 

@@ -125,8 +125,23 @@ def _labelled_sentences(line: str, section: str | None) -> list[tuple[str, str]]
         part, rest = _label(sentence)
         current = part or current
         if rest.strip():
-            out.append((current or "note", rest.rstrip(".。!！;；")))
+            text = rest.rstrip(".。!！;；")
+            out.append((current or "note", text))
+            out.extend((current or "note", item) for item in _items(text))
     return out
+
+
+# An item of a list written inline: `①…②…`, `(1)…(2)…`, `（1）…`.
+ITEM_RE = re.compile(r"\s*(?:[①-⑩]|[（(]\d{1,2}[)）])\s*")
+
+
+def _items(text: str) -> list[str]:
+    """The items of a list written inline in one sentence ("①只支持 H100；②默认关闭"), each a
+    candidate of its own beside the whole sentence; none when the sentence is no such list."""
+    pieces = ITEM_RE.split(text)
+    if len(pieces) < 3:
+        return []
+    return [p.strip(" ；;，,。") for p in pieces[1:] if len(p.strip(" ；;，,。")) >= SHORT_CLAUSE]
 
 
 def _structured(entry: Entry) -> list[Candidate]:
