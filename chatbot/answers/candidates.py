@@ -97,11 +97,11 @@ def _label(line: str) -> tuple[str | None, str]:
     return _PART_OF_LABEL[kind], line[match.end() :]
 
 
-def note_clauses(note: str) -> list[tuple[str, str]]:
-    """(part, sentence) for every sentence of the note: the part its label announces, or the last
-    label's before it in the same paragraph ("Watch out: A. B." — B is a caveat too), or the bare
-    label line's above a list; else `note`."""
-    out: list[tuple[str, str]] = []
+def note_clauses(note: str) -> list[tuple[str, str, bool]]:
+    """(part, sentence, own) for every sentence of the note: the part its own label announces
+    (`own`), or the last label's before it in the same paragraph ("Watch out: A. B." — B is a
+    caveat too), or the bare label line's above a list; else `note`."""
+    out: list[tuple[str, str, bool]] = []
     section: str | None = None
     for raw in note.split("\n"):
         listed = bool(MARK_RE.match(raw))
@@ -117,17 +117,20 @@ def note_clauses(note: str) -> list[tuple[str, str]]:
     return out
 
 
-def _labelled_sentences(line: str, section: str | None) -> list[tuple[str, str]]:
+def _labelled_sentences(line: str, section: str | None) -> list[tuple[str, str, bool]]:
     """The sentences of one line, each with the part of the label it or a sentence before opens."""
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, str, bool]] = []
     current = section
     for sentence in sentences(line):
         part, rest = _label(sentence)
+        if part is None and _for_whom(sentence):
+            part = "audience"  # "Read it if you touch spec decode": its readers, whatever came before
         current = part or current
         if rest.strip():
             text = rest.rstrip(".。!！;；")
-            out.append((current or "note", text))
-            out.extend((current or "note", item) for item in _items(text))
+            own = part is not None and part != "note"
+            out.append((current or "note", text, own))
+            out.extend((current or "note", item, own) for item in _items(text))
     return out
 
 
@@ -216,20 +219,22 @@ def entry_candidates(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
     """Every candidate of the entry: its parts, the rest of its sentences, its title, its facts."""
     merged = _parts_found(entry)
     held = list(merged)
-    for i, (part, text) in enumerate(note_clauses(entry.note)):
-        _add_sentence(entry, merged, held, (i, part, text))
+    for i, (part, text, own) in enumerate(note_clauses(entry.note)):
+        _add_sentence(entry, merged, held, (i, part, text), own)
     merged.setdefault(entry.title, Candidate(("title",), entry.title, "title"))
     return _without_bare_headings(list(merged.values())) + _facts(entry, words)
 
 
 def _add_sentence(
-    entry: Entry, merged: dict[str, Candidate], held: Sequence[str], sentence: tuple[int, str, str]
+    entry: Entry, merged: dict[str, Candidate], held: Sequence[str], sentence: tuple[int, str, str], own: bool
 ) -> None:
-    """A sentence of the note: its label's part given to the reader's part it is in, and what it
-    says besides the parts inside it ("…不到 4%" before "对…有帮助") as a candidate of its own."""
+    """A sentence of the note: its own label's part given to the reader's parts it is in or
+    holds ("My concern: A, and B"), a label carried from a sentence before only to the reader's
+    part it is in; and what it says besides the parts inside it ("…不到 4%" before "对…有帮助") as a
+    candidate of its own."""
     i, part, text = sentence
     same = _parts_in(text, held)
-    for h in (h for h in same if text in h):
+    for h in (h for h in same if own or text in h):
         merged[h] = _with_part(merged[h], part)
     rest = _rest(text, same and [*same, *(h for h in held if h in text)])
     if rest and (rest == text or not _said(rest, merged)):
