@@ -234,11 +234,17 @@ def _add_sentence(
     candidate of its own."""
     i, part, text = sentence
     same = _parts_in(text, held)
-    for h in (h for h in same if own or text in h):
+    for h in _labelled_by(text, same, own):
         merged[h] = _with_part(merged[h], part)
     rest = _rest(text, same and [*same, *(h for h in held if h in text)])
     if rest and (rest == text or not _said(rest, merged)):
         merged.setdefault(rest, Candidate((part, *_people_parts(entry, rest)), rest, f"note[{i}]"))
+
+
+def _labelled_by(text: str, same: Sequence[str], own: bool) -> list[str]:
+    """The reader's parts a sentence's label names: all it holds or is in for its own label, the
+    one it is in for a label carried from before."""
+    return [h for h in same if own or text in h]
 
 
 def _parts_in(text: str, held: Sequence[str]) -> list[str]:
