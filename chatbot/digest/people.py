@@ -51,6 +51,9 @@ _PEOPLE_LABEL_RE = re.compile(
     + _WORD,
     re.MULTILINE,
 )
+_PEOPLE_WORDS_RE = re.compile(
+    r"(?i:review|approved|author|contributor)|评审|审阅|审核|作者|协作|贡献者|参与者"
+)
 # The next item of a list of names: `, luyuzhe111`, ` and ekagra-ranjan`, `、@bob`.
 _NEXT_ITEM_RE = re.compile(r"[ \t]*(?:,|，|、|和|与|及|&|and\b)[ \t]*@?" + _WORD)
 # A word whose case changes inside it, as a name written together does (`YaoJiayi`, `iMMIQ`,
@@ -171,8 +174,8 @@ def _listed_person(word: str) -> bool:
 
 
 def _has_people_label(text: str) -> bool:
-    """Whether `_PEOPLE_LABEL_RE` may match: it needs a colon."""
-    return ":" in text or "：" in text
+    """Whether `_PEOPLE_LABEL_RE` may match: a colon and one of its label words."""
+    return (":" in text or "：" in text) and _PEOPLE_WORDS_RE.search(text) is not None
 
 
 def _listed_with_handles(text: str) -> list[tuple[int, str]]:
