@@ -26,10 +26,10 @@ PLAIN_FORMS = {
     "MARKER_RE": re.compile(r"(?:[一二三四五六七八九十]是|[（(]\d+[)）]|[①②③④⑤⑥⑦⑧⑨⑩])\s*"),
 }
 PLAIN_PERSON_FORMS = [
-    re.compile(r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*(?:提出|指出|认为|建议|补充|发现)"),
-    re.compile(r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*对[^。；，]{1,40}的(?:解释|分析|说明|回复|意见)"),
+    re.compile(r"(?<![\w`#])([a-z0-9][a-z0-9-]{2,38})\s*(?:提出|指出|认为|建议|补充|发现)"),
+    re.compile(r"(?<![\w`#])([a-z0-9][a-z0-9-]{2,38})\s*对[^。；，]{1,40}的(?:解释|分析|说明|回复|意见)"),
     re.compile(
-        r"(?<![\w`])([a-z0-9][a-z0-9-]{2,38})\s*的[^，。；\s]{0,6}(?:分析|解释|评论|意见|建议|审查|review)"
+        r"(?<![\w`#])([a-z0-9][a-z0-9-]{2,38})\s*的[^，。；\s]{0,6}(?:分析|解释|评论|意见|建议|审查|review)"
     ),
 ]
 # Letters and marks the patterns turn on, the case-folding oddities `re` knows (İ, ı, ſ, K) included.

@@ -39,6 +39,15 @@ ROOT = Path(__file__).resolve().parents[1]
             ["wenscarl", "pavanimajety"],
         ),
         ("@aarnphm 要求补一个测试，mgoin 直接 LGTM。", ["aarnphm", "mgoin"]),
+        ("概述：加了 parser。作者 K-Mistele。", ["K-Mistele"]),
+        ("**评审**: markmc, luyuzhe111, ekagra-ranjan", ["markmc", "luyuzhe111", "ekagra-ranjan"]),
+        ("- **Reviewers:** iMMIQ, LDLINGLINGLING", ["iMMIQ", "LDLINGLINGLING"]),
+        ("Reviewed by njhill and luyuzhe111.", ["njhill", "luyuzhe111"]),
+        ("Reviewed by mgoin and top-k sampling folks.", ["mgoin"]),  # a list goes on with people only
+        (
+            "**评审**: cc 了 pcmoritz, robertgshaw2-neuralmagic, mgoin",
+            ["pcmoritz", "robertgshaw2-neuralmagic", "mgoin"],
+        ),
     ],
 )
 def test_people_named_without_an_at_are_read(note: str, people: list[str]) -> None:
@@ -54,6 +63,8 @@ def test_people_named_without_an_at_are_read(note: str, people: list[str]) -> No
         "PR author said so, and the author notes that it is safe.",
         "由 pop 改为计数式 discard，kernel 的 #123 仍未合并。",
         "Thanks to pipeline parallel and the scheduler, it is faster.",
+        "后来 #31777 发现 linear LoRA 的 PDL 反而拖慢。",  # a PR finds things, it is nobody
+        "作者 PR 里说 Reviewers: the scheduler and kernel owners.",
     ],
 )
 def test_ordinary_words_and_code_are_nobody(note: str) -> None:

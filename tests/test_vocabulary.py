@@ -208,6 +208,32 @@ def test_descriptions_read_plain_synonyms_and_need_two_shared_words() -> None:
     assert chips.score == 1.0  # the `s` of `Google's` is no key a question must hold
 
 
+@pytest.mark.parametrize(
+    ("query", "concept"),
+    [
+        ("how to run on a mac", "apple-silicon"),
+        ("only a few experts run for each token", "moe"),
+        ("return how likely each generated token was", "logprobs"),
+        ("turn chat messages into the prompt a model expects", "chat-template"),
+        ("record GPU work once and replay it", "cuda-graph"),
+        ("把语音转成文字", "transcription-api"),
+    ],
+)
+def test_plain_words_for_common_features_name_them(query: str, concept: str) -> None:
+    glossary = Glossary.load()
+    lines = ((c.id, line) for c in glossary.concepts.values() for line in c.describes)
+    assert DescriptionIndex(lines, STOPWORDS).match(tokenize(query))[0].concept == concept
+
+
+def test_running_on_a_graphics_card_describes_no_platform() -> None:
+    """Negations are stopwords: a line `run on AMD graphics cards` would read `run without a
+    graphics card` as ROCm, so GPU platforms are found by their names only."""
+    glossary = Glossary.load()
+    lines = ((c.id, line) for c in glossary.concepts.values() for line in c.describes)
+    found = DescriptionIndex(lines, STOPWORDS).match(tokenize("run the model without a graphics card"))
+    assert not {d.concept for d in found} & {"rocm", "cuda-platform", "intel"}
+
+
 def test_most_engine_arguments_and_documented_features_name_a_concept() -> None:
     glossary = Glossary.load()
     sources = yaml.safe_load(SOURCES.read_text(encoding="utf-8"))

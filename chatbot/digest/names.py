@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from chatbot.digest.note_labels import NoteVocabulary, vocabulary
-from chatbot.digest.people import KnownPeople, known_people, named_as_people
+from chatbot.digest.people import KnownPeople, handle_like, known_people, listed_after, named_as_people
 from chatbot.digest.refs import Ref, pull_url
 
 VERSION_RE = re.compile(r"v?\d[\d.]*")
@@ -58,18 +58,18 @@ _PERSON_PATTERNS = (
     (re.compile(r"@([A-Za-z0-9][A-Za-z0-9-]{1,38})"), re.compile("@")),
     (re.compile(r"([A-Za-z0-9][A-Za-z0-9-]*\[bot\])"), re.compile(r"\[bot\]")),
     (
-        re.compile(r"([a-z0-9](?<![\w`].)[a-z0-9-]{2,38}+)\s*(?:提出|指出|认为|建议|补充|发现)"),
+        re.compile(r"([a-z0-9](?<![\w`#].)[a-z0-9-]{2,38}+)\s*(?:提出|指出|认为|建议|补充|发现)"),
         re.compile("提出|指出|认为|建议|补充|发现"),
     ),
     (
         re.compile(
-            r"([a-z0-9](?<![\w`].)[a-z0-9-]{2,38}+)\s*对[^。；，]{1,40}的(?:解释|分析|说明|回复|意见)"
+            r"([a-z0-9](?<![\w`#].)[a-z0-9-]{2,38}+)\s*对[^。；，]{1,40}的(?:解释|分析|说明|回复|意见)"
         ),
         re.compile("的(?:解释|分析|说明|回复|意见)"),
     ),
     (
         re.compile(
-            r"([a-z0-9](?<![\w`].)[a-z0-9-]{2,38}+)\s*的[^，。；\s]{0,6}(?:分析|解释|评论|意见|建议|审查|review)"
+            r"([a-z0-9](?<![\w`#].)[a-z0-9-]{2,38}+)\s*的[^，。；\s]{0,6}(?:分析|解释|评论|意见|建议|审查|review)"
         ),
         re.compile(r"的[^，。；\s]{0,6}(?:分析|解释|评论|意见|建议|审查|review)"),
     ),
@@ -151,8 +151,12 @@ def find_people(text: str, known: KnownPeople | None = None) -> list[str]:
         for m in pattern.finditer(plain)
     ]
     found.extend(_speakers(plain, vocab))
-    found.extend((known or known_people()).found(plain))
+    named = (known or known_people()).found(plain)
+    found.extend(named)
     found.extend(named_as_people(plain, vocab.not_people))
+    for at, handle in named:  # `reviewed by njhill and luyuzhe111`: the handles listed after one
+        if plain[at : at + len(handle)].casefold() == handle.casefold():
+            found.extend(listed_after(plain, at + len(handle), handle_like))
     names = [name for _, name in sorted(found)]
     return dedupe([p for p in names if p.casefold() not in vocab.not_people and p.lower() != "the"])
 

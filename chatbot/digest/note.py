@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from chatbot.digest.clauses import clauses, clean, sentences, split_top_level
+from chatbot.digest.cues import reading_cue, verdict_for_readers
 from chatbot.digest.names import (
     GITHUB_URL_RE,
     REF_RE,
@@ -355,7 +356,12 @@ def _only_refs(sentence: str) -> bool:
 
 def _read_verdict(section: Section, parts: NoteParts, reading: _Reading) -> None:
     """`结论：值得一读`, `推荐指数：高`, `【推荐】强烈推荐。…`: a labelled verdict wins over one in prose."""
-    verdict, rest = _labelled_verdict_text(section)
+    readers = verdict_for_readers(section.text)  # `推荐：必读（跑 Mixtral 的同学）`
+    if readers is not None:
+        verdict, audience, rest = readers
+        parts.audience = parts.audience or audience
+    else:
+        verdict, rest = _labelled_verdict_text(section)
     if not reading.verdict_labelled:
         parts.verdict = verdict
         reading.verdict_labelled = True
@@ -512,7 +518,19 @@ def _take_verdict(sentence: str, parts: NoteParts) -> bool:
     if said:
         parts.verdict = parts.verdict or said  # a verdict said again is not a why-line either
         return True
-    return False
+    return _take_cue(sentence, parts)
+
+
+def _take_cue(sentence: str, parts: NoteParts) -> bool:
+    """`Read this if you own the scheduler.`, `只有用 X 的人需要看`: the verdict and its readers;
+    whether the cue is the whole sentence (else the sentence is still the note's content)."""
+    cue = reading_cue(sentence)
+    if cue is None:
+        return False
+    parts.verdict = parts.verdict or cue.verdict
+    if cue.for_readers:  # the readers are the cue's sentence, or its clauses in a longer one
+        parts.audience = parts.audience or (_tidy(sentence) if cue.whole else cue.verdict)
+    return cue.whole
 
 
 def _take_audience_tail(sentence: str, parts: NoteParts) -> str:

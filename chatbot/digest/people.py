@@ -35,6 +35,32 @@ _WORD = r"([A-Za-z0-9][A-Za-z0-9-]{1,38}+)(?![\w-])"
 # After `author`/`作者` a lowercase word is a handle (`author wenscarl`); after `reviewed by`, `by`,
 # `cc`, `ping`, `thanks to` and before a doing verb only a word shaped like a handle is.
 _STRONG_LEAD_RE = re.compile(r"(?<![\w-])(?<!the )(?<!The )(?:(?i:author)[ \t]+|作者[ \t]*)@?" + _WORD)
+# `作者 K-Mistele`, `作者是 iMMIQ`, `Author: LDLINGLINGLING`: after the Chinese word or a colon the
+# word is the handle, whatever its case (an acronym, `作者 PR 里说`, and a full name are not).
+_SAID_AUTHOR_RE = re.compile(
+    r"(?:作者(?:[ \t]*\**[ \t]*[:：]|是|为)?|(?<![\w-])(?i:author)[ \t]*\**[ \t]*[:：])[ \t]*\**[ \t]*@?"
+    + _WORD
+    + r"(?![ \t]+[A-Z][a-z])"
+)
+# A label or lead that names people, then a list of them: `**评审**: markmc, luyuzhe111`,
+# `Reviewers: a, b`, `**评审**: cc 了 a, b`. Each item shaped like a handle or a name is one.
+_PEOPLE_LABEL_RE = re.compile(
+    r"(?:^|(?<=[\n。；;]))[ \t]*(?:[-*•][ \t]*)?(?:[^\w\s]+[ \t]*)?\**[ \t]*"
+    r"(?:(?i:reviewers?|reviewed by|approved by|authors?|co-authors?|contributors?)|评审人?|审阅人?|审核人?"
+    r"|作者|协作者?|贡献者|参与者)[ \t]*\**[ \t]*[:：][ \t]*\**[ \t]*(?:(?i:cc|ping)[ \t]*)?(?:了[ \t]*)?@?"
+    + _WORD,
+    re.MULTILINE,
+)
+_PEOPLE_WORDS_RE = re.compile(
+    r"(?i:review|approved|author|contributor)|评审|审阅|审核|作者|协作|贡献者|参与者"
+)
+# The next item of a list of names: `, luyuzhe111`, ` and ekagra-ranjan`, `、@bob`.
+_NEXT_ITEM_RE = re.compile(r"[ \t]*(?:,|，|、|和|与|及|&|and\b)[ \t]*@?" + _WORD)
+# A word whose case changes inside it, as a name written together does (`YaoJiayi`, `iMMIQ`,
+# `LiuXiaoxuanPKU`); a capitalised word alone (`Michael`) does not.
+_INNER_CASE_RE = re.compile(r"[A-Za-z0-9-]*(?:[a-z][A-Z]|[A-Z]{2,}[a-z])[A-Za-z0-9-]*")
+# A handle with an initial before a dash: `K-Mistele`.
+_INITIAL_DASH_RE = re.compile(r"[A-Z]-[A-Z][a-z]{2,}[0-9]*")
 # `reviewed by` is a `by`: an ordinary word may follow it (`reviewed by default`, `by scheduler`).
 _REVIEW_LEAD_RE = re.compile(r"(?<![\w-])(?i:authored by|reviewed by|reviewer)[ \t]+@?" + _WORD)
 _WEAK_LEAD_RE = re.compile(r"(?<![\w-])(?i:by|cc|ping|thanks to)[ \t]+@?" + _WORD)
@@ -114,8 +140,42 @@ def named_as_people(text: str, not_people: frozenset[str]) -> list[tuple[int, st
     found = _named_in_brackets(text) + _owners_of_prs(text) + _listed_with_handles(text)
     for pattern, needed, takes in _SAID_AS:
         if needed(text):
-            found.extend((m.start(1), m.group(1)) for m in pattern.finditer(text) if takes(m.group(1)))
+            for m in pattern.finditer(text):
+                if takes(m.group(1)):
+                    found.append((m.start(1), m.group(1)))
+                    found.extend(listed_after(text, m.end(1), takes))
     return [(at, handle) for at, handle in found if handle.casefold() not in not_people]
+
+
+def listed_after(text: str, end: int, takes: Callable[[str], bool]) -> list[tuple[int, str]]:
+    """The rest of a list a person opens (`reviewed by njhill and luyuzhe111`, `mgoin, alice-dev`):
+    each next item the same test takes, up to the first it does not."""
+    found: list[tuple[int, str]] = []
+    while (item := _NEXT_ITEM_RE.match(text, end)) is not None and takes(item.group(1)):
+        found.append((item.start(1), item.group(1)))
+        end = item.end(1)
+    return found
+
+
+def _named_word(word: str) -> bool:
+    """After `作者` or `Author:`: any word but an acronym (`PR`, `API`) or a verb (`said`)."""
+    return not (word.isupper() and len(word) <= 4) and word.casefold() not in _AFTER_AUTHOR
+
+
+def _listed_person(word: str) -> bool:
+    """An item of a people label's list: a handle's shape, a name written together
+    (`YaoJiayi`, `iMMIQ`), a long all-capitals handle, a lowercase word unlike an English one."""
+    return (
+        _handle_not_word(word)
+        or _INNER_CASE_RE.fullmatch(word) is not None
+        or _INITIAL_DASH_RE.fullmatch(word) is not None
+        or (word.isupper() and len(word) >= 6)
+    )
+
+
+def _has_people_label(text: str) -> bool:
+    """Whether `_PEOPLE_LABEL_RE` may match: a colon and one of its label words."""
+    return (":" in text or "：" in text) and _PEOPLE_WORDS_RE.search(text) is not None
 
 
 def _listed_with_handles(text: str) -> list[tuple[int, str]]:
@@ -156,10 +216,12 @@ def _named_in_brackets(text: str) -> list[tuple[int, str]]:
 
 
 def _lowercase_or_handle_like(word: str) -> bool:
-    """After `author`: a handle (`author wenscarl`), not the verb of `PR author said` nor a
-    word ending like an English one (`reviewed by scheduler`)."""
-    return handle_like(word) or (
-        word[0].islower() and word.casefold() not in _AFTER_AUTHOR and _WORDY_END_RE.search(word) is None
+    """After `author`: a handle (`author wenscarl`, `author K-Mistele`), not the verb of `PR
+    author said` nor a word ending like an English one (`reviewed by scheduler`)."""
+    return (
+        handle_like(word)
+        or _INITIAL_DASH_RE.fullmatch(word) is not None
+        or (word[0].islower() and word.casefold() not in _AFTER_AUTHOR and _WORDY_END_RE.search(word) is None)
     )
 
 
@@ -255,6 +317,8 @@ _DOING_VERBS_RE = re.compile(
 )
 _SAID_AS: tuple[tuple[re.Pattern[str], Callable[[str], bool], Callable[[str], bool]], ...] = (
     (_STRONG_LEAD_RE, _has_strong_lead, _lowercase_or_handle_like),
+    (_SAID_AUTHOR_RE, _has_strong_lead, _named_word),
+    (_PEOPLE_LABEL_RE, _has_people_label, _listed_person),
     (_REVIEW_LEAD_RE, _has_strong_lead, handle_like),
     (_WEAK_LEAD_RE, _has_weak_lead, handle_like),
     (_DOING_RE, lambda text: _DOING_VERBS_RE.search(text) is not None, handle_like),
