@@ -121,13 +121,14 @@ def question_sets(pools: set[str]) -> Iterator[QuestionSet]:
                 yield QuestionSet(pool, folder.name, folder / "digest", followups(folder / "followups.yaml"))
 
 
-SENTENCE_CUT = re.compile(r"(?<=[。！？!?；\n])")
+SENTENCE_CUT = re.compile(r"(?<=[。！？!?；\n])|(?<=[.;])\s+")
 
 
 def baseline(entry: Entry, question: str) -> Reply:
     """The single note sentence most similar to the question (rapidfuzz `process.extractOne`,
-    WRatio), plus the link; the note cut at its sentence punctuation by one regex, not by the
-    project's own splitter, so the baseline is what anyone would write."""
+    WRatio), plus the link; the note cut at its sentence punctuation (Chinese, and an English full
+    stop or semicolon before a space) by one regex, not by the project's own splitter, so the
+    baseline is what anyone would write."""
     pieces = [s.strip() for s in SENTENCE_CUT.split(entry.note) if s.strip()]
     best = process.extractOne(question, pieces, scorer=fuzz.WRatio)
     return Reply(f"{best[0] if best else ''}\n{entry.url}", True)
