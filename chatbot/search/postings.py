@@ -1,7 +1,7 @@
 """The index's inverted tables: per key, the entries holding it and the level of the heaviest
 field each holds it in, as numpy arrays sliced per key at query time.
 
-Kept compact for the rows "peak RSS 10k/100k" and "load + index 10k" of bench/scale.py: raw
+Kept compact for bench/scale.py "peak RSS 10k/100k" (10k: 133 MiB; one sort of unpacked arrays 160): raw
 postings are packed into 64-bit values as the build goes and sorted, deduped and split in
 place at its end (see `Postings`), so no step holds a second copy of the table.
 """
