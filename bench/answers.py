@@ -182,7 +182,11 @@ def score_set(qs: QuestionSet, show: bool) -> Tally:
         if not answer.found and case.expect is None:
             tally.honest_denials += 1
         if show and not right and qs.pool != "sealed":
-            print(f"  miss {qs.name} #{case.key} {case.question!r}: {answer.text!r}", file=sys.stderr)
+            want = "nothing (honest denial)" if case.expect is None else case.expect
+            print(
+                f"  miss {qs.name} #{case.key} {case.question!r} want={want}: {answer.text!r}",
+                file=sys.stderr,
+            )
     return tally
 
 

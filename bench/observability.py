@@ -1,11 +1,11 @@
 """What counting costs on the slash command's path: answers with metrics and usage rows against
 the same answers without them, side by side in one run.
 
-Baseline: `Answers` over the live index (what the command handler calls). Observed: the wiring's
-`ObservedAnswers` + `ObservedSearch` with a `UsageRecorder` writing to a SQLite file through its
+Baseline: `Answers` over the live index (what the command handler calls). Observed: the same
+`Answers` with the wiring's `UsageRecorder` (`usage=`), writing to a SQLite file through its
 one-thread writer (the row is written off the path; the metrics update is on it). Both with the
-answer cache off (every command searches) and on (a repeated topic: the observed side replays
-the search summary). Figures: per-command median and p99 in microseconds, and the ratio.
+answer cache off (every command searches) and on (a repeated topic: the observed side records
+the summary kept with the cached answer). Figures: per-command median and p99 in microseconds, and the ratio.
 
     .venv/bin/python bench/observability.py [--commands 2000] [--rounds 3]
 """
@@ -29,7 +29,6 @@ from chatbot.digest import Library  # noqa: E402
 from chatbot.live import LiveIndex  # noqa: E402
 from chatbot.observability import Metrics  # noqa: E402
 from chatbot.slack.handlers.command import Answers, Request  # noqa: E402
-from chatbot.slack.observed import ObservedAnswers, ObservedSearch  # noqa: E402
 from chatbot.store import SqlStore  # noqa: E402
 from chatbot.usage import UsageStore  # noqa: E402
 from chatbot.usage.recorder import UsageRecorder  # noqa: E402
@@ -78,14 +77,13 @@ def main() -> None:
         )
         for cache in (0, 512):
             base = Answers(index=live, latest=live.latest, today=live.newest, language="zh", cache_size=cache)
-            searches = ObservedSearch(live, recorder, "command", lambda: live.generation)
-            observed = ObservedAnswers(
-                index=searches,
+            observed = Answers(
+                index=live,
                 latest=live.latest,
                 today=live.newest,
                 language="zh",
                 cache_size=cache,
-                on_cached_search=searches.replay,
+                usage=recorder,
             )
             b: list[float] = []
             o: list[float] = []

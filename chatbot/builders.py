@@ -15,22 +15,17 @@ from chatbot.digest import Entry, FactsLookup, Library, facts_lookup, no_facts
 from chatbot.executors import TrackedExecutor
 from chatbot.live import LiveIndex
 from chatbot.observability import LibraryState, Metrics, count_slack_calls
-from chatbot.observability.metrics import CountedBreaker
 from chatbot.search import Glossary, load_glossary
 from chatbot.search.semantic import SemanticIndex
 from chatbot.settings import Settings
 from chatbot.slack.curator import render_curator_report
-from chatbot.slack.handlers.command import Request, Searchable
-from chatbot.slack.handlers.followups import FollowUps, HandledEvents, InMemoryHandledEvents
+from chatbot.slack.handlers.command import Searchable
+from chatbot.slack.handlers.followups import FollowUps
 from chatbot.slack.handlers.model_answers import ModelAnswers
 from chatbot.slack.i18n import Language
+from chatbot.slack.ledger import Ledger
 from chatbot.slack.locale import UserLanguages, slack_locale
 from chatbot.slack.membership import ChannelMembers, slack_members
-from chatbot.slack.observed import (
-    ObservedAnswerer,
-    ObservedHandledEvents,
-    ObservedSearch,
-)
 from chatbot.slack.ratelimits import RateLimits
 from chatbot.slack.retries import web_client
 from chatbot.store import (
@@ -110,16 +105,12 @@ def library_state(library: Library) -> LibraryState:
     return LibraryState(library.generation, len(library), errors, len(library.problems) - errors)
 
 
-def count_command(usage: UsageRecorder) -> Callable[[Request], None]:
-    return lambda request: usage.command(request.kind)
-
-
 def build_follow_ups(
     settings: Settings,
     library: Library,
     index: Searchable,
     threads: ThreadRegistry,
-    handled: HandledEvents | None,
+    handled: Ledger,
     usage: UsageRecorder | None = None,
     languages: Callable[[str | None], Language] | None = None,
     *,
@@ -128,33 +119,26 @@ def build_follow_ups(
     outage: OutageQueue | None = None,
 ) -> FollowUps:
     """Answers in the bot's threads and to mentions; `handled` (the SQL store in serve) makes
-    each message answered once across retries, restarts and replicas. With `usage`, answers
-    and turned-away deliveries are counted. Without `warm`, the answerer reads its data (the
-    glossary, phrasings: a tenth of a second) on `answerer.warm_up()` or its first answer."""
-    dedup: HandledEvents = handled or InMemoryHandledEvents()
+    each message answered once across retries, restarts and replicas. With `usage`, searches,
+    answers and turned-away deliveries are counted. Without `warm`, the answerer reads its data
+    (the glossary, phrasings: a tenth of a second) on `answerer.warm_up()` or its first answer."""
 
     # The digest folder's glossary files extend the bundled glossary, as for the search.
     def glossary() -> Glossary:
         return load_glossary(library.folder)
 
-    answerer = (
-        Answerer(library, glossary, warm=warm, facts=facts)
-        if usage is None
-        else ObservedAnswerer(library, usage, glossary, warm=warm, facts=facts)
-    )
-    if usage is not None:
-        dedup = ObservedHandledEvents(dedup, usage)
     return FollowUps(
-        answerer,
+        Answerer(library, glossary, warm=warm, facts=facts),
         library.get,
         index,
         threads,
-        dedup,
+        handled,
         settings.channel_language,
         mode=settings.followups,
         model=build_model_answers(settings, usage.metrics if usage is not None else None),
         languages=languages,
         outage=outage,
+        usage=usage,
     )
 
 
@@ -163,10 +147,13 @@ def build_model_client(settings: Settings, metrics: Metrics | None = None) -> Mo
     with `metrics`, its circuit breaker counts every call's outcome."""
     if not settings.llm_base_url:
         return None
-    from chatbot.llm import ModelClient
+    from chatbot.llm import CircuitBreaker, ModelClient
 
     key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
-    breaker = CountedBreaker(metrics) if metrics is not None else None
+    breaker = None
+    if metrics is not None:
+        calls = metrics.model_calls
+        breaker = CircuitBreaker(on_outcome=lambda outcome: calls.labels(outcome).inc())
     return ModelClient(
         settings.llm_base_url, settings.llm_model, key, timeout=settings.llm_timeout, breaker=breaker
     )
@@ -247,10 +234,6 @@ class SharedParts:
     facts: FactsLookup  # GitHub's facts of an entry's PR (none without GITHUB_* settings)
     rate_limits: RateLimits
     outage: OutageQueue | None = None
-
-    def observed(self, source: str) -> ObservedSearch:
-        """The search as a surface (`command`, `dm`, `home`…) uses it, counted under its name."""
-        return ObservedSearch(self.searchable, self.usage, source, lambda: self.live.generation)
 
 
 def shared_parts(

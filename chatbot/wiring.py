@@ -22,7 +22,6 @@ from chatbot.builders import (
     build_follow_ups,
     build_github_facts,
     build_semantic,
-    count_command,
     shared_parts,
 )
 from chatbot.daily.jobs import (
@@ -41,22 +40,16 @@ from chatbot.settings import Settings, SettingsError
 from chatbot.slack.app import build_slack_app
 from chatbot.slack.fairness import FairExecutor
 from chatbot.slack.handlers.actions import ActionHandlers
-from chatbot.slack.handlers.command import CommandHandler, Searchable
+from chatbot.slack.handlers.command import Answers, CommandHandler, Searchable
 from chatbot.slack.handlers.dm import DirectMessages
 from chatbot.slack.handlers.feedback import FeedbackHandlers
-from chatbot.slack.handlers.followups import HandledEvents, InMemoryHandledEvents
 from chatbot.slack.handlers.home import HomeTab
 from chatbot.slack.handlers.install import InstallEvents
 from chatbot.slack.handlers.links import LinkPreviews
 from chatbot.slack.handlers.messages import FollowUpHandler
 from chatbot.slack.handlers.shortcut import MessageShortcut
+from chatbot.slack.ledger import LEDGER_DEADLINE, InMemoryLedger, Ledger, ReplayMiddleware
 from chatbot.slack.loading import LoadingGate
-from chatbot.slack.observed import (
-    ObservedAnswers,
-    ObservedHandledEvents,
-    SharedThreads,
-)
-from chatbot.slack.replays import DeadlineLedger, InMemoryReplayLedger, ReplayLedger
 from chatbot.snapshot import Snapshots
 from chatbot.store import (
     SqlStore,
@@ -76,7 +69,7 @@ def build(
     today: Callable[[], Entry | None] | None = None,
     threads: ThreadRegistry | None = None,
     follow_up: FollowUpHandler | None = None,
-    handled: HandledEvents | None = None,
+    handled: Ledger | None = None,
     ack_budget: float = 1.5,
     page_size: int = 5,
     answer_cache: int = 512,
@@ -96,13 +89,14 @@ def build(
     live = LiveIndex(Library(settings.digest_dir), snapshots=snapshots, load=load, semantic=semantic)
     github = build_github_facts(settings, store, live.entries) if store is not None else None
     parts = shared_parts(settings, token, live, index, threads, store, github)
-    dedup = handled or store
-    follow_up, after_load = _follow_ups(parts, dedup, follow_up, load)
+    # The one "seen this request/message" ledger: the store's across replicas, else in memory.
+    ledger: Ledger = handled or store or InMemoryLedger()
+    follow_up, after_load = _follow_ups(parts, ledger, follow_up, load)
     daily = daily_jobs(parts, store) if store is not None else None
     answer_pool = TrackedExecutor(max_workers=16, thread_name_prefix="answer")
     listener_pool = FairExecutor(16, "listener", parts.rate_limits)
     answers = _answers(parts, daily, today, page_size, answer_cache)
-    handlers = _handlers(parts, answers, answer_pool, ack_budget, dedup, store, daily)
+    handlers = _handlers(parts, answers, answer_pool, ack_budget, ledger, store, daily)
     handlers["installs"] = installs = InstallEvents(lambda: stop_jobs(daily))
     gate = _loading_gate(parts, listener_pool, follow_up)
     return Bot(
@@ -130,7 +124,7 @@ def build(
 
 
 def _follow_ups(
-    parts: SharedParts, dedup: HandledEvents | None, given: FollowUpHandler | None, load: bool
+    parts: SharedParts, ledger: Ledger, given: FollowUpHandler | None, load: bool
 ) -> tuple[FollowUpHandler, list[Callable[[], None]]]:
     """The follow-up handler (the one given, else built) and what to run once the digests are in:
     loading in the background (serve), the answerer reads its data then, not before ready."""
@@ -139,9 +133,9 @@ def _follow_ups(
     follow_ups = build_follow_ups(
         parts.settings,
         parts.live.library,
-        parts.observed("mention"),
+        parts.searchable,
         parts.registry,
-        dedup,
+        ledger,
         parts.usage,
         parts.languages,
         warm=load,
@@ -193,12 +187,11 @@ def _answers(
     today: Callable[[], Entry | None] | None,
     page_size: int,
     answer_cache: int,
-) -> ObservedAnswers:
+) -> Answers:
     """The slash command's answers (search, latest, today, the channel's subscription commands)."""
     live = parts.live
-    searches = parts.observed("command")
-    return ObservedAnswers(
-        index=searches,
+    return Answers(
+        index=parts.searchable,
         latest=live.latest,
         # The seam, else what the first daily channel gets today, else (no store) the newest entry.
         today=today or (daily.today if daily else live.newest),
@@ -207,57 +200,54 @@ def _answers(
         generation=lambda: live.generation,
         cache_size=answer_cache,
         channel_commands=daily.subscriptions.commands if daily else None,
-        on_cached_search=searches.replay,
+        usage=parts.usage,
     )
 
 
 def _handlers(
     parts: SharedParts,
-    answers: ObservedAnswers,
+    answers: Answers,
     answer_pool: TrackedExecutor,
     ack_budget: float,
-    handled: HandledEvents | None,
+    ledger: Ledger,
     store: SqlStore | None,
     daily: DailyJobs | None,
 ) -> dict[str, Any]:
     """The listeners of every Slack surface, by `build_slack_app`'s argument names."""
     settings, live, library = parts.settings, parts.live, parts.live.library
     lang, languages = parts.languages.default, parts.languages
-    handled_events = ObservedHandledEvents(handled or InMemoryHandledEvents(), parts.usage)
-    shared = SharedThreads(parts.registry, parts.usage)
-    members = parts.members
-    dms = _direct_messages(parts, shared, handled_events, answers)
-    shares: ReplayLedger = store or InMemoryReplayLedger()
+    members, usage = parts.members, parts.usage
+    dms = _direct_messages(parts, ledger, answers)
     # The ack path's replay check answers within a deadline (a locked SQLite file waits 30 s);
     # a share, after the ack, waits for the store as before rather than fail on a short lock.
-    replays = DeadlineLedger(store) if store is not None else shares
+    replays = ReplayMiddleware(ledger, LEDGER_DEADLINE if store is not None else None)
     return {
         "command": CommandHandler(
             answers,
             answer_pool,
             ack_budget=ack_budget,
-            on_command=count_command(parts.usage),
             languages=languages,
         ),
         "buttons": ActionHandlers(
             answers,
             library.get,
-            shared,
+            parts.registry,
             lang,
             members,
             languages,
             dms.pick_channel,
-            shares=shares,
+            shares=ledger,
             facts=parts.facts,
             outage=parts.outage,
+            usage=usage,
         ),
         "replays": replays,
         "votes": FeedbackHandlers(parts.usage, lang),
         "links": LinkPreviews(
-            live.entries, library.get, shared, handled_events, lang, members, facts=parts.facts
+            live.entries, library.get, parts.registry, ledger, lang, members, facts=parts.facts, usage=usage
         ),
         "home": HomeTab(
-            parts.observed("home"),
+            parts.searchable,
             answers.today,
             live.latest,
             library.get,
@@ -267,27 +257,27 @@ def _handlers(
             languages,
             members,
             facts=parts.facts,
+            usage=usage,
         ),
         "dms": dms,
-        "shortcut": MessageShortcut(live.entries, parts.observed("shortcut"), languages),
+        "shortcut": MessageShortcut(live.entries, parts.searchable, languages, usage),
     }
 
 
-def _direct_messages(
-    parts: SharedParts, shared: SharedThreads, handled: HandledEvents, answers: ObservedAnswers
-) -> DirectMessages:
+def _direct_messages(parts: SharedParts, ledger: Ledger, answers: Answers) -> DirectMessages:
     """Topics sent to the bot in a DM, answered with the best entry's card."""
     library = parts.live.library
     return DirectMessages(
-        parts.observed("dm"),
+        parts.searchable,
         library.get,
-        shared,
-        handled,
+        parts.registry,
+        ledger,
         parts.languages,
         parts.members,
         answers,
         facts=parts.facts,
         outage=parts.outage,
+        usage=parts.usage,
     )
 
 

@@ -112,6 +112,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "chatbot.text",
         "chatbot.digest",
         "chatbot.search",
+        "chatbot.search.sharing",
         "chatbot.answers",
         "chatbot.daily",
         "chatbot.daily.picker",

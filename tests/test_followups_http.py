@@ -448,15 +448,15 @@ def test_old_dedup_marks_are_pruned_at_most_once_an_hour(fake_slack: FakeSlack, 
         return Delivery(inner, f"EvP{n}", "UB")
 
     try:
-        assert store.mark_message_handled("C0", "1.0")
+        assert store.mark_handled("message:C0:1.0")
         follow_ups(mention(1), client)
-        assert store.mark_message_handled("C0", "1.0")  # pruned: the mark was gone
+        assert store.mark_handled("message:C0:1.0")  # pruned: the mark was gone
         now[0] += 60
         follow_ups(mention(2), client)
-        assert not store.mark_message_handled("C0", "1.0")  # a minute later: not pruned again
+        assert not store.mark_handled("message:C0:1.0")  # a minute later: not pruned again
         now[0] += 3600
         follow_ups(mention(3), client)
-        assert store.mark_message_handled("C0", "1.0")
+        assert store.mark_handled("message:C0:1.0")
         assert len(fake_slack.calls("chat.postMessage")) == 3
     finally:
         store.close()

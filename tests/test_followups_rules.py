@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Any
 
@@ -11,12 +12,12 @@ from hypothesis import strategies as st
 from chatbot.answers import FollowUpMode
 from chatbot.slack.handlers.followups import (
     Delivery,
-    InMemoryHandledEvents,
     answer_mrkdwn,
     query_language,
     route,
     strip_mentions,
 )
+from chatbot.slack.ledger import InMemoryLedger, message_key
 
 BOT = "U0BOT"
 OWNED = ("C1", "100.0")
@@ -84,9 +85,13 @@ def test_what_is_never_answered() -> None:
 
 
 def test_in_memory_dedup_marks_once() -> None:
-    handled = InMemoryHandledEvents()
-    assert handled.mark_message_handled("C1", "1.0") and not handled.mark_message_handled("C1", "1.0")
-    assert handled.mark_message_handled("C2", "1.0")
+    handled = InMemoryLedger()
+    assert handled.mark_handled(message_key("C1", "1.0")) and not handled.mark_handled(
+        message_key("C1", "1.0")
+    )
+    assert handled.mark_handled(message_key("C2", "1.0"))
+    assert handled.prune_handled_events(dt.datetime.now(dt.UTC) + dt.timedelta(seconds=1)) == 2
+    assert handled.mark_handled(message_key("C1", "1.0"))
 
 
 def test_mentions_are_stripped_and_language_follows_the_asker() -> None:

@@ -103,7 +103,8 @@ def test_json_schema_describes_the_structured_form() -> None:
     import json
 
     schema = json.loads(json_schema())
-    assert schema["required"] == ["repo", "entries"]
+    assert schema["required"] == ["entries"]  # `repo` defaults to vllm-project/vllm
+    assert schema["properties"]["repo"]["default"] == "vllm-project/vllm"
     item = schema["$defs"]["StructuredEntry"]["properties"]
     assert {"title", "note", "pr", "url", "author", "date", "tags", "related"} <= set(item)
 

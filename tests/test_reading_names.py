@@ -229,6 +229,8 @@ def test_a_search_for_a_full_name_finds_the_entry_naming_the_handle() -> None:
         ("【结论】值得看。【看点】zixi-qi 让 P 端支持 PP。", ["zixi-qi"]),
         ("值得精读。wenscarl 接入 FlashInfer 的 kernel。", ["wenscarl"]),
         ("@ApostaC 和 @KuntaiDu、YaoJiayi 一起把接口开放出来。", ["ApostaC", "KuntaiDu", "YaoJiayi"]),
+        ("值得看，JaneD 先在 FlashInfer 里把 PDL 接上了。", ["JaneD"]),  # a name and its initial
+        ("值得看。bobchen 已经在上游那边修了这个。", ["bobchen"]),
     ],
 )
 def test_people_introduced_in_chinese_prose_are_read(note: str, people: list[str]) -> None:
@@ -241,6 +243,7 @@ def test_people_introduced_in_chinese_prose_are_read(note: str, people: list[str
     [
         ("改了。scheduler 让请求排队，kernel 把数据搬走，pipeline 让它更快，tokenizer 把文本切开。", []),
         ("@mgoin 和 LMCache、NVIDIA 一起测过。", ["mgoin"]),
+        ("值得看，FlashInfer 在 Blackwell 上把 kernel 调快了，PyTorch 也把接口改了，OpenAI 让它兼容。", []),
     ],
 )
 def test_words_doing_things_in_chinese_prose_are_nobody(note: str, people: list[str]) -> None:
@@ -284,3 +287,28 @@ def test_a_meta_pr_outranks_a_number_at_the_end_of_the_title(tmp_path: Path) -> 
     )
     (entry,) = Library.load(tmp_path).entries
     assert (entry.pr, entry.url) == (10398, f"https://github.com/{REPO}/pull/10398")
+
+
+BOLD_BULLETS = (
+    "> ★★★☆☆ worth a skim\n"
+    "- **Why:** the prefill kernels are fused.\n"
+    "- **Numbers:** TTFT about 8% lower on rank-8 adapters.\n"
+    "- **Caveats:** prefill only; decode is untouched.\n"
+    "- **How to enable:** any `--enable-lora` run picks it up.\n"
+    "- **Status:** merged in 0.9.\n"
+    "- **Who:** anyone serving many small adapters.\n"
+)
+
+
+def test_bold_bullet_labels_are_read_as_labels_without_their_marks() -> None:
+    """`**How to enable:**` after a caveat is a part of its own, not more of the caveat; an
+    unknown bold label (`**Status:**`) still ends the part before it."""
+    parts = analyse_note(BOLD_BULLETS, REPO)
+    assert parts.highlights == [
+        "TTFT about 8% lower on rank-8 adapters",
+        "any `--enable-lora` run picks it up",
+    ]
+    assert parts.caveats == ["prefill only; decode is untouched"]
+    assert parts.audience == "anyone serving many small adapters"
+    texts = [parts.why or "", *parts.highlights, *parts.caveats, parts.audience or ""]
+    assert not any("*" in text or "Status" in text for text in texts)

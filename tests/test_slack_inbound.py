@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from chatbot.slack.inbound import MAX_BODY_BYTES
-from chatbot.slack.replays import KEEP, SHARE_WINDOW, InMemoryReplayLedger
+from chatbot.slack.ledger import KEEP, SHARE_WINDOW, InMemoryLedger
 from chatbot.slack.server import HttpServer, asgi_app
 from chatbot.store import SqlStore
 from chatbot.wiring import build
@@ -304,7 +304,7 @@ def test_the_in_memory_ledger_refuses_replays_within_keep_at_any_volume() -> Non
     rescanned the whole table on every command past 10,000 keys); keys older than KEEP are
     forgotten oldest first, and a re-marked share key counts from its new time."""
     now = [dt.datetime(2026, 11, 30, 12, tzinfo=dt.UTC)]
-    ledger = InMemoryReplayLedger(clock=lambda: now[0])
+    ledger = InMemoryLedger(clock=lambda: now[0])
     keys = [f"cmd:T1:t.{n}" for n in range(25_000)]
     assert all(ledger.mark_handled(key) for key in keys)
     assert not any(ledger.mark_handled(key) for key in keys[::997])

@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # The modules that read a bundled data file at start, by the data file they read.
 READERS = {
     "chatbot/answers/data/addressing.yaml": "chatbot.answers.addressing",
+    "chatbot/answers/data/answer_slots.yaml": "chatbot.answers.slots",
     "chatbot/answers/data/answer_words.yaml": "chatbot.answers.composer",
     "chatbot/answers/data/followup_intents.yaml": "chatbot.answers.intents",
     "chatbot/answers/data/followup_terms.yaml": "chatbot.answers.retrieval",

@@ -235,7 +235,7 @@ def test_a_sqlite_file_another_process_locked_still_gets_commands_answered_in_ti
         assert unready.status_code == 503
         assert unready.json()["store"].endswith("the database gave no answer within 2 s")
         assert bot.wait_idle(60)
-        replay = [r.getMessage() for r in caplog.records if r.name == "chatbot.slack.replays"]
+        replay = [r.getMessage() for r in caplog.records if r.name == "chatbot.slack.ledger"]
         assert replay == [
             "could not check for a replay (LedgerTimeout): the database gave no answer within 0.5 s"
         ]

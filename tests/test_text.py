@@ -7,9 +7,10 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
+from chatbot.answers.candidates import Candidate
 from chatbot.answers.intents import read_question
 from chatbot.answers.model_prompt import answer_language
-from chatbot.answers.retrieval import Candidate, candidate_terms, chinese_of, score_candidates
+from chatbot.answers.retrieval import candidate_terms, chinese_of, score_candidates
 from chatbot.search import tokens as search_tokens
 from chatbot.search.tokens import tokenize
 from chatbot.slack.handlers.followups import query_language, strip_mentions

@@ -21,6 +21,7 @@ from chatbot.store import SqlStore
 from chatbot.usage import FeedbackTarget, UsageStore, normalise
 from chatbot.usage.recorder import UsageRecorder
 from chatbot.usage.report import CuratorReport, build_report, parse_since
+from chatbot.usage.store import answer_row, entry_event_row, search_rows
 from chatbot.usage.tables import usage_feedback, usage_searches
 from chatbot.usage.weekly import WeeklyReport, iso_week
 from tests.fakeslack import FakeSlack
@@ -95,8 +96,8 @@ def test_the_voter_is_a_salted_hash_stable_per_person(usage: UsageStore) -> None
 
 def test_rows_older_than_the_retention_are_pruned(usage: UsageStore) -> None:
     old, recent = NOW - dt.timedelta(days=91), NOW - dt.timedelta(days=89)
-    usage.record_search(old, "command", "old query", 0, [])
-    usage.record_search(recent, "command", "recent query", 1, ["e1"])
+    usage.insert(search_rows(old, "command", "old query", 0, []))
+    usage.insert(search_rows(recent, "command", "recent query", 1, ["e1"]))
     usage.vote(FeedbackTarget("search", "old query", "e1"), "h", 1, old)
     recorder = UsageRecorder(Metrics(), usage, clock=lambda: NOW)
     assert recorder.prune_if_due() == 2
@@ -108,12 +109,14 @@ def test_rows_older_than_the_retention_are_pruned(usage: UsageStore) -> None:
 
 def test_report_groups_gaps_and_counts_entries(usage: UsageStore) -> None:
     for day, query, results in [(1, "quantum teleport", 0), (2, "quantum teleport", 0), (2, "compile", 1)]:
-        usage.record_search(
-            NOW - dt.timedelta(days=day), "command", query, results, ["e1"] if results else [], "public"
+        usage.insert(
+            search_rows(
+                NOW - dt.timedelta(days=day), "command", query, results, ["e1"] if results else [], "public"
+            )
         )
-    usage.record_answer(NOW, "e1", "risks", False, "有什么风险", "public")
-    usage.record_answer(NOW, "e1", "focus", True, None)
-    usage.record_entry_event(NOW, "e1", "shared")
+    usage.insert([answer_row(NOW, "e1", "risks", False, "有什么风险", "public")])
+    usage.insert([answer_row(NOW, "e1", "focus", True, None)])
+    usage.insert([entry_event_row(NOW, "e1", "shared")])
     report = build_report(usage.engine, NOW - dt.timedelta(days=7), NOW, lambda e: ("Title", 12345))
     assert report.searches == 3
     assert report.no_match[0]["query"] == "quantum teleport" and report.no_match[0]["searches"] == 2
@@ -155,7 +158,7 @@ def weekly(usage: UsageStore, fake: FakeSlack, statuses: list[str]) -> WeeklyRep
 def test_the_weekly_report_is_posted_once_per_week_across_replicas(
     usage: UsageStore, fake_slack: FakeSlack
 ) -> None:
-    usage.record_search(NOW - dt.timedelta(days=1), "command", "<!channel> quantum", 0, [], "public")
+    usage.insert(search_rows(NOW - dt.timedelta(days=1), "command", "<!channel> quantum", 0, [], "public"))
     statuses: list[str] = []
     replicas = [weekly(usage, fake_slack, statuses) for _ in range(3)]
     fake_slack.fail("chat.postMessage", error="channel_not_found")

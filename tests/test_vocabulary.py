@@ -148,6 +148,41 @@ def test_a_concept_among_words_of_a_neighbouring_stack_is_a_minority(tmp_path: P
     assert prs(index, "scheduler pod overhead") == [6867]
 
 
+def test_a_stack_named_by_a_glossary_term_is_still_a_neighbouring_domain(tmp_path: Path) -> None:
+    """`Docker` and `k8s` are terms of vLLM's deployment concept, but a question about them and
+    a scheduler feature asks as much of the neighbouring stack as of vLLM: no answer. Two
+    concepts read from one word (`preemption`) are one thing asked, not two."""
+    (tmp_path / "vllm-digest-2026-07.txt").write_text(
+        "vllm-project/vllm\n\n[Core] Priority scheduling preempts the lowest priority first (#7001)\n\n"
+        "Worth a read. With priority scheduling, preemption now picks the request of the lowest "
+        "priority instead of the newest one.\n",
+        encoding="utf-8",
+    )
+    index = SearchIndex.build(Library.load(tmp_path).entries)
+    assert prs(index, "priority preemption") == [7001]
+    assert prs(index, "docker container priority preemption") == []
+    assert prs(index, "k8s gpu scheduling") == []
+    assert prs(index, "scheduling gpu") == [7001]  # one near word in a short query only refines
+    # beside a near-domain word, a word neither the library nor vLLM's vocabulary (its terms and
+    # descriptions) knows is the neighbouring stack's too: `ingress`; `overhead` is vLLM's
+    assert prs(index, "helm ingress preemption") == []
+    assert prs(index, "preemption pod overhead") == [7001]
+
+
+def test_streaming_in_english_finds_a_chinese_note_on_streaming(tmp_path: Path) -> None:
+    """`streaming` names the concept `流式` does; `Stream` of an identifier the entry lacks is
+    still only one part of it (`DecodeStream` is not any entry on decoding)."""
+    (tmp_path / "vllm-digest-2026-07.txt").write_text(
+        "vllm-project/vllm\n\n[Frontend] hermes 解析器修正 (#7101)\n\n"
+        "值得看。hermes 解析器在流式返回时丢了最后一个参数。\n\n"
+        "[Core] 投机解码提速 (#7102)\n\n值得看。decode 阶段少一次同步。\n",
+        encoding="utf-8",
+    )
+    index = SearchIndex.build(Library.load(tmp_path).entries)
+    assert prs(index, "hermes streaming") == [7101]
+    assert prs(index, "DecodeStream") == []
+
+
 def test_a_description_meets_the_words_as_typed_not_as_typo_corrected(tmp_path: Path) -> None:
     """`preprocessed` is no word of this month; corrected it would be `preprocessor` and no
     longer meet "avoid preprocessing the same image twice"."""

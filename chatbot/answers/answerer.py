@@ -21,15 +21,14 @@ from itertools import chain, islice
 
 from chatbot.answers.addressing import addressing_rules
 from chatbot.answers.asking import asking_part, questions
+from chatbot.answers.candidates import Candidate, entry_candidates
 from chatbot.answers.composer import Composer, Lang, answer_words, words_in
 from chatbot.answers.intents import Intent, Reading, cached_reading
 from chatbot.answers.pr_facts import answer_from_facts
 from chatbot.answers.retrieval import (
     EN_STOP,
-    Candidate,
     Scored,
     concepts_missing,
-    entry_candidates,
     focused,
     glossary_names,
     kind_priors,
@@ -37,17 +36,20 @@ from chatbot.answers.retrieval import (
     subject_terms,
     words_missing,
 )
+from chatbot.answers.typed import (
+    MIN_FIT,
+    MIN_SHARED,
+    YES_NO_RE,
+    keeping_what_is_asked,
+    said_absent,
+    typed_ranking,
+)
 from chatbot.digest import Entry, FactsLookup, Library, Ref, no_facts
 from chatbot.search import Glossary, load_glossary
 from chatbot.text import LATIN_WORD, has_han, normalize_question, strip_slack_markup
 
 BUDGET_SHARE = 0.75
 MAX_QUESTION_CHARS = 300
-# The floor, calibrated on the training pools (bench/answers.py): a candidate answers when it
-# shares a real term with the subject (one word or identifier; a lone Chinese bigram is not
-# enough) or fits the asked kind by its part or a cue of its own.
-MIN_SHARED = 1.0
-MIN_FIT = 1.0
 OFF_KIND_SHARED = 1.5  # a candidate of another kind than the one asked shares this much (leave-one-set-out on the training pool)
 BAND = 0.65  # candidates within this share of the best score are quoted with it
 MOST = 2
@@ -55,10 +57,6 @@ MOST_LISTED = 4
 LIST_KINDS = frozenset({"focus"})  # "重点看什么" asks for the points, all that fit
 LIST_RE = re.compile(r"哪些|哪几|几件|几点|几个|列出|列一下|(?i:\bwhich\b|\blist\b|\bwhat are\b|\ball\b)")
 POINTS_RE = re.compile(r"哪些|哪几|几点|列出|列一下|(?i:\blist\b|\bwhat are the\b)")  # asks for the points
-YES_NO_RE = re.compile(
-    r"^(?:is|are|does|do|did|can|could|will|would|has|have|should)\b|吗\s*$|是否|有没有|是不是|能不能|会不会|支不支持",
-    re.I,
-)
 NEGATION_RE = re.compile(r"不支持|尚未|暂不|不会|没有|无法|不能|(?i:\bnot\b|n't\b|no longer|unsupported)")
 TOPIC_CHARS = 40
 RELATED = "refs"
@@ -226,16 +224,23 @@ class Answerer:
     ) -> str:
         """The answer from the ranked candidates, or the honest line when none clears the floor."""
         reading, scored, missing = self._ranked(entry, question, reading, scored)
+        typed = typed_ranking(entry, question, reading, scored, missing)
+        scored, missing = typed.scored, typed.missing
         best = scored[0] if scored else None
-        if best is None or missing or _denied(reading, best, entry, question):
+        if best is None or typed.refused(lambda: _denied(reading, best, entry, question)):
             return self._not_covered(reading, missing, best, c, question)
         chosen = [
-            self._said(entry, focused(reading, s, self.glossary), c)
-            for s in _chosen(question, scored, reading.top)
+            keeping_what_is_asked(
+                typed.slots, self._said(entry, focused(reading, s, self.glossary), c), entry
+            )
+            for s in _chosen(question, scored, reading.top, typed=bool(typed.slots))
         ]
         chosen = [s for s in chosen if s.text]
         if not chosen:
             return self._not_covered(reading, [], None, c, question)
+        if typed.instead:
+            topic = _as_asked(" / ".join(typed.instead), question)
+            return c.quote(c.word("instead").format(topic=f" {topic} " if c.lang == "zh" else topic), chosen)
         prefix = self._prefix(reading, best, question, c)
         return c.quote(prefix, chosen)
 
@@ -422,6 +427,8 @@ def _latin_words(subject: str) -> list[str]:
 
 def _denied(reading: Reading, best: Scored, entry: Entry, question: str) -> bool:
     """Whether even the best candidate does not answer: below the floor, or beside the question."""
+    if best.shared >= MIN_SHARED and said_absent(best.candidate.text):
+        return False  # "有 benchmark 吗" on "no benchmark, no test plan": that is the answer
     return not _clears(best, bool(reading.kinds)) or _beside(reading, best, entry, question)
 
 
@@ -456,11 +463,14 @@ def _clears(best: Scored, kind_asked: bool = False) -> bool:
     return best.shared >= (OFF_KIND_SHARED if kind_asked and best.fit == 0 else MIN_SHARED)
 
 
-def _chosen(question: str, scored: Sequence[Scored], kind: Intent = "other") -> list[Candidate]:
-    """The best candidate and those close to it (a list question, or a kind that is a list: the list)."""
+def _chosen(
+    question: str, scored: Sequence[Scored], kind: Intent = "other", *, typed: bool = False
+) -> list[Candidate]:
+    """The best candidate and those close to it (a list question, or a kind that is a list: the
+    list); of a typed question's holders, the best stands on what it holds."""
     best = scored[0]
     most = MOST_LISTED if LIST_RE.search(question) or kind in LIST_KINDS else MOST
-    chosen: dict[str, Candidate] = {}
+    chosen: dict[str, Candidate] = {best.candidate.text: best.candidate} if typed else {}
     for s in (s for s in scored if s.score >= best.score * BAND):
         if len(chosen) < most and _joins(s, best, chosen):
             chosen[s.candidate.text] = s.candidate
@@ -471,7 +481,9 @@ def _joins(s: Scored, best: Scored, chosen: dict[str, Candidate]) -> bool:
     """Whether a close candidate is quoted with the best: new, clearing the floor, and beyond the
     first two, of the same part (the rest of the list, not a caveat after the focus points)."""
     listed = len(chosen) < MOST or bool(set(s.candidate.parts) & set(best.candidate.parts))
-    return bool(s.candidate.text) and s.candidate.text not in chosen and _clears(s) and listed
+    text = s.candidate.text
+    said = any(text in c for c in chosen)  # a piece of a clause already quoted adds nothing
+    return bool(text) and not said and _clears(s) and listed
 
 
 def _entry_text(entry: Entry) -> str:

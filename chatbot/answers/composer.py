@@ -13,7 +13,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Literal
 
-from chatbot.answers.retrieval import Candidate
+from chatbot.answers.candidates import Candidate
 from chatbot.digest import Entry, clean, split_top_level
 from chatbot.yamlfast import load_yaml
 

@@ -40,6 +40,7 @@ Intent = Literal[
     "reviewers",
     "howto",
     "benchmark",
+    "verdict",
     "defaults",
     "other",
 ]
@@ -94,6 +95,7 @@ def phrasings() -> Phrasings:
         for phrase in phrases:
             norm = _rewrite(normalize_question(str(phrase)), rewrites)
             rules.append(IntentRule(cast(Intent, name), norm, _compile(norm), order, norm.replace(" ", "")))
+    rules.extend(_pattern_rules(data.get("patterns") or {}, list(data["intents"])))
     whole = {
         _bare(_rewrite(normalize_question(str(phrase)), rewrites)): cast(Intent, name)
         for name, phrases in data.get("whole", {}).items()
@@ -101,6 +103,18 @@ def phrasings() -> Phrasings:
         for phrase in phrases
     }
     return Phrasings(tuple(rules), rewrites, whole)
+
+
+def _pattern_rules(patterns: dict[str, list[str]], names: list[str]) -> list[IntentRule]:
+    """The question families' shapes: a rule with no phrase, tried on every question, ordered
+    as its kind's phrasings."""
+    rules: list[IntentRule] = []
+    for name, regexes in patterns.items():
+        if name not in INTENTS:
+            raise ValueError(f"followup_intents.yaml: patterns: unknown intent {name!r}")
+        order = names.index(name) if name in names else len(names)
+        rules.extend(IntentRule(name, "", re.compile(str(r)), order, "") for r in regexes)
+    return rules
 
 
 def intent_rules() -> tuple[IntentRule, ...]:
@@ -172,7 +186,7 @@ def _cue_matches(text: str) -> list[tuple[int, int, int, int, Intent]]:
     """(start, end, weight, order, kind) of every phrasing in the text, longest first, then file order."""
     squeezed = text.replace(" ", "")
     found = [
-        (m.start(), m.end(), weight(rule.phrase), rule.order, rule.intent)
+        (m.start(), m.end(), weight(rule.phrase or m.group(0).replace(" ", "")), rule.order, rule.intent)
         for rule in phrasings().rules
         if rule.key in squeezed
         for m in rule.pattern.finditer(text)

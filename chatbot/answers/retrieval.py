@@ -19,305 +19,14 @@ from importlib import resources
 
 from rapidfuzz import fuzz, process
 
+from chatbot.answers import dictionary
+from chatbot.answers.candidates import SHORT_CLAUSE, Candidate
 from chatbot.answers.intents import Intent, Reading
-from chatbot.digest import Entry, clauses, sentences
-from chatbot.digest.note_labels import vocabulary
+from chatbot.digest import clauses
 from chatbot.search import Glossary
 from chatbot.search.glossary import Expansion
-from chatbot.text import HAN_RUN, INFLECTIONS, LATIN_WORD, han_bigrams, has_han, normalize_question, stem
+from chatbot.text import HAN_RUN, INFLECTIONS, LATIN_WORD, han_bigrams, normalize_question, stem
 from chatbot.yamlfast import load_yaml
-
-# --- candidates -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """Something the answer may say: a clause of the note with the parts it belongs to, or a fact
-    of the metadata (`fact`: said as a line of its own, not quoted)."""
-
-    parts: tuple[str, ...]
-    text: str
-    source: str
-    short: str = ""
-    fact: bool = False
-
-
-# A label opening a line or sentence: `【风险】`, `[Risks]`, `注意：`, `**Gotcha:**`.
-LABEL_RE = re.compile(
-    r"^\**(?:【([^】]{1,14})】|\[([^\]]{1,20})\]|([^：:。，,\s`*][^：:。，,`]{0,16}?)\**\s*[:：]\**)\s*"
-)
-# List and heading marks at the start of a line: `- `, `* `, `## `, `1. `, `(2)`, `③`, `> `.
-MARK_RE = re.compile(r"^\s*(?:[-*•+>]\s+|#{1,6}\s*|\d{1,2}[.)、]\s*|[（(]\d{1,2}[)）]\s*|[①-⑩]\s*)+")
-_PART_OF_LABEL = {
-    "verdict": "verdict",
-    "why": "why",
-    "focus": "focus",
-    "audience": "audience",
-    "caveats": "caveat",
-}
-# A handle right before what people do in a review ("ywang96 在 review 中指出"), named or not.
-PERSON_ACTS_RE = re.compile(
-    r"(?<![\w/.@-])[A-Za-z][\w-]{2,38}\s*(?:在\s*review|在评审|认为|指出|建议|提出|提醒|发现|解释|质疑|回复|"
-    r"argued|suggested|pointed out|noted|asked)"
-)
-# "Nicolò Lucchesi (NickLucche)": a full name with the handle after it.
-NAMED_HANDLE_RE = re.compile(r"\b[A-Z][\w.'-]+(?: [A-Z][\w.'-]+)* \([A-Za-z0-9][\w-]{1,38}\)")
-REVIEWED_BY_RE = re.compile(
-    r"(?i:reviewed by|approved by|reviewers? (?:were|was|is|are)|\w+ \(\w[\w-]*\) (?:reviewed|approved|pushed back))|评审人|审阅人"
-)
-REVIEW_RE = re.compile(r"review(?:ed|ers?|s|ing)?\b|审阅|审查|评审|approv|批准|LGTM", re.I)
-REVIEWER_RE = re.compile(
-    r"reviewers?\s*(?:认为|指出|建议|要求|坚持|提出|argued|asked|insisted|suggested|pointed)|评审(?:认为|指出|建议|意见)",
-    re.I,
-)
-
-
-@lru_cache(maxsize=1)
-def _own_labels() -> dict[str, str]:
-    """Labels the digest reader names no part for (`TL;DR`, `How to enable`), by folded text."""
-    text = resources.files("chatbot.answers").joinpath("data/kind_priors.yaml").read_text(encoding="utf-8")
-    labels = load_yaml(text)["labels"]
-    return {_folded(str(word)): str(part) for part, words in labels.items() for word in words}
-
-
-def _folded(label: str) -> str:
-    return " ".join(label.casefold().split())
-
-
-def _label(line: str) -> tuple[str | None, str]:
-    """The part a line's or sentence's label announces, and the text after the label."""
-    match = LABEL_RE.match(line)
-    if match is None:
-        return None, line
-    label = next(g for g in match.groups() if g)
-    own = _own_labels().get(_folded(label))
-    if own is not None:
-        return own, line[match.end() :]
-    kind = vocabulary().label_kind(label)
-    if kind is None or kind not in _PART_OF_LABEL:
-        return ("note", line[match.end() :]) if kind == "refs" else (None, line)
-    return _PART_OF_LABEL[kind], line[match.end() :]
-
-
-def note_clauses(note: str) -> list[tuple[str, str]]:
-    """(part, sentence) for every sentence of the note: the part its label announces, or the last
-    label's before it in the same paragraph ("Watch out: A. B." — B is a caveat too), or the bare
-    label line's above a list; else `note`."""
-    out: list[tuple[str, str]] = []
-    section: str | None = None
-    for raw in note.split("\n"):
-        listed = bool(MARK_RE.match(raw))
-        line = MARK_RE.sub("", raw).strip().strip("*").strip()
-        if not line:
-            section = None
-            continue
-        part, rest = _label(line)
-        if part is not None and not rest.strip():
-            section = part  # a bare label line: the list under it is that part
-            continue
-        out.extend(_labelled_sentences(line, section if listed else None))
-    return out
-
-
-def _labelled_sentences(line: str, section: str | None) -> list[tuple[str, str]]:
-    """The sentences of one line, each with the part of the label it or a sentence before opens."""
-    out: list[tuple[str, str]] = []
-    current = section
-    for sentence in sentences(line):
-        part, rest = _label(sentence)
-        current = part or current
-        if rest.strip():
-            out.append((current or "note", rest.rstrip(".。!！;；")))
-    return out
-
-
-def _structured(entry: Entry) -> list[Candidate]:
-    """The parts the digest reader found: verdict, why line, focus points, audience, caveats.
-    The rest of the verdict's own sentence ("可以一读，但不急") is the verdict, not a point."""
-    verdict = _verdict_sentence(entry)
-    found = _points_and_caveats(entry, verdict)
-    if entry.why and not _of_verdict(entry.why, verdict):
-        found.append(Candidate(("why",), entry.why, "why"))
-    if entry.audience:
-        found.append(Candidate(("audience",), entry.audience, "audience"))
-    if entry.verdict:
-        qualified = verdict if verdict and len(verdict) <= len(entry.verdict) + SHORT else entry.verdict
-        found.append(Candidate(("verdict",), qualified, "verdict"))
-    return found
-
-
-def _points_and_caveats(entry: Entry, verdict: str) -> list[Candidate]:
-    """The focus points (not the verdict's qualifier) and the caveats; a caveat cut from a focus
-    point ("…，提醒跨版本验证的必要性") is quoted with its context."""
-    found = [
-        Candidate(("focus",), h, f"highlights[{i}]")
-        for i, h in enumerate(entry.highlights)
-        if not _of_verdict(h, verdict)
-    ]
-    for i, caveat in enumerate(entry.caveats):
-        host = next((n for n, c in enumerate(found) if caveat in c.text and caveat != c.text), None)
-        if host is None:
-            found.append(Candidate(("caveat",), caveat, f"caveats[{i}]"))
-        else:
-            found[host] = Candidate(("focus", "caveat"), found[host].text, f"caveats[{i}]")
-    return found
-
-
-def _verdict_sentence(entry: Entry) -> str:
-    """The note's first sentence when it opens with the verdict, else nothing."""
-    if not entry.verdict:
-        return ""
-    first = next(iter(sentences(entry.note)), "").rstrip(".。!！;；")
-    return first if first.startswith(entry.verdict) else ""
-
-
-def _of_verdict(point: str, verdict: str) -> bool:
-    """Whether a point is only the verdict's qualifier ("但不急" of "可以一读，但不急")."""
-    return bool(verdict) and point in verdict and len(point) < SHORT
-
-
-def _people_parts(entry: Entry, text: str) -> tuple[str, ...]:
-    """`people` for a clause naming one of the entry's people (besides the author), `reviewers`
-    too when it speaks of review."""
-    named = any(p in text for p in entry.people if p != entry.author) or bool(
-        PERSON_ACTS_RE.search(text) or NAMED_HANDLE_RE.search(text)
-    )
-    if REVIEWED_BY_RE.search(text) or (REVIEW_RE.search(text) and (named or REVIEWER_RE.search(text))):
-        return ("people", "reviewers")
-    return ("people",) if named else ()
-
-
-def entry_candidates(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
-    """Every candidate of the entry: its parts, the rest of its sentences, its title, its facts."""
-    merged = _parts_found(entry)
-    held = list(merged)
-    for i, (part, text) in enumerate(note_clauses(entry.note)):
-        _add_sentence(entry, merged, held, (i, part, text))
-    merged.setdefault(entry.title, Candidate(("title",), entry.title, "title"))
-    return _without_bare_headings(list(merged.values())) + _facts(entry, words)
-
-
-def _add_sentence(
-    entry: Entry, merged: dict[str, Candidate], held: Sequence[str], sentence: tuple[int, str, str]
-) -> None:
-    """A sentence of the note: its label's part given to the reader's part it is in, and what it
-    says besides the parts inside it ("…不到 4%" before "对…有帮助") as a candidate of its own."""
-    i, part, text = sentence
-    same = _parts_in(text, held)
-    for h in (h for h in same if text in h):
-        merged[h] = _with_part(merged[h], part)
-    rest = _rest(text, same and [*same, *(h for h in held if h in text)])
-    if rest and (rest == text or not _said(rest, merged)):
-        merged.setdefault(rest, Candidate((part, *_people_parts(entry, rest)), rest, f"note[{i}]"))
-
-
-def _parts_in(text: str, held: Sequence[str]) -> list[str]:
-    """The reader's parts a sentence is in, or that are (not too short) in it."""
-    return [h for h in held if text in h or (h in text and len(h) >= SHORT_CLAUSE)]
-
-
-def _said(rest: str, merged: Mapping[str, Candidate]) -> bool:
-    """Whether a candidate already says this rest of a sentence (or begins with it)."""
-    return any(rest in h or h.startswith(rest[:SHORT]) for h in merged)
-
-
-def _rest(text: str, parts: Sequence[str]) -> str:
-    """A sentence without the parts inside it, when what is left says something; the whole
-    sentence when no part is in it; else nothing."""
-    if not parts:
-        return text
-    if any(text in h for h in parts):
-        return ""
-    rest = text
-    for h in parts:
-        rest = rest.replace(h, "\n")
-    pieces = [p.strip(" ，,;；。.:：") for p in rest.split("\n")]
-    longest = max(pieces, key=len)
-    return longest if len(longest) >= SHORT else ""
-
-
-def _parts_found(entry: Entry) -> dict[str, Candidate]:
-    """The reader's parts by text, one candidate per text with all the parts it is."""
-    merged: dict[str, Candidate] = {}
-    for c in _structured(entry):
-        # "TL;DR: …" or "- **Who:** …" read as a point is quoted without its label, as the part
-        # its label says (the label wins: "**How to enable:**" under 风险 is not a caveat).
-        part, text = _label(MARK_RE.sub("", c.text).strip().strip("*").strip())
-        known = merged[text].parts if text in merged else ()
-        own = (part,) if part and part != "note" else c.parts
-        parts = (*known, *own, *_people_parts(entry, text))
-        merged[text] = Candidate(tuple(dict.fromkeys(parts)), text, c.source)
-    return merged
-
-
-def _without_bare_headings(candidates: list[Candidate]) -> list[Candidate]:
-    """A bare heading ("测试设计") inside a longer candidate says nothing of its own."""
-    texts = [c.text for c in candidates]
-    return [
-        c
-        for c in candidates
-        if len(c.text) >= SHORT or "verdict" in c.parts or not any(c.text in t and c.text != t for t in texts)
-    ]
-
-
-SHORT = 12
-SHORT_CLAUSE = 8  # a clause shorter than this is a heading ("测试设计"), not a point
-
-
-def _with_part(candidate: Candidate, part: str) -> Candidate:
-    """A part found by the reader, with the part its own label says: the label wins ("How to
-    enable:" after "Watch out:" is not a caveat)."""
-    if part in candidate.parts or part == "note":
-        return candidate
-    people = tuple(p for p in candidate.parts if p in ("people", "reviewers"))
-    return Candidate((part, *people), candidate.text, candidate.source)
-
-
-def _facts(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
-    """The metadata as candidates, each a line in the asker's language, after the summary."""
-    facts = [
-        Candidate((part,), text, source, fact=True)
-        for part, source, text in _fact_lines(entry, words)
-        if text
-    ]
-    return [_summary(entry), *facts]
-
-
-def _summary(entry: Entry) -> Candidate:
-    """The title and the note's first point; said short, the point when the title is the PR's."""
-    verdict = _verdict_sentence(entry)
-    points = [p for p in (entry.why, *entry.highlights) if p and not _of_verdict(p, verdict)]
-    why = points[0] if points else ""
-    joint = "。" if has_han(entry.title) else ". "
-    summary = f"{entry.title}{joint}{why}" if why and why != entry.title else entry.title
-    short = why if why and _pr_title(entry) else entry.title
-    return Candidate(("summary",), summary, "title", short=short)
-
-
-PR_TITLE_RE = re.compile(r"^\[[^\]]+\]|#\d+\s*$")
-
-
-def _pr_title(entry: Entry) -> bool:
-    """Whether the entry's title is the PR's own (`[Bugfix] … #4869`), not the curator's summary:
-    then the note's why line, not the title the asker has already read, sums it up."""
-    return bool(PR_TITLE_RE.search(entry.title)) or entry.title == entry.github_title
-
-
-def _fact_lines(entry: Entry, words: Mapping[str, str]) -> list[tuple[str, str, str]]:
-    """(part, source, line) of each metadata field; an empty line where the field is unknown."""
-    date = f"{entry.date.isoformat()}{f' (#{entry.pr})' if entry.pr else ''}" if entry.date else ""
-    return [
-        ("author", "author", _line(words["author"], entry.author)),
-        ("date", "date", _line(words["date"], date)),
-        ("english", "github_title", _line(words["english"], entry.github_title)),
-        ("tags", "tags", _line(words["labels"], ", ".join(entry.tags))),
-        ("link", "url", _line(f"#{entry.pr} " if entry.pr else "", entry.title if entry.url else "")),
-    ]
-
-
-def _line(label: str, value: str | None) -> str:
-    return f"{label}{value}" if value else ""
-
 
 # --- the question's terms -----------------------------------------------------------------------
 
@@ -338,6 +47,7 @@ EN_STOP = frozenset(_EN_STOP_WORDS.split())
 ZH_STOP_CHARS = frozenset("什么怎么为何哪些吗呢吧啊呀的了是这那个一下请问能否可以有没么啥咋谁它该里")
 TermWeights = dict[str, float]
 BIGRAM = 1.0  # a Chinese character bigram of the subject
+DICTIONARY = 1.0  # a word the general dictionary gives for one of the subject's (dictionary.py)
 
 
 @lru_cache(maxsize=1)
@@ -395,6 +105,14 @@ def _add_chinese(norm: str, weights: TermWeights) -> None:
             weights.update({w: 1.5 for w in _english_words(ens) if w not in weights})
     grams = (g for run in HAN_RUN.findall(norm) for g in han_bigrams(run))
     weights.update({g: BIGRAM for g in grams if g not in weights and not set(g) <= ZH_STOP_CHARS})
+    _add_glossed(norm, weights)
+
+
+def _add_glossed(norm: str, weights: TermWeights) -> None:
+    """The general dictionary's English for the Chinese words (`DICTIONARY`)."""
+    for run in HAN_RUN.findall(norm):
+        glossed = (_uninflected(w) for w in dictionary.english_of(run) if w not in EN_STOP)
+        weights.update({w: DICTIONARY for w in glossed if w not in weights})
 
 
 def _english_words(phrases: Sequence[str]) -> list[str]:
@@ -407,10 +125,15 @@ def _add_words(norm: str, weights: TermWeights) -> None:
     for word in LATIN_WORD.findall(norm):
         if word in EN_STOP or len(word) < 2:
             continue
-        weights.setdefault(stem(word, INFLECTIONS) if len(word) > 4 else word, 2.0)
+        weights.setdefault(_uninflected(word), 2.0)
         for zh in chinese_of(word):
             grams = han_bigrams(zh) if HAN_RUN.fullmatch(zh) else [normalize_question(zh)]
             weights.update({g: 1.5 for g in grams if g not in weights})
+        weights.update({zh: DICTIONARY for zh in dictionary.chinese_of(word) if zh not in weights})
+
+
+def _uninflected(word: str) -> str:
+    return stem(word, INFLECTIONS) if len(word) > 4 else word
 
 
 @lru_cache(maxsize=1 << 14)
@@ -694,7 +417,7 @@ def words_missing(
     a paraphrase, a colloquial word or the English of a Chinese note's word."""
     texts = [candidate_terms(c.text) for c in candidates]
     distinct = _distinct_words(subject, question, names)
-    missing = [w for w in distinct if not _named(w, texts)]
+    missing = [w for w in distinct if not any(_named(f, texts) for f in (w, *chinese_of(w)))]
     idents = [t for t, w in subject_terms(subject).items() if w >= IDENT_WEIGHT and t not in distinct]
     return missing + [t for t in idents if not _written(t, texts)]
 

@@ -18,7 +18,7 @@ from chatbot.builders import (
 )
 from chatbot.daily import Pick, TopicFilter
 from chatbot.daily.announcer import Announcer
-from chatbot.daily.poster import DailyPoster, SlackMessage
+from chatbot.daily.poster import DailyPoster, DailyResult, SlackMessage, Status
 from chatbot.daily.scheduler import DailyScheduler
 from chatbot.daily.subscription import (
     Subscription,
@@ -35,9 +35,6 @@ from chatbot.slack.blocks import render_entry_card
 from chatbot.slack.handlers.subscriptions import SubscriptionCommands
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.membership import ChannelMembers, slack_members
-from chatbot.slack.observed import (
-    observed_daily_run,
-)
 from chatbot.slack.retries import web_client
 from chatbot.slack.subscription_blocks import render_announcement
 from chatbot.store import (
@@ -91,6 +88,25 @@ def build_daily_poster(
     )
 
 
+def counted_daily_run(
+    run: Callable[[str, dt.date], DailyResult], usage: UsageRecorder
+) -> Callable[[str, dt.date], DailyResult]:
+    """The daily poster's run, counting each outcome (posted, recovered, failed, …)."""
+
+    def counted(channel: str, day: dt.date) -> DailyResult:
+        try:
+            result = run(channel, day)
+        except Exception:
+            usage.daily("error")
+            raise
+        usage.daily(result.status.value.replace(" ", "_"))
+        if result.status in (Status.POSTED, Status.RECOVERED) and result.entry_id:
+            usage.posted(result.entry_id)
+        return result
+
+    return counted
+
+
 def build_daily_scheduler(
     settings: Settings,
     poster: DailyPoster,
@@ -99,7 +115,7 @@ def build_daily_scheduler(
 ) -> DailyScheduler:
     """Cron jobs for DAILY_CHANNELS and the subscriptions (re-read every RECONCILE_SECONDS, the
     announcer on the same tick); a DAILY_CRON APScheduler rejects fails like any bad setting."""
-    run = observed_daily_run(poster.run, usage) if usage is not None else poster.run
+    run = counted_daily_run(poster.run, usage) if usage is not None else poster.run
     try:
         return DailyScheduler(
             run,

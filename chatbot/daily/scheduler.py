@@ -192,6 +192,8 @@ class DailyScheduler:
             run = ScheduledRun(job.channel, fire.date(), fire)
             scheduler.add_job(self._once, args=[run], id=f"daily-catch-up:{job.channel}")
         if self.subscriptions is not None:
+            # Its first tick at once: it announces what is new (`after_reconcile`) right after start.
+            # (A one-off job for that raced shutdown: APScheduler logged a JobLookupError traceback.)
             scheduler.add_job(
                 self.reconcile,
                 "interval",
@@ -199,13 +201,14 @@ class DailyScheduler:
                 id="daily-reconcile",
                 coalesce=True,
                 max_instances=1,
+                next_run_time=dt.datetime.now(self.zone),
             )
+        elif self.after_reconcile is not None:
+            scheduler.add_job(self._after_reconcile, id="daily-reconcile-first")
         scheduler.start()
         for channel in wanted:
             job = scheduler.get_job(f"daily:{channel}")
             log.info("daily post %s: next run %s", channel, job.next_run_time if job else "never")
-        if self.after_reconcile is not None:
-            scheduler.add_job(self._after_reconcile, id="daily-reconcile-first")
 
     def reconcile(self) -> dict[str, ChannelJob]:
         """Bring the jobs in line with the subscriptions in the store (run every `reconcile_every`)."""

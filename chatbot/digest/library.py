@@ -171,6 +171,7 @@ def merge_entries(
         for extra in loaded.metadata:
             _share_author(extra, authors)
             metadata.setdefault(extra.id, []).append((extra, loaded))
+    metadata = _matched_elsewhere(metadata, notes)
     problems = [
         _unmatched(extra, loaded)
         for entry_id, extras in metadata.items()
@@ -180,6 +181,40 @@ def merge_entries(
     merged = [_merged(slots, [e for e, _ in metadata.get(entry_id, [])]) for entry_id, slots in notes.items()]
     _take_parts(merged, previous)
     return merged, problems
+
+
+def _matched_elsewhere(
+    metadata: dict[str, list[tuple[Metadata, LoadedFile]]], notes: Mapping[str, list[Slot]]
+) -> dict[str, list[tuple[Metadata, LoadedFile]]]:
+    """Metadata whose title is no note's, given to the note of its PR: the one whose title ends
+    with that PR (`… (#24343)`), else the only one whose title holds it (`中文标题 — English title`)."""
+    if all(entry_id in notes for entry_id in metadata):
+        return metadata
+    by_pr: dict[int, str] = {}
+    titles: dict[str, str] = {}
+    for entry_id, slots in notes.items():
+        fields = _fields_of(*slots[0])
+        titles[entry_id] = str(fields["title"]).casefold()
+        if fields.get("pr"):
+            by_pr.setdefault(int(fields["pr"]), entry_id)
+    out: dict[str, list[tuple[Metadata, LoadedFile]]] = {}
+    for entry_id, extras in metadata.items():
+        target = entry_id if entry_id in notes else _note_of(extras[0][0], by_pr, titles) or entry_id
+        out.setdefault(target, []).extend(extras)
+    return out
+
+
+def _note_of(extra: Metadata, by_pr: Mapping[int, str], titles: Mapping[str, str]) -> str | None:
+    if extra.pr is not None and extra.pr in by_pr:
+        return by_pr[extra.pr]
+    wanted = extra.title.casefold().strip()
+    holding = [entry_id for entry_id, title in titles.items() if wanted and wanted in title]
+    return holding[0] if len(holding) == 1 else None
+
+
+def _fields_of(entries: list[Entry | Row], index: int) -> Mapping[str, Any]:
+    item = entries[index]
+    return item.__dict__ if isinstance(item, Entry) else entry_fields(item)
 
 
 def _take_parts(entries: list[Entry], previous: Mapping[str, Entry]) -> None:

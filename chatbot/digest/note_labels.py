@@ -19,11 +19,13 @@ PartKind = Literal["verdict", "why", "focus", "audience", "caveats", "refs"]
 PART_KINDS: tuple[PartKind, ...] = get_args(PartKind)
 
 _SPACES_RE = re.compile(r"[\s*_]+")
+_MARKER_RE = re.compile(r"^[^\w【\[(（]+")
 
 
 def label_key(text: str) -> str:
-    """A label as compared: case-folded, without spaces, markdown emphasis or a trailing `s`-less form."""
-    return _SPACES_RE.sub("", text).casefold()
+    """A label as compared: case-folded, without spaces, markdown emphasis or the emoji or
+    bullet a curator marks it with (`📌 推荐`, `⚠️ 注意`)."""
+    return _MARKER_RE.sub("", _SPACES_RE.sub("", text)).casefold()
 
 
 @dataclass(frozen=True)

@@ -73,9 +73,22 @@ def _colon_label(text: str, colon: int, after: int, vocab: NoteVocabulary) -> _L
         end += 1
     if stripped.rstrip(" *") and len(stripped) <= _MAX_LABEL and _at_boundary(text, origin):
         kind = vocab.label_kind(stripped)
-        if kind is not None:  # the label takes its line's list marker (`- 看点：`): no stray `-`
+        # The label takes its line's list marker (`- 看点：`): no stray `-`. A bold one the
+        # vocabulary does not know (`- **Status:**`) still ends the part before: plain prose.
+        if kind is not None or _bold(raw, text[colon:end]):
             return _Label(origin, end, clean(stripped.strip(" *")), kind)
     return _spaced_label(raw, origin, end, vocab)
+
+
+def _bold(raw: str, closing: str) -> bool:
+    """`**Status:**` or `**Status**:` at the start of its line or list item: a label's markup."""
+    opened = _unmarked_start(raw)
+    return opened.startswith("**") and ("**" in closing or opened.rstrip().endswith("**"))
+
+
+def _unmarked_start(raw: str) -> str:
+    marker = LIST_LINE_RE.match(raw)
+    return (raw[marker.end() :] if marker else raw).lstrip(" \t")
 
 
 def _line_marker_start(text: str, start: int) -> int:

@@ -32,19 +32,23 @@ HANDLE_WORD_RE = re.compile(
 _IN_BRACKETS_RE = re.compile(r"[(（][ \t]*@?((?![A-Z0-9-]+[)）])[A-Za-z0-9][A-Za-z0-9-]{1,38})[ \t]*[)）]")
 _NAME_BEFORE_RE = re.compile(r"(?<![\w-])(?:[A-Z][a-zà-ÿ]+[ \t]){1,3}$")
 _WORD = r"([A-Za-z0-9][A-Za-z0-9-]{1,38}+)(?![\w-])"
-# After `author`/`reviewed by`/`作者` a lowercase word is a handle (`author wenscarl`); after `by`,
+# After `author`/`作者` a lowercase word is a handle (`author wenscarl`); after `reviewed by`, `by`,
 # `cc`, `ping`, `thanks to` and before a doing verb only a word shaped like a handle is.
-_STRONG_LEAD_RE = re.compile(
-    r"(?<![\w-])(?<!the )(?<!The )(?:(?i:author|authored by|reviewed by|reviewer)[ \t]+|作者[ \t]*)@?" + _WORD
-)
+_STRONG_LEAD_RE = re.compile(r"(?<![\w-])(?<!the )(?<!The )(?:(?i:author)[ \t]+|作者[ \t]*)@?" + _WORD)
+# `reviewed by` is a `by`: an ordinary word may follow it (`reviewed by default`, `by scheduler`).
+_REVIEW_LEAD_RE = re.compile(r"(?<![\w-])(?i:authored by|reviewed by|reviewer)[ \t]+@?" + _WORD)
 _WEAK_LEAD_RE = re.compile(r"(?<![\w-])(?i:by|cc|ping|thanks to)[ \t]+@?" + _WORD)
 _DOING_RE = re.compile(
     r"(?<![\w@/.`-])" + _WORD[:-9] + r"[ \t]+(?:chose|wrote|added|fixed|reworked|ported|moved|"
     r"rewrote|landed|split|reverted|reviewed|approved|measured|benchmarked|profiled|traced)\b"
 )
-# A Chinese clause that opens with a handle doing something (`【看点】zixi-qi 让…`, `。wenscarl 接入…`).
+# A Chinese clause that opens with a handle doing something (`【看点】zixi-qi 让…`, `。wenscarl 接入…`,
+# `，AichenF 先在 SGLang 里把…`): a lowercase handle or a name with its initial (`AichenF`; not a
+# product's CamelCase, `FlashInfer`), then the verb, maybe after an adverb and a place (`先在 X 里`).
 _ZH_DOING_RE = re.compile(
-    r"(?:^|(?<=[。；：，】\n]))[ \t]*([a-z][a-z0-9-]{2,38}+)(?![\w-])[ \t]*"
+    r"(?:^|(?<=[。；：，】\n]))[ \t]*([a-z][a-z0-9-]{2,38}+|[A-Z][a-z]{2,}[A-Z])(?![\w-])[ \t]*"
+    r"(?:(?:先|也|又|还|已经|之前|早先|最早|首先|曾经?|刚)[ \t]*)?"
+    r"(?:在[^，。；：\n]{1,24}?(?:里|上|中|那边|这边)[ \t]*)?"
     r"(?=让|把|给|接入|加了|修了|提了|写了|做了|改了|实现了|指出|认为|提出|发现|补上|顺手)"
 )
 # People listed with an `@` handle (`@ApostaC 和 @KuntaiDu、YaoJiayi`): the bare ones are people too.
@@ -88,6 +92,7 @@ _WORDY_TAILS = frozenset(
     ]
 )
 _LETTERS_DIGITS_RE = re.compile(r"[a-z]{4,}[0-9]+")
+_NAME_INITIAL_RE = re.compile(r"[A-Z][a-z]{2,}[A-Z]")  # `AichenF`: a name and its initial
 
 
 def handle_like(word: str) -> bool:
@@ -151,8 +156,11 @@ def _named_in_brackets(text: str) -> list[tuple[int, str]]:
 
 
 def _lowercase_or_handle_like(word: str) -> bool:
-    """After `author`: a handle (`author wenscarl`), not the verb of `PR author said`."""
-    return handle_like(word) or (word[0].islower() and word.casefold() not in _AFTER_AUTHOR)
+    """After `author`: a handle (`author wenscarl`), not the verb of `PR author said` nor a
+    word ending like an English one (`reviewed by scheduler`)."""
+    return handle_like(word) or (
+        word[0].islower() and word.casefold() not in _AFTER_AUTHOR and _WORDY_END_RE.search(word) is None
+    )
 
 
 # What follows `author` when it is not a name: `PR author said`, `author notes that`.
@@ -216,7 +224,7 @@ _WORDY_END_RE = re.compile(
 def _handle_not_word(word: str) -> bool:
     """Before a Chinese doing verb: a handle's shape (`zixi-qi`), or a long lowercase word that
     does not end like an English one (`wenscarl`, `tingtingtangmeta`)."""
-    if handle_like(word):
+    if handle_like(word) or _NAME_INITIAL_RE.fullmatch(word):
         return True
     return "-" not in word and len(word) >= 6 and _WORDY_END_RE.search(word) is None
 
@@ -247,6 +255,7 @@ _DOING_VERBS_RE = re.compile(
 )
 _SAID_AS: tuple[tuple[re.Pattern[str], Callable[[str], bool], Callable[[str], bool]], ...] = (
     (_STRONG_LEAD_RE, _has_strong_lead, _lowercase_or_handle_like),
+    (_REVIEW_LEAD_RE, _has_strong_lead, handle_like),
     (_WEAK_LEAD_RE, _has_weak_lead, handle_like),
     (_DOING_RE, lambda text: _DOING_VERBS_RE.search(text) is not None, handle_like),
     (_ZH_DOING_RE, has_han, _handle_not_word),

@@ -18,6 +18,7 @@ from pathlib import PurePath
 from typing import Any
 
 from chatbot.digest.entry_layout import MAX_TITLE, read_pairs
+from chatbot.digest.glued import unglued
 from chatbot.digest.model import (
     DigestParseError,
     Entry,
@@ -151,7 +152,7 @@ def parse_raw_text(text: str, path: str = "<text>") -> ParseResult:
     seen: dict[str, int] = {}
     markdown = path.lower().endswith(".md")
     layout_warnings: list[Problem] = []
-    pairs = read_pairs(rest, path, layout_warnings, markdown)
+    pairs = read_pairs(unglued(rest, path, layout_warnings, markdown), path, layout_warnings, markdown)
     found.extend(layout_warnings)
     for position, (title_block, (note_line, note_block)) in enumerate(pairs, start=1):
         title_line, title = _title(title_block, path)
@@ -183,10 +184,17 @@ _POINTS_ELSEWHERE_RE = re.compile(
 )
 
 
+# A card's title opening with its PR: `[#16035] V1 Spec Decode …`, `#16035 · …`, `PR 16035: …`.
+_LEADING_PR_RE = re.compile(
+    r"^\s*[\[(（]?\s*(?:(?P<repo>[\w.-]+/[\w.-]+))?(?:#|(?i:pr)\s*#?)(?P<number>\d{1,7})\s*[\])）:：·|-]"
+)
+
+
 def title_pr(repo: str, title: str) -> dict[str, Any]:
-    """The PR a title names at its end, with its URL: a digest without PR metadata still links
-    each entry to its PR (metadata, where a file has it, fills only what is empty)."""
-    found = _TITLE_PR_RE.search(title)
+    """The PR a title names at its end (or opens with, as a card does), with its URL: a digest
+    without PR metadata still links each entry to its PR (metadata, where a file has it, fills
+    only what is empty)."""
+    found = _TITLE_PR_RE.search(title) or _LEADING_PR_RE.search(title)
     if found is None or (found.group("repo") and found.group("repo").casefold() != repo.casefold()):
         return {}
     if _POINTS_ELSEWHERE_RE.search(title[: found.start()]):

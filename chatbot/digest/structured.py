@@ -130,12 +130,19 @@ def _pr_number(value: object) -> object:
     return value
 
 
+DEFAULT_REPO = "vllm-project/vllm"  # the project every digest follows, unless a file says otherwise
+
+
 class StructuredDigest(BaseModel):
     """A structured digest file."""
 
     model_config = ConfigDict(extra="forbid")
 
-    repo: str = Field(pattern=SLUG_RE.pattern, description="GitHub repository slug, owner/name.")
+    repo: str = Field(
+        default=DEFAULT_REPO,
+        pattern=SLUG_RE.pattern,
+        description=f"GitHub repository slug, owner/name; {DEFAULT_REPO} when not given.",
+    )
     digest: str | None = Field(default=None, description="Digest name; defaults to the file name.")
     people: dict[str, list[str]] = Field(
         default_factory=dict,
@@ -250,7 +257,7 @@ def _validated_nodes(text: str, path: str) -> tuple[yaml.Node | None, Structured
 
 def _digest_of(data: dict[str, Any]) -> StructuredDigest:
     """The validated digest; its entries' URLs are checked against its `repo`."""
-    repo = data.get("repo")
+    repo = data.get("repo", DEFAULT_REPO)
     return StructuredDigest.model_validate(data, context={"repo": repo if isinstance(repo, str) else None})
 
 

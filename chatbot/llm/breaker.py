@@ -5,6 +5,11 @@ extractive answer is posted. Open → calls are skipped until `cooldown` passes;
 through (half-open): success closes the breaker, failure opens it again. A server that says how
 long to wait (429/503 with Retry-After) opens it at once for that long: asking again sooner only
 costs the next asker a refused call.
+
+Our own, not a library's: pybreaker (and `circuitbreaker`) wrap one call, and pybreaker holds its
+lock for the whole call, which would queue every model stream behind the one in flight; a model
+answer here is a stream read against a deadline, and a Retry-After opens the breaker for the time
+the server asked, not a fixed timeout.
 """
 
 from __future__ import annotations
@@ -15,9 +20,16 @@ from collections.abc import Callable
 
 
 class CircuitBreaker:
+    """`on_outcome` hears each call's outcome (`ok`, `failed`, `circuit_open`: the metrics)."""
+
     def __init__(
-        self, failures: int = 3, cooldown: float = 60.0, clock: Callable[[], float] = time.monotonic
+        self,
+        failures: int = 3,
+        cooldown: float = 60.0,
+        clock: Callable[[], float] = time.monotonic,
+        on_outcome: Callable[[str], None] = lambda _outcome: None,
     ) -> None:
+        self.on_outcome = on_outcome
         self.threshold = failures
         self.cooldown = cooldown
         self.clock = clock
@@ -34,11 +46,15 @@ class CircuitBreaker:
                 return True
             wait = self.cooldown if self._hold is None else self._hold
             if self.clock() - self._opened_at < wait or self._trial:
-                return False
-            self._trial = True
-            return True
+                allowed = False
+            else:
+                self._trial = allowed = True
+        if not allowed:
+            self.on_outcome("circuit_open")
+        return allowed
 
     def success(self) -> None:
+        self.on_outcome("ok")
         with self._lock:
             self._failures = 0
             self._opened_at = None
@@ -47,6 +63,7 @@ class CircuitBreaker:
 
     def failure(self, retry_after: float | None = None) -> None:
         """One failed call; `retry_after`: the seconds the server asked for, which open the breaker now."""
+        self.on_outcome("failed")
         with self._lock:
             self._failures += 1
             self._trial = False

@@ -16,8 +16,6 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.registry import Collector
 
-from chatbot.llm.breaker import CircuitBreaker
-
 PREFIX = "vllm_digest"
 # Searches and answers are milliseconds; the upper buckets catch a library rebuild on the path.
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
@@ -152,26 +150,3 @@ def samples(text: str) -> Iterable[tuple[str, dict[str, str], float]]:
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
             yield sample.name, dict(sample.labels), float(sample.value)
-
-
-class CountedBreaker(CircuitBreaker):
-    """The model server's circuit breaker, counting each call's outcome: every model call goes
-    through `allow()` and ends in `success()` or `failure()`, so the breaker sees them all."""
-
-    def __init__(self, metrics: Metrics) -> None:
-        super().__init__()
-        self.metrics = metrics
-
-    def allow(self) -> bool:
-        allowed = super().allow()
-        if not allowed:
-            self.metrics.model_calls.labels("circuit_open").inc()
-        return allowed
-
-    def success(self) -> None:
-        self.metrics.model_calls.labels("ok").inc()
-        super().success()
-
-    def failure(self, retry_after: float | None = None) -> None:
-        self.metrics.model_calls.labels("failed").inc()
-        super().failure(retry_after)

@@ -86,6 +86,10 @@ class DescriptionIndex:
             if t.kind != "ref" and t.key not in self._ignore and len(t.key) > 1  # `s` of `Google's`
         )
 
+    def knows(self, token: Token) -> bool:
+        """Whether a description uses the word (`overhead`): a word of vLLM's plain language."""
+        return self._same.get(token.key, token.key) in self._by_key
+
     def match(self, tokens: list[Token]) -> list[Described]:
         """Concepts whose description the query meets, the best first (one per concept: its best
         line's score, and the keys of every line met, all of which the concept explains)."""

@@ -45,6 +45,7 @@ from chatbot.search.query import (
     surface_for,
     uncovered_groups,
 )
+from chatbot.search.sharing import NamedParts, compound_held, named_in, not_minority, not_padding
 from chatbot.search.stopwords import GENERIC_HAN, GENERIC_WORDS, STOPWORDS, filler
 from chatbot.search.tokens import Token, atomic, surface_of, tokenize
 
@@ -125,6 +126,7 @@ class _Unit:
     asked: bool = True  # False: a second unit of something the query asked once (literal term)
     keys: frozenset[str] = frozenset()  # the query's keys it stands for (a description may explain them)
     near: bool = False  # a word of a neighbouring domain: asked, but no answer to it is a vLLM entry
+    unknown: bool = False  # a word neither the library nor vLLM's vocabulary knows
 
     @property
     def matched(self) -> int:
@@ -229,9 +231,17 @@ class SearchIndex:
                 whole = self._whole_unit(wholes[group])
                 if whole:
                     units.append(whole)
+        concept_units = list(units)
         for group, positions in uncovered.items():
-            units.extend(self._group_units(group, positions, stream, wholes.get(group, []), fuzzy_keys))
+            named_parts = self._named_parts(concept_units, stream, group) if group in split else None
+            units.extend(
+                self._group_units(group, positions, stream, wholes.get(group, []), fuzzy_keys, named_parts)
+            )
         return self._with_described(units, self._described(typed, named, stream, covered))
+
+    def _named_parts(self, concept_units: list[_Unit], stream: list[Token], group: int) -> NamedParts:
+        real = {t.key for t in stream if t.group == group and not filler(t)}
+        return named_in(concept_units, real, len(self.entries))
 
     def _described(
         self, typed: list[Token], named: set[str], stream: list[Token], covered: set[int]
@@ -239,14 +249,19 @@ class SearchIndex:
         """Concepts the query describes without naming them (whether or not an entry has them),
         by at least two words beyond the concepts it names (`CUDA graph` names CUDA graphs; it
         does not describe eager mode, "run without CUDA graphs")."""
+        keys = {stream[i].key for i in covered}
+        return [
+            d
+            for d in self._description_index().match(typed)
+            if d.concept not in named and len(d.keys - keys) >= MIN_KEYS
+        ]
+
+    def _description_index(self) -> DescriptionIndex:
         descriptions = self.__dict__.get("_descriptions")
         if descriptions is None:  # made on first use: a build or a snapshot need not hold it
             lines = ((c.id, line) for c in self.glossary.concepts.values() for line in c.describes)
             descriptions = self.__dict__["_descriptions"] = DescriptionIndex(lines, STOPWORDS | GENERIC_WORDS)
-        keys = {stream[i].key for i in covered}
-        return [
-            d for d in descriptions.match(typed) if d.concept not in named and len(d.keys - keys) >= MIN_KEYS
-        ]
+        return descriptions
 
     def _with_described(self, units: list[_Unit], described: list[Described]) -> list[_Unit]:
         """Add a unit per described concept in place of the words its description explains
@@ -290,18 +305,25 @@ class SearchIndex:
             for unit in concept_units:  # `mm` in `mm_hash` refines; the identifier decides
                 unit.qualifies = concept in named.whole and concept in named.specific
                 unit.keys = frozenset(named.keys[concept])
+                unit.near = concept not in named.specific
             units.extend(concept_units)
         return units, named.covered, named.split, set(named.terms)
 
     def _group_units(
-        self, group: int, positions: list[int], stream: list[Token], wholes: list[Token], fuzzy_keys: set[str]
+        self,
+        group: int,
+        positions: list[int],
+        stream: list[Token],
+        wholes: list[Token],
+        fuzzy_keys: set[str],
+        named_parts: NamedParts | None = None,
     ) -> list[_Unit]:
         """Units of what is left of one identifier, word or Chinese run."""
         first = stream[positions[0]]
         if first.kind == "cjk":
             return self._han_units(group, positions, stream)
         if first.kind == "part":
-            ident_unit = self._ident_unit(wholes, [stream[i] for i in positions])
+            ident_unit = self._ident_unit(wholes, [stream[i] for i in positions], named_parts)
             return [ident_unit] if ident_unit else []
         word_units = (self._word_unit(stream[i], wholes, fuzzy_keys) for i in positions)
         return [unit for unit in word_units if unit]
@@ -387,9 +409,20 @@ class SearchIndex:
             token.key in GENERIC_WORDS or near, scores, lambda _index: shown, plain=token.kind == "word"
         )
         unit.keys, unit.near = frozenset({token.key}), near
+        unit.unknown = self._unknown(token, fuzzy, unit)
         return unit
 
-    def _ident_unit(self, wholes: list[Token], parts: list[Token]) -> _Unit | None:
+    def _unknown(self, token: Token, fuzzy: bool, unit: _Unit) -> bool:
+        """A word no entry holds, no typo of one, that vLLM's vocabulary (terms, descriptions)
+        does not use either."""
+        if fuzzy or unit.matched:
+            return False
+        return not self._known(token) and not self._description_index().knows(token)
+
+    def _ident_unit(
+        self, wholes: list[Token], parts: list[Token], named_parts: NamedParts | None = None
+    ) -> _Unit | None:
+        """What is left of an identifier; `named_parts`: its other parts, named by concepts."""
         shown = [wholes[0].surface if wholes else " ".join(p.surface for p in parts)]
         scores = self._vector()
         for whole in wholes:
@@ -399,9 +432,7 @@ class SearchIndex:
             generic = all(p.key in STOPWORDS or p.key in GENERIC_WORDS for p in parts)
             return _Unit(generic, scores, lambda _index: shown) if scores.any() else None
         counts, heaviest = self._coverage(meaningful)
-        # At least half its parts, and never one part alone of a compound: `decode` is not
-        # `DecodeStream`, a note's `page size` is not `vocab_size`.
-        enough = np.flatnonzero(counts >= max(len(meaningful) / 2, min(len(meaningful), 2)))
+        enough = np.flatnonzero(compound_held(counts, len(meaningful), named_parts))
         values = heaviest[enough] * PARTIAL * counts[enough] / len(meaningful)
         raised = values > scores[enough]
         scores[enough[raised]] = values[raised]
@@ -578,54 +609,9 @@ def _real_matches(qualifying: list[NDArray[np.float64]], asked: list[_Unit]) -> 
     for scores in qualifying[1:]:
         real |= scores > 0.0
     if any(unit.plain and unit.matched for unit in asked):
-        real &= _not_padding(asked, len(real))
-    real &= _not_minority(asked, len(real))
+        real &= not_padding(asked, len(real))
+    real &= not_minority(asked, len(real))
     return real
-
-
-def _not_minority(units: list[_Unit], size: int) -> NDArray[np.bool_]:
-    """Entries that share at least a third of what a query using words of neighbouring domains
-    asks.
-
-    A question about a neighbouring stack may name one vLLM concept among such words and others
-    no entry holds (`prometheus node exporter disk alerts`, `kubernetes pod scheduler priority
-    class`): the concept alone is a minority of it, and the honest answer is no match. Words of
-    neighbouring domains count in what is asked; generic words do not. A query without them (a
-    paraphrase in plain words) is left to the other rules.
-    """
-    asked = [u for u in units if u.asked and not u.generic]
-    near = sum(1 for u in units if u.near)
-    wanted = len(asked) + near
-    if not near or wanted < 4:
-        return np.ones(size, dtype=np.bool_)
-    shared = np.zeros(size, dtype=np.intp)
-    for unit in asked:
-        shared += unit.scores > 0.0
-    return shared * 3 >= wanted
-
-
-def _not_padding(units: list[_Unit], size: int) -> NDArray[np.bool_]:
-    """Entries that share more with the query than a minority of its plain words.
-
-    `image preprocessing cache` is not any entry that says `cache`, nor `v1 engine` one that
-    says `engine`: an entry that no concept, identifier, number or Chinese run of the query
-    matched needs more than half of what the query asks (counted once each, generic words
-    aside), or the query asks one thing only.
-    """
-    asked = [u for u in units if u.asked and not u.generic]
-    wanted = len(asked) + sum(1 for u in units if u.near)  # `install CUDA driver` asks three things
-    keep = np.ones(size, dtype=np.bool_)
-    if wanted < 2:
-        return keep
-    words_only = np.ones(size, dtype=np.bool_)
-    shared = np.zeros(size, dtype=np.intp)
-    for unit in asked:
-        matched = unit.scores > 0.0
-        shared += matched
-        if not unit.plain:
-            words_only &= ~matched
-    keep &= ~(words_only & (shared * 2 <= wanted))
-    return keep
 
 
 def _best(found: NDArray[np.intp], scores: NDArray[np.float64], count: int) -> list[tuple[float, int]]:

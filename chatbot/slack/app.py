@@ -26,8 +26,8 @@ from chatbot.slack.handlers.install import INSTALL_EVENTS, InstallEvents
 from chatbot.slack.handlers.links import LinkPreviews
 from chatbot.slack.handlers.messages import FollowUpHandler
 from chatbot.slack.handlers.shortcut import MessageShortcut
+from chatbot.slack.ledger import ReplayMiddleware
 from chatbot.slack.ratelimits import RateLimits, gate_clients
-from chatbot.slack.replays import ReplayLedger, replay_middleware
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ def build_slack_app(
     buttons: ActionHandlers,
     follow_up: FollowUpHandler,
     listener_executor: Executor,
-    replays: ReplayLedger,
+    replays: ReplayMiddleware,
     votes: FeedbackHandlers | None = None,
     links: LinkPreviews | None = None,
     home: HomeTab | None = None,
@@ -141,7 +141,9 @@ def build_slack_app(
     return app
 
 
-def _use_middleware(app: App, replays: ReplayLedger, loading: Any, rate_limits: RateLimits | None) -> None:
+def _use_middleware(
+    app: App, replays: ReplayMiddleware, loading: Any, rate_limits: RateLimits | None
+) -> None:
     """Who asked (the listener pool shares its threads fairly: slack/fairness.py); every listener's
     client waits out Slack's holds; "still loading"; replayed commands and presses dropped."""
     app.use(note_asker)
@@ -149,7 +151,7 @@ def _use_middleware(app: App, replays: ReplayLedger, loading: Any, rate_limits: 
         app.use(gate_clients(rate_limits))
     if loading is not None:
         app.use(loading)
-    app.use(replay_middleware(replays))
+    app.use(replays)
 
 
 def log_error(error: Exception, body: dict[str, Any]) -> None:

@@ -83,7 +83,7 @@ class SqlStore:
         self._ping_lock = threading.Lock()
         self._pinger: ThreadPoolExecutor | None = None
         self._ping: Future[str] | None = None
-        # Built once: every slash command and button press marks a key (replays.py), and
+        # Built once: every slash command and button press marks a key (slack/ledger.py), and
         # building the INSERT … ON CONFLICT DO NOTHING RETURNING anew, with its cache key, cost
         # about as much CPU as running it (docs/slack.md, "Where an uncached command's CPU goes").
         self._mark_statement = (
@@ -284,14 +284,10 @@ class SqlStore:
 
     # -- handled events ----------------------------------------------------------------------
 
-    def mark_message_handled(self, channel: str, message_ts: str) -> bool:
-        """True the first time a message is handled (by any process); False for Slack's retries
-        and for the second event of one message (`message` + `app_mention`)."""
-        return self._mark(f"message:{channel}:{message_ts}")
-
     def mark_handled(self, key: str, *, within: dt.timedelta | None = None) -> bool:
-        """True for the first caller of `key` in any process (replayed commands and presses, as
-        `cmd:`/`action:` keys). With `within`: also True when the key was last marked longer ago
+        """The ledger of `chatbot.slack.ledger` across processes: True for the first caller of
+        `key` in any process (a message's retries and second event, replayed commands and
+        presses). With `within`: also True when the key was last marked longer ago
         than that (one share per place and minute); a compare-and-set, so one of two racing
         callers wins."""
         if self._mark(key):

@@ -1,7 +1,7 @@
 """Usage (adapter): what people searched, asked and rated, for metrics and the curator's report.
 
-`UsageStore` (tables of migration 0003), `UsageRecorder` (metrics + rows), the wrappers the
-wiring hands out (`chatbot.slack.observed`), the report (`chatbot.usage.report`) and the weekly
+`UsageStore` (tables of migration 0003), `UsageRecorder` (metrics + rows, called by the Slack
+handlers where each request is handled), the report (`chatbot.usage.report`) and the weekly
 post (`chatbot.usage.weekly`). No user id is stored: votes carry a salted hash.
 """
 

@@ -1,6 +1,6 @@
 """The usage recorder: one call per thing that happened, counted in the metrics and kept in the store.
 
-Handlers and wrappers call it (`search`, `answer`, `shared`, `vote`, …); it updates the
+The Slack handlers call it (`search`, `answer`, `shared`, `vote`, …); it updates the
 Prometheus counters at once and queues the rows; a one-thread writer inserts whatever is queued
 in one transaction (normalising the text there too), so neither a database write nor the
 text work sits on Slack's 3-second path, and a burst costs one transaction, not one per row. Without a store (the console) only metrics count.

@@ -47,9 +47,6 @@ class UsageStore:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
-    def _dialect_insert(self, table: Any) -> Any:
-        return dialect_insert(self.engine, table)
-
     # -- what happened -------------------------------------------------------------------------
 
     def insert(self, rows: Sequence[Row]) -> None:
@@ -63,31 +60,6 @@ class UsageStore:
             for table, values_list in by_table.items():
                 conn.execute(table.insert(), values_list)
 
-    def record_search(
-        self,
-        at: dt.datetime,
-        source: str,
-        query: str,
-        results: int,
-        shown: Sequence[str],
-        place: str | None = None,
-    ) -> None:
-        self.insert(search_rows(at, source, query, results, shown, place))
-
-    def record_entry_event(self, at: dt.datetime, entry_id: str, kind: str) -> None:
-        self.insert([entry_event_row(at, entry_id, kind)])
-
-    def record_answer(
-        self,
-        at: dt.datetime,
-        entry_id: str,
-        intent: str,
-        found: bool,
-        question: str | None,
-        place: str | None = None,
-    ) -> None:
-        self.insert([answer_row(at, entry_id, intent, found, question, place)])
-
     # -- feedback ------------------------------------------------------------------------------
 
     def vote(
@@ -96,7 +68,7 @@ class UsageStore:
         """Store one person's vote on a target: a first vote, a changed one, or the same again."""
         key = _feedback_key(target, voter)
         values = {"vote": vote, "intent": target.intent, "at": at, "place": place}
-        statement = self._dialect_insert(usage_feedback).values(**key, **values)
+        statement = dialect_insert(self.engine, usage_feedback).values(**key, **values)
         statement = statement.on_conflict_do_update(index_elements=list(key), set_={"vote": vote, "at": at})
         with self.engine.begin() as conn:
             before = conn.execute(select(usage_feedback.c.vote).filter_by(**key)).scalar_one_or_none()
@@ -137,7 +109,7 @@ class UsageStore:
     def claim_report(self, week: str, channel: str, owner: str, now: dt.datetime) -> bool:
         """True for exactly one caller per (week, channel), across replicas."""
         statement = (
-            self._dialect_insert(curator_reports)
+            dialect_insert(self.engine, curator_reports)
             .values(week=week, channel=channel, state="claimed", owner=owner, claimed_at=now)
             .on_conflict_do_nothing()
             .returning(literal(1))

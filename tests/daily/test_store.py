@@ -233,12 +233,12 @@ def test_thread_registry(db_url: str) -> None:
 
 def test_events_are_handled_once_across_store_instances(db_url: str) -> None:
     one, two = SqlStore.open(db_url), SqlStore.open(db_url)
-    assert two.mark_message_handled("C1", "1.5")
-    assert not one.mark_message_handled("C1", "1.5")
-    assert one.mark_message_handled("C2", "1.5")
-    assert one.mark_message_handled("C1", "1.6")
+    assert two.mark_handled("message:C1:1.5")
+    assert not one.mark_handled("message:C1:1.5")
+    assert one.mark_handled("message:C2:1.5")
+    assert one.mark_handled("message:C1:1.6")
     assert one.prune_handled_events(dt.datetime.now(dt.UTC) + dt.timedelta(seconds=1)) == 3
-    assert one.mark_message_handled("C1", "1.5")
+    assert one.mark_handled("message:C1:1.5")
     one.close()
     two.close()
 
@@ -250,7 +250,7 @@ def test_racing_event_marks_one_winner(db_url: str) -> None:
 
     def mark(store: SqlStore) -> None:
         barrier.wait()
-        wins.append(store.mark_message_handled("C1", "9.9"))
+        wins.append(store.mark_handled("message:C1:9.9"))
 
     threads = [threading.Thread(target=mark, args=(s,)) for s in stores]
     for t in threads:

@@ -20,9 +20,10 @@ from chatbot.slack import blocks
 from chatbot.slack.handlers.command import Answers
 from chatbot.slack.handlers.posting import send
 from chatbot.slack.i18n import Language, Texts
+from chatbot.slack.ledger import SHARE_WINDOW, InMemoryLedger, Ledger, share_key
 from chatbot.slack.membership import ChannelMembers
-from chatbot.slack.replays import SHARE_WINDOW, InMemoryReplayLedger, ReplayLedger, share_key
 from chatbot.store import OutageQueue, ThreadRegistry, attempt_or_hold
+from chatbot.usage.recorder import UsageRecorder
 
 log = logging.getLogger(__name__)
 
@@ -60,11 +61,12 @@ class ActionHandlers:
         return self.languages((body.get("user") or {}).get("id"))
 
     # One entry is shared into one place at most once a SHARE_WINDOW (double clicks, two people).
-    shares: ReplayLedger = field(default_factory=InMemoryReplayLedger)
+    shares: Ledger = field(default_factory=InMemoryLedger)
     facts: FactsLookup = no_facts  # GitHub's facts: the shared card shows the PR's state
 
     # Holds a press the database could not take (None: raise).
     outage: OutageQueue | None = None
+    usage: UsageRecorder | None = None  # counts each share
 
     def share(self, body: dict[str, Any], client: Any, respond: Any) -> None:
         """Post the entry's card to the channel as the bot, and register its thread; from a DM,
@@ -103,7 +105,16 @@ class ActionHandlers:
             _tell(respond, texts("share.duplicate"))
             return
         try:
-            share_card(client, self.threads, channel, entry, language, sharer_name(body), self.facts(entry))
+            share_card(
+                client,
+                self.threads,
+                channel,
+                entry,
+                language,
+                sharer_name(body),
+                self.facts(entry),
+                self.usage,
+            )
         except SlackApiError as exc:
             self.shares.forget_handled(where)
             _tell(respond, share_failure(exc, texts, entry, channel))
@@ -164,8 +175,9 @@ def share_card(
     language: Language,
     sharer: str | None,
     facts: PrFacts | None = None,
+    usage: UsageRecorder | None = None,
 ) -> str:
-    """Post the entry's card as the bot and register its thread; the message ts. Raises
+    """Post the entry's card as the bot and register its thread (a share, for `usage`); the message ts. Raises
     SlackApiError (e.g. not_in_channel) when Slack refuses, and a connection error when the card
     is not in the channel after it (a post whose answer was lost is found there, not sent again)."""
     card = blocks.render_entry_card(entry, language, shared_by=sharer, facts=facts)
@@ -179,6 +191,8 @@ def share_card(
             raise
         ts = posted_card(client, channel, entry, sent_at, exc)
     threads.register(channel, ts, entry.id)
+    if usage is not None:
+        usage.shared(entry.id)
     return ts
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future
@@ -26,6 +27,7 @@ from chatbot.slack import blocks
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.locale import UserLanguages
 from chatbot.text import nfkc, typed_text
+from chatbot.usage.recorder import UsageRecorder
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +54,25 @@ class Searchable(Protocol):
     def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult: ...
 
     def topics(self) -> list[tuple[str, int]]: ...
+
+
+def search_counted(
+    index: Searchable, usage: UsageRecorder | None, source: str, query: str, limit: int, offset: int = 0
+) -> SearchResult:
+    """A person's search on a surface (`command`, `dm`, `home`, …): the index's result; with
+    `usage`, its latency, and for a first page the search and the entries it showed."""
+    started = time.perf_counter()
+    result = index.search(query, limit=limit, offset=offset)
+    if usage is not None:
+        usage.search_latency(time.perf_counter() - started)
+        if offset == 0:
+            usage.search(source, query, result.total, [hit.entry.id for hit in result.hits])
+    return result
+
+
+# What a first-page search showed (its total, the entries' ids), kept with a cached answer so a
+# search answered from the cache is recorded as the search it stands for.
+Shown = tuple[int, list[str]]
 
 
 @dataclass(frozen=True)
@@ -83,7 +104,8 @@ class Answers:
     """Builds the answer message for a parsed command (no Slack I/O: testable on its own).
 
     Answers other than `today` depend only on the library, so they are kept in a small LRU
-    keyed by the library generation: a repeated topic costs a dict lookup, not a search.
+    keyed by the library generation: a repeated topic costs a dict lookup, not a search. With
+    `usage`, each first-page search is recorded, cached or not.
     """
 
     index: Searchable
@@ -94,7 +116,10 @@ class Answers:
     generation: Callable[[], int] = lambda: 0
     cache_size: int = 512
     channel_commands: ChannelCommands | None = None
-    _cache: OrderedDict[tuple[int, str, str, int, str], blocks.Message] = field(default_factory=OrderedDict)
+    usage: UsageRecorder | None = None
+    _cache: OrderedDict[tuple[int, str, str, int, str], tuple[blocks.Message, Shown | None]] = field(
+        default_factory=OrderedDict
+    )
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def cached(
@@ -105,18 +130,27 @@ class Answers:
             return None
         key = (self.generation(), request.kind, request.query, offset, lang or self.language)
         with self._lock:
-            answer = self._cache.get(key)
-            if answer is not None:
-                self._cache.move_to_end(key)
-            return answer
+            kept = self._cache.get(key)
+            if kept is None:
+                return None
+            self._cache.move_to_end(key)
+        answer, shown = kept
+        if shown is not None and self.usage is not None:  # a search answered from the cache
+            self.usage.search("command", request.query, *shown)
+        return answer
 
     def _keep(
-        self, request: Request, offset: int, answer: blocks.Message, lang: Language | None = None
+        self,
+        request: Request,
+        offset: int,
+        answer: blocks.Message,
+        lang: Language | None = None,
+        shown: Shown | None = None,
     ) -> blocks.Message:
         if request.kind not in UNCACHED and self.cache_size:
             key = (self.generation(), request.kind, request.query, offset, lang or self.language)
             with self._lock:
-                self._cache[key] = answer
+                self._cache[key] = (answer, shown)
                 while len(self._cache) > self.cache_size:
                     self._cache.popitem(last=False)
         return answer
@@ -155,12 +189,16 @@ class Answers:
         offset = max(offset, 0)
         answer = None if looked_up else self.cached(request, offset, lang)
         if answer is None:
-            result = self.index.search(query, limit=self.page_size, offset=offset)
+            result = self._search(query, offset)
             if not result.hits and result.total:  # past the end: the digest changed since
                 offset = (result.total - 1) // self.page_size * self.page_size
-                result = self.index.search(query, limit=self.page_size, offset=offset)
-            answer = self._keep(request, offset, blocks.render_results(result, lang, offset), lang)
+                result = self._search(query, offset)
+            shown = (result.total, [hit.entry.id for hit in result.hits]) if offset == 0 else None
+            answer = self._keep(request, offset, blocks.render_results(result, lang, offset), lang, shown)
         return answer
+
+    def _search(self, query: str, offset: int) -> SearchResult:
+        return search_counted(self.index, self.usage, "command", query, self.page_size, offset)
 
 
 @dataclass
@@ -170,7 +208,6 @@ class CommandHandler:
     answers: Answers
     executor: Executor
     ack_budget: float = 1.5
-    on_command: Callable[[Request], None] | None = None  # counts commands by kind (metrics)
     languages: UserLanguages | None = None
 
     def __call__(self, command: dict[str, Any], respond: Any) -> BoltResponse:
@@ -178,8 +215,8 @@ class CommandHandler:
         BoltResponse as the ack; see `ephemeral_ack`). The asker's language, when it takes a
         `users.info` call, is looked up on the worker, inside the ack budget."""
         request = self._request(command)
-        if self.on_command is not None:
-            self.on_command(request)
+        if self.answers.usage is not None:  # commands by kind (metrics)
+            self.answers.usage.command(request.kind)
         user = command.get("user_id")
         lang = self.languages.cached(user) if self.languages else self.answers.language
         at_hand = self.answers.cached(request, 0, lang) if lang else None

@@ -29,13 +29,15 @@ from chatbot.digest import Entry, FactsLookup, no_facts
 from chatbot.slack import action_ids as ids
 from chatbot.slack import blocks
 from chatbot.slack.handlers.actions import may_share, share_card, share_failure, sharer_name
-from chatbot.slack.handlers.command import Answers, Searchable, parse
-from chatbot.slack.handlers.followups import ANSWERED_SUBTYPES, HandledEvents, query_language, strip_mentions
+from chatbot.slack.handlers.command import Answers, Searchable, parse, search_counted
+from chatbot.slack.handlers.followups import ANSWERED_SUBTYPES, query_language, strip_mentions
 from chatbot.slack.handlers.posting import post
 from chatbot.slack.i18n import Language, Texts
+from chatbot.slack.ledger import Ledger, first_delivery, message_key
 from chatbot.slack.membership import ChannelMembers
 from chatbot.slack.views import render_dm_answer, render_share_picker
 from chatbot.store import OutageQueue, ThreadRegistry, attempt_or_hold
+from chatbot.usage.recorder import UsageRecorder
 
 log = logging.getLogger(__name__)
 
@@ -71,12 +73,13 @@ class DirectMessages:
     index: Searchable
     lookup: Callable[[str], Entry | None]
     threads: ThreadRegistry
-    handled: HandledEvents
+    handled: Ledger
     languages: Callable[[str | None], Language]
     members: ChannelMembers
     answers: Answers | None = None
     facts: FactsLookup = no_facts  # GitHub's facts: the shared card shows the PR's state
     outage: OutageQueue | None = None  # holds a DM the database could not take (None: raise)
+    usage: UsageRecorder | None = None  # counts searches, shares, turned-away deliveries
 
     def __call__(
         self, event: dict[str, Any], body: dict[str, Any], context: BoltContext, client: WebClient
@@ -101,7 +104,7 @@ class DirectMessages:
     def answer_once(self, event: dict[str, Any], place: tuple[str, str], client: WebClient) -> None:
         """Mark the message handled, then answer it (a retry or a second delivery: nothing);
         raises a store failure, with nothing posted, while the database is away."""
-        if not self.handled.mark_message_handled(*place):  # retries: the same place
+        if not first_delivery(self.handled, message_key(*place), self.usage):  # retries: the same place
             return
         channel = place[0]
         query = strip_mentions(str(event.get("text") or ""))
@@ -109,6 +112,8 @@ class DirectMessages:
         posted = post(client, channel, answer, what="DM answer")
         if posted is not None and owner is not None:
             self.threads.register(channel, posted, owner.id)
+            if self.usage is not None:
+                self.usage.shared(owner.id)
 
     def answer(self, query: str, lang: Language) -> tuple[blocks.Message, Entry | None]:
         """The answer to a DM, and the entry whose card it is (its thread takes follow-ups):
@@ -117,7 +122,7 @@ class DirectMessages:
         if request.kind != "search" and self.answers is not None:
             answer = self.answers.answer(request, lang)
             return answer, self.answers.today() if request.kind == "today" else None
-        result = self.index.search(query, limit=TOP_RESULTS)
+        result = search_counted(self.index, self.usage, "dm", query, TOP_RESULTS)
         return render_dm_answer(result, lang), result.hits[0].entry if result.hits else None
 
     def pick_channel(self, entry: Entry, body: dict[str, Any], client: Any) -> None:
@@ -142,7 +147,9 @@ class DirectMessages:
             ack(response_action="errors", errors={ids.SHARE_CHANNEL: texts("share.not_member")})
             return
         try:
-            share_card(client, self.threads, picked, entry, lang, sharer_name(body), self.facts(entry))
+            share_card(
+                client, self.threads, picked, entry, lang, sharer_name(body), self.facts(entry), self.usage
+            )
         except SlackApiError as exc:
             reason = share_failure(exc, texts, entry, picked)
             ack(response_action="errors", errors={ids.SHARE_CHANNEL: reason})

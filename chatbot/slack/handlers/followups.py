@@ -18,7 +18,7 @@ Once per message: Slack retries an event it did not see acknowledged (same event
 message), and a reply in an owned thread that mentions the bot arrives twice (`message` and
 `app_mention`, two event ids, one message ts). Every such delivery carries the message's
 (channel, ts), so that is the one mark: before answering, the handler marks it in the
-`HandledEvents` store; already there means another delivery (in this process, another replica,
+ledger (`chatbot.slack.ledger`); already there means another delivery (in this process, another replica,
 or before a restart) took it. An event-id mark would add a write per answer and catch nothing
 more. The mark comes before the post: a crash in between loses that answer rather than risking
 two.
@@ -34,7 +34,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
@@ -46,14 +46,16 @@ from chatbot.digest import Entry
 from chatbot.slack import action_ids as ids
 from chatbot.slack import blocks
 from chatbot.slack.feedback import feedback_row
-from chatbot.slack.handlers.command import Searchable
+from chatbot.slack.handlers.command import Searchable, search_counted
 from chatbot.slack.handlers.model_answers import ModelAnswers, entry_link
 from chatbot.slack.handlers.posting import send
 from chatbot.slack.i18n import Language, Texts
+from chatbot.slack.ledger import KEEP, Ledger, first_delivery, message_key
 from chatbot.slack.mrkdwn import MAX_SECTION_TEXT, escape, link, truncate
 from chatbot.store import OutageQueue, RememberedThreads, ThreadRegistry, attempt_or_hold
 from chatbot.text import has_han, typed_text
 from chatbot.usage import FeedbackTarget
+from chatbot.usage.recorder import UsageRecorder
 
 log = logging.getLogger(__name__)
 
@@ -74,42 +76,10 @@ _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 TOP_RESULTS = 3
 # Askers told their question was given up, remembered so that `message` + `app_mention` tell once.
 TOLD_KEPT = 10_000
-# Old dedup marks are dropped at most once an hour, keeping a day (Slack retries for minutes).
+# Old dedup marks are dropped at most once an hour, keeping KEEP (Slack retries for minutes).
 PRUNE_EVERY = 3600.0
-KEEP_HANDLED = dt.timedelta(days=1)
 # A bare mention in an entry's thread asks for the summary, in the configured language.
 BARE_MENTION_QUESTION: dict[Language, str] = {"zh": "一句话总结", "en": "tl;dr"}
-
-
-class HandledEvents(Protocol):
-    """Dedup of deliveries; the SQL store implements it across processes."""
-
-    def mark_message_handled(self, channel: str, message_ts: str) -> bool: ...
-
-    def prune_handled_events(self, older_than: dt.datetime) -> int: ...
-
-
-class InMemoryHandledEvents:
-    """HandledEvents for one process (console, tests without a database)."""
-
-    def __init__(self) -> None:
-        self._seen: dict[str, dt.datetime] = {}
-        self._lock = threading.Lock()
-
-    def mark_message_handled(self, channel: str, message_ts: str) -> bool:
-        key = f"{channel}:{message_ts}"
-        with self._lock:
-            if key in self._seen:
-                return False
-            self._seen[key] = dt.datetime.now(dt.UTC)
-            return True
-
-    def prune_handled_events(self, older_than: dt.datetime) -> int:
-        with self._lock:
-            old = [key for key, at in self._seen.items() if at < older_than]
-            for key in old:
-                del self._seen[key]
-            return len(old)
 
 
 @dataclass(frozen=True)
@@ -291,12 +261,18 @@ def render_answer(answer: Answer, feedback: FeedbackTarget | None = None) -> blo
     return blocks.message(answer.text, shown)
 
 
-def render_top_results(index: Searchable, query: str, lang: Language) -> blocks.Message:
+def render_top_results(
+    index: Searchable,
+    query: str,
+    lang: Language,
+    usage: UsageRecorder | None = None,
+    source: str = "mention",
+) -> blocks.Message:
     """The top results of a mention's topic query, without the More button (a thread reply is
     for everyone; paging belongs to the slash command). No match: says so, suggests topics."""
     if not query:
         return blocks.render_help(lang)
-    result = index.search(query, limit=TOP_RESULTS)
+    result = search_counted(index, usage, source, query, TOP_RESULTS)
     message = blocks.render_results(result, lang)
     kept = without_more_button(message["blocks"])
     if not result.hits and not result.suggestions:
@@ -329,11 +305,12 @@ class FollowUps:
         lookup: Callable[[str], Entry | None],
         index: Searchable,
         threads: ThreadRegistry,
-        handled: HandledEvents,
+        handled: Ledger,
         language: Language,
         *,
         mode: FollowUpMode = "questions",
-        keep_handled: dt.timedelta = KEEP_HANDLED,
+        keep_handled: dt.timedelta = KEEP,
+        usage: UsageRecorder | None = None,
         clock: Callable[[], float] = time.monotonic,
         model: ModelAnswers | None = None,
         languages: Callable[[str | None], Language] | None = None,
@@ -346,6 +323,7 @@ class FollowUps:
         self.index = index
         self.threads = threads
         self.handled = handled
+        self.usage = usage  # counts turned-away deliveries and answers (None: not counted)
         self.language: Language = language
         self.mode: FollowUpMode = mode
         self.keep_handled = keep_handled
@@ -400,7 +378,7 @@ class FollowUps:
         if isinstance(where, str):
             log.debug("event %s skipped: %s", delivery.event_id, where)
             return
-        if not self.handled.mark_message_handled(where.channel, where.message_ts):
+        if not first_delivery(self.handled, message_key(where.channel, where.message_ts), self.usage):
             log.info(  # a retry or a second delivery: worth seeing at the default level
                 "event %s (retry %d) skipped: message %s %s already answered",
                 delivery.event_id,
@@ -459,7 +437,7 @@ class FollowUps:
                 return False
             question = thread_question(where.text) or BARE_MENTION_QUESTION[default]
             lang = answer_language(question, default)
-            answer = self.answerer.answer(entry, question)
+            answer = self.answer_counted(entry, question)
             source = Texts(lang).mrkdwn("extractive.source", markup={"link": entry_link(entry)})
             rating = answer_rating(where, entry, answer)
             fallback = render_answer(answer, rating)
@@ -473,11 +451,11 @@ class FollowUps:
         question = strip_mentions(where.text)
         if not is_question(question):
             return False
-        hits = self.index.search(question, limit=TOP_RESULTS).hits
+        hits = search_counted(self.index, self.usage, "mention", question, TOP_RESULTS).hits
         if not hits:
             return False
         lang = answer_language(question, default)
-        fallback = render_top_results(self.index, question, query_language(question, default))
+        fallback = render_top_results(self.index, question, query_language(question, default), self.usage)
         entries = [hit.entry for hit in hits]
         model.answer_digest(client, where.channel, where.reply_ts, entries, question, lang, fallback)
         return True
@@ -487,10 +465,20 @@ class FollowUps:
         lang = lang or self.language
         if where.kind == "search":
             query = strip_mentions(where.text)
-            return render_top_results(self.index, query, query_language(query, lang))
+            return render_top_results(self.index, query, query_language(query, lang), self.usage)
         question = thread_question(where.text) or BARE_MENTION_QUESTION[lang]
         entry = self.lookup(where.entry_id or "")
         if entry is None:
             return blocks.render_text(Texts(query_language(question, lang))("entry.gone"))
-        answer = self.answerer.answer(entry, question)
+        answer = self.answer_counted(entry, question)
         return render_answer(answer, answer_rating(where, entry, answer))
+
+    def answer_counted(self, entry: Entry, question: str) -> Answer:
+        """The answerer's answer; with `usage`, its time, intent and whether the note had it
+        (the question itself is kept only when it did not)."""
+        started = time.perf_counter()
+        answer = self.answerer.answer(entry, question)
+        if self.usage is not None:
+            seconds = time.perf_counter() - started
+            self.usage.answer(entry.id, answer.intent, answer.found, question, seconds)
+        return answer

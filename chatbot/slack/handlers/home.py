@@ -23,11 +23,12 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from chatbot.digest import Entry, FactsLookup, no_facts
-from chatbot.slack.handlers.command import Searchable
+from chatbot.slack.handlers.command import Searchable, search_counted
 from chatbot.slack.i18n import Language
 from chatbot.slack.membership import ChannelMembers
 from chatbot.slack.views import View, render_entry_modal, render_home, render_search_modal
 from chatbot.text import visible_text
+from chatbot.usage.recorder import UsageRecorder
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,7 @@ class HomeTab:
     languages: Callable[[str | None], Language]
     members: ChannelMembers
     facts: FactsLookup = no_facts  # GitHub's facts: an opened entry's card shows the PR's state
+    usage: UsageRecorder | None = None  # counts searches
 
     def stamp(self, lang: Language, channels: Sequence[str]) -> str:
         """What a Home was built from; the viewer's channels are in it, so joining or leaving one
@@ -88,7 +90,11 @@ class HomeTab:
         if not query:
             return
         lang = self.languages(_user(body))
-        self._show(body, client, render_search_modal(self.index.search(query, limit=SEARCH_RESULTS), lang))
+        self._show(
+            body,
+            client,
+            render_search_modal(search_counted(self.index, self.usage, "home", query, SEARCH_RESULTS), lang),
+        )
 
     def open_entry(self, body: dict[str, Any], client: WebClient) -> None:
         entry = self.lookup(str(body["actions"][0].get("value") or ""))

@@ -23,12 +23,13 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from chatbot.digest import Entry, FactsLookup, no_facts
 from chatbot.slack.blocks import render_entry_card
 from chatbot.slack.handlers.actions import may_share
-from chatbot.slack.handlers.followups import HandledEvents
 from chatbot.slack.handlers.posting import post
 from chatbot.slack.i18n import Language, Texts
+from chatbot.slack.ledger import Ledger, first_delivery, message_key
 from chatbot.slack.membership import ChannelMembers
 from chatbot.slack.views import render_link_preview
 from chatbot.store import ThreadRegistry
+from chatbot.usage.recorder import UsageRecorder
 
 log = logging.getLogger(__name__)
 
@@ -67,10 +68,11 @@ class LinkPreviews:
     entries: Callable[[], Sequence[Entry]]
     lookup: Callable[[str], Entry | None]
     threads: ThreadRegistry
-    handled: HandledEvents
+    handled: Ledger
     language: Language
     members: ChannelMembers
     facts: FactsLookup = no_facts  # GitHub's facts: the card in the thread shows the PR's state
+    usage: UsageRecorder | None = None  # counts turned-away deliveries and cards put in threads
 
     def unfurls(self, event: dict[str, Any]) -> dict[str, dict[str, Any]]:
         """URL → preview for the event's links that are PRs in the digest (a link that is not
@@ -101,7 +103,8 @@ class LinkPreviews:
         from the follow-up mark of the same message, which may also be a question in a thread."""
         where_key = str(event.get("message_ts") or event.get("unfurl_id") or body.get("event_id") or "")
         channel_key = str(event.get("channel") or "composer")
-        if where_key and not self.handled.mark_message_handled(channel_key, f"unfurl:{where_key}"):
+        key = message_key(channel_key, f"unfurl:{where_key}")
+        if where_key and not first_delivery(self.handled, key, self.usage):
             log.info("link_shared %s %s already unfurled", channel_key, where_key)
             return False
         return True
@@ -121,6 +124,8 @@ class LinkPreviews:
         card = render_entry_card(entry, self.language, facts=self.facts(entry))
         if post(client, channel, card, what=f"card for {entry.id}", thread_ts=parent) is not None:
             self.threads.register(channel, parent, entry.id)
+            if self.usage is not None:
+                self.usage.shared(entry.id)
 
 
 def tell_ephemerally(respond: Any, text: str) -> None:

@@ -22,6 +22,7 @@ from chatbot.slack.handlers.followups import query_language, render_top_results,
 from chatbot.slack.handlers.links import PR_URL, entry_for_pr
 from chatbot.slack.i18n import Language
 from chatbot.slack.views import render_shortcut_answer
+from chatbot.usage.recorder import UsageRecorder
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +75,7 @@ class MessageShortcut:
     entries: Callable[[], Sequence[Entry]]
     index: Searchable
     languages: Callable[[str | None], Language]
+    usage: UsageRecorder | None = None  # counts searches
 
     def answer(self, text: str, lang: Language) -> blocks.Message:
         named = named_entries(text, self.entries())
@@ -82,7 +84,7 @@ class MessageShortcut:
         topic = topic_of(text)
         if not topic:
             return render_shortcut_answer([], lang)
-        return render_top_results(self.index, topic, query_language(topic, lang))
+        return render_top_results(self.index, topic, query_language(topic, lang), self.usage, "shortcut")
 
     def __call__(self, body: dict[str, Any], respond: Any) -> None:
         lang = self.languages((body.get("user") or {}).get("id"))

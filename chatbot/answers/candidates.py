@@ -1,0 +1,382 @@
+"""What a follow-up answer may quote: every clause of the note with the part it belongs to
+(verdict, why, focus, audience, caveat, how-to, numbers…: the reader's parts, a line's or
+sentence's label, or the label above a list) and every metadata fact as a line of its own.
+
+The scorer (`chatbot.answers.retrieval`) ranks these against the question; nothing here reads
+the question.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from chatbot.digest import Entry, sentences
+from chatbot.digest.note_labels import vocabulary
+from chatbot.text import has_han
+from chatbot.yamlfast import load_yaml
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """Something the answer may say: a clause of the note with the parts it belongs to, or a fact
+    of the metadata (`fact`: said as a line of its own, not quoted)."""
+
+    parts: tuple[str, ...]
+    text: str
+    source: str
+    short: str = ""
+    fact: bool = False
+
+
+# A label opening a line or sentence: `【风险】`, `[Risks]`, `注意：`, `**Gotcha:**`.
+LABEL_RE = re.compile(
+    r"^\**(?:【([^】]{1,14})】|\[([^\]]{1,20})\]|([^：:。，,\s`*][^：:。，,`]{0,16}?)\**\s*[:：]\**)\s*"
+)
+# List and heading marks at the start of a line: `- `, `* `, `## `, `1. `, `(2)`, `③`, `> `.
+MARK_RE = re.compile(r"^\s*(?:[-*•+>]\s+|#{1,6}\s*|\d{1,2}[.)、]\s*|[（(]\d{1,2}[)）]\s*|[①-⑩]\s*)+")
+_PART_OF_LABEL = {
+    "verdict": "verdict",
+    "why": "why",
+    "focus": "focus",
+    "audience": "audience",
+    "caveats": "caveat",
+}
+# A handle right before what people do in a review ("ywang96 在 review 中指出"), named or not.
+PERSON_ACTS_RE = re.compile(
+    r"(?<![\w/.@-])[A-Za-z][\w-]{2,38}\s*(?:在\s*review|在评审|认为|指出|建议|提出|提醒|发现|解释|质疑|回复|"
+    r"argued|suggested|pointed out|noted|asked)"
+)
+# "Nicolò Lucchesi (NickLucche)": a full name with the handle after it.
+NAMED_HANDLE_RE = re.compile(r"\b[A-Z][\w.'-]+(?: [A-Z][\w.'-]+)* \([A-Za-z0-9][\w-]{1,38}\)")
+REVIEWED_BY_RE = re.compile(
+    r"(?i:reviewed by|approved by|reviewers? (?:were|was|is|are)|\w+ \(\w[\w-]*\) (?:reviewed|approved|pushed back))|评审人|审阅人"
+)
+REVIEW_RE = re.compile(
+    r"review(?:ed|ers?|s|ing)?\b|审阅|审查|评审|approv|批准|已批|批了|批的|点头|LGTM|sign(?:ed)?[- ]off|pushed back",
+    re.I,
+)
+REVIEWER_RE = re.compile(
+    r"reviewers?\s*(?:认为|指出|建议|要求|坚持|提出|argued|asked|insisted|suggested|pointed)|评审(?:认为|指出|建议|意见)",
+    re.I,
+)
+
+
+@lru_cache(maxsize=1)
+def _own_labels() -> dict[str, str]:
+    """Labels the digest reader names no part for (`TL;DR`, `How to enable`), by folded text."""
+    text = resources.files("chatbot.answers").joinpath("data/kind_priors.yaml").read_text(encoding="utf-8")
+    labels = load_yaml(text)["labels"]
+    return {_folded(str(word)): str(part) for part, words in labels.items() for word in words}
+
+
+def _folded(label: str) -> str:
+    return " ".join(label.casefold().split())
+
+
+def _label(line: str) -> tuple[str | None, str]:
+    """The part a line's or sentence's label announces, and the text after the label."""
+    match = LABEL_RE.match(line)
+    if match is None:
+        return None, line
+    label = next(g for g in match.groups() if g)
+    own = _own_labels().get(_folded(label))
+    if own is not None:
+        return own, line[match.end() :]
+    kind = vocabulary().label_kind(label)
+    if kind is None or kind not in _PART_OF_LABEL:
+        # An unknown label keeps its words, without the Markdown around it ("**Example:** …").
+        return (
+            ("note", line[match.end() :])
+            if kind == "refs"
+            else (None, f"{label.strip('* ')}: {line[match.end() :]}")
+        )
+    return _PART_OF_LABEL[kind], line[match.end() :]
+
+
+def note_clauses(note: str) -> list[tuple[str, str, bool]]:
+    """(part, sentence, own) for every sentence of the note: the part its own label announces
+    (`own`), or the last label's before it in the same paragraph ("Watch out: A. B." — B is a
+    caveat too), or the bare label line's above a list; else `note`."""
+    out: list[tuple[str, str, bool]] = []
+    section: str | None = None
+    for raw in note.split("\n"):
+        listed = bool(MARK_RE.match(raw))
+        line = MARK_RE.sub("", raw).strip().strip("*").strip()
+        if not line:
+            section = None
+            continue
+        part, rest = _label(line)
+        if part is not None and not rest.strip():
+            section = part  # a bare label line: the list under it is that part
+            continue
+        out.extend(_labelled_sentences(line, section if listed else None))
+    return out
+
+
+def _labelled_sentences(line: str, section: str | None) -> list[tuple[str, str, bool]]:
+    """The sentences of one line, each with the part of the label it or a sentence before opens."""
+    out: list[tuple[str, str, bool]] = []
+    current = section
+    for sentence in sentences(line):
+        part, rest = _label(sentence)
+        if part is None and _for_whom(sentence):
+            part = "audience"  # "Read it if you touch spec decode": its readers, whatever came before
+        current = part or current
+        if rest.strip():
+            text = rest.rstrip(".。!！;；")
+            own = part is not None and part != "note"
+            out.append((current or "note", text, own))
+            out.extend((current or "note", item, own) for item in _items(text))
+    return out
+
+
+# An item of a list written inline: `①…②…`, `(1)…(2)…`, `（1）…`.
+ITEM_RE = re.compile(r"\s*(?:[①-⑩]|[（(]\d{1,2}[)）])\s*")
+
+
+def _items(text: str) -> list[str]:
+    """The items of a list written inline in one sentence ("①只支持 H100；②默认关闭"), each a
+    candidate of its own beside the whole sentence; none when the sentence is no such list."""
+    pieces = ITEM_RE.split(text)
+    if len(pieces) < 3:
+        return []
+    return [p.strip(" ；;，,。") for p in pieces[1:] if len(p.strip(" ；;，,。")) >= SHORT_CLAUSE]
+
+
+def _structured(entry: Entry) -> list[Candidate]:
+    """The parts the digest reader found: verdict, why line, focus points, audience, caveats.
+    The rest of the verdict's own sentence ("可以一读，但不急") is the verdict, not a point."""
+    verdict = _verdict_sentence(entry)
+    found = _points_and_caveats(entry, verdict)
+    if entry.why and not _of_verdict(entry.why, verdict):
+        found.append(Candidate(("why",), entry.why, "why"))
+    if entry.audience:
+        found.append(Candidate(("audience",), entry.audience, "audience"))
+    if entry.verdict:
+        found.append(Candidate(("verdict",), _qualified(entry, verdict), "verdict"))
+    return found
+
+
+def _qualified(entry: Entry, verdict: str) -> str:
+    """The verdict with its condition when its sentence is short ("Skip unless you serve
+    multi-LoRA", "可以一读，但不急"), else the verdict alone."""
+    alone = entry.verdict or ""
+    if verdict:  # the note opens with it
+        return verdict if len(verdict) <= len(alone) + SHORT else alone
+    own = next((s for s in sentences(entry.note) if alone and alone in s), "").rstrip(".。!！;；")
+    return own if own and len(own) <= len(alone) + QUALIFIER else alone
+
+
+QUALIFIER = 48  # a verdict's sentence at most this much longer is the verdict with its condition
+
+
+def _points_and_caveats(entry: Entry, verdict: str) -> list[Candidate]:
+    """The focus points (not the verdict's qualifier) and the caveats; a caveat cut from a focus
+    point ("…，提醒跨版本验证的必要性") is quoted with its context."""
+    found = [
+        Candidate(("focus",), h, f"highlights[{i}]")
+        for i, h in enumerate(entry.highlights)
+        if not _of_verdict(h, verdict)
+    ]
+    for i, caveat in enumerate(entry.caveats):
+        host = next((n for n, c in enumerate(found) if caveat in c.text and caveat != c.text), None)
+        if host is None:
+            found.append(Candidate(("caveat",), caveat, f"caveats[{i}]"))
+        else:
+            found[host] = Candidate(("focus", "caveat"), found[host].text, f"caveats[{i}]")
+    return found
+
+
+def _verdict_sentence(entry: Entry) -> str:
+    """The note's first sentence when it opens with the verdict, else nothing."""
+    if not entry.verdict:
+        return ""
+    first = next(iter(sentences(entry.note)), "").rstrip(".。!！;；")
+    return first if first.startswith(entry.verdict) else ""
+
+
+def _of_verdict(point: str, verdict: str) -> bool:
+    """Whether a point is only the verdict's qualifier ("但不急" of "可以一读，但不急")."""
+    return bool(verdict) and point in verdict and len(point) < SHORT
+
+
+def _people_parts(entry: Entry, text: str) -> tuple[str, ...]:
+    """`people` for a clause naming one of the entry's people (besides the author), `reviewers`
+    too when it speaks of review."""
+    named = any(p in text for p in entry.people if p != entry.author) or bool(
+        PERSON_ACTS_RE.search(text) or NAMED_HANDLE_RE.search(text)
+    )
+    if REVIEWED_BY_RE.search(text) or (REVIEW_RE.search(text) and (named or REVIEWER_RE.search(text))):
+        return ("people", "reviewers")
+    return ("people",) if named else ()
+
+
+def entry_candidates(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
+    """Every candidate of the entry: its parts, the rest of its sentences, its title, its facts."""
+    merged = _parts_found(entry)
+    held = list(merged)
+    for i, (part, text, own) in enumerate(note_clauses(entry.note)):
+        _add_sentence(entry, merged, held, (i, part, text), own)
+    merged.setdefault(entry.title, Candidate(("title",), entry.title, "title"))
+    return _without_bare_headings(list(merged.values())) + _facts(entry, words)
+
+
+def _add_sentence(
+    entry: Entry, merged: dict[str, Candidate], held: Sequence[str], sentence: tuple[int, str, str], own: bool
+) -> None:
+    """A sentence of the note: its own label's part given to the reader's parts it is in or
+    holds ("My concern: A, and B"), a label carried from a sentence before only to the reader's
+    part it is in; and what it says besides the parts inside it ("…不到 4%" before "对…有帮助") as a
+    candidate of its own."""
+    i, part, text = sentence
+    same = _parts_in(text, held)
+    for h in _labelled_by(text, same, own):
+        merged[h] = _with_part(merged[h], part)
+    rest = _rest(text, same and [*same, *(h for h in held if h in text)])
+    if rest and (rest == text or not _said(rest, merged)):
+        merged.setdefault(rest, Candidate((part, *_people_parts(entry, rest)), rest, f"note[{i}]"))
+
+
+def _labelled_by(text: str, same: Sequence[str], own: bool) -> list[str]:
+    """The reader's parts a sentence's label names: all it holds or is in for its own label, the
+    one it is in for a label carried from before."""
+    return [h for h in same if own or text in h]
+
+
+def _parts_in(text: str, held: Sequence[str]) -> list[str]:
+    """The reader's parts a sentence is in, or that are (not too short) in it."""
+    return [h for h in held if text in h or (h in text and len(h) >= SHORT_CLAUSE)]
+
+
+def _said(rest: str, merged: Mapping[str, Candidate]) -> bool:
+    """Whether a candidate already says this rest of a sentence (or begins with it)."""
+    return any(rest in h or h.startswith(rest[:SHORT]) for h in merged)
+
+
+def _rest(text: str, parts: Sequence[str]) -> str:
+    """A sentence without the parts inside it, when what is left says something; the whole
+    sentence when no part is in it; else nothing."""
+    if not parts:
+        return text
+    if any(text in h for h in parts):
+        return ""
+    rest = text
+    for h in parts:
+        rest = rest.replace(h, "\n")
+    if INTRO_RE.search(rest.split("\n")[0]):
+        return text  # "有两点好处：（1）…（2）…": the intro says nothing without its items
+    pieces = [p.strip(" ，,;；。.:：") for p in rest.split("\n")]
+    longest = max(pieces, key=len)
+    return longest if len(longest) >= SHORT else ""
+
+
+INTRO_RE = re.compile(r"[:：]?\s*(?:[（(](?:1|一)[)）]|(?<!\d)1[.、]|[①⑴])\s*$")
+
+
+def _parts_found(entry: Entry) -> dict[str, Candidate]:
+    """The reader's parts by text, one candidate per text with all the parts it is."""
+    merged: dict[str, Candidate] = {}
+    for c in _structured(entry):
+        # "TL;DR: …" or "- **Who:** …" read as a point is quoted without its label, as the part
+        # its label says (the label wins: "**How to enable:**" under 风险 is not a caveat).
+        part, text = _label(MARK_RE.sub("", c.text).strip().strip("*").strip())
+        known = merged[text].parts if text in merged else ()
+        own = (part,) if part and part != "note" else c.parts
+        parts = (*known, *own, *_people_parts(entry, text))
+        merged[text] = Candidate(tuple(dict.fromkeys(parts)), text, c.source)
+    return merged
+
+
+def _without_bare_headings(candidates: list[Candidate]) -> list[Candidate]:
+    """A bare heading ("测试设计") inside a longer candidate says nothing of its own."""
+    texts = [c.text for c in candidates]
+    return [
+        c
+        for c in candidates
+        if len(c.text) >= SHORT or "verdict" in c.parts or not any(c.text in t and c.text != t for t in texts)
+    ]
+
+
+SHORT = 12
+SHORT_CLAUSE = 8  # a clause shorter than this is a heading ("测试设计"), not a point
+
+
+def _with_part(candidate: Candidate, part: str) -> Candidate:
+    """A part found by the reader, with the part its own label says: the label wins ("How to
+    enable:" after "Watch out:" is not a caveat)."""
+    if part in candidate.parts or part == "note":
+        return candidate
+    people = tuple(p for p in candidate.parts if p in ("people", "reviewers"))
+    return Candidate((part, *people), candidate.text, candidate.source)
+
+
+def _facts(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
+    """The metadata as candidates, each a line in the asker's language, after the summary."""
+    facts = [
+        Candidate((part,), text, source, fact=True)
+        for part, source, text in _fact_lines(entry, words)
+        if text
+    ]
+    return [_summary(entry), *facts]
+
+
+def _summary(entry: Entry) -> Candidate:
+    """The title and the note's first point; said short, the point when the title is the PR's."""
+    why = _first_point(entry)
+    joint = "。" if has_han(entry.title) else ". "
+    summary = f"{entry.title}{joint}{why}" if why and why != entry.title else entry.title
+    short = why if why and _pr_title(entry) else entry.title
+    return Candidate(("summary",), summary, "title", short=short)
+
+
+def _first_point(entry: Entry) -> str:
+    """The note's first point (its why line, else its first focus point) that is not the
+    verdict's qualifier nor a line naming who reviewed it ("Nicolò Lucchesi 已 review")."""
+    verdict = _verdict_sentence(entry)
+    points = (p for p in (entry.why, *entry.highlights) if p and not _of_verdict(p, verdict))
+    return next((p for p in points if not _who_did_it(entry, p) and not _for_whom(p) and len(p) >= SHORT), "")
+
+
+def _for_whom(point: str) -> bool:
+    """Whether a point names its readers ("Read this if you own the scheduler"), not the change."""
+    return vocabulary().is_audience(point) or bool(READ_IF_RE.match(point))
+
+
+READ_IF_RE = re.compile(r"(?i:read (?:this|it) (?:if|when)|skip (?:this |it )?unless)")
+WHO_LINE = 40
+WHO_LINE_RE = re.compile(r"^(?:作者|(?i:author\b|by\b|reviewed by\b))")
+
+
+def _who_did_it(entry: Entry, point: str) -> bool:
+    """Whether a point only says who wrote, reviewed or tested it."""
+    short = len(point) <= WHO_LINE  # a long point may end with who approved it; it is still the point
+    return bool(WHO_LINE_RE.match(point)) or (short and "reviewers" in _people_parts(entry, point))
+
+
+PR_TITLE_RE = re.compile(r"^\[[^\]]+\]|#\d+\s*$")
+
+
+def _pr_title(entry: Entry) -> bool:
+    """Whether the entry's title is the PR's own (`[Bugfix] … #4869`), not the curator's summary:
+    then the note's why line, not the title the asker has already read, sums it up."""
+    return bool(PR_TITLE_RE.search(entry.title)) or entry.title == entry.github_title
+
+
+def _fact_lines(entry: Entry, words: Mapping[str, str]) -> list[tuple[str, str, str]]:
+    """(part, source, line) of each metadata field; an empty line where the field is unknown."""
+    date = f"{entry.date.isoformat()}{f' (#{entry.pr})' if entry.pr else ''}" if entry.date else ""
+    return [
+        ("author", "author", _line(words["author"], entry.author)),
+        ("date", "date", _line(words["date"], date)),
+        ("english", "github_title", _line(words["english"], entry.github_title)),
+        ("tags", "tags", _line(words["labels"], ", ".join(entry.tags))),
+        ("link", "url", _line(f"#{entry.pr} " if entry.pr else "", entry.title if entry.url else "")),
+    ]
+
+
+def _line(label: str, value: str | None) -> str:
+    return f"{label}{value}" if value else ""

@@ -1,0 +1,182 @@
+"""Typed follow-ups: a question asking for hardware, a version, a number, a flag, a reference or
+a person (`chatbot.answers.slots`) is answered only by a clause holding one, and honestly denied
+when none does; a clause saying the thing is not given answers an existence question and denies
+a typed one; a yes/no question about hardware the note never names is answered by a clause
+restricting the change to the hardware it does name ("CUDA-only").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from chatbot.answers.candidates import PERSON_ACTS_RE, REVIEW_RE, Candidate
+from chatbot.answers.intents import Reading
+from chatbot.answers.retrieval import Scored, subject_terms
+from chatbot.answers.slots import (
+    asked_slots,
+    asking_words,
+    holding_part,
+    holding_span,
+    holds,
+    named_slots,
+    slot_matches,
+    slot_values,
+    without_asks,
+)
+from chatbot.digest import Entry, clauses
+from chatbot.text import normalize_question
+
+# The floor, calibrated on the training pools (bench/answers.py): a candidate answers when it
+# shares a real term with the subject (one word or identifier; a lone Chinese bigram is not
+# enough) or fits the asked kind by its part or a cue of its own.
+MIN_SHARED = 1.0
+MIN_FIT = 1.0
+YES_NO_RE = re.compile(
+    r"^(?:is|are|does|do|did|can|could|will|would|has|have|should)\b|吗\s*$|是否|有没有|是不是|能不能|会不会|支不支持",
+    re.I,
+)
+
+
+def said_absent(text: str) -> bool:
+    """Whether a clause says a thing is not given ("no benchmark", "x86 上的收益没有给出")."""
+    return bool(ABSENT_RE.search(text))
+
+
+@dataclass(frozen=True)
+class Typed:
+    """The ranking as a typed question sees it: only the candidates holding what it asks for
+    (`slots`), `denied` when none does; `instead` the names a yes/no question asked about that
+    the note answers with another of their type."""
+
+    scored: Sequence[Scored]
+    missing: list[str]
+    slots: tuple[str, ...] = ()
+    denied: bool = False
+    instead: tuple[str, ...] = ()
+
+    def refused(self, untyped_denial: Callable[[], bool]) -> bool:
+        """Whether to say the note lacks it: a name it lacks, no holder of the type asked, or
+        (an untyped question) the best candidate below the floor."""
+        return bool(self.missing) or self.denied or (not self.slots and untyped_denial())
+
+
+def typed_ranking(
+    entry: Entry, question: str, reading: Reading, scored: Sequence[Scored], missing: list[str]
+) -> Typed:
+    """The candidates that may answer a typed question ("在啥硬件上测的": those naming hardware),
+    best first; a yes/no question naming hardware the note lacks ("does this work on amd") is
+    answered by the clause naming the hardware it does ("CUDA-only")."""
+    asked = tuple(s for s in asked_slots(question) if not (s == "quantity" and reading.top == "size"))
+    if not asked:
+        return _instead(entry, question, scored, missing)
+    holders = _holders(entry, reading, asked, scored)
+    if holders:  # the words asking for the type ("启动参数") are not a subject the note lacks
+        missing = [m for m in missing if m not in asking_words(asked, question)]
+        # "x86 上能快多少" on "…9% on Arm; x86 上的收益没有给出": the holder says it is not there.
+        holder_says_absent = holders[0].shared >= MIN_SHARED and bool(_says_absent(holders[:1]))
+        return Typed(holders, missing, asked, denied=holder_says_absent)
+    # No holder: "perf numbers" on a note saying "没给 benchmark" is answered by that line.
+    absent = _says_absent(scored)
+    return Typed(absent or scored, missing, asked, denied=not absent)
+
+
+def _says_absent(scored: Sequence[Scored]) -> list[Scored]:
+    """The clauses on the subject that say the thing is not given."""
+    return [s for s in scored if ABSENT_RE.search(s.candidate.text) and (s.shared or s.fit)]
+
+
+def _holders(
+    entry: Entry, reading: Reading, asked: tuple[str, ...], scored: Sequence[Scored]
+) -> list[Scored]:
+    """The candidates holding what is asked; a number only on the subject (numbers are everywhere)."""
+    others = reading.top == "reviewers"  # "who reviewed it" is not answered by the author
+    holders = [s for s in scored if any(holds(k, s.candidate, entry, besides_author=others) for k in asked)]
+    if others:  # nor by a clause naming someone without a word of review
+        return [s for s in holders if _reviewing(s.candidate)]
+    if not set(asked) <= WEAK_SLOTS:
+        return holders
+    return _on_subject(reading, asked, holders)
+
+
+def _on_subject(reading: Reading, asked: tuple[str, ...], holders: list[Scored]) -> list[Scored]:
+    """The holders of a number that share the subject ("吞吐多少": those on throughput), or of
+    the kind asked when the question names nothing else ("提速多少")."""
+    if subject_terms(without_asks(asked, reading.subject)):
+        return [s for s in holders if s.shared >= MIN_SHARED]
+    return [s for s in holders if s.fit >= MIN_FIT]
+
+
+WEAK_SLOTS = frozenset({"quantity"})
+ABSENT_RE = re.compile(
+    r"没有?给出?|未给出|没有公开|没有?提供|没有?(?:具体)?(?:数字|数据|benchmark|bench|测试数据|性能数据)|"
+    r"(?i:\bnot\s+(?:given|reported|published|measured|shown)\b|\bno\s+(?:numbers|data|figures|benchmarks?|perf)\b"
+    r"|\bnothing\s+to\s+(?:quote|report|show)\b)"
+)
+
+
+def _instead(entry: Entry, question: str, scored: Sequence[Scored], missing: list[str]) -> Typed:
+    """A yes/no question about hardware the note never names ("does this work on amd"): the
+    clause naming the hardware it does name answers; hardware the note names ("tpu v4") does not."""
+    named = _named_elsewhere(entry, question) if missing else ()
+    holders = [s for s in scored if _restricts(s.candidate, named, entry)]
+    if not holders:
+        return Typed(scored, missing)
+    return Typed(holders, [], named, instead=tuple(missing))
+
+
+def _reviewing(candidate: Candidate) -> bool:
+    """Whether a clause speaks of reviewing: a word of review, or a person named in it doing
+    what reviewers do ("claude[bot] 提出的…", "youkaichao asked to link…")."""
+    text = candidate.text
+    if "reviewers" in candidate.parts or REVIEW_RE.search(text) or PERSON_ACTS_RE.search(text):
+        return True
+    return "people" in candidate.parts and bool(REVIEW_ACTS_RE.search(text))
+
+
+REVIEW_ACTS_RE = re.compile(
+    r"提出|指出|建议|认为|提醒|质疑|要求|追问|(?i:\b(?:asked|suggested|argued|pointed out|noted|flagged|requested|objected)\b)"
+)
+
+
+ONLY_RE = re.compile(r"仅|只有|只在|只能|只支持|唯一|专用|限于|(?i:-only\b|\bonly\b|\bexclusive)")
+NEAR = 16  # characters between the restricting word and the hardware it restricts to
+
+
+def _restricts(candidate: Candidate, named: tuple[str, ...], entry: Entry) -> bool:
+    """Whether a clause restricts the change to hardware of the named type ("sleep mode is
+    CUDA-only", "只有 SM90+ 才打开"): that answers whether it works on another. The word must
+    be next to the hardware ("offline only" in a clause about x86 restricts nothing)."""
+    if candidate.fact:
+        return False
+    text = candidate.text
+    values = [m for k in named for m in slot_matches(k, text)]
+    return any(
+        abs(o.start() - v.end()) <= NEAR or abs(v.start() - o.end()) <= NEAR
+        for o in ONLY_RE.finditer(text)
+        for v in values
+    )
+
+
+def _named_elsewhere(entry: Entry, question: str) -> tuple[str, ...]:
+    """The slots a yes/no question names a value of that the note does not name."""
+    if not YES_NO_RE.search(normalize_question(question)):
+        return ()
+    named = named_slots(question)
+    return tuple(k for k in named if not slot_values(k, question) & slot_values(k, entry.note))
+
+
+def keeping_what_is_asked(slot_names: tuple[str, ...], candidate: Candidate, entry: Entry) -> Candidate:
+    """The candidate with, as its short form (quoted when room is tight), the clause holding
+    what the question asks for ("…1.62× speedup at 10 concurrency on an RTX 4090")."""
+    if (
+        not slot_names
+        or candidate.fact
+        or (candidate.short and holding_part(slot_names, candidate.short, entry))
+    ):
+        return candidate
+    held = next((c for c in clauses(candidate.text) if holding_part(slot_names, c, entry)), "")
+    if held == candidate.text:  # one long clause ("…speedup at 10 concurrency on one RTX 4090")
+        held = holding_span(slot_names, held) or held
+    return Candidate(candidate.parts, candidate.text, candidate.source, held, fact=candidate.fact)

@@ -1,0 +1,90 @@
+"""Typed follow-ups: a question asking for hardware, a version, a number, a flag, a reference or a
+person is answered by a clause holding one, and honestly denied when the note holds none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chatbot.answers.answerer import Answerer
+from chatbot.answers.slots import asked_slots
+from chatbot.digest import Library
+
+REPO = "vllm-project/vllm"
+DIGEST = f"""{REPO}
+
+Sleep mode docs for RLHF (#28357)
+
+★★★☆☆ worth a skim. The doc now shows the level-2 flow: `llm.sleep(level=2)` drops weights and KV cache. Sleep mode is CUDA-only. youkaichao asked to link the blog post; author iAmir97. Tested on 8×H200 with v0.16.0, wake-up takes 2.5 s.
+
+EPLB overlap for DeepEPv2 #57236
+
+【结论】值得看。【看点】把 `deepep_v2` 加进 `_EPLB_OVERLAP_SAFE_BACKENDS`；做法照搬 PR 50569。【坑】只对 TP=1 生效；测试全程 `--enforce-eager`。作者 Robert Shaw。
+
+Docs rename #30041
+
+可跳过，纯文档改名，Mark McLoughlin 已批。
+
+Priority preemption #45561
+
+必读。⚠️ 注意：①只支持 H100；②默认关闭，要加 `--enable-foo` 才生效；③和 LoRA 不兼容，开了会直接报错退出。
+EN: Adds priority preemption to the scheduler; off by default.
+"""
+
+
+@pytest.fixture(scope="module")
+def answerer(tmp_path_factory: pytest.TempPathFactory) -> tuple[Answerer, Library]:
+    folder: Path = tmp_path_factory.mktemp("typed")
+    (folder / "d.txt").write_text(DIGEST, encoding="utf-8")
+    library = Library.load(folder)
+    return Answerer(library), library
+
+
+@pytest.mark.parametrize(
+    ("pr", "question", "found", "expect"),
+    [
+        ("28357", "在啥硬件上测的", True, "8×H200"),
+        ("28357", "基于哪个版本测的", True, "v0.16.0"),
+        ("28357", "wake up 要多久", True, "2.5 s"),
+        ("28357", "does this work on amd", True, "CUDA-only"),
+        ("28357", "who reviewed it", True, "youkaichao"),
+        ("57236", "参考了哪个 pr", True, "50569"),
+        ("57236", "要加啥参数", True, "--enforce-eager"),
+        ("57236", "在哪张卡上跑的", False, ""),
+        ("57236", "进了哪个版本", False, ""),
+        ("57236", "metrics 默认在哪个端口", False, ""),
+        ("57236", "who reviewed it", False, ""),
+        ("30041", "要看吗", True, "可跳过"),
+        ("45561", "lora 能一起用吗", True, "和 LoRA 不兼容"),
+        ("45561", "what's the gist", True, "Adds priority preemption"),
+    ],
+)
+def test_typed_questions(
+    answerer: tuple[Answerer, Library], pr: str, question: str, found: bool, expect: str
+) -> None:
+    bot, library = answerer
+    entry = library.get(pr)
+    assert entry is not None
+    answer = bot.answer(entry, question)
+    assert answer.found is found, answer.text
+    assert expect in answer.text
+    assert "①" not in answer.text  # an item of an inline list is quoted alone
+    assert len(answer.text.removesuffix(entry.url or "").rstrip()) < 0.75 * len(entry.note) or not found
+
+
+@pytest.mark.parametrize(
+    ("question", "slots"),
+    [
+        ("在啥硬件上测的", ("hardware",)),
+        ("which release has this", ("version",)),
+        ("提速多少", ("quantity",)),
+        ("谁 review 的", ("person",)),
+        ("谁需要关注这个", ()),  # who should care is the audience, not a person
+        ("Who would benefit from reading it?", ()),
+        ("有重复的 pr 吗", ("ref",)),
+        ("以前哪个 env 会覆盖选择", ("flag",)),
+    ],
+)
+def test_what_a_question_asks_for(question: str, slots: tuple[str, ...]) -> None:
+    assert asked_slots(question) == slots
