@@ -89,6 +89,7 @@ class Key:
         return tuple((name, mtime, size) for name, size, mtime, _ in self.files)
 
 
+# bench/scale.py "`serve` 10k start to ready" (< 3 s): 2.5 s from a snapshot, 17 s parsing (busy VM).
 class Snapshots:
     """The snapshot of one digest folder in a cache directory."""
 

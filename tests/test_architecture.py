@@ -123,6 +123,13 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "chatbot.snapshot",
         "chatbot.expiring",
         "chatbot.executors",
+        # the search package, module by module
+        "chatbot.search.build",
+        "chatbot.search.display",
+        "chatbot.search.fields",
+        "chatbot.search.postings",
+        "chatbot.search.query",
+        "chatbot.search.stopwords",
     ),
     # adapters: settings, the database, GitHub, the model server, usage, metrics, the daily runtime
     (

@@ -8,9 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chatbot.digest.library import Library
-from chatbot.heap import build_long_lived, release_free_memory
+from chatbot.heap import build_long_lived
+from chatbot.search.build import BuildMemo
+from chatbot.search.fields import WEIGHT_OF_LEVEL
 from chatbot.search.glossary import MEMO_LIMIT, Glossary, MatchMemo, remember
-from chatbot.search.index import WEIGHT_OF_LEVEL, SearchIndex, _Build, _Postings
+from chatbot.search.index import SearchIndex
+from chatbot.search.postings import Postings
 from chatbot.search.tokens import segment_words, split_text
 
 _GLOSSARY = Glossary.load()
@@ -29,7 +32,7 @@ def test_bulk_postings_hold_each_key_once_per_entry_at_its_heaviest_field(
     entries: list[list[tuple[int, list[list[str]]]]],
 ) -> None:
     """The packed table equals the per-entry dict it replaced: key → heaviest level holding it."""
-    table: _Postings[str] = _Postings()
+    table: Postings[str] = Postings()
     expected: dict[str, dict[int, int]] = {}
     for index, fields in enumerate(entries):
         for level, pieces in fields:
@@ -49,7 +52,7 @@ def test_bulk_postings_hold_each_key_once_per_entry_at_its_heaviest_field(
 def test_postings_keep_entries_up_to_the_packed_limit_with_their_levels(posted: dict[int, int]) -> None:
     """An entry number takes all 28 bits of a packed value's entry and level half, and `finish`
     splits that half in place: entries near 2**28 come back whole, each at its level."""
-    table: _Postings[str] = _Postings()
+    table: Postings[str] = Postings()
     for index, level in sorted(posted.items()):
         table.add_fields(index, [level], [[table.numbers(frozenset("a"))]])
     table.finish()
@@ -64,7 +67,7 @@ def test_postings_packed_a_few_at_a_time_equal_postings_packed_at_once(
 ) -> None:
     """A build packs its raw postings every `chunk` of them and dedupes them at the end, a
     slice at a time: the table is the one a single pack and slice give."""
-    tables: list[_Postings[str]] = [_Postings(), _Postings()]
+    tables: list[Postings[str]] = [Postings(), Postings()]
     tables[0].chunk = chunk
     for table in tables:
         for index, fields in enumerate(entries):
@@ -83,7 +86,7 @@ def test_postings_packed_a_few_at_a_time_equal_postings_packed_at_once(
 @given(st.lists(st.frozensets(st.sampled_from("abcdefghij"), max_size=6), max_size=8))
 def test_a_new_key_is_numbered_by_the_count_of_keys_before_it(texts: list[frozenset[str]]) -> None:
     """Key numbers are dense and stable: each text's keys get their first number again."""
-    table: _Postings[str] = _Postings()
+    table: Postings[str] = Postings()
     for keys in texts:
         numbers = table.numbers(keys)
         assert [table.number_of(k) for k in keys] == list(numbers)
@@ -112,7 +115,7 @@ def test_a_memo_shared_by_many_texts_finds_what_each_finds_alone(texts: list[str
 @given(st.lists(st.lists(_pieces, max_size=10).map("".join), min_size=1, max_size=6))
 def test_the_builds_key_numbers_test_terms_as_the_keys_do(texts: list[str]) -> None:
     """A build checks a mixed-script term's keys against the text's key numbers, not a key set."""
-    build = _Build(_Postings(), _GLOSSARY)
+    build = BuildMemo(Postings(), _GLOSSARY)
     for text in texts:
         cut = split_text(text)
         build.key_numbers(cut)
@@ -133,7 +136,7 @@ def test_the_builds_words_are_each_stretchs_words_first_seen_first(
     defaults = remember.__defaults__
     remember.__defaults__ = (limit,)
     try:
-        build = _Build(_Postings(), _GLOSSARY)
+        build = BuildMemo(Postings(), _GLOSSARY)
         for texts in entries:
             cuts = [split_text(text) for text in texts]
             for cut in cuts:
@@ -168,4 +171,3 @@ def test_long_lived_build_restores_the_collector_and_returns_the_result() -> Non
     was = gc.isenabled()
     assert build_long_lived(lambda: [1, 2]) == [1, 2]
     assert gc.isenabled() == was
-    assert release_free_memory() in {True, False}

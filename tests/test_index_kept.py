@@ -8,8 +8,8 @@ import pickle
 from hypothesis import given
 from hypothesis import strategies as st
 
+from chatbot.search.display import Writings
 from chatbot.search.hanfields import han_fields, level_holding
-from chatbot.search.written import Writings
 
 _han = st.text(alphabet="编译投机解码量化缓存的\n", max_size=12)
 # Fields heaviest first: levels descending (equal levels allowed, as two tags are).

@@ -19,7 +19,7 @@ from chatbot.digest import DigestParseError
 from chatbot.digest.structured import parse_structured
 from chatbot.slack.blocks import button
 from chatbot.slack.mrkdwn import encoded_url, link
-from chatbot.text.links import addresses, looks_like_an_address
+from chatbot.text.links import looks_like_an_address
 from tests.conftest import DIGESTS
 from tests.fakeslack import FakeSlack
 from tests.slackrequests import all_text, buttons, command_body
@@ -103,13 +103,6 @@ def test_a_label_that_reads_like_another_address_shows_the_links_own(label: str)
 def test_a_label_with_code_names_is_kept(label: str) -> None:
     assert not looks_like_an_address(label)
     assert link(PR, label) == f"<{PR}|{label}>"
-
-
-def test_addresses_finds_bare_domains_next_to_chinese() -> None:
-    assert addresses("请访问slack-login-verify.com。或 https://a.example/x).") == [
-        "https://a.example/x",
-        "slack-login-verify.com",
-    ]
 
 
 def test_a_digest_title_that_is_a_url_and_bidi_overrides_never_reach_slack(

@@ -246,7 +246,7 @@ def test_a_page_is_ordered_the_same_in_python_and_in_numpy(scores: list[float], 
 
 def test_outermost_keeps_only_matches_no_longer_one_contains() -> None:
     from chatbot.search.glossary import ConceptMatch
-    from chatbot.search.index import _outermost
+    from chatbot.search.query import outermost
 
     matches = [
         ConceptMatch("spec", "speculative decoding", 0, 2, "speculative decoding"),
@@ -255,4 +255,4 @@ def test_outermost_keeps_only_matches_no_longer_one_contains() -> None:
         ConceptMatch("kv", "kv", 3, 4, "kv"),
         ConceptMatch("kv2", "kv", 3, 4, "kv"),
     ]
-    assert [m.concept for m in _outermost(matches)] == ["spec", "kv", "kv2"]
+    assert [m.concept for m in outermost(matches)] == ["spec", "kv", "kv2"]

@@ -10,6 +10,7 @@ from chatbot.search.tokens import (
     _latin_tokens_uncached,
     atomic,
     keys,
+    run_keys,
     split_text,
     stem,
     surface_of,
@@ -79,7 +80,7 @@ def test_split_text_has_the_keys_tokenize_has(text: str) -> None:
     """The index cuts notes with `split_text`; queries use `tokenize`: the keys must agree."""
     cut = split_text(text)
     latin = {t.key for t in cut.latin if t is not None}
-    assert latin | cut.han_keys() == {t.key for t in tokenize(text)}
+    assert latin | set().union(*map(run_keys, cut.han_runs)) == {t.key for t in tokenize(text)}
 
 
 _url_bits = st.sampled_from(
@@ -103,7 +104,7 @@ def test_split_text_and_tokenize_agree_on_urls_whatever_their_case(text: str) ->
     (`HTTPS://…/pull/12345` is the ref `#12345`, not the words `github`, `pull`…)."""
     cut = split_text(text)
     latin = {t.key for t in cut.latin if t is not None}
-    assert latin | cut.han_keys() == {t.key for t in tokenize(text)}
+    assert latin | set().union(*map(run_keys, cut.han_runs)) == {t.key for t in tokenize(text)}
 
 
 _latin = st.from_regex(r"[#@]?_*[0-9A-Za-z]{1,8}(?:(?:::|[._/\-])+[0-9A-Za-z]{1,8}){0,2}_*", fullmatch=True)

@@ -15,7 +15,7 @@ from chatbot.digest import Library
 from chatbot.search import Glossary, SearchIndex
 from chatbot.search.descriptions import DescriptionIndex
 from chatbot.search.glossary import BUNDLED_VLLM
-from chatbot.search.index import STOPWORDS
+from chatbot.search.stopwords import STOPWORDS
 from chatbot.search.tokens import tokenize
 from tests.cliquery import query_json
 

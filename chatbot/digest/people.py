@@ -378,15 +378,6 @@ class KnownPeople:
         words = frozenset([*handles, *(name.split()[0].lower() for name in names)])
         return cls(handles, names, names_re, words)
 
-    def extended(self, people: Mapping[str, Iterable[str]]) -> KnownPeople:
-        """These people and those: a digest's own (its meta's `people:`, its PR authors)."""
-        merged: dict[str, list[str]] = {handle: [] for handle in self.handles.values()}
-        for name, handle in self.names.items():
-            merged[handle].append(name)
-        for handle, names in people.items():
-            merged.setdefault(self.handles.get(handle.casefold(), handle), []).extend(names)
-        return KnownPeople.of(merged)
-
     def handle(self, word: str) -> str | None:
         """The handle a bare word is, as the list writes it, or None."""
         return self.handles.get(word.casefold())

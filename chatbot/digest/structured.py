@@ -10,7 +10,7 @@ import datetime as dt
 import json
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -180,47 +180,18 @@ def is_glossary_file(path: Path) -> bool:
 
 
 def _compose_and_construct(text: str) -> tuple[yaml.Node | None, Any]:
-    """The node tree (for the line of each entry and of a problem) and the data built from it:
-    one pass of the C parser where PyYAML has it, not two of the pure-Python one (which cost
-    seconds for a library of thousands of entries)."""
+    """The node tree (for the line of each entry and of a problem) and the data built from it,
+    in one pass of the C parser where PyYAML has it."""
     loader = LOADER(text)
     try:
         root: yaml.Node | None = loader.get_single_node()
-        if root is None:
-            data = None
-        elif "&" in text:  # anchors: PyYAML's constructor keeps shared and recursive nodes right
-            data = loader.construct_document(root)
-        else:
-            data = _construct(loader, root)
+        data = None if root is None else loader.construct_document(root)
     finally:
         loader.dispose()
     return root, data
 
 
-_STR, _INT = "tag:yaml.org,2002:str", "tag:yaml.org,2002:int"
-_MAP, _SEQ = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
-
-
-def _construct(loader: Any, node: yaml.Node) -> Any:
-    """What `construct_document` builds, without its per-node bookkeeping for the plain nodes a
-    digest is made of (strings, ints, mappings with scalar keys, lists); any other node (a date,
-    a merge key, a custom tag) is left to PyYAML's own constructor."""
-    build = _PLAIN_NODES.get((node.tag, type(node)))
-    return build(loader, node) if build else loader.construct_object(node, deep=True)
-
-
-def _mapping(loader: Any, node: yaml.Node) -> Any:
-    if not all(type(k) is yaml.ScalarNode and k.tag in (_STR, _INT) for k, _ in node.value):
-        return loader.construct_object(node, deep=True)  # a merge key (`<<`), a complex key
-    return {_construct(loader, k): _construct(loader, v) for k, v in node.value}
-
-
-_PLAIN_NODES: dict[tuple[str, type], Callable[[Any, Any], Any]] = {
-    (_STR, yaml.ScalarNode): lambda loader, node: node.value,
-    (_INT, yaml.ScalarNode): lambda loader, node: loader.construct_yaml_int(node),
-    (_SEQ, yaml.SequenceNode): lambda loader, node: [_construct(loader, child) for child in node.value],
-    (_MAP, yaml.MappingNode): _mapping,
-}
+_STR = "tag:yaml.org,2002:str"
 
 
 def parse_structured(text: str, path: str = "<yaml>") -> ParseResult:

@@ -225,10 +225,6 @@ class SplitText:
         """Every token key of the text: Latin keys and Chinese bigrams."""
         return set().union(*map(segment_keys, self.segments), *map(run_keys, self.han_runs))
 
-    def han_keys(self) -> set[str]:
-        """The bigram (or lone character) keys of the Chinese runs."""
-        return set().union(*map(run_keys, self.han_runs))
-
     @cached_property
     def han(self) -> str:
         """The Chinese runs, one per line (a phrase check never spans two runs; made once:

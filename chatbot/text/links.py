@@ -20,15 +20,6 @@ DOMAIN_LIKE = re.compile(
     r"(?![A-Za-z0-9_\-]|\.[A-Za-z0-9])",
     re.I,
 )
-_TRAILING = ".,;:!?)]}>。，；：！？）】」』"
-
-
-def addresses(text: str) -> list[str]:
-    """Every URL and domain-like token of `text`, as written (trailing punctuation off)."""
-    found = [m.group(0).rstrip(_TRAILING) for m in SCHEME_URL.finditer(text)]
-    bare = SCHEME_URL.sub(" ", text)
-    found += [m.group(0) for m in DOMAIN_LIKE.finditer(bare)]
-    return list(dict.fromkeys(found))
 
 
 # Top-level domains a reader takes for a web address at a glance. A label is judged by these,
