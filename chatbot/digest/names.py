@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from chatbot.digest.clauses import clean
 from chatbot.digest.note_labels import NoteVocabulary, vocabulary
 from chatbot.digest.people import KnownPeople, handle_like, known_people, listed_after, named_as_people
 from chatbot.digest.refs import Ref, pull_url
+from chatbot.text import has_han
 
 VERSION_RE = re.compile(r"v?\d[\d.]*")
 
@@ -193,3 +195,25 @@ def _speakers(plain: str, vocab: NoteVocabulary) -> list[tuple[int, str]]:
     return [
         (m.start(1), m.group(1)) for m in SPEAKER_RE.finditer(plain) if vocab.label_kind(m.group(1)) is None
     ]
+
+
+def name_listing(items: list[str], intro: str | None) -> str:
+    """`Tested at: Meta, LinkedIn, Roblox` as one body sentence, in the note's language."""
+    han = has_han("".join(items)) or has_han(intro or "")
+    listing = ("、" if han else ", ").join(items)
+    return f"{clean(intro).rstrip('：:')}{'：' if han else ': '}{listing}" if intro else listing
+
+
+# A proper name: one to three capitalised or all-capital Latin words (`Red Hat`, `IBM`, `LinkedIn`).
+_PROPER_NAME_RE = re.compile(r"[A-Z][A-Za-z&.'-]*(?: [A-Z][A-Za-z&.'-]*){0,2}")
+_SHORT_HAN_RE = re.compile(r"[\u4e00-\u9fff]{2,4}")
+
+
+def names_only(items: list[str]) -> bool:
+    """Three or more items that are all names (Latin proper names, at most a few short Chinese
+    ones among them: `字节跳动`): a list of companies or people, not focus points."""
+    if len(items) < 3:
+        return False
+    proper = sum(1 for item in items if _PROPER_NAME_RE.fullmatch(item))
+    han = sum(1 for item in items if _SHORT_HAN_RE.fullmatch(item))
+    return proper + han == len(items) and proper * 2 >= len(items)

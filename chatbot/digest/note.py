@@ -23,6 +23,8 @@ from chatbot.digest.names import (
     find_identifiers,
     find_people,
     find_refs,
+    name_listing,
+    names_only,
 )
 from chatbot.digest.note_labels import vocabulary
 from chatbot.digest.note_layout import Section, layout
@@ -552,33 +554,11 @@ def _take_items(
         parts.caveats.extend(items)
     elif kind == "audience":
         parts.audience = parts.audience or "；".join(items)
-    elif kind != "focus" and _names_only(items):
-        reading.body.append(_name_listing(items, intro))  # who or what, not points to look at
+    elif kind != "focus" and names_only(items):
+        reading.body.append(name_listing(items, intro))  # who or what, not points to look at
     else:
         parts.highlights.extend(items)
         _take_intro(intro, reading, listed)
-
-
-def _name_listing(items: list[str], intro: str | None) -> str:
-    """`Tested at: Meta, LinkedIn, Roblox` as one body sentence, in the note's language."""
-    han = has_han("".join(items)) or has_han(intro or "")
-    listing = ("、" if han else ", ").join(items)
-    return f"{clean(intro).rstrip('：:')}{'：' if han else ': '}{listing}" if intro else listing
-
-
-# A proper name: one to three capitalised or all-capital Latin words (`Red Hat`, `IBM`, `LinkedIn`).
-_PROPER_NAME_RE = re.compile(r"[A-Z][A-Za-z&.'-]*(?: [A-Z][A-Za-z&.'-]*){0,2}")
-_SHORT_HAN_RE = re.compile(r"[\u4e00-\u9fff]{2,4}")
-
-
-def _names_only(items: list[str]) -> bool:
-    """Three or more items that are all names (Latin proper names, at most a few short Chinese
-    ones among them: `字节跳动`): a list of companies or people, not focus points."""
-    if len(items) < 3:
-        return False
-    proper = sum(1 for item in items if _PROPER_NAME_RE.fullmatch(item))
-    han = sum(1 for item in items if _SHORT_HAN_RE.fullmatch(item))
-    return proper + han == len(items) and proper * 2 >= len(items)
 
 
 def _take_intro(intro: str | None, reading: _Reading, listed: bool) -> None:
