@@ -38,8 +38,9 @@ lint: install
 	$(BIN)/ruff format --check chatbot tests bench
 	$(BIN)/mypy
 
+# Two workers (pytest-xdist): the suite waits on servers and subprocesses more than on the CPU.
 test: lint
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2
 
 # scale.py prints issue 12's table (load + index, RSS, search, answers, HTTP, serve start); the
 # others add quality (MRR@3, hit rate) and the SQLite store's cost on follow-ups.
