@@ -13,8 +13,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from typing import Any
 
 from chatbot.digest import Entry, sentences
+from chatbot.digest.cues import reading_cue
 from chatbot.digest.note_labels import vocabulary
 from chatbot.text import has_han
 from chatbot.yamlfast import load_yaml
@@ -68,9 +70,15 @@ REVIEWER_RE = re.compile(
 @lru_cache(maxsize=1)
 def _own_labels() -> dict[str, str]:
     """Labels the digest reader names no part for (`TL;DR`, `How to enable`), by folded text."""
-    text = resources.files("chatbot.answers").joinpath("data/kind_priors.yaml").read_text(encoding="utf-8")
-    labels = load_yaml(text)["labels"]
+    labels = priors_file()["labels"]
     return {_folded(str(word)): str(part) for part, words in labels.items() for word in words}
+
+
+@lru_cache(maxsize=1)
+def priors_file() -> dict[str, Any]:
+    """`data/kind_priors.yaml`, read once: its labels here, its kinds for the scorer."""
+    text = resources.files("chatbot.answers").joinpath("data/kind_priors.yaml").read_text(encoding="utf-8")
+    return dict(load_yaml(text))
 
 
 def _folded(label: str) -> str:
@@ -342,11 +350,12 @@ def _first_point(entry: Entry) -> str:
 
 
 def _for_whom(point: str) -> bool:
-    """Whether a point names its readers ("Read this if you own the scheduler"), not the change."""
-    return vocabulary().is_audience(point) or bool(READ_IF_RE.match(point))
+    """Whether a point names its readers ("Read this if you own the scheduler"), not the change:
+    the digest reader's own audience lead or reading cue."""
+    cue = reading_cue(point)
+    return bool(vocabulary().is_audience(point)) or (cue is not None and cue.for_readers)
 
 
-READ_IF_RE = re.compile(r"(?i:read (?:this|it) (?:if|when)|skip (?:this |it )?unless)")
 WHO_LINE = 40
 WHO_LINE_RE = re.compile(r"^(?:作者|(?i:author\b|by\b|reviewed by\b))")
 

@@ -20,7 +20,7 @@ from importlib import resources
 from rapidfuzz import fuzz, process
 
 from chatbot.answers import dictionary
-from chatbot.answers.candidates import SHORT_CLAUSE, Candidate
+from chatbot.answers.candidates import SHORT_CLAUSE, Candidate, priors_file
 from chatbot.answers.intents import Intent, Reading
 from chatbot.digest import clauses
 from chatbot.search import Glossary
@@ -210,8 +210,7 @@ class KindPrior:
 
 @lru_cache(maxsize=1)
 def kind_priors() -> dict[str, KindPrior]:
-    text = resources.files("chatbot.answers").joinpath("data/kind_priors.yaml").read_text(encoding="utf-8")
-    data = load_yaml(text)["kinds"]
+    data = priors_file()["kinds"]
     return {
         str(kind): KindPrior(
             {str(p): float(w) for p, w in (row.get("parts") or {}).items()},
