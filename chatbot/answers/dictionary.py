@@ -15,6 +15,8 @@ import re
 from functools import lru_cache
 from importlib import resources
 
+from chatbot.text import HAN_RUN
+
 NOISE_RE = re.compile(r"\([^)]*\)|\bCL:.*|\bvariant of\b.*|\balso pr\..*|\bsth\b|\bsb\b|\bto\b")
 WORD_RE = re.compile(r"[a-z][a-z-]{2,}")
 GLOSSES = 6  # the first glosses of a word are its common senses; the tail is rare usage
@@ -69,7 +71,7 @@ def dictionary() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
     chinese: dict[str, list[str]] = {}
     for line in text.split("\n"):
         parts = line.split(" ", 2)
-        if len(parts) < 3 or not 2 <= len(parts[1]) <= 4 or not _han(parts[1]):
+        if len(parts) < 3 or not 2 <= len(parts[1]) <= 4 or not HAN_RUN.fullmatch(parts[1]):
             continue
         word, rest = parts[1], parts[2]
         written = rest[rest.find(" /") + 2 :].rstrip("\r/")
@@ -77,10 +79,6 @@ def dictionary() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
         if len(word) == 2:
             _add_reverse(word, written, chinese)
     return glosses, {en: tuple(zhs) for en, zhs in chinese.items()}
-
-
-def _han(word: str) -> bool:
-    return all("\u4e00" <= ch <= "\u9fff" for ch in word)
 
 
 def _add_reverse(word: str, written: str, chinese: dict[str, list[str]]) -> None:

@@ -45,7 +45,12 @@ def slots() -> tuple[Slot, ...]:
 
 
 def _slot(name: str) -> Slot:
-    return next(s for s in slots() if s.name == name)
+    return _by_name()[name]
+
+
+@lru_cache(maxsize=1)
+def _by_name() -> dict[str, Slot]:
+    return {s.name: s for s in slots()}
 
 
 @lru_cache(maxsize=1024)
