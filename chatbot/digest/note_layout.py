@@ -26,7 +26,6 @@ _MAX_LABEL = 24
 # A list line: `1.`, `1)`, `1、`, `(1)`, `-`, `*`, `•`, `①`.
 _LEAD_MARK_RE = re.compile(r"[：:【\[]")  # a line with one of these starts something new
 # An emoji or symbol a curator marks a label with (`📌 推荐`, `⚠️ 注意`), and the bold after it.
-_EMOJI_MARK_RE = re.compile(r"^[^\w\s【\[(（`'\"]+[ \t]*\**")
 LIST_LINE_RE = re.compile(r"^\s*(?:\d{1,2}[.)、）](?!\d)|[（(]\d{1,2}[)）]|[-*•·]|[①-⑳])\s*")
 
 
@@ -106,10 +105,11 @@ def _line_marker_start(text: str, start: int) -> int:
 
 
 def _unmarked(raw: str) -> str:
-    """The words before a colon without the list marker, bold stars or emoji they open with
-    (`- Focus`, `2. 要点`, `**Note`, `📌 推荐`, `⚠️ 注意`)."""
+    """The words before a colon without the list marker or bold stars they open with (`- Focus`,
+    `2. 要点`, `**Note`); an emoji before a label (`📌 推荐`) is dropped where labels are compared
+    (`note_labels.label_key`)."""
     marker = LIST_LINE_RE.match(raw)
-    return _EMOJI_MARK_RE.sub("", (raw[marker.end() :] if marker else raw).lstrip(" \t*-•"))
+    return (raw[marker.end() :] if marker else raw).lstrip(" \t*-•")
 
 
 def _spaced_label(raw: str, origin: int, end: int, vocab: NoteVocabulary) -> _Label | None:
