@@ -111,8 +111,7 @@ def _on_subject(reading: Reading, asked: tuple[str, ...], holders: list[Scored])
 WEAK_SLOTS = frozenset({"quantity"})
 ABSENT_RE = re.compile(
     r"没有?给出?|未给出|没有公开|没有?提供|没有?(?:具体)?(?:数字|数据|benchmark|bench|测试数据|性能数据)|"
-    r"(?i:\bnot\s+(?:given|reported|published|measured|shown)\b|\bno\s+(?:numbers|data|figures|benchmarks?|perf)\b"
-    r"|\bnothing\s+to\s+(?:quote|report|show)\b)"
+    r"(?i:\bnot\s+(?:given|reported|published|measured|shown)\b|\bno\s+(?:numbers|data|figures|benchmarks?|perf)\b)"
 )
 
 
