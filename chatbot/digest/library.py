@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import operator
 import os
+import re
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -172,7 +173,8 @@ def merge_entries(
             _share_author(extra, authors)
             metadata.setdefault(extra.id, []).append((extra, loaded))
     metadata = _matched_elsewhere(metadata, notes)
-    problems = [
+    metadata, problems = _paired_by_content(metadata, notes)
+    problems += [
         _unmatched(extra, loaded)
         for entry_id, extras in metadata.items()
         if entry_id not in notes
@@ -202,6 +204,111 @@ def _matched_elsewhere(
         target = entry_id if entry_id in notes else _note_of(extras[0][0], by_pr, titles) or entry_id
         out.setdefault(target, []).extend(extras)
     return out
+
+
+PAIRED = 3  # evidence a note is an item's: its PR named (10), its author (3), its title's words (1 each)
+
+
+def _paired_by_content(
+    metadata: dict[str, list[tuple[Metadata, LoadedFile]]], notes: Mapping[str, list[Slot]]
+) -> tuple[dict[str, list[tuple[Metadata, LoadedFile]]], list[Problem]]:
+    """Items whose title is no note's (a curator titling in their own words above an English
+    `.meta.yaml`), given to a note of their digest that has no metadata: the one that names the
+    item's PR or author and its title's words, each pairing the only best on both sides; then,
+    in a digest none of whose items a title reached (the curator's own titles throughout, not a
+    typo in one) and as many items as such notes left, each by its place. Every pairing is a
+    warning at the item's line, so a wrong one is seen, never silent."""
+    items = {eid: extras[0] for eid, extras in metadata.items() if eid not in notes}
+    if not items:
+        return metadata, []
+    free = _without_metadata(notes, metadata)
+    pairs = _by_what_is_said(items, free)
+    placed = _by_place(_untitled(metadata, notes, items, pairs), free, set(pairs.values()))
+    problems = [_paired(items[i], free[n], i in placed) for i, n in {**pairs, **placed}.items()]
+    out = {pairs.get(eid, placed.get(eid, eid)): extras for eid, extras in metadata.items()}
+    return out, problems
+
+
+def _without_metadata(
+    notes: Mapping[str, list[Slot]], metadata: Mapping[str, object]
+) -> dict[str, Mapping[str, Any]]:
+    """The fields of the notes no metadata item reached and no title gave a PR."""
+    fields = {eid: _fields_of(*slots[0]) for eid, slots in notes.items() if eid not in metadata}
+    return {eid: f for eid, f in fields.items() if not f.get("pr")}
+
+
+def _untitled(
+    metadata: Mapping[str, list[tuple[Metadata, LoadedFile]]],
+    notes: Mapping[str, list[Slot]],
+    items: Mapping[str, tuple[Metadata, LoadedFile]],
+    pairs: Mapping[str, str],
+) -> dict[str, tuple[Metadata, LoadedFile]]:
+    """The items left, of the digests none of whose items a title or PR reached."""
+    titled = {_meta_digest(extras[0]) for eid, extras in metadata.items() if eid in notes}
+    return {i: e for i, e in items.items() if i not in pairs and _meta_digest(e) not in titled}
+
+
+def _paired(item: tuple[Metadata, LoadedFile], note: Mapping[str, Any], by_place: bool) -> Problem:
+    extra, loaded = item
+    how = "is at its place" if by_place else "names its PR or author"
+    message = (
+        f"metadata for {extra.title!r} given to {str(note['title'])[:60]!r}, whose note {how} (titles differ)"
+    )
+    return Problem(str(loaded.path), extra.line, "warning", message)
+
+
+def _meta_digest(item: tuple[Metadata, LoadedFile]) -> str:
+    return digest_name(str(item[1].path))
+
+
+def _by_what_is_said(
+    items: Mapping[str, tuple[Metadata, LoadedFile]], free: Mapping[str, Mapping[str, Any]]
+) -> dict[str, str]:
+    """Item id → note id, where the note says enough of the item and no other pairing ties."""
+    scores = _scores(items, free)
+    pairs: dict[str, str] = {}
+    for score, item_id, note_id in scores:
+        rivals = [1 for s, i, n in scores if s == score and (i == item_id) != (n == note_id)]
+        if score >= PAIRED and item_id not in pairs and note_id not in pairs.values() and not rivals:
+            pairs[item_id] = note_id
+    return pairs
+
+
+def _scores(
+    items: Mapping[str, tuple[Metadata, LoadedFile]], free: Mapping[str, Mapping[str, Any]]
+) -> list[tuple[int, str, str]]:
+    """Each item and open note of its digest with the evidence between them, best first."""
+    scores = (
+        (_evidence(item[0], f), item_id, note_id)
+        for item_id, item in items.items()
+        for note_id, f in free.items()
+        if f["digest"] == _meta_digest(item)
+    )
+    return sorted(scores, key=lambda t: -t[0])
+
+
+def _by_place(
+    items: Mapping[str, tuple[Metadata, LoadedFile]], free: Mapping[str, Mapping[str, Any]], taken: set[str]
+) -> dict[str, str]:
+    """Item id → note id in order, in each digest where as many items as open notes are left."""
+    placed: dict[str, str] = {}
+    for digest in {_meta_digest(item) for item in items.values()}:
+        mine = [i for i, item in items.items() if _meta_digest(item) == digest]
+        open_notes = sorted(
+            (int(f["position"]), n) for n, f in free.items() if f["digest"] == digest and n not in taken
+        )
+        if len(mine) == len(open_notes):
+            placed.update(zip(mine, (n for _, n in open_notes), strict=True))
+    return placed
+
+
+def _evidence(extra: Metadata, note: Mapping[str, Any]) -> int:
+    text = f"{note['title']} {note['note']}".casefold()
+    score = 10 if extra.pr is not None and re.search(rf"(?<!\d){extra.pr}(?!\d)", text) else 0
+    if extra.author and re.search(rf"(?<![\w-]){re.escape(extra.author.casefold())}(?![\w-])", text):
+        score += 3
+    words = {w for w in re.findall(r"[a-z][a-z0-9_]{4,}", (extra.github_title or extra.title).casefold())}
+    return score + min(sum(w in text for w in words), 3)
 
 
 def _note_of(extra: Metadata, by_pr: Mapping[int, str], titles: Mapping[str, str]) -> str | None:

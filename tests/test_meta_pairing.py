@@ -1,0 +1,65 @@
+"""A curator who titles entries in their own words above an English `.meta.yaml`: each item
+reaches its note by what the note says (its PR, its author) or, as a last resort, by place; every
+such pairing is a warning, and nothing is paired on a tie or when the counts differ."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from chatbot.digest import Library
+
+DIGEST = """vllm-project/vllm
+
+增量 detokenize 用上 DecodeStream
+
+值得精读。Nick Hill（njhill）把增量 detokenization 换成 DecodeStream，QPS 越高收益越明显。
+
+CUDA graph 输出共享 buffer
+
+可跳过。输出也建共享 buffer，显存占用变成常数，见 https://github.com/vllm-project/vllm/pull/5074 。
+
+n-gram 投机解码整理
+
+值得一看。张量全程留在 GPU 上，没匹配上的序列直接返回 None。
+"""
+
+META = """entries:
+  - pr: 5074
+    title: "[Core][CUDA Graph] add output buffer for cudagraph"
+    author: youkaichao
+  - pr: 15137
+    title: "[V1][Perf] Faster incremental detokenization"
+    author: njhill
+  - pr: 4724
+    title: "[Speculative decoding] Improve n-gram efficiency"
+    author: comaniac
+"""
+
+
+def _load(tmp_path: Path, digest: str, meta: str) -> Library:
+    (tmp_path / "d.txt").write_text(digest, encoding="utf-8")
+    (tmp_path / "d.meta.yaml").write_text(meta, encoding="utf-8")
+    return Library.load(tmp_path)
+
+
+def test_items_reach_the_notes_that_name_their_pr_or_author_then_by_place(tmp_path: Path) -> None:
+    library = _load(tmp_path, DIGEST, META)
+    prs = {e.title: e.pr for e in library}
+    assert prs == {
+        "增量 detokenize 用上 DecodeStream": 15137,
+        "CUDA graph 输出共享 buffer": 5074,
+        "n-gram 投机解码整理": 4724,
+    }
+    warnings = [p.message for p in library.problems if "given to" in p.message]
+    assert len(warnings) == 3
+    assert any("Improve n-gram" in w and "is at its place" in w for w in warnings)
+    assert any("Faster incremental" in w and "names its PR or author" in w for w in warnings)
+
+
+def test_no_pairing_by_place_when_the_counts_differ(tmp_path: Path) -> None:
+    extra = META + '  - pr: 9999\n    title: "Something else"\n    author: someone\n'
+    library = _load(tmp_path, DIGEST, extra)
+    prs = {e.title: e.pr for e in library}
+    assert prs["n-gram 投机解码整理"] is None  # two items left for one note: not guessed
+    assert prs["增量 detokenize 用上 DecodeStream"] == 15137
+    assert any("Something else" in p.message and "matches no entry" in p.message for p in library.problems)
