@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -32,6 +32,7 @@ class Candidate:
     source: str
     short: str = ""
     fact: bool = False
+    about: str = ""  # the label it was written under ("Breaking", "Migration"): matched, not quoted
 
 
 # A label opening a line or sentence: `【风险】`, `[Risks]`, `注意：`, `**Gotcha:**`.
@@ -92,6 +93,8 @@ def _label(line: str) -> tuple[str | None, str]:
         return None, line
     label = next(g for g in match.groups() if g)
     own = _own_labels().get(_folded(label))
+    if own == "tldr" and _verdict_only(line[match.end() :]):
+        return "verdict", line[match.end() :]  # "一句话：建议精读。" closing a note is its verdict
     if own is not None:
         return own, line[match.end() :]
     kind = vocabulary().label_kind(label)
@@ -103,6 +106,16 @@ def _label(line: str) -> tuple[str | None, str]:
             else (None, f"{label.strip('* ')}: {line[match.end() :]}")
         )
     return _PART_OF_LABEL[kind], line[match.end() :]
+
+
+def _verdict_only(text: str) -> bool:
+    """Whether a labelled line says only a verdict: short, and a verdict's words in it."""
+    return len(text.strip(" 。.!！")) <= SHORT and bool(_verdict_cue().search(text))
+
+
+@lru_cache(maxsize=1)
+def _verdict_cue() -> re.Pattern[str]:
+    return re.compile("|".join(str(p) for p in priors_file()["kinds"]["verdict"]["cues"]))
 
 
 def note_clauses(note: str) -> list[tuple[str, str, bool]]:
@@ -244,9 +257,24 @@ def _add_sentence(
     same = _parts_in(text, held)
     for h in _labelled_by(text, same, own):
         merged[h] = _with_part(merged[h], part)
+    _about(merged, same, _unknown_label(text))
     rest = _rest(text, same and [*same, *(h for h in held if h in text)])
     if rest and (rest == text or not _said(rest, merged)):
         merged.setdefault(rest, Candidate((part, *_people_parts(entry, rest)), rest, f"note[{i}]"))
+
+
+def _about(merged: dict[str, Candidate], parts: Sequence[str], label: str) -> None:
+    """The reader's parts under a label that names no part, with that label's words."""
+    for h in parts if label else ():
+        merged[h] = replace(merged[h], about=label)
+
+
+def _unknown_label(text: str) -> str:
+    """The label a sentence opens with when it names no part ("Breaking: …"): its words."""
+    match = LABEL_RE.match(text)
+    if match is None or _label(text)[0] is not None:
+        return ""
+    return next(g for g in match.groups() if g).strip("* ")
 
 
 def _labelled_by(text: str, same: Sequence[str], own: bool) -> list[str]:
@@ -289,6 +317,8 @@ def _parts_found(entry: Entry) -> dict[str, Candidate]:
     """The reader's parts by text, one candidate per text with all the parts it is."""
     merged: dict[str, Candidate] = {}
     for c in _structured(entry):
+        if "verdict" not in c.parts and _a_label_of(entry.note, c.text):
+            continue  # "Breaking" of "Breaking: …" read as a part is the label of what follows
         # "TL;DR: …" or "- **Who:** …" read as a point is quoted without its label, as the part
         # its label says (the label wins: "**How to enable:**" under 风险 is not a caveat).
         part, text = _label(MARK_RE.sub("", c.text).strip().strip("*").strip())
@@ -297,6 +327,11 @@ def _parts_found(entry: Entry) -> dict[str, Candidate]:
         parts = (*known, *own, *_people_parts(entry, text))
         merged[text] = Candidate(tuple(dict.fromkeys(parts)), text, c.source)
     return merged
+
+
+def _a_label_of(note: str, text: str) -> bool:
+    """Whether a short text is only a label in the note (followed by its colon)."""
+    return len(text) < SHORT and re.search(re.escape(text) + r"\**\s*[:：]", note) is not None
 
 
 def _without_bare_headings(candidates: list[Candidate]) -> list[Candidate]:

@@ -269,7 +269,7 @@ def score_candidates(
     """Every candidate scored, best first (ties in note order)."""
     weights = _with_cue_terms(subject_terms(reading.subject), reading.cues)
     phrases = _glossary_phrases(reading.subject, glossary, weights)
-    texts = [candidate_terms(c.text) for c in candidates]
+    texts = [candidate_terms(f"{c.about}: {c.text}" if c.about else c.text) for c in candidates]
     near = _near_words(weights, texts)
     found = [_shared(weights, phrases, near, norm, bag) for norm, bag in texts]
     doc_freq = Counter(t for f in found for t in f)
