@@ -18,7 +18,7 @@ from typing import Any
 from chatbot.digest import Entry, sentences
 from chatbot.digest.cues import reading_cue
 from chatbot.digest.note_labels import vocabulary
-from chatbot.text import has_han
+from chatbot.text import has_han, without_shortcodes
 from chatbot.yamlfast import load_yaml
 
 
@@ -37,8 +37,9 @@ class Candidate:
 
 # A label opening a line or sentence: `【风险】`, `[Risks]`, `注意：`, `**Gotcha:**`.
 LABEL_RE = re.compile(
-    r"^\**(?:【([^】]{1,14})】|\[([^\]]{1,20})\]|([^：:。，,\s`*][^：:。，,`]{0,16}?)\**\s*[:：]\**)\s*"
+    r"^(?:\*?([^*\s:：](?:[^*\n:：]{0,13}[^*\s:：])?)\*\s+(?=\S)|\**(?:【([^】]{1,14})】|\[([^\]]{1,20})\]|([^：:。，,\s`*][^：:。，,`]{0,16}?)\**\s*[:：](?!//)\**)\s*)"
 )
+BOLD_LINE_RE = re.compile(r"\*{1,2}[^*\s][^*\n]{0,14}\*{1,2}")  # `*要点*` alone on its line: a label
 # List and heading marks at the start of a line: `- `, `* `, `## `, `1. `, `(2)`, `③`, `> `.
 MARK_RE = re.compile(r"^\s*(?:[-*•+>]\s+|#{1,6}\s*|\d{1,2}[.)、]\s*|[（(]\d{1,2}[)）]\s*|[①-⑩]\s*)+")
 _PART_OF_LABEL = {
@@ -59,7 +60,7 @@ REVIEWED_BY_RE = re.compile(
     r"(?i:reviewed by|approved by|reviewers? (?:were|was|is|are)|\w+ \(\w[\w-]*\) (?:reviewed|approved|pushed back))|评审人|审阅人"
 )
 REVIEW_RE = re.compile(
-    r"review(?:ed|ers?|s|ing)?\b|审阅|审查|评审|approv|批准|已批|批了|批的|点头|LGTM|sign(?:ed)?[- ]off|pushed back",
+    r"review(?:ed|ers?|s|ing)?\b|(?<![\w-])r=@?[A-Za-z]|审阅|审查|评审|approv|批准|已批|批了|批的|点头|LGTM|sign(?:ed)?[- ]off|pushed back",
     re.I,
 )
 REVIEWER_RE = re.compile(
@@ -126,11 +127,12 @@ def note_clauses(note: str) -> list[tuple[str, str, bool]]:
     section: str | None = None
     for raw in note.split("\n"):
         listed = bool(MARK_RE.match(raw))
-        line = MARK_RE.sub("", raw).strip().strip("*").strip()
+        unmarked = MARK_RE.sub("", without_shortcodes(raw)).strip()
+        line = unmarked.strip("*").strip()
         if not line:
             section = None
             continue
-        part, rest = _label(line)
+        part, rest = _label(f"{line}：" if BOLD_LINE_RE.fullmatch(unmarked) else line)
         if part is not None and not rest.strip():
             section = part  # a bare label line: the list under it is that part
             continue

@@ -97,13 +97,19 @@ def _holders(
         return [s for s in holders if _reviewing(s.candidate)]
     if not set(asked) <= WEAK_SLOTS:
         return holders
-    return _on_subject(reading, asked, holders)
+    return _on_subject(entry, reading, asked, holders)
 
 
-def _on_subject(reading: Reading, asked: tuple[str, ...], holders: list[Scored]) -> list[Scored]:
+def _on_subject(
+    entry: Entry, reading: Reading, asked: tuple[str, ...], holders: list[Scored]
+) -> list[Scored]:
     """The holders of a number that share the subject ("吞吐多少": those on throughput), or of
-    the kind asked when the question names nothing else ("提速多少")."""
-    if subject_terms(without_asks(asked, reading.subject)):
+    the kind asked when the question names nothing else ("提速多少") or only what the entry is
+    about (its title's words: "how much faster w/ caching" on the prefix-caching entry)."""
+    title = normalize_question(f"{entry.title} {entry.github_title or ''}")
+    subject = without_asks(asked, reading.subject)
+    asked_words = normalize_question(subject)
+    if any(t not in title for t in subject_terms(subject) if t in asked_words):
         return [s for s in holders if s.shared >= MIN_SHARED]
     return [s for s in holders if s.fit >= MIN_FIT]
 
@@ -111,7 +117,7 @@ def _on_subject(reading: Reading, asked: tuple[str, ...], holders: list[Scored])
 WEAK_SLOTS = frozenset({"quantity"})
 ABSENT_RE = re.compile(
     r"没有?给出?|未给出|没有公开|没有?提供|没有?(?:具体)?(?:数字|数据|benchmark|bench|测试数据|性能数据)|"
-    r"(?i:\bnot\s+(?:given|reported|published|measured|shown)\b|\bno\s+(?:numbers|data|figures|benchmarks?|perf)\b)"
+    r"(?i:\bnot\s+(?:given|reported|published|measured|shown)\b|\bno\s+(?:[a-z-]+\s+(?:or\s+|and\s+)?){0,3}(?:numbers|data|figures|benchmarks?|perf)\b)"
 )
 
 

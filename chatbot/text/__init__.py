@@ -7,7 +7,14 @@ Slack follow-ups ask the same questions of text through them, so no two parts di
 """
 
 from chatbot.text.han import HAN_CHAR, HAN_RANGES, HAN_RUN, han_class, has_han
-from chatbot.text.mentions import SLACK_MARKUP, strip_slack_markup, typed_text, unescape_slack, visible_text
+from chatbot.text.mentions import (
+    SLACK_MARKUP,
+    strip_slack_markup,
+    typed_text,
+    unescape_slack,
+    visible_text,
+    without_shortcodes,
+)
 from chatbot.text.words import INFLECTIONS, LATIN_WORD, han_bigrams, nfkc, normalize, normalize_question, stem
 
 __all__ = [
@@ -28,4 +35,5 @@ __all__ = [
     "typed_text",
     "unescape_slack",
     "visible_text",
+    "without_shortcodes",
 ]

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 
 SLACK_MARKUP = re.compile(r"<[@#!][^<>]*>")
+# An emoji as Slack and GitHub type it (`:warning:`, `:white_check_mark:`): a marker, not words.
+EMOJI_SHORTCODE = re.compile(r"(?<![\w:/]):(?=[a-z0-9_+-]*[a-z])[a-z0-9_+-]{2,40}:(?![\w/])")
 # A link as Slack sends it, `<https://…>` or `<https://…|label>`: read as its URL (a PR's URL
 # names it; the label is whatever the sender chose).
 _SLACK_LINK = re.compile(r"<((?:https?|mailto):[^<>|\s]*)(?:\|[^<>]*)?>", re.I)
@@ -30,6 +32,11 @@ _UNSEEN: dict[int, str | None] = {
     code: " " for code in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0))
 }
 _UNSEEN.update(dict.fromkeys((*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200B, 0x2060, 0xFEFF)))
+
+
+def without_shortcodes(text: str) -> str:
+    """The text without emoji shortcodes, which a note pasted from Slack keeps as markers."""
+    return EMOJI_SHORTCODE.sub("", text) if ":" in text else text
 
 
 def strip_slack_markup(text: str) -> str:
