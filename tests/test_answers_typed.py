@@ -47,7 +47,9 @@ def answerer(tmp_path_factory: pytest.TempPathFactory) -> tuple[Answerer, Librar
         ("28357", "在啥硬件上测的", True, "8×H200"),
         ("28357", "基于哪个版本测的", True, "v0.16.0"),
         ("28357", "wake up 要多久", True, "2.5 s"),
-        ("28357", "does this work on amd", True, "CUDA-only"),
+        ("28357", "does this work on amd", False, "CUDA-only"),  # a denial saying why
+        ("28357", "how much memory does it save", False, ""),  # the numbers there are not memory
+        ("28357", "wake up 快了多少", True, "2.5 s"),
         ("28357", "who reviewed it", True, "youkaichao"),
         ("57236", "参考了哪个 pr", True, "50569"),
         ("57236", "要加啥参数", True, "--enforce-eager"),

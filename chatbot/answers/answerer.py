@@ -240,6 +240,7 @@ class Answerer:
             return self._not_covered(reading, [], None, c, question)
         if typed.instead:
             topic = _as_asked(" / ".join(typed.instead), question)
+            c.found = False  # "The note doesn't name amd; it says: …CUDA-only": a denial, with why
             return c.quote(c.word("instead").format(topic=f" {topic} " if c.lang == "zh" else topic), chosen)
         prefix = self._prefix(reading, best, question, c)
         return c.quote(prefix, chosen)

@@ -323,7 +323,7 @@ def _parts_found(entry: Entry) -> dict[str, Candidate]:
             continue  # "Breaking" of "Breaking: …" read as a part is the label of what follows
         # "TL;DR: …" or "- **Who:** …" read as a point is quoted without its label, as the part
         # its label says (the label wins: "**How to enable:**" under 风险 is not a caveat).
-        part, text = _label(MARK_RE.sub("", c.text).strip().strip("*").strip())
+        part, text = _label(MARK_RE.sub("", without_shortcodes(c.text)).strip().strip("*").strip())
         known = merged[text].parts if text in merged else ()
         own = (part,) if part and part != "note" else c.parts
         parts = (*known, *own, *_people_parts(entry, text))

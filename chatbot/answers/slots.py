@@ -44,6 +44,21 @@ def slots() -> tuple[Slot, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=1)
+def measures() -> tuple[Slot, ...]:
+    """What a how-much question may measure (throughput, latency, memory…), each as a slot."""
+    text = resources.files("chatbot.answers").joinpath("data/answer_slots.yaml").read_text(encoding="utf-8")
+    rows = load_yaml(text).get("measures") or {}
+    return tuple(
+        Slot(str(n), re.compile(str(r["asks"])), re.compile(str(r["holds"]))) for n, r in rows.items()
+    )
+
+
+def asked_measures(question: str) -> tuple[Slot, ...]:
+    """The measures a how-much question names ("吞吐提升多少" → throughput)."""
+    return tuple(m for m in measures() if m.asks.search(question))
+
+
 def _slot(name: str) -> Slot:
     return _by_name()[name]
 

@@ -15,6 +15,8 @@ from chatbot.answers.candidates import PERSON_ACTS_RE, REVIEW_RE, Candidate
 from chatbot.answers.intents import Reading
 from chatbot.answers.retrieval import Scored, subject_terms
 from chatbot.answers.slots import (
+    Slot,
+    asked_measures,
     asked_slots,
     asking_words,
     holding_part,
@@ -71,7 +73,7 @@ def typed_ranking(
     asked = tuple(s for s in asked_slots(question) if not (s == "quantity" and reading.top == "size"))
     if not asked:
         return _instead(entry, question, scored, missing)
-    holders = _holders(entry, reading, asked, scored)
+    holders = _holders(entry, question, reading, asked, scored)
     if holders:  # the words asking for the type ("启动参数") are not a subject the note lacks
         missing = [m for m in missing if m not in asking_words(asked, question)]
         # "x86 上能快多少" on "…9% on Arm; x86 上的收益没有给出": the holder says it is not there.
@@ -88,7 +90,7 @@ def _says_absent(scored: Sequence[Scored]) -> list[Scored]:
 
 
 def _holders(
-    entry: Entry, reading: Reading, asked: tuple[str, ...], scored: Sequence[Scored]
+    entry: Entry, question: str, reading: Reading, asked: tuple[str, ...], scored: Sequence[Scored]
 ) -> list[Scored]:
     """The candidates holding what is asked; a number only on the subject (numbers are everywhere)."""
     others = reading.top == "reviewers"  # "who reviewed it" is not answered by the author
@@ -97,21 +99,37 @@ def _holders(
         return [s for s in holders if _reviewing(s.candidate)]
     if not set(asked) <= WEAK_SLOTS:
         return holders
-    return _on_subject(entry, reading, asked, holders)
+    named = asked_measures(question)
+    return _on_subject(entry, reading, asked, _measuring(holders, named), named)
+
+
+def _measuring(holders: list[Scored], named: Sequence[Slot]) -> list[Scored]:
+    """The holders naming what a how-much question measures ("吞吐多少": a number of throughput,
+    not the acceptance rate beside it); all when it names no measure."""
+    if not named:
+        return holders
+    return [s for s in holders if any(m.holds.search(s.candidate.text) for m in named)]
 
 
 def _on_subject(
-    entry: Entry, reading: Reading, asked: tuple[str, ...], holders: list[Scored]
+    entry: Entry, reading: Reading, asked: tuple[str, ...], holders: list[Scored], named: Sequence[Slot] = ()
 ) -> list[Scored]:
     """The holders of a number that share the subject ("吞吐多少": those on throughput), or of
     the kind asked when the question names nothing else ("提速多少") or only what the entry is
     about (its title's words: "how much faster w/ caching" on the prefix-caching entry)."""
-    title = normalize_question(f"{entry.title} {entry.github_title or ''}")
     subject = without_asks(asked, reading.subject)
-    asked_words = normalize_question(subject)
-    if any(t not in title for t in subject_terms(subject) if t in asked_words):
+    for measure in named:  # the measure's words are held by its units already
+        subject = measure.asks.sub(" ", subject)
+    if _beyond_title(entry, subject):
         return [s for s in holders if s.shared >= MIN_SHARED]
-    return [s for s in holders if s.fit >= MIN_FIT]
+    return holders if named else [s for s in holders if s.fit >= MIN_FIT]
+
+
+def _beyond_title(entry: Entry, subject: str) -> bool:
+    """Whether the subject names, in the asker's own words, something the titles do not."""
+    title = normalize_question(f"{entry.title} {entry.github_title or ''}")
+    asked_words = normalize_question(subject)
+    return any(t not in title for t in subject_terms(subject) if t in asked_words)
 
 
 WEAK_SLOTS = frozenset({"quantity"})

@@ -1,0 +1,66 @@
+"""Notes in hands the bot was not written for: pasted from Slack (emoji shortcodes, `*label*`),
+release-note tags (`Breaking:`, `r=@x`), a verdict closing the note under a one-line label."""
+
+from __future__ import annotations
+
+import pytest
+
+from chatbot.answers import Answerer
+from chatbot.digest import Library
+
+DIGEST = """vllm-project/vllm
+
+KV cache 分层卸载 (#61001)
+
+:white_check_mark: 建议看
+*要点* 把冷的 KV block 挪到 CPU 内存，命中时再拷回 GPU
+*坑* :warning: 只在 `--kv-offload-size` 大于 0 时生效，拷回有额外延迟
+感谢 @alice 的 review
+
+Make `Engine` keyword-only (#61002)
+
+[must-read] Breaking: `Engine(...)` now takes only `model` positionally. Migration: pass the rest as keyword arguments. Perf: none measured. @bob, r=@carol.
+
+调度器的抢占顺序 (#61003)
+
+作者 dave 把抢占从按到达时间改成按优先级，吞吐从 10 req/s 到 12 req/s。不过低优先级请求可能饿死。一句话：建议精读。
+"""
+
+
+@pytest.fixture(scope="module")
+def bot(tmp_path_factory: pytest.TempPathFactory) -> tuple[Answerer, Library]:
+    folder = tmp_path_factory.mktemp("hands")
+    (folder / "d.txt").write_text(DIGEST, encoding="utf-8")
+    library = Library.load(folder)
+    return Answerer(library), library
+
+
+@pytest.mark.parametrize(
+    ("pr", "question", "found", "expect", "absent"),
+    [
+        ("61001", "有啥坑", True, "--kv-offload-size", ":warning:"),  # a shortcode is a marker
+        ("61002", "will this break my code", True, "only `model` positionally", ""),
+        ("61002", "who approved it", True, "carol", ""),  # r=@carol names the reviewer
+        ("61003", "要看吗", True, "建议精读", ""),  # the verdict closing the note
+        ("61003", "吞吐提升多少", True, "12 req/s", ""),
+        ("61003", "显存能省多少", False, "", ""),  # the only numbers are throughput
+    ],
+)
+def test_other_hands(
+    bot: tuple[Answerer, Library], pr: str, question: str, found: bool, expect: str, absent: str
+) -> None:
+    answerer, library = bot
+    entry = library.get(pr)
+    assert entry is not None
+    answer = answerer.answer(entry, question)
+    assert answer.found is found, answer.text
+    assert expect in answer.text
+    assert not absent or absent not in answer.text.removesuffix(entry.url or ""), answer.text
+
+
+def test_a_tldr_line_holding_only_the_verdict_is_not_the_summary(bot: tuple[Answerer, Library]) -> None:
+    answerer, library = bot
+    entry = library.get("61003")
+    assert entry is not None
+    answer = answerer.answer(entry, "tl;dr")
+    assert "建议精读" not in answer.text.split("\n")[0] or "抢占" in answer.text, answer.text
