@@ -64,3 +64,16 @@ def test_a_tldr_line_holding_only_the_verdict_is_not_the_summary(bot: tuple[Answ
     assert entry is not None
     answer = answerer.answer(entry, "tl;dr")
     assert "建议精读" not in answer.text.split("\n")[0] or "抢占" in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "found"),
+    [("比原来快吗", True), ("会不会拖慢请求", True), ("显存占用会变大吗", False), ("is it faster", True)],
+)
+def test_a_yes_no_question_about_a_measure_needs_a_clause_naming_it(
+    bot: tuple[Answerer, Library], question: str, found: bool
+) -> None:
+    answerer, library = bot
+    entry = library.get("61003")  # throughput is measured; memory is never named
+    assert entry is not None
+    assert answerer.answer(entry, question).found is found

@@ -128,3 +128,8 @@ def english_of(chinese: str) -> tuple[str, ...]:
 def chinese_of(english: str) -> tuple[str, ...]:
     """The two-character Chinese words an English word alone glosses ("hardware" → 硬件)."""
     return dictionary()[1].get(english, ())
+
+
+def is_word(chinese: str) -> bool:
+    """Whether a run of Chinese characters is a dictionary word ("开销" is, "销大" is not)."""
+    return chinese in dictionary()[0]

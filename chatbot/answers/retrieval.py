@@ -287,7 +287,17 @@ def _scored(reading: Reading, c: Candidate, found: TermWeights, doc_freq: Counte
     elif c.fact or SECONDHAND & set(c.parts) or (set(c.parts) == {"audience"} and kind == 0):
         lexical *= FACT_SHARE  # who should read it names topics; it answers only who
     score = lexical * (1 + LEX_BY_FIT * min(kind, 2.0)) + kind
-    return Scored(c, round(score, 4), lexical, kind, sum(found.values()))
+    return Scored(c, round(score, 4), lexical, kind, sum(_as_word(t, w) for t, w in found.items()))
+
+
+WORD_SHARED = 2.0  # a shared Chinese bigram that is a word ("开销") counts for the floor as a word does
+
+
+def _as_word(term: str, weight: float) -> float:
+    """A term's weight for the floor: a Chinese dictionary word as much as an English word."""
+    if weight == BIGRAM and HAN_RUN.fullmatch(term) and dictionary.is_word(term):
+        return max(weight, WORD_SHARED)
+    return weight
 
 
 def _near_words(

@@ -72,7 +72,7 @@ def typed_ranking(
     answered by the clause naming the hardware it does ("CUDA-only")."""
     asked = tuple(s for s in asked_slots(question) if not (s == "quantity" and reading.top == "size"))
     if not asked:
-        return _instead(entry, question, scored, missing)
+        return _untyped(entry, question, scored, missing)
     holders = _holders(entry, question, reading, asked, scored)
     if holders:  # the words asking for the type ("启动参数") are not a subject the note lacks
         missing = [m for m in missing if m not in asking_words(asked, question)]
@@ -82,6 +82,25 @@ def typed_ranking(
     # No holder: "perf numbers" on a note saying "没给 benchmark" is answered by that line.
     absent = _says_absent(scored)
     return Typed(absent or scored, missing, asked, denied=not absent)
+
+
+def _untyped(entry: Entry, question: str, scored: Sequence[Scored], missing: list[str]) -> Typed:
+    """A question asking for no type: a yes/no question about a measure or about hardware the
+    note lacks is still answered only by what holds one; any other ranks as scored."""
+    named = _yes_no_measures(question)
+    return _measured_yes_no(named, scored, missing) if named else _instead(entry, question, scored, missing)
+
+
+def _yes_no_measures(question: str) -> tuple[Slot, ...]:
+    """The measures a yes/no question asks about ("比原来快吗" → speed)."""
+    return asked_measures(question) if YES_NO_RE.search(normalize_question(question)) else ()
+
+
+def _measured_yes_no(named: Sequence[Slot], scored: Sequence[Scored], missing: list[str]) -> Typed:
+    """A yes/no question about a measure ("比原来快吗", "会不会拖慢 /metrics"): answered by a
+    clause naming that measure, honestly denied when none does."""
+    holders = [s for s in scored if not s.candidate.fact and _measuring([s], named)]
+    return Typed(holders or scored, missing, ("quantity",) if holders else (), denied=not holders)
 
 
 def _says_absent(scored: Sequence[Scored]) -> list[Scored]:
