@@ -24,6 +24,14 @@ Make `Engine` keyword-only (#61002)
 调度器的抢占顺序 (#61003)
 
 作者 dave 把抢占从按到达时间改成按优先级，吞吐从 10 req/s 到 12 req/s。不过低优先级请求可能饿死。一句话：建议精读。
+
+Add a tokens-per-second gauge (#61004)
+
+[skip] Closed, not merged. Adds a gauge with the live generation rate. @erin pushed back: a computed rate is an anti-pattern in Prometheus, export counters and let PromQL do `rate()`.
+
+Log the scheduler's queue depth (#61005)
+
+[skim] Closed. Logs the waiting queue depth every step at debug level. @frank.
 """
 
 
@@ -77,3 +85,22 @@ def test_a_yes_no_question_about_a_measure_needs_a_clause_naming_it(
     entry = library.get("61003")  # throughput is measured; memory is never named
     assert entry is not None
     assert answerer.answer(entry, question).found is found
+
+
+@pytest.mark.parametrize(
+    ("pr", "question", "found", "expect"),
+    [
+        ("61004", "why was it closed", True, "pushed back"),
+        ("61004", "为啥被关了", True, "anti-pattern"),
+        ("61005", "why was it closed", False, ""),  # closed, and the note says not why
+    ],
+)
+def test_why_it_was_closed_needs_a_reason(
+    bot: tuple[Answerer, Library], pr: str, question: str, found: bool, expect: str
+) -> None:
+    answerer, library = bot
+    entry = library.get(pr)
+    assert entry is not None
+    answer = answerer.answer(entry, question)
+    assert answer.found is found, answer.text
+    assert expect in answer.text
