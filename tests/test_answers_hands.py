@@ -3,6 +3,8 @@ release-note tags (`Breaking:`, `r=@x`), a verdict closing the note under a one-
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from chatbot.answers import Answerer
@@ -104,3 +106,40 @@ def test_why_it_was_closed_needs_a_reason(
     answer = answerer.answer(entry, question)
     assert answer.found is found, answer.text
     assert expect in answer.text
+
+
+TABLES_AND_QA = """vllm-project/vllm
+
+## 前缀缓存换淘汰策略 (#62001)
+
+| 项 | 说明 |
+|---|---|
+| 结论 | 值得看，做长上下文的可以读 |
+| 风险 | 默认仍是 LRU；想用得自己 cherry-pick |
+| 怎么开 | `--eviction-policy freq` |
+
+## LoRA kernels exit early (#62002)
+
+Q: 这个 PR 解决什么？ A: 某个 adapter 没有这个 slice 时 kernel 直接返回，不再空算。
+Q: catch? A: dense 加载会慢约 2%（31.6 → 32.2 ms）。
+Q: 有人复现吗 A: gina 复现后只涨了 0.1%。
+"""
+
+
+@pytest.mark.parametrize(
+    ("pr", "question", "expect", "absent"),
+    [
+        ("62001", "有啥风险", "cherry-pick", "|"),  # a table row is its label and value
+        ("62001", "how do i turn it on", "--eviction-policy freq", "|"),
+        ("62002", "有没有坑", "31.6 → 32.2 ms", "Q:"),  # the answer under the curator's own question
+        ("62002", "别人复现了吗", "gina", "Q:"),
+    ],
+)
+def test_table_rows_and_qa_lines(tmp_path: Path, pr: str, question: str, expect: str, absent: str) -> None:
+    (tmp_path / "d.md").write_text(TABLES_AND_QA, encoding="utf-8")
+    library = Library.load(tmp_path)
+    entry = library.get(pr)
+    assert entry is not None
+    answer = Answerer(library).answer(entry, question)
+    assert answer.found, answer.text
+    assert expect in answer.text and absent not in answer.text, answer.text

@@ -119,13 +119,46 @@ def _verdict_cue() -> re.Pattern[str]:
     return re.compile("|".join(str(p) for p in priors_file()["kinds"]["verdict"]["cues"]))
 
 
-def note_clauses(note: str) -> list[tuple[str, str, bool]]:
-    """(part, sentence, own) for every sentence of the note: the part its own label announces
-    (`own`), or the last label's before it in the same paragraph ("Watch out: A. B." — B is a
-    caveat too), or the bare label line's above a list; else `note`."""
-    out: list[tuple[str, str, bool]] = []
-    section: str | None = None
+def note_lines(note: str) -> list[tuple[str, str]]:
+    """The note's lines as written, each with what it answers when the curator says so: a
+    Markdown table row `| 风险 | … |` is the line "风险：…" (the header and rule rows are none), a
+    `Q: … A: …` line is its answer, about its question."""
+    out: list[tuple[str, str]] = []
+    table_rows = 0
     for raw in note.split("\n"):
+        row = TABLE_ROW_RE.fullmatch(raw.strip())
+        table_rows = table_rows + 1 if row else 0
+        if row:
+            cells = [c.strip() for c in row.group(1).split("|")]
+            if table_rows > 1 and not all(RULE_CELL_RE.fullmatch(c) for c in cells) and len(cells) >= 2:
+                out.append((f"{cells[0]}：{BR_RE.sub('；', '；'.join(cells[1:]))}", ""))
+            continue
+        asked = QA_RE.match(raw)
+        out.append((asked.group(2), asked.group(1)) if asked else (raw, ""))
+    return out
+
+
+def _line_shaped(note: str) -> bool:
+    """Whether most of a note's lines are table rows or Q/A lines."""
+    lines = [line for line in note.split("\n") if line.strip()]
+    shaped = sum(1 for line in lines if TABLE_ROW_RE.fullmatch(line.strip()) or QA_RE.match(line))
+    return shaped >= 2 and shaped * 2 > len(lines)
+
+
+TABLE_ROW_RE = re.compile(r"\|(.*)\|")
+RULE_CELL_RE = re.compile(r":?-{2,}:?")
+BR_RE = re.compile(r"<br\s*/?>", re.I)
+QA_RE = re.compile(r"^\s*(?:[-*•]\s+)?\**Q\**\s*[:：.]\s*(.+?)\s+\**A\**\s*[:：.]\s*(.+)$")
+
+
+def note_clauses(note: str) -> list[tuple[str, str, bool, str]]:
+    """(part, sentence, own, about) for every sentence of the note: the part its own label
+    announces (`own`), or the last label's before it in the same paragraph ("Watch out: A. B." —
+    B is a caveat too), or the bare label line's above a list; else `note`. `about`: the
+    question a Q/A line answers."""
+    out: list[tuple[str, str, bool, str]] = []
+    section: str | None = None
+    for raw, about in note_lines(note):
         listed = bool(MARK_RE.match(raw))
         unmarked = MARK_RE.sub("", without_shortcodes(raw)).strip()
         line = unmarked.strip("*").strip()
@@ -136,7 +169,7 @@ def note_clauses(note: str) -> list[tuple[str, str, bool]]:
         if part is not None and not rest.strip():
             section = part  # a bare label line: the list under it is that part
             continue
-        out.extend(_labelled_sentences(line, section if listed else None))
+        out.extend((*c, about) for c in _labelled_sentences(line, section if listed else None))
     return out
 
 
@@ -240,35 +273,50 @@ def _people_parts(entry: Entry, text: str) -> tuple[str, ...]:
 
 def entry_candidates(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
     """Every candidate of the entry: its parts, the rest of its sentences, its title, its facts."""
-    merged = _parts_found(entry)
+    # A note of table rows or Q/A lines is read line by line here: the reader's sentences cut
+    # across its cells and questions.
+    merged = {} if _line_shaped(entry.note) else _parts_found(entry)
     held = list(merged)
-    for i, (part, text, own) in enumerate(note_clauses(entry.note)):
-        _add_sentence(entry, merged, held, (i, part, text), own)
+    for i, (part, text, own, about) in enumerate(note_clauses(entry.note)):
+        _add_sentence(entry, merged, held, (i, part, text, about), own)
     merged.setdefault(entry.title, Candidate(("title",), entry.title, "title"))
     return _without_bare_headings(list(merged.values())) + _facts(entry, words)
 
 
 def _add_sentence(
-    entry: Entry, merged: dict[str, Candidate], held: Sequence[str], sentence: tuple[int, str, str], own: bool
+    entry: Entry,
+    merged: dict[str, Candidate],
+    held: Sequence[str],
+    sentence: tuple[int, str, str, str],
+    own: bool,
 ) -> None:
     """A sentence of the note: its own label's part given to the reader's parts it is in or
     holds ("My concern: A, and B"), a label carried from a sentence before only to the reader's
     part it is in; and what it says besides the parts inside it ("…不到 4%" before "对…有帮助") as a
     candidate of its own."""
-    i, part, text = sentence
+    i, part, text, about = sentence
     same = _parts_in(text, held)
     for h in _labelled_by(text, same, own):
         merged[h] = _with_part(merged[h], part)
-    _about(merged, same, _unknown_label(text))
+    about = about or _short(_unknown_label(text))
+    _about(merged, same, about)
     rest = _rest(text, same and [*same, *(h for h in held if h in text)])
     if rest and (rest == text or not _said(rest, merged)):
-        merged.setdefault(rest, Candidate((part, *_people_parts(entry, rest)), rest, f"note[{i}]"))
+        merged.setdefault(
+            rest, Candidate((part, *_people_parts(entry, rest)), rest, f"note[{i}]", about=about)
+        )
 
 
 def _about(merged: dict[str, Candidate], parts: Sequence[str], label: str) -> None:
     """The reader's parts under a label that names no part, with that label's words."""
     for h in parts if label else ():
         merged[h] = replace(merged[h], about=label)
+
+
+def _short(label: str) -> str:
+    """A label that names a topic ("为什么", "Migration"), not a sentence's opening words
+    ("重点关注三个设计决策")."""
+    return label if len(label.split()) <= 2 and (len(label) <= 6 or not has_han(label)) else ""
 
 
 def _unknown_label(text: str) -> str:
@@ -323,12 +371,20 @@ def _parts_found(entry: Entry) -> dict[str, Candidate]:
             continue  # "Breaking" of "Breaking: …" read as a part is the label of what follows
         # "TL;DR: …" or "- **Who:** …" read as a point is quoted without its label, as the part
         # its label says (the label wins: "**How to enable:**" under 风险 is not a caveat).
-        part, text = _label(MARK_RE.sub("", without_shortcodes(c.text)).strip().strip("*").strip())
+        line, about = _as_line(c.text)
+        part, text = _label(MARK_RE.sub("", without_shortcodes(line)).strip().strip("*").strip())
         known = merged[text].parts if text in merged else ()
         own = (part,) if part and part != "note" else c.parts
         parts = (*known, *own, *_people_parts(entry, text))
-        merged[text] = Candidate(tuple(dict.fromkeys(parts)), text, c.source)
+        merged[text] = Candidate(tuple(dict.fromkeys(parts)), text, c.source, about=about)
     return merged
+
+
+def _as_line(text: str) -> tuple[str, str]:
+    """A part as the note's line reads (`note_lines`): a table row as "label：value", a Q/A line
+    as its answer about its question."""
+    lines = note_lines(f"|x|\n{text}") if TABLE_ROW_RE.fullmatch(text.strip()) else note_lines(text)
+    return lines[0] if len(lines) == 1 else (text, "")
 
 
 def _a_label_of(note: str, text: str) -> bool:

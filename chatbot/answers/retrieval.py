@@ -21,7 +21,7 @@ from rapidfuzz import fuzz, process
 
 from chatbot.answers import dictionary
 from chatbot.answers.candidates import SHORT_CLAUSE, Candidate, priors_file
-from chatbot.answers.intents import Intent, Reading
+from chatbot.answers.intents import Intent, Reading, cached_reading
 from chatbot.digest import clauses
 from chatbot.search import Glossary
 from chatbot.search.glossary import Expansion
@@ -249,9 +249,18 @@ def fit(kinds: Mapping[Intent, float], candidate: Candidate) -> float:
         if prior is None:
             continue
         part = max((prior.parts.get(p, 0.0) for p in candidate.parts), default=0.0)
+        part = max(part, ABOUT_FIT if kind in _about_kinds(candidate.about) else 0.0)
         cue = _cue(prior, candidate)
         total += weight * max(part, cue, (part + cue) / 1.5)
     return total
+
+
+ABOUT_FIT = 4.0  # a clause under the curator's own question or label of the asked kind ("Q: catch?")
+
+
+def _about_kinds(about: str) -> frozenset[str]:
+    """The kinds the curator's question or label names, read as a question ("catch?" → risks)."""
+    return frozenset(cached_reading(about).kinds) if about else frozenset()
 
 
 def _cue(prior: KindPrior, candidate: Candidate) -> float:
