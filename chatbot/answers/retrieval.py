@@ -486,7 +486,14 @@ CAPITALS_RE = re.compile(r"(?<![A-Za-z])[A-Z]{2,8}(?![A-Za-z])")
 def _named(word: str, texts: Sequence[tuple[str, frozenset[str]]]) -> bool:
     """Whether a name is in the candidates as written: no fuzzy match (`gemma3n` is not
     `gemma3`, `h200` not `h100`)."""
+    measure = MEASURE_WORD_RE.fullmatch(word)
+    if measure:  # "24g" is said "24 GB", "13b" "13B"
+        unit = re.compile(rf"(?<![\d.]){re.escape(measure[1])}\s*{re.escape(measure[2])}")
+        return any(unit.search(norm) for norm, _ in texts)
     return any(word in bag or phrase_in(word, norm) for norm, bag in texts)
+
+
+MEASURE_WORD_RE = re.compile(r"(\d+(?:\.\d+)?)(g|gb|gib|m|mb|k|b|t|ms|s|x)")
 
 
 @lru_cache(maxsize=4096)
