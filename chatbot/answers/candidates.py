@@ -142,7 +142,7 @@ def _line_shaped(note: str) -> bool:
     """Whether most of a note's lines are table rows or Q/A lines."""
     lines = [line for line in note.split("\n") if line.strip()]
     shaped = sum(1 for line in lines if TABLE_ROW_RE.fullmatch(line.strip()) or QA_RE.match(line))
-    return shaped >= 2 and shaped * 2 > len(lines)
+    return shaped * 2 > len(lines)
 
 
 TABLE_ROW_RE = re.compile(r"\|(.*)\|")

@@ -116,10 +116,16 @@ def _holders(
     holders = [s for s in scored if any(holds(k, s.candidate, entry, besides_author=others) for k in asked)]
     if others:  # nor by a clause naming someone without a word of review
         return [s for s in holders if _reviewing(s.candidate)]
+    if "hardware" in asked:  # "跑的啥卡": the clause naming an A100 before one saying "CUDA kernels"
+        return sorted(holders, key=lambda s: not any(ch.isdigit() for ch in _hardware(s.candidate.text)))
     if not set(asked) <= WEAK_SLOTS:
         return holders
     named = asked_measures(question)
     return _on_subject(entry, reading, asked, _measuring(holders, named), named)
+
+
+def _hardware(text: str) -> str:
+    return " ".join(m.group(0) for m in slot_matches("hardware", text))
 
 
 def _measuring(holders: list[Scored], named: Sequence[Slot]) -> list[Scored]:
