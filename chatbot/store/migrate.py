@@ -1,12 +1,9 @@
 """Apply the shipped Alembic migrations from code: no alembic.ini, no dependence on the cwd.
 
-Called at start (`serve`, `post-today`) and by `vllm-digest db upgrade`. Safe when several
-processes start at once: SQLite serialises them with BEGIN IMMEDIATE, PostgreSQL with a
-transaction-scoped advisory lock; the second one finds the schema current and does nothing.
-
-Most starts find the database at the newest revision already: that is one query against the
-head named by the migration scripts' own `revision`/`down_revision` lines, and Alembic (a tenth
-of a second of CPU to import and set up) is only imported when there is something to upgrade.
+Safe when several processes start at once: SQLite serialises them with BEGIN IMMEDIATE,
+PostgreSQL with an advisory lock. A database already at the head named by the scripts' own
+`revision` lines is one query, without importing Alembic (a tenth of a second of CPU: the
+`serve` ready row of bench/scale.py).
 """
 
 from __future__ import annotations
