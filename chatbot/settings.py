@@ -236,6 +236,10 @@ class Settings(BaseSettings):
         """Whether any GITHUB_* setting was given: only then does the bot fetch or read PR facts."""
         return any(name in self.model_fields_set for name in GITHUB_SETTINGS)
 
+    def secret(self, name: Literal["llm_api_key", "github_token"]) -> str | None:
+        value: SecretStr | None = getattr(self, name)
+        return value.get_secret_value() if value is not None else None
+
     @property
     def zone(self) -> ZoneInfo:
         return ZoneInfo(self.timezone)

@@ -35,7 +35,7 @@ from chatbot.daily.jobs import (
 from chatbot.digest import Entry, Library
 from chatbot.executors import TrackedExecutor
 from chatbot.live import LiveIndex
-from chatbot.observability import request_id_middleware
+from chatbot.observability import RequestIdMiddleware
 from chatbot.settings import Settings, SettingsError
 from chatbot.slack.app import build_slack_app
 from chatbot.slack.fairness import FairExecutor
@@ -176,7 +176,7 @@ def _slack_app(
         rate_limits=parts.rate_limits,
         **handlers,
     )
-    app.use(request_id_middleware(logging.getLogger("chatbot.slack.requests")))
+    app.use(RequestIdMiddleware(logging.getLogger("chatbot.slack.requests")))
     app.use(PlaceMiddleware())  # where each request was made: the report quotes only public text
     return app
 
