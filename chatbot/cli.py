@@ -305,7 +305,6 @@ def cmd_today(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_post_today(args: argparse.Namespace, settings: Settings) -> int:
     """Post the day's entry once; exit 0 when it is (or already was) posted."""
-    from chatbot.builders import build_store
     from chatbot.daily.jobs import build_daily_poster
 
     channel, day = _daily_day(args, settings)
@@ -315,11 +314,8 @@ def cmd_post_today(args: argparse.Namespace, settings: Settings) -> int:
     library = _library(settings)
     for problem in library.problems:
         print(problem, file=sys.stderr)
-    poster = build_daily_poster(settings, library, build_store(settings), facts=_stored_facts(settings))
-    try:
-        result = poster.run(channel, day)
-    finally:
-        poster.store.close()
+    with _opened(settings) as store:
+        result = build_daily_poster(settings, library, store, facts=_stored_facts(settings)).run(channel, day)
     print(result.line(), file=sys.stdout if result.ok else sys.stderr)
     return 0 if result.ok else 1
 

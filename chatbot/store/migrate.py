@@ -56,22 +56,6 @@ def alembic_config(engine: Engine) -> Config:
     return config
 
 
-def head_revision(engine: Engine) -> str | None:
-    """The head as Alembic reads the scripts."""
-    with _quiet_plugins():
-        from alembic.script import ScriptDirectory
-
-    return ScriptDirectory.from_config(alembic_config(engine)).get_current_head()
-
-
-def current_revision(engine: Engine) -> str | None:
-    with _quiet_plugins():
-        from alembic.runtime.migration import MigrationContext
-
-    with engine.connect() as conn:
-        return MigrationContext.configure(conn).get_current_revision()
-
-
 @lru_cache(maxsize=1)
 def shipped_head(versions: Path = MIGRATIONS / "versions") -> str | None:
     """The newest revision of the shipped scripts, read from their `revision` and `down_revision`
