@@ -79,9 +79,8 @@ class Bot:
         return {"entries": len(self.library), "errors": len(self.library.errors)}
 
     def readiness(self) -> dict[str, str]:
-        """Checks that must be "ok" for Slack traffic to be worth sending here: the digests are
-        loaded (200 means the bot can answer), the store answers (threads, dedup and the daily
-        post live there) and the named `ready_checks` (the Socket Mode link) pass."""
+        """What must be "ok" for Slack traffic to be worth sending here: the digests loaded, the
+        store answering, and the `ready_checks` (the Socket Mode link)."""
         checks: dict[str, str] = {"library": self.live.state()}
         if self.store is not None:
             checks["store"] = self.store.ready()
@@ -90,11 +89,9 @@ class Bot:
         return checks
 
     def start(self) -> threading.Thread:
-        """Load the digests on a background thread (serve listens meanwhile, answering "still
-        loading"); once they are loaded, `after_load` (the answerer's data), the thread replies that
-        waited (`loading.release`), then the daily
-        post and the weekly report start, so that nothing picks or announces from an empty
-        library."""
+        """Load the digests on a background thread (serve answers "still loading" meanwhile); then
+        `after_load`, the thread replies that waited, and the jobs: nothing picks or announces
+        from an empty library."""
 
         def start_jobs() -> None:
             if self.closed.is_set() or (self.installs is not None and self.installs.gone.is_set()):
@@ -120,8 +117,8 @@ class Bot:
         return all(executor.wait_idle(timeout) for executor in self.executors)
 
     def close(self, drain: float = 5.0) -> None:
-        """Stop the scheduler, cut model streams and rate-limit waits (the answers at hand are
-        posted), let running answers finish (up to `drain` seconds), then stop."""
+        """Stop the jobs, cut model streams and rate-limit waits (the answers at hand are posted),
+        let running answers finish (up to `drain` seconds), then stop."""
         self.closed.set()
         if self.rate_limits is not None:
             self.rate_limits.stop()

@@ -11,11 +11,11 @@ from slack_sdk import WebClient
 
 from chatbot.answers import Answerer
 from chatbot.daily.poster import SlackMessage, process_owner
-from chatbot.digest import Entry, FactsLookup, Library, facts_lookup, no_facts
+from chatbot.digest import Entry, FactsLookup, Library, no_facts
 from chatbot.executors import TrackedExecutor
 from chatbot.live import LiveIndex
 from chatbot.observability import LibraryState, Metrics, count_slack_calls
-from chatbot.search import Glossary, load_glossary
+from chatbot.search import load_glossary
 from chatbot.search.semantic import SemanticIndex
 from chatbot.settings import Settings
 from chatbot.slack.curator import render_curator_report
@@ -51,26 +51,6 @@ def build_store(settings: Settings) -> SqlStore:
     return SqlStore.open(settings.database_url)
 
 
-def build_usage(
-    settings: Settings,
-    metrics: Metrics,
-    store: SqlStore | None,
-    writer: TrackedExecutor,
-    token: str,
-    client: WebClient | None = None,
-) -> UsageRecorder:
-    """Usage rows go to the store's tables (none without a store), voters keyed by a salted hash,
-    each with where it was made (`conversations.info` through `client`)."""
-    return UsageRecorder(
-        metrics,
-        UsageStore(store.engine) if store is not None else None,
-        writer=writer,
-        voter_key=salt_key(settings.usage_salt, token),
-        retention=settings.usage_retention,
-        places=Places(conversation_kind(client) if client is not None else None),
-    )
-
-
 def build_weekly_report(
     settings: Settings, library: Library, store: SqlStore, client: WebClient, metrics: Metrics
 ) -> WeeklyReport | None:
@@ -99,12 +79,6 @@ def build_weekly_report(
     )
 
 
-def library_state(library: Library) -> LibraryState:
-    """What /metrics reports of the digest: loads, entries, problems by severity."""
-    errors = len(library.errors)
-    return LibraryState(library.generation, len(library), errors, len(library.problems) - errors)
-
-
 def build_follow_ups(
     settings: Settings,
     library: Library,
@@ -123,19 +97,17 @@ def build_follow_ups(
     answers and turned-away deliveries are counted. Without `warm`, the answerer reads its data
     (the glossary, phrasings: a tenth of a second) on `answerer.warm_up()` or its first answer."""
 
+    model = build_model_client(settings, usage.metrics if usage is not None else None)
     # The digest folder's glossary files extend the bundled glossary, as for the search.
-    def glossary() -> Glossary:
-        return load_glossary(library.folder)
-
     return FollowUps(
-        Answerer(library, glossary, warm=warm, facts=facts),
+        Answerer(library, lambda: load_glossary(library.folder), warm=warm, facts=facts),
         library.get,
         index,
         threads,
         handled,
         settings.channel_language,
         mode=settings.followups,
-        model=build_model_answers(settings, usage.metrics if usage is not None else None),
+        model=ModelAnswers(model, timeout=settings.llm_timeout) if model is not None else None,
         languages=languages,
         outage=outage,
         usage=usage,
@@ -149,7 +121,7 @@ def build_model_client(settings: Settings, metrics: Metrics | None = None) -> Mo
         return None
     from chatbot.llm import CircuitBreaker, ModelClient
 
-    key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+    key = settings.secret("llm_api_key")
     breaker = None
     if metrics is not None:
         calls = metrics.model_calls
@@ -167,7 +139,7 @@ def build_semantic(settings: Settings, store: SqlStore | None) -> SemanticIndex 
     from chatbot.llm import EmbeddingsClient
     from chatbot.store import VectorStore
 
-    key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+    key = settings.secret("llm_api_key")
     client = EmbeddingsClient(
         settings.llm_base_url, settings.embeddings_model, key, timeout=settings.embeddings_timeout
     )
@@ -175,17 +147,11 @@ def build_semantic(settings: Settings, store: SqlStore | None) -> SemanticIndex 
     return SemanticIndex(client, cache, floor=settings.embeddings_floor)
 
 
-def build_model_answers(settings: Settings, metrics: Metrics | None = None) -> ModelAnswers | None:
-    model = build_model_client(settings, metrics)
-    return ModelAnswers(model, timeout=settings.llm_timeout) if model is not None else None
-
-
 def github_client(settings: Settings) -> GitHubClient:
     """A client for GITHUB_API_URL, with GITHUB_TOKEN when set (else unauthenticated, said once)."""
     from chatbot.github import GitHubClient
 
-    token = settings.github_token.get_secret_value() if settings.github_token else None
-    return GitHubClient(settings.github_api_url, token)
+    return GitHubClient(settings.github_api_url, settings.secret("github_token"))
 
 
 def build_github_facts(
@@ -200,21 +166,6 @@ def build_github_facts(
     facts_store = PrFactsStore(store.engine)
     refresher = FactsRefresher(github_client(settings), facts_store)
     return GitHubFacts(refresher, facts_store, entries, settings.github_refresh, process_owner())
-
-
-def stored_facts(settings: Settings) -> FactsLookup:
-    """The facts in the store for one command (`ask`, `today`, `list`); none without GITHUB_*
-    settings (the command then does not open the store at all) or when the store has none."""
-    if not settings.github_enabled:
-        return no_facts
-    from chatbot.github import load_facts
-    from chatbot.store.prfacts import PrFactsStore
-
-    store = build_store(settings)
-    try:
-        return facts_lookup(load_facts(PrFactsStore(store.engine)))
-    finally:
-        store.close()
 
 
 @dataclass
@@ -248,7 +199,12 @@ def shared_parts(
     """The digests as searched, the Slack client, metrics and usage recording; with a store, the
     queue that holds work through a database outage."""
     metrics = Metrics()
-    metrics.watch_library(lambda: library_state(live.library))
+    library = live.library  # /metrics: loads, entries, problems by severity
+    metrics.watch_library(
+        lambda: LibraryState(
+            library.generation, len(library), len(library.errors), len(library.problems) - len(library.errors)
+        )
+    )
     usage_writer = TrackedExecutor(max_workers=1, thread_name_prefix="usage")
     rate_limits = RateLimits()
     client = count_slack_calls(web_client(settings, token, rate_limits), metrics)
@@ -261,7 +217,16 @@ def shared_parts(
         # Known threads are routed without the database; a registration it cannot take is held.
         registry=RememberedThreads(threads or store or InMemoryThreadRegistry(), outage),
         metrics=metrics,
-        usage=build_usage(settings, metrics, store, usage_writer, token, client),
+        # Usage rows in the store (none without one), voters by a salted hash, each with where it
+        # was made (`conversations.info`).
+        usage=UsageRecorder(
+            metrics,
+            UsageStore(store.engine) if store is not None else None,
+            writer=usage_writer,
+            voter_key=salt_key(settings.usage_salt, token),
+            retention=settings.usage_retention,
+            places=Places(conversation_kind(client)),
+        ),
         usage_writer=usage_writer,
         client=client,
         languages=UserLanguages(settings.language, slack_locale(client), default=settings.channel_language),

@@ -7,11 +7,12 @@ scheduler.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -21,6 +22,19 @@ from chatbot.settings import Settings, SettingsError, load_settings
 if TYPE_CHECKING:
     from chatbot.daily.subscription import Subscription
     from chatbot.digest import Entry, FactsLookup
+    from chatbot.store import SqlStore
+
+
+@contextlib.contextmanager
+def _opened(settings: Settings, *, upgrade: bool = True) -> Iterator[SqlStore]:
+    """The store at DATABASE_URL for one command, closed after it."""
+    from chatbot.store import SqlStore
+
+    store = SqlStore.open(settings.database_url, upgrade=upgrade)
+    try:
+        yield store
+    finally:
+        store.close()
 
 
 def _library(settings: Settings, path: str | None = None):  # type: ignore[no-untyped-def]
@@ -56,13 +70,15 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
 
 def _stored_facts(settings: Settings) -> FactsLookup:
     """GitHub's facts as last fetched (none without GITHUB_* settings: the store is not opened)."""
+    from chatbot.digest import facts_lookup, no_facts
+
     if not settings.github_enabled:
-        from chatbot.digest import no_facts
-
         return no_facts
-    from chatbot.builders import stored_facts
+    from chatbot.github import load_facts
+    from chatbot.store.prfacts import PrFactsStore
 
-    return stored_facts(settings)
+    with _opened(settings) as store:
+        return facts_lookup(load_facts(PrFactsStore(store.engine)))
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
@@ -194,15 +210,9 @@ def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
     result = _searchable(settings).search(query, limit=max(args.limit, 0))
     if args.json:
         rows = [
-            {
-                "id": hit.entry.id,
-                "title": hit.entry.title,
-                "pr": hit.entry.pr,
-                "url": hit.entry.url,
-                "score": hit.score,
-                "matched": hit.matched,
-            }
-            for hit in result.hits
+            {"id": h.entry.id, "title": h.entry.title, "pr": h.entry.pr, "url": h.entry.url}
+            | {"score": h.score, "matched": h.matched}
+            for h in result.hits
         ]
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return 0
@@ -263,21 +273,17 @@ def _channel_topics(store: Any, library: Any, channel: str) -> Any:
 
 def cmd_today(args: argparse.Namespace, settings: Settings) -> int:
     """Which entry the channel gets on the day, and why; posts nothing."""
-    from chatbot.builders import build_store
     from chatbot.daily.jobs import build_daily_poster
     from chatbot.store import DailyPost
 
     channel, day = _daily_day(args, settings)
     library = _library(settings)
-    store = build_store(settings)
-    try:
+    with _opened(settings) as store:
         topics = _channel_topics(store, library, channel)
         poster = build_daily_poster(
             settings, library, store, None, lambda _channel: topics, facts=_stored_facts(settings)
         )
         pick = poster.plan(channel, day)
-    finally:
-        store.close()
     if isinstance(pick, DailyPost):
         entry = library.get(pick.entry_id)
         title = entry.title if entry else "(no longer in the library)"
@@ -299,7 +305,6 @@ def cmd_today(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_post_today(args: argparse.Namespace, settings: Settings) -> int:
     """Post the day's entry once; exit 0 when it is (or already was) posted."""
-    from chatbot.builders import build_store
     from chatbot.daily.jobs import build_daily_poster
 
     channel, day = _daily_day(args, settings)
@@ -309,18 +314,14 @@ def cmd_post_today(args: argparse.Namespace, settings: Settings) -> int:
     library = _library(settings)
     for problem in library.problems:
         print(problem, file=sys.stderr)
-    poster = build_daily_poster(settings, library, build_store(settings), facts=_stored_facts(settings))
-    try:
-        result = poster.run(channel, day)
-    finally:
-        poster.store.close()
+    with _opened(settings) as store:
+        result = build_daily_poster(settings, library, store, facts=_stored_facts(settings)).run(channel, day)
     print(result.line(), file=sys.stdout if result.ok else sys.stderr)
     return 0 if result.ok else 1
 
 
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     """The curator report over the usage tables: gaps, top queries, entries, unanswered questions."""
-    from chatbot.store import SqlStore
     from chatbot.usage.report import build_report, parse_since, render_text
 
     now = dt.datetime.now(dt.UTC)
@@ -335,11 +336,8 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
         entry = library.get(entry_id)
         return (entry.title, entry.pr) if entry else ("(no longer in the digest)", None)
 
-    store = SqlStore.open(settings.database_url)
-    try:
+    with _opened(settings) as store:
         report = build_report(store.engine, since, now, describe)
-    finally:
-        store.close()
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     else:
@@ -349,13 +347,8 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
     """`db upgrade`: apply the shipped migrations to DATABASE_URL."""
-    from chatbot.store import SqlStore
-
-    store = SqlStore.open(settings.database_url, upgrade=False)
-    try:
+    with _opened(settings, upgrade=False) as store:
         before, after = store.upgrade()
-    finally:
-        store.close()
     print(
         f"database at revision {after}"
         + (f" (was {before or 'empty'})" if before != after else " (up to date)")
@@ -368,18 +361,13 @@ def cmd_github(args: argparse.Namespace, settings: Settings) -> int:
     FILE.meta.yaml`: fill the metadata GitHub knows and the file lacks."""
     if args.action == "enrich":
         return _github_enrich(args, settings)
-    from chatbot.builders import build_store, github_client
+    from chatbot.builders import github_client
     from chatbot.github import FactsRefresher
     from chatbot.store.prfacts import PrFactsStore
 
     library = _library(settings)
-    store = build_store(settings)
-    client = github_client(settings)
-    try:
+    with _opened(settings) as store, contextlib.closing(github_client(settings)) as client:
         report = FactsRefresher(client, PrFactsStore(store.engine)).refresh(library.entries)
-    finally:
-        client.close()
-        store.close()
     for line in report.lines():
         print(line)
     return 1 if report.error else 0
@@ -393,11 +381,8 @@ def _github_enrich(args: argparse.Namespace, settings: Settings) -> int:
     if args.file is None:
         print("vllm-digest github enrich: name the FILE.meta.yaml to fill", file=sys.stderr)
         return 2
-    client = github_client(settings)
-    try:
+    with contextlib.closing(github_client(settings)) as client:
         result = enrich_file(Path(args.file), client)
-    finally:
-        client.close()
     for line in result.lines():
         print(line, file=sys.stderr if result.error else sys.stdout)
     return 1 if result.error else 0
@@ -406,13 +391,10 @@ def _github_enrich(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_subscriptions(args: argparse.Namespace, settings: Settings) -> int:
     """Every channel's subscription: from Slack (the store) and from DAILY_CHANNELS."""
     from chatbot.daily.subscription import configured_subscriptions, effective_subscriptions
-    from chatbot.store import SqlStore, SubscriptionStore
+    from chatbot.store import SubscriptionStore
 
-    store = SqlStore.open(settings.database_url)
-    try:
+    with _opened(settings) as store:
         stored = SubscriptionStore(store.engine).all()
-    finally:
-        store.close()
     configured = configured_subscriptions(settings.daily_channels, settings.daily_cron, settings.timezone)
     every = effective_subscriptions(configured, stored)
     if args.json:
@@ -458,7 +440,7 @@ def cmd_subscribe(args: argparse.Namespace, settings: Settings) -> int:
     )
     from chatbot.daily.topics import resolve_topics
     from chatbot.search import SearchIndex, load_glossary
-    from chatbot.store import SqlStore, SubscriptionStore, utc_now
+    from chatbot.store import SubscriptionStore, utc_now
 
     try:
         request = parse_subscribe(" ".join(args.words))
@@ -474,8 +456,7 @@ def cmd_subscribe(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
         return 2
-    store = SqlStore.open(settings.database_url)
-    try:
+    with _opened(settings) as store:
         subscriptions = SubscriptionStore(store.engine)
         configured = configured_subscriptions(settings.daily_channels, settings.daily_cron, settings.timezone)
         base = subscriptions.get(args.channel) or next(
@@ -484,8 +465,6 @@ def cmd_subscribe(args: argparse.Namespace, settings: Settings) -> int:
         )
         after = replace(request.apply(base, resolved.topics), updated_by="cli")
         subscriptions.put(after, now=utc_now())
-    finally:
-        store.close()
     print(
         json.dumps(_subscription_json(after), ensure_ascii=False) if args.json else _subscription_line(after)
     )
@@ -494,13 +473,10 @@ def cmd_subscribe(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_unsubscribe(args: argparse.Namespace, settings: Settings) -> int:
     """Drop the channel's subscription made from Slack (DAILY_CHANNELS stays as configured)."""
-    from chatbot.store import SqlStore, SubscriptionStore
+    from chatbot.store import SubscriptionStore
 
-    store = SqlStore.open(settings.database_url)
-    try:
+    with _opened(settings) as store:
         removed = SubscriptionStore(store.engine).remove(args.channel)
-    finally:
-        store.close()
     print(f"{args.channel}: {'unsubscribed' if removed else 'had no subscription'}")
     return 0
 

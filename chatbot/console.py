@@ -175,40 +175,45 @@ class LocalSlack:
             return f"{self._last_ts:.6f}"
 
     def handle(self, path: str, params: dict[str, Any]) -> dict[str, Any]:
-        """One call from the app: a response-URL post, or a Web API method (a table of them)."""
+        """One call from the app: a response-URL post, or a Web API method."""
         if path.startswith("/response/"):
             self.screen.show(params, "only visible to you")
             return {"ok": True}
-        methods = {
-            "auth.test": self._auth_test,
-            "chat.postMessage": self._post_message,
-            "chat.postEphemeral": self._ephemeral,
-            "chat.update": self._update,
-            "conversations.history": self._history,
-            "conversations.replies": self._replies,
-            "users.info": self._user_info,
-            "conversations.members": self._members,
-            "conversations.info": self._conversation,
-        }
-        method = methods.get(path.removeprefix("/api/"))
-        return method(params) if method else {"ok": False, "error": "unknown_method"}
+        method = path.removeprefix("/api/")
+        if method == "chat.postMessage":
+            return self._post_message(params)
+        if method in ("chat.postEphemeral", "chat.update"):
+            self.screen.show(params, "only visible to you" if method == "chat.postEphemeral" else "updated")
+            return {"ok": True, "ts": params.get("ts") or self._ts(), "message_ts": self._ts()}
+        answer = self._answers(params).get(method)
+        return {"ok": True, **answer} if answer is not None else {"ok": False, "error": "unknown_method"}
 
-    def _auth_test(self, params: dict[str, Any]) -> dict[str, Any]:
+    def _answers(self, params: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        """What the other methods answer, by method."""
+        stored = self._stored(params)
         return {
-            "ok": True,
-            "user_id": BOT_USER,
-            "bot_id": "B0BOT",
-            "team_id": "T0CONSOLE",
-            "user": "vllm-digest",
+            "auth.test": {
+                "user_id": BOT_USER,
+                "bot_id": "B0BOT",
+                "team_id": "T0CONSOLE",
+                "user": "vllm-digest",
+            },
+            # The console's one person is in every channel, and every channel is public.
+            "conversations.members": {"members": [USER, BOT_USER], "response_metadata": {"next_cursor": ""}},
+            "conversations.info": {
+                "channel": {"id": params.get("channel"), "is_channel": True, "is_private": False}
+            },
+            "conversations.history": {
+                "messages": [m for m in reversed(stored) if m.get("thread_ts", m["ts"]) == m["ts"]],
+                "has_more": False,
+            },
+            "conversations.replies": {
+                "messages": [m for m in stored if params.get("ts") in (m["ts"], m.get("thread_ts"))],
+                "has_more": False,
+            },
+            # No locale: DIGEST_LANGUAGE=auto answers in the default language.
+            "users.info": {"user": {"id": params.get("user"), "name": "you"}},
         }
-
-    def _members(self, params: dict[str, Any]) -> dict[str, Any]:
-        """The console's one person is in every channel it names."""
-        return {"ok": True, "members": [USER, BOT_USER], "response_metadata": {"next_cursor": ""}}
-
-    def _conversation(self, params: dict[str, Any]) -> dict[str, Any]:
-        """Every console channel is public (the console's usage rows are its own)."""
-        return {"ok": True, "channel": {"id": params.get("channel"), "is_channel": True, "is_private": False}}
 
     def _post_message(self, params: dict[str, Any]) -> dict[str, Any]:
         ts = self._ts()
@@ -221,30 +226,9 @@ class LocalSlack:
             self.screen.last_thread = ts
         return {"ok": True, "channel": params.get("channel"), "ts": ts}
 
-    def _ephemeral(self, params: dict[str, Any]) -> dict[str, Any]:
-        self.screen.show(params, "only visible to you")
-        return {"ok": True, "ts": params.get("ts") or self._ts(), "message_ts": self._ts()}
-
-    def _update(self, params: dict[str, Any]) -> dict[str, Any]:
-        self.screen.show(params, "updated")
-        return {"ok": True, "ts": params.get("ts") or self._ts(), "message_ts": self._ts()}
-
     def _stored(self, params: dict[str, Any]) -> list[dict[str, Any]]:
         with self._lock:
             return list(self._messages.get(str(params.get("channel")), []))
-
-    def _history(self, params: dict[str, Any]) -> dict[str, Any]:
-        top = [m for m in self._stored(params) if m.get("thread_ts", m["ts"]) == m["ts"]]
-        return {"ok": True, "messages": list(reversed(top)), "has_more": False}
-
-    def _replies(self, params: dict[str, Any]) -> dict[str, Any]:
-        parent = params.get("ts")
-        thread = [m for m in self._stored(params) if parent in (m["ts"], m.get("thread_ts"))]
-        return {"ok": True, "messages": thread, "has_more": False}
-
-    def _user_info(self, params: dict[str, Any]) -> dict[str, Any]:
-        # No locale: DIGEST_LANGUAGE=auto answers in the default language.
-        return {"ok": True, "user": {"id": params.get("user"), "name": "you"}}
 
     def keep(self, channel: str, message: dict[str, Any]) -> None:
         """Remember a message so history and replies can return it (with its metadata)."""

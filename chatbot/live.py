@@ -18,19 +18,10 @@ log = logging.getLogger(__name__)
 
 
 class LiveIndex:
-    """The search index of a library, rebuilt when a digest file changes. The glossary (bundled +
-    the digest folder's glossary files) is reloaded with it.
-
-    Loaded once by `load()`: from the snapshot in CACHE_DIR when one matches the digest files and
-    the code (`chatbot.snapshot`), else parsed and indexed (and the snapshot written). `serve`
-    loads on a background thread (`start_loading`) and is not ready until it is done; `state()`
-    says which. Whoever asks for the index before that waits for it.
-
-    Then off the request path: a request at most starts a check (every `refresh_every` seconds)
-    on a background thread and answers from the index it has; the reload (only changed files are
-    parsed again) and the new index are built there and swapped in when ready. `generation` is
-    the generation of the index being served, so answers cached under it match what was searched.
-    """
+    """The search index of a library (and its glossary), loaded once by `load()` (from a matching
+    snapshot, else parsed), then rebuilt off the request path: a request at most starts a check
+    (every `refresh_every` seconds) on a background thread and answers from the index it has.
+    `generation` is that of the index being served, so cached answers match what was searched."""
 
     def __init__(
         self,
@@ -59,8 +50,8 @@ class LiveIndex:
             self.load()
 
     def load(self) -> None:
-        """Load the library and its index (the snapshot's when it matches); raises what failed.
-        A snapshot is written after the index is in service, not before."""
+        """Load the library and its index; raises what failed. A snapshot is written after the index
+        is in service, not before."""
         started = time.perf_counter()
         glossary_problems: list[Problem] = []
         try:
@@ -91,7 +82,6 @@ class LiveIndex:
             self._save(key, index)
 
     def _save(self, key: Key | None, index: SearchIndex) -> None:
-        """The snapshot of what was loaded under `key` (taken before the files were read)."""
         if self.snapshots is not None and key is not None and self.snapshots.save(key, self.library, index):
             log.info("saved the digest snapshot %s", self.snapshots.path)
 
@@ -117,7 +107,6 @@ class LiveIndex:
         return "ok" if self._loaded.is_set() else "loading the digests"
 
     def _restore(self, key: Key | None) -> SearchIndex | None:
-        """The snapshot's index (the library filled from it), when there is a matching one."""
         snapshots = self.snapshots
         if snapshots is None or key is None:
             return None
@@ -127,16 +116,15 @@ class LiveIndex:
         return restored
 
     def _parse(self) -> tuple[SearchIndex, list[Problem]]:
-        """Parse the folder and build the index (entries live as long as the index: parsed with the
-        collector paused, like the index); the glossary's problems, for `_report`."""
+        """Parse the folder (with the collector paused: entries live as long as the index) and
+        build the index; the glossary's problems, for `_report`."""
         build_long_lived(self.library.refresh)
         built = self._build()
         self.loaded_from = "digest files"
         return built
 
     def current(self) -> SearchIndex:
-        """The index to answer from now; starts a background check when one is due. Before the
-        first load is done, waits for it."""
+        """The index to answer from now (waits for the first load); starts a check when one is due."""
         index = self._index
         if index is None:
             index = self._wait_loaded()
@@ -148,7 +136,6 @@ class LiveIndex:
         return index
 
     def ready(self) -> bool:
-        """True once the library is loaded and indexed (before that, requests get "still loading")."""
         return self._index is not None
 
     def _wait_loaded(self) -> SearchIndex:
@@ -184,8 +171,7 @@ class LiveIndex:
             return self._idle.wait_for(lambda: not self._reloading, timeout)
 
     def _embed(self, index: SearchIndex) -> None:
-        """With semantic search on, the vectors of an index's entries on a background thread (the
-        search stays lexical until they are all in)."""
+        """Semantic search's vectors on a background thread (lexical search until they are in)."""
         if self.semantic is not None:
             threading.Thread(target=self._prepare_vectors, args=(index,), name="embed", daemon=True).start()
 
@@ -198,21 +184,17 @@ class LiveIndex:
             log.exception("preparing the entry vectors failed; searching without them")
 
     def _build(self) -> tuple[SearchIndex, list[Problem]]:
-        """The index of the library as loaded, and the problems of the glossary it was built with."""
         glossary = load_glossary(self.library.folder)
         return build_long_lived(lambda: SearchIndex.build(self.library.entries, glossary)), glossary.problems
 
     def _report(self, glossary_problems: list[Problem]) -> None:
-        """Log the digest files' and the glossary's problems once the index is in service, not
-        before: deciding the digests' verdict warnings analyses every note not read yet (a second
-        of CPU at 10k entries), which also readies the parts the first answers read."""
+        """Log the problems once the index is in service: the digests' verdict warnings analyse
+        every note not read yet (a second of CPU at 10k entries)."""
         for problem in [*self.library.problems, *glossary_problems]:
             log.warning("%s", problem)
 
     @property
     def generation(self) -> int:
-        """The library generation of the index being served (answers cached under it go stale
-        once a newer index is swapped in)."""
         self.current()
         return self._generation
 
@@ -239,7 +221,6 @@ class LiveIndex:
         return self._newest_first[1][:count]
 
     def entries(self) -> Sequence[Entry]:
-        """Every entry of the library as it is now (reloaded when a file changed)."""
         self.current()
         return self.library.entries
 

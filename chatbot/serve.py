@@ -7,20 +7,15 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from chatbot.settings import Settings, SettingsError
 
-if TYPE_CHECKING:
-    pass
-
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    """Socket Mode when SLACK_APP_TOKEN is set, else HTTP (uvicorn) on --port / PORT.
-
-    Listens at once (`Starting`) and builds the bot on a background thread, then loads the
-    digests there: `/livez` answers from the start, `/readyz` and `/healthz` say 503 until the
-    bot can answer. The main thread serves HTTP (uvicorn's signal handling needs it)."""
+    """Socket Mode when SLACK_APP_TOKEN is set, else HTTP on --port / PORT. Listens at once and
+    builds the bot on a background thread: `/livez` answers from the start, `/readyz` 503 until
+    the bot can answer. The main thread serves HTTP (uvicorn's signal handling needs it)."""
     import threading
 
     from chatbot.slack.server import HttpServer, Starting
@@ -46,8 +41,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _start_bot(settings: Settings, server: Any, starting: Any, started: dict[str, Any]) -> None:
-    """Build the bot, hand it the requests, connect to Slack, load the digests; on a failure, one
-    line and the server stops with the exit code (`started["exit"]`)."""
+    """Build the bot, hand it the requests, connect, load; a failure is one line and the exit code."""
     from chatbot.heap import build_long_lived
 
     try:
@@ -76,8 +70,7 @@ def _start_bot(settings: Settings, server: Any, starting: Any, started: dict[str
 def _serve_bot_traffic(
     bot: Any, settings: Settings, server: Any, starting: Any, started: dict[str, Any]
 ) -> None:
-    """Requests go to the bot's app from now on (it answers "still loading" until the digests
-    are); Slack over HTTP or the socket; the digests load in the background."""
+    """Requests go to the bot's app ("still loading" until the digests are); then Slack's link."""
     from chatbot.slack.server import asgi_app
 
     # With METRICS_PORT the scrape has a port of its own, and the public Slack port does not
@@ -105,8 +98,7 @@ def _serve_bot_traffic(
 
 
 def _serve_socket(args: argparse.Namespace, settings: Settings) -> Any:
-    """The listening socket, bound before anything else starts so a taken port fails at once;
-    None (and one line) when it cannot be."""
+    """The socket, bound before anything starts so a taken port fails at once; None (one line)."""
     from chatbot.slack.server import listening_socket
 
     port = args.port if args.port is not None else settings.port  # 0: any free port
@@ -122,8 +114,7 @@ def _serve_socket(args: argparse.Namespace, settings: Settings) -> Any:
 
 
 def _serve_bot(settings: Settings) -> Any:
-    """The bot with its store and snapshots, the digests not loaded yet; an exit code (and one
-    line) when a setting is wrong or Slack cannot be reached."""
+    """The bot, digests not loaded yet; an exit code (one line) for a bad setting or no Slack."""
     from slack_bolt.error import BoltError
     from slack_sdk.errors import SlackApiError, SlackClientError
 
@@ -154,9 +145,8 @@ def _serve_bot(settings: Settings) -> Any:
 
 
 def _token_refusal(error: BaseException) -> str | None:
-    """Slack's error code when it answered the start's auth.test and refused the token
-    (invalid_auth, token_revoked, account_inactive, …): a setting to fix, not a network to wait for.
-    Bolt raises its own error from Slack's; the code is on the Slack error it came from."""
+    """Slack's error code when its auth.test refused the token (invalid_auth, token_revoked, …): a
+    setting to fix, not a network to wait for. Bolt raises its own error from Slack's."""
     from slack_sdk.errors import SlackApiError
 
     cause = error if isinstance(error, SlackApiError) else error.__cause__ or error.__context__
@@ -169,8 +159,8 @@ def _token_refusal(error: BaseException) -> str | None:
 
 
 def _serve_socket_mode(bot: Any, settings: Settings, port: int) -> Any:
-    """Socket Mode (SLACK_APP_TOKEN is set): the HTTP port then serves the probes only, and the
-    link's state is one of the readiness checks. None (and one line) when no link opens."""
+    """Socket Mode: the HTTP port serves the probes only, the link is a readiness check; None
+    (one line) when no link opens."""
     from chatbot.executors import TrackedExecutor
     from chatbot.slack.retries import web_client
     from chatbot.slack.socket_mode import SocketModeClient, SocketModeError

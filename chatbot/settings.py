@@ -1,9 +1,6 @@
-"""Settings from the environment or `.env` (pydantic-settings), read once at start.
-
-Only the wiring (`chatbot.cli`) reads settings; everything else gets what it needs passed in.
-A bad value fails at start with one line naming the setting, and never shows a secret: tokens
-and the signing secret are not echoed at all, DATABASE_URL only with its password masked.
-"""
+"""Settings from the environment or `.env` (pydantic-settings), read once at start by the wiring.
+A bad value fails at start with one line naming the setting, never showing a secret (tokens not
+at all, URLs with their password masked)."""
 
 from __future__ import annotations
 
@@ -233,8 +230,12 @@ class Settings(BaseSettings):
 
     @property
     def github_enabled(self) -> bool:
-        """Whether any GITHUB_* setting was given: only then does the bot fetch or read PR facts."""
+        """Only with a GITHUB_* setting does the bot fetch or read PR facts."""
         return any(name in self.model_fields_set for name in GITHUB_SETTINGS)
+
+    def secret(self, name: Literal["llm_api_key", "github_token"]) -> str | None:
+        value: SecretStr | None = getattr(self, name)
+        return value.get_secret_value() if value is not None else None
 
     @property
     def zone(self) -> ZoneInfo:
@@ -242,8 +243,8 @@ class Settings(BaseSettings):
 
     @property
     def channel_language(self) -> Literal["zh", "en"]:
-        """The language of what a whole channel reads (the PR of the day) and of anyone whose
-        locale is unknown: DIGEST_LANGUAGE when forced, under `auto` the digest's own (zh)."""
+        """The language of what a whole channel reads and of anyone whose locale is unknown:
+        DIGEST_LANGUAGE when forced, under `auto` the digest's own (zh)."""
         return "zh" if self.language == "auto" else self.language
 
 
@@ -270,8 +271,7 @@ def load_settings(**overrides: object) -> Settings:
 
 
 def parse_span(value: str) -> timedelta | None:
-    """`90d`, `12w`, `36h` as a timedelta; None when it is not written so; ValueError when it is
-    longer than LONGEST_SPAN (a number of days no date arithmetic survives)."""
+    """`90d`, `12w`, `36h` as a timedelta; None when not written so; ValueError beyond LONGEST_SPAN."""
     match = SPAN_RE.match(value)
     if match is None:
         return None
@@ -296,8 +296,8 @@ def check_url(value: str) -> None:
 
 
 def check_env_file(path: Path) -> None:
-    """SettingsError for a line of `.env` that python-dotenv cannot read (it skips it with a
-    warning, so the setting silently keeps its default) and for a misspelt setting name."""
+    """SettingsError for a misspelt name or a line of `.env` python-dotenv cannot read (it skips
+    it with a warning, so the setting would silently keep its default)."""
     if not path.is_file():
         return
     from dotenv.parser import parse_stream
@@ -362,30 +362,21 @@ _CRON_FIELDS = (
 
 
 def cron_out_of_range(expression: str) -> str | None:
-    """What is out of range in a five-field crontab (`61 * * * *`: "minute 61 is not in 0-59"),
-    or None. Found here, with the other settings, before anything opens the database."""
+    """What is out of range in a five-field crontab (`61 * * * *`: "minute 61 is not in 0-59"), or None."""
     for field, (name, low, high) in zip(expression.split(), _CRON_FIELDS, strict=True):
         for number in re.findall(r"\d+", field.partition("/")[0]):
             if not low <= int(number) <= high:
                 return f"{name} {number} is not in {low}-{high}"
-        backwards = _backwards_range(field)
-        if backwards:
-            return f"{name} {backwards} runs backwards"
-    return None
-
-
-def _backwards_range(field: str) -> str | None:
-    """A range such as `5-3` (cron reads none; croniter would wrap it round), or None."""
-    for first, last in re.findall(r"(\d+)-(\d+)", field):
-        if int(first) > int(last):
-            return f"{first}-{last}"
+        # A range such as `5-3`: cron reads none, croniter would wrap it round.
+        for first, last in re.findall(r"(\d+)-(\d+)", field):
+            if int(first) > int(last):
+                return f"{name} {first}-{last} runs backwards"
     return None
 
 
 def cron_can_fire(expression: str) -> bool:
-    """Whether a five-field crontab matches any real date (`30 9 31 2 *` never does). Day of
-    month and day of week must both match, as in the scheduler (APScheduler); syntax croniter
-    does not read is left to the scheduler to judge."""
+    """Whether a crontab matches any real date (`30 9 31 2 *` never does): day of month and day of
+    week both, as APScheduler reads it; syntax croniter does not read is the scheduler's to judge."""
     if expression.split()[2:4] == ["*", "*"]:
         return True  # any weekday comes every week; spares a command croniter's import (30 ms)
     from croniter import CroniterBadDateError, CroniterError, croniter

@@ -1,18 +1,12 @@
-"""A snapshot of the parsed library and its search index, so that `serve` restarts fast.
+"""A snapshot of the parsed library and its index in CACHE_DIR, so that `serve` restarts fast
+(bench/scale.py "`serve` 10k start to ready" < 3 s: 2.5 s from a snapshot, 17 s parsing).
 
-Parsing the digest folder and building the index take seconds at 10k entries; a restart with
-the same digest files and the same code gives the same result, so `serve` keeps it in
-CACHE_DIR and loads it back. The snapshot is keyed by what made it: every digest and glossary
-file's (name, size, mtime_ns, content hash) and a code version (the source and data files of
-the parsing and indexing packages, the Python and pydantic versions, `FORMAT`). Any difference
-and the snapshot is not used; the folder is parsed and a new snapshot written.
-
-The file holds three pickles (one pickler: shared objects stay shared): the key, so a stale
-snapshot is recognised without unpickling the library; the entries and the index; the per-file
-parses, read after the bot is ready (only a reload needs them). Pickle is safe here only because the file is ours: written by
-this process owner into its own cache directory. A snapshot that cannot be read (truncated,
-an old format, a class that moved) is ignored with one log line and rebuilt. Writes are
-atomic (a temporary file in the same directory, then `os.replace`).
+Keyed by what made it: each digest and glossary file's (name, size, mtime_ns, hash) and a code
+version (the parsing and indexing packages' files, Python, pydantic, `FORMAT`). The file holds
+three pickles from one pickler (shared objects stay shared): the key, the entries and index, and
+the per-file parses (read once the bot is ready; only a reload needs them). Pickle is safe only
+because the file is ours, in this owner's cache directory; one that cannot be read is ignored
+with one log line and rebuilt. Writes are atomic (a temporary file, then `os.replace`).
 """
 
 from __future__ import annotations
@@ -89,7 +83,6 @@ class Key:
         return tuple((name, mtime, size) for name, size, mtime, _ in self.files)
 
 
-# bench/scale.py "`serve` 10k start to ready" (< 3 s): 2.5 s from a snapshot, 17 s parsing (busy VM).
 class Snapshots:
     """The snapshot of one digest folder in a cache directory."""
 
@@ -101,9 +94,7 @@ class Snapshots:
 
     def load(self, key: Key, into: Library) -> SearchIndex | None:
         """Fill the (empty) library `into` from the snapshot saved under `key` and return its
-        index; None (and one log line saying why) when there is no such snapshot or it cannot be
-        read. The per-file parses (needed only by the next reload) are read by `finish()`, once
-        the bot answers."""
+        index; None (and one log line saying why) when there is none or it cannot be read."""
         try:
             file = self.path.open("rb")
         except (FileNotFoundError, NotADirectoryError):
@@ -130,8 +121,7 @@ class Snapshots:
         return index
 
     def finish(self) -> None:
-        """Read the rest of the snapshot `load` read: the per-file parses, so that a reload
-        re-parses only the files that changed (skipped when a reload came first)."""
+        """Read the per-file parses, so a reload re-parses only changed files (unless one came first)."""
         if self._rest is None:
             return
         file, unpickler, library, key = self._rest
@@ -172,8 +162,7 @@ class Snapshots:
 
 
 def _restore(library: Library, key: Key, payload: dict[str, Any]) -> SearchIndex:
-    """The library as `Library.load` would have left it (the same per-file parses, so a later
-    `refresh()` re-parses only the files that change), and its index. The library's private
+    """The library as `Library.load` would have left it, and its index. The library's private
     state is set here and in `Snapshots.save` only: this module is its persisted form."""
     index = payload["index"]
     if not isinstance(index, SearchIndex):

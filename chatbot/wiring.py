@@ -17,25 +17,12 @@ from typing import Any
 from slack_bolt import App
 
 from chatbot.bot import Bot
-from chatbot.builders import (
-    SharedParts,
-    build_follow_ups,
-    build_github_facts,
-    build_semantic,
-    shared_parts,
-)
-from chatbot.daily.jobs import (
-    DailyJobs,
-    bot_fields,
-    daily_jobs,
-    home_channels,
-    local_day,
-    stop_jobs,
-)
+from chatbot.builders import SharedParts, build_follow_ups, build_github_facts, build_semantic, shared_parts
+from chatbot.daily.jobs import DailyJobs, bot_fields, daily_jobs, home_channels, local_day, stop_jobs
 from chatbot.digest import Entry, Library
 from chatbot.executors import TrackedExecutor
 from chatbot.live import LiveIndex
-from chatbot.observability import request_id_middleware
+from chatbot.observability import RequestIdMiddleware
 from chatbot.settings import Settings, SettingsError
 from chatbot.slack.app import build_slack_app
 from chatbot.slack.fairness import FairExecutor
@@ -51,10 +38,7 @@ from chatbot.slack.handlers.shortcut import MessageShortcut
 from chatbot.slack.ledger import LEDGER_DEADLINE, InMemoryLedger, Ledger, ReplayMiddleware
 from chatbot.slack.loading import LoadingGate
 from chatbot.snapshot import Snapshots
-from chatbot.store import (
-    SqlStore,
-    ThreadRegistry,
-)
+from chatbot.store import SqlStore, ThreadRegistry
 from chatbot.usage.places import PlaceMiddleware
 
 # A token the console and tests use when no SLACK_BOT_TOKEN is configured.
@@ -146,9 +130,9 @@ def _follow_ups(
 
 
 def _loading_gate(parts: SharedParts, listeners: Executor, follow_up: FollowUpHandler) -> LoadingGate:
-    """ "Still loading" until the digests are in; thread replies wait for them (`release`)."""
+    """ "Still loading" until the digests are in (thread replies wait for them), with no Slack call
+    on its path: the language of a person already known, else the default."""
     languages = parts.languages
-    # No Slack call on the gate's path: the language of a person already known, else the default.
     return LoadingGate(
         parts.live.ready,
         parts.client,
@@ -176,7 +160,7 @@ def _slack_app(
         rate_limits=parts.rate_limits,
         **handlers,
     )
-    app.use(request_id_middleware(logging.getLogger("chatbot.slack.requests")))
+    app.use(RequestIdMiddleware(logging.getLogger("chatbot.slack.requests")))
     app.use(PlaceMiddleware())  # where each request was made: the report quotes only public text
     return app
 
@@ -222,12 +206,7 @@ def _handlers(
     # a share, after the ack, waits for the store as before rather than fail on a short lock.
     replays = ReplayMiddleware(ledger, LEDGER_DEADLINE if store is not None else None)
     return {
-        "command": CommandHandler(
-            answers,
-            answer_pool,
-            ack_budget=ack_budget,
-            languages=languages,
-        ),
+        "command": CommandHandler(answers, answer_pool, ack_budget=ack_budget, languages=languages),
         "buttons": ActionHandlers(
             answers,
             library.get,
@@ -266,10 +245,9 @@ def _handlers(
 
 def _direct_messages(parts: SharedParts, ledger: Ledger, answers: Answers) -> DirectMessages:
     """Topics sent to the bot in a DM, answered with the best entry's card."""
-    library = parts.live.library
     return DirectMessages(
         parts.searchable,
-        library.get,
+        parts.live.library.get,
         parts.registry,
         ledger,
         parts.languages,

@@ -21,7 +21,11 @@ log = logging.getLogger("chatbot.github")
 
 # What a secondary rate limit without Retry-After asks for: at least a minute (GitHub's docs).
 SECONDARY_WAIT = dt.timedelta(minutes=1)
-API_VERSION = "2022-11-28"
+HEADERS = {
+    "Accept": "application/vnd.github+json",
+    "X-GitHub-Api-Version": "2022-11-28",
+    "User-Agent": "vllm-digest",
+}
 
 
 class GitHubUnavailable(Exception):
@@ -63,8 +67,7 @@ class GitHubClient:
         self.token = token
         self.clock = clock
         self.blocked_until: dt.datetime | None = None
-        self.requests_sent = 0
-        self._http = httpx.Client(timeout=timeout, headers=_headers(), follow_redirects=True)
+        self._http = httpx.Client(timeout=timeout, headers=HEADERS, follow_redirects=True)
         if token is None:
             log.warning("GitHub: no GITHUB_TOKEN; unauthenticated (60 requests an hour)")
 
@@ -87,7 +90,6 @@ class GitHubClient:
         headers = {"If-None-Match": etag} if etag else {}
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
-        self.requests_sent += 1
         try:
             return self._http.get(self.api_url + path, headers=headers)
         except httpx.HTTPError as exc:
@@ -129,11 +131,3 @@ class GitHubClient:
         if response.status_code in (403, 429) and "rate limit" in response.text.lower():
             return now + SECONDARY_WAIT
         return None
-
-
-def _headers() -> dict[str, str]:
-    return {
-        "Accept": "application/vnd.github+json",
-        "X-GitHub-Api-Version": API_VERSION,
-        "User-Agent": "vllm-digest",
-    }

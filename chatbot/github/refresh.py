@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chatbot.digest import Entry, PrFacts, Problem
-from chatbot.github.client import Fetched, GitHubClient, GitHubUnavailable, NotFound
+from chatbot.github.client import GitHubClient, GitHubUnavailable, NotFound
 from chatbot.github.sections import facts_of, pull_section, reviews_section, timeline_section
 from chatbot.store.prfacts import PrFactsStore, StoredFacts
 
@@ -140,12 +140,17 @@ class FactsRefresher:
             "reviews": f"/repos/{repo}/pulls/{pr}/reviews?per_page=100",
             "timeline": f"/repos/{repo}/issues/{pr}/timeline?per_page=100",
         }
+        read: dict[str, Callable[[Any], Any]] = {
+            "pull": pull_section,
+            "reviews": reviews_section,
+            "timeline": lambda body: timeline_section(body, repo, pr),
+        }
         sections: dict[str, Any] = {}
         etags: dict[str, str] = {}
         changed = False
         for name, path in paths.items():
             fetched = self.client.get(path, old_etags.get(name) if name in old_sections else None)
-            sections[name] = old_sections[name] if fetched.body is None else _section(name, fetched, repo, pr)
+            sections[name] = old_sections[name] if fetched.body is None else read[name](fetched.body)
             changed |= fetched.body is not None
             etags.update({name: fetched.etag} if fetched.etag else {})
         return sections, etags, changed
@@ -156,14 +161,6 @@ def _known(old: StoredFacts | None) -> tuple[dict[str, Any], dict[str, str]]:
     if old is None or old.sections.get("found") is False:
         return {}, {}
     return old.sections, old.etags
-
-
-def _section(name: str, fetched: Fetched, repo: str, pr: int) -> Any:
-    if name == "pull":
-        return pull_section(fetched.body)
-    if name == "reviews":
-        return reviews_section(fetched.body)
-    return timeline_section(fetched.body, repo, pr)
 
 
 def _due(row: StoredFacts | None) -> dt.datetime:

@@ -86,12 +86,8 @@ def _cross_referenced_pr(event: dict[str, Any], repo: str, pr: int) -> dict[str,
 
 def _closed_unmerged(issue: dict[str, Any]) -> bool:
     """A revert PR closed without merging reverts nothing."""
-    merged_at = (issue.get("pull_request") or {}).get("merged_at")
-    return (
-        issue.get("state") == "closed"
-        and merged_at is None
-        and "merged_at" in (issue.get("pull_request") or {})
-    )
+    pull = issue.get("pull_request") or {}
+    return issue.get("state") == "closed" and "merged_at" in pull and pull["merged_at"] is None
 
 
 def facts_of(repo: str, pr: int, sections: dict[str, Any], checked_at: dt.datetime) -> PrFacts:

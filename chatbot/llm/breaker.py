@@ -71,8 +71,3 @@ class CircuitBreaker:
                 self._opened_at, self._hold = self.clock(), retry_after
             elif self._failures >= self.threshold or self._opened_at is not None:
                 self._opened_at, self._hold = self.clock(), None
-
-    @property
-    def is_open(self) -> bool:
-        with self._lock:
-            return self._opened_at is not None

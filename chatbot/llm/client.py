@@ -72,6 +72,18 @@ class StreamCut:
             self._readers.discard(items)
 
 
+def openai_client(
+    base_url: str, api_key: str | None, timeout: float
+) -> tuple[Any, tuple[type[BaseException], ...]]:
+    """The `openai` client (imported only when a model server is configured; no retries: the
+    caller has its deadline and breaker) and what its calls raise on a failure."""
+    import openai
+
+    # vLLM ignores the key unless started with --api-key; the client insists on one.
+    client = openai.OpenAI(base_url=base_url, api_key=api_key or "EMPTY", timeout=timeout, max_retries=0)
+    return client, (openai.OpenAIError, ValueError, KeyError, TypeError, AttributeError, OSError)
+
+
 class ModelClient:
     """One model endpoint: its client, model name and circuit breaker."""
 
@@ -84,17 +96,11 @@ class ModelClient:
         breaker: CircuitBreaker | None = None,
         max_tokens: int = 400,
     ) -> None:
-        import openai  # only when a model server is configured
-
-        self._openai = openai
         self.base_url = base_url
         self.timeout = timeout
         self.max_tokens = max_tokens
         self.breaker = breaker or CircuitBreaker()
-        # vLLM ignores the key unless started with --api-key; the client insists on one.
-        self._client = openai.OpenAI(
-            base_url=base_url, api_key=api_key or "EMPTY", timeout=timeout, max_retries=0
-        )
+        self._client, self._errors = openai_client(base_url, api_key, timeout)
         self._model = model
         self._model_lock = threading.Lock()
 
@@ -111,11 +117,11 @@ class ModelClient:
 
     def stream(self, messages: Sequence[Message]) -> Iterator[str]:
         """Text deltas of one chat completion; raises ModelError on any failure or an empty answer."""
-        errors = (self._openai.OpenAIError, ValueError, KeyError, TypeError, AttributeError, OSError)
+        errors = self._errors
         try:
             response: Any = self._client.chat.completions.create(
                 model=self.model(),
-                messages=list(messages),  # type: ignore[arg-type]
+                messages=list(messages),
                 stream=True,
                 temperature=0.2,
                 max_tokens=self.max_tokens,

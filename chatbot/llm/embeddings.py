@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from chatbot.llm.breaker import CircuitBreaker
+from chatbot.llm.client import openai_client
 
 log = logging.getLogger(__name__)
 
@@ -27,14 +28,9 @@ class EmbeddingsClient:
         timeout: float = 0.5,
         breaker: CircuitBreaker | None = None,
     ) -> None:
-        import openai  # only when EMBEDDINGS_MODEL is set
-
         self.model = model
         self.breaker = breaker or CircuitBreaker()
-        self._errors = (openai.OpenAIError, ValueError, KeyError, TypeError, AttributeError, OSError)
-        self._client = openai.OpenAI(
-            base_url=base_url, api_key=api_key or "EMPTY", timeout=timeout, max_retries=0
-        )
+        self._client, self._errors = openai_client(base_url, api_key, timeout)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]] | None:
         """One vector per text, in order; None when the breaker is open or the call fails."""

@@ -115,9 +115,8 @@ class RequestIdMiddleware(Middleware):
     Bolt runs the listeners after the middleware chain has returned (its `next()` only lets the
     chain go on), so the id is set and left set: the dispatch runs in its own context (HTTP:
     Starlette's thread pool copies one per request; Socket Mode: the next request sets its own).
-    A `Middleware` subclass: Bolt calls `process` directly, without the per-request argument
-    injection a function middleware costs.
-    """
+    A `Middleware` subclass: Bolt calls `process` directly, without a function middleware's
+    per-request argument injection."""
 
     def __init__(self, logger: logging.Logger) -> None:
         self.logger = logger
@@ -129,10 +128,6 @@ class RequestIdMiddleware(Middleware):
         if self.logger.isEnabledFor(logging.INFO):
             self.logger.info("slack request %s", request_kind(req.body))
         return next()
-
-
-def request_id_middleware(logger: logging.Logger) -> RequestIdMiddleware:
-    return RequestIdMiddleware(logger)
 
 
 def request_kind(body: dict[str, Any]) -> str:

@@ -1,13 +1,9 @@
-"""Engines for the two supported databases, set up so that concurrent processes don't fail.
+"""Engines for SQLite and PostgreSQL, set up so that concurrent processes don't fail.
 
-SQLite: WAL (readers never block the writer), a busy timeout (writers wait instead of failing),
-and `BEGIN IMMEDIATE` for every transaction, so a transaction that reads and then writes never
-hits SQLITE_BUSY half way (a deferred transaction cannot upgrade its snapshot once another
-process wrote). PostgreSQL needs nothing special: the unique constraints do the work, and a connect timeout
-keeps a server that accepts and never answers from hanging the start.
-
-Any failure to open or use the database at start becomes `StoreUnavailable`: one line naming
-DATABASE_URL with the password masked, never a traceback.
+SQLite: WAL, a busy timeout, and `BEGIN IMMEDIATE` for every transaction (a deferred one that
+reads then writes hits SQLITE_BUSY once another process wrote). PostgreSQL: a connect timeout,
+so a server that accepts and never answers cannot hang the start. Failures at start become
+`StoreUnavailable`: one line naming DATABASE_URL, password masked.
 """
 
 from __future__ import annotations
@@ -18,8 +14,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.engine import make_url
+from sqlalchemy import Engine, create_engine, event, literal
+from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 if TYPE_CHECKING:
@@ -44,22 +40,22 @@ def masked(url: str) -> str:
         return "(not a database URL)"
 
 
+def short(error: BaseException, limit: int = 200) -> str:
+    """A database error as one line: the driver's message (SQLAlchemy's adds its SQL and a link)."""
+    cause: BaseException = getattr(error, "orig", None) or error
+    return " ".join(str(cause).split())[:limit] or type(cause).__name__
+
+
 def unavailable(url: str, error: BaseException) -> StoreUnavailable:
     """One line for a database error: which URL (masked) and the driver's first line, no traceback."""
-    cause: BaseException = getattr(error, "orig", None) or error
-    text = " ".join(str(cause).split()) or type(cause).__name__
-    password = make_url(url).password if _parses(url) else None
+    text = short(error, 300)
+    try:
+        password = make_url(url).password
+    except ArgumentError:
+        password = None
     if password:
         text = text.replace(str(password), "***")
-    return StoreUnavailable(f"setting DATABASE_URL {masked(url)}: cannot open the database: {text[:300]}")
-
-
-def _parses(url: str) -> bool:
-    try:
-        make_url(url)
-    except ArgumentError:
-        return False
-    return True
+    return StoreUnavailable(f"setting DATABASE_URL {masked(url)}: cannot open the database: {text}")
 
 
 def store_errors() -> tuple[type[BaseException], ...]:
@@ -68,9 +64,8 @@ def store_errors() -> tuple[type[BaseException], ...]:
 
 
 def _ensure_wal(cursor: Any) -> None:
-    """Switch the file to WAL once (it persists in the file). Changing the journal mode takes an
-    exclusive lock and fails at once, without the busy handler, while another process opens the
-    same new file, so it is retried here for up to the busy timeout."""
+    """Switch the file to WAL once (it persists). Changing the journal mode fails at once, without
+    the busy handler, while another process opens the same new file: retried up to the timeout."""
     deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
     delay = 0.01
     while True:
@@ -90,11 +85,9 @@ class DatabaseFileGone(sqlite3.OperationalError):
 
 
 class SqliteFile:
-    """The SQLite file the store opened, by its identity (device, inode): a file deleted while the
-    bot runs must not be written to silently. SQLite keeps writing to the open, unlinked inode,
-    and the next new connection creates an empty file at the path: each day's post would be
-    recorded nowhere, and a restart would post it again. Once the file is gone, every checkout
-    and connection fails with one line (logged once) until the bot is restarted."""
+    """The SQLite file by its (device, inode). SQLite keeps writing to an unlinked inode and the
+    next connection creates an empty file at the path: each day's post would be recorded nowhere
+    and posted again after a restart. Once the file is gone every connection fails (logged once)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -102,7 +95,6 @@ class SqliteFile:
         self.gone: str | None = None
 
     def check(self) -> None:
-        """Raise DatabaseFileGone when the path no longer holds the file first opened."""
         if self.identity is None:
             return
         if self.gone is None:
@@ -122,22 +114,9 @@ class SqliteFile:
         raise DatabaseFileGone(self.gone)
 
     def opened(self) -> None:
-        """Note the file's identity after the first connection made (or found) it."""
         if self.identity is None:
             st = self.path.stat()
             self.identity = (st.st_dev, st.st_ino)
-
-
-def _guard_file(engine: Engine, file: SqliteFile) -> None:
-    """Check the file before every connection and checkout (a stat: microseconds)."""
-
-    @event.listens_for(engine, "do_connect")
-    def _before_connect(*_: Any) -> None:
-        file.check()
-
-    @event.listens_for(engine, "checkout")
-    def _on_checkout(*_: Any) -> None:
-        file.check()
 
 
 def sqlite_file(url: str) -> Path | None:
@@ -160,8 +139,9 @@ def make_engine(url: str) -> Engine:
         path.parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
     file = SqliteFile(path) if path is not None else None
-    if file is not None:
-        _guard_file(engine, file)
+    if file is not None:  # checked before every connection and checkout (a stat: microseconds)
+        event.listen(engine, "do_connect", lambda *_: file.check())
+        event.listen(engine, "checkout", lambda *_: file.check())
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -182,13 +162,23 @@ def make_engine(url: str) -> Engine:
     return engine
 
 
-def dialect_insert(engine: Engine, table: Any) -> postgresql.Insert | sqlite.Insert:
-    """The INSERT of the engine's database, the one with ON CONFLICT. The PostgreSQL dialect
-    module (20 ms to import, a tenth of SQLAlchemy) is only loaded where the database is one."""
-    if engine.dialect.name == "postgresql":
+def dialect_insert(bind: Engine | Connection, table: Any) -> postgresql.Insert | sqlite.Insert:
+    """The INSERT with ON CONFLICT of the database (the PostgreSQL dialect, 20 ms to import, only
+    where the database is one)."""
+    if bind.dialect.name == "postgresql":
         from sqlalchemy.dialects import postgresql
 
         return postgresql.insert(table)
     from sqlalchemy.dialects import sqlite
 
     return sqlite.insert(table)
+
+
+def insert_ignore(bind: Engine | Connection, table: Any) -> Any:
+    """INSERT … ON CONFLICT DO NOTHING: the first writer inserts, the others do nothing."""
+    return dialect_insert(bind, table).on_conflict_do_nothing()
+
+
+def inserted(conn: Connection, statement: Any) -> bool:
+    """Whether an insert-ignore wrote its row (RETURNING: psycopg reports no rowcount for it)."""
+    return conn.execute(statement.returning(literal(1))).first() is not None

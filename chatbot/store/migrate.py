@@ -1,12 +1,9 @@
 """Apply the shipped Alembic migrations from code: no alembic.ini, no dependence on the cwd.
 
-Called at start (`serve`, `post-today`) and by `vllm-digest db upgrade`. Safe when several
-processes start at once: SQLite serialises them with BEGIN IMMEDIATE, PostgreSQL with a
-transaction-scoped advisory lock; the second one finds the schema current and does nothing.
-
-Most starts find the database at the newest revision already: that is one query against the
-head named by the migration scripts' own `revision`/`down_revision` lines, and Alembic (a tenth
-of a second of CPU to import and set up) is only imported when there is something to upgrade.
+Safe when several processes start at once: SQLite serialises them with BEGIN IMMEDIATE,
+PostgreSQL with an advisory lock. A database already at the head named by the scripts' own
+`revision` lines is one query, without importing Alembic (a tenth of a second of CPU: the
+`serve` ready row of bench/scale.py).
 """
 
 from __future__ import annotations
@@ -57,22 +54,6 @@ def alembic_config(engine: Engine) -> Config:
         "sqlalchemy.url", engine.url.render_as_string(hide_password=False).replace("%", "%%")
     )
     return config
-
-
-def head_revision(engine: Engine) -> str | None:
-    """The head as Alembic reads the scripts."""
-    with _quiet_plugins():
-        from alembic.script import ScriptDirectory
-
-    return ScriptDirectory.from_config(alembic_config(engine)).get_current_head()
-
-
-def current_revision(engine: Engine) -> str | None:
-    with _quiet_plugins():
-        from alembic.runtime.migration import MigrationContext
-
-    with engine.connect() as conn:
-        return MigrationContext.configure(conn).get_current_revision()
 
 
 @lru_cache(maxsize=1)

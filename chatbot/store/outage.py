@@ -1,22 +1,12 @@
-"""Work held while the database is away: retried with backoff until it goes through, or the person
-waiting on it told once. Never acknowledged and dropped.
+"""Work held while the database is away (PostgreSQL restarting, SQLite on a full disk): retried in
+order with backoff until it goes through, or the person waiting told once. Slack does not send an
+acknowledged event again, so work dropped here would be lost.
 
-Slack does not send an acknowledged event again, so a question, a direct message or a Share
-press whose handling met a database outage (PostgreSQL restarting, SQLite on a full disk) would
-be lost. Instead the handler hands its whole attempt to an `OutageQueue`:
-
-- the attempt is retried in order, with backoff (0.5 s doubling to 5 s), until it runs without
-  a database failure; a delivery held twice (`message` and `app_mention` of one reply) is held
-  once;
-- what waits longer than `max_age` (default 10 minutes), does not fit (`capacity`, default 500),
-  or is still held at shutdown is given up: its `give_up` tells the person once ("could not
-  answer: the database was unavailable") and one ERROR line says what was given up;
-- writes nobody waits on (a thread's registration, the PR of the day's record) are held the
-  same way with a longer age.
-
-The attempts themselves keep "mark, then post": each one marks the message handled in the store
-before it answers, so an answer is never posted twice, also across replicas. The queue lives in
-the process: a crash loses what it holds (Slack's own retry covers only the 3 s before the ack).
+What waits longer than `max_age`, does not fit (`capacity`) or is still held at shutdown is given
+up: its `give_up` tells the person, one ERROR line says what. Writes nobody waits on (a thread's
+registration, the daily post's record) are held the same way with a longer age. Each attempt
+marks the message handled before answering, so nothing is posted twice, also across replicas.
+The queue lives in the process: a crash loses what it holds.
 """
 
 from __future__ import annotations
@@ -32,13 +22,13 @@ from dataclasses import dataclass
 from sqlalchemy.exc import DisconnectionError, InterfaceError, InternalError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
+from chatbot.store.engine import short as short  # daily.poster imports it from here
 from chatbot.store.threads import ThreadRegistry
 
 log = logging.getLogger(__name__)
 
-# What a store call raises when the database is away, full, read-only, or its file gone: worth
-# waiting for. Not a bug's error (a ProgrammingError, an IntegrityError), nor a Slack connection
-# error (an OSError).
+# What a store call raises when the database is away, full, read-only or its file gone: worth
+# waiting for. Not a bug's error (ProgrammingError, IntegrityError), nor Slack's (an OSError).
 STORE_FAILURES: tuple[type[BaseException], ...] = (
     OperationalError,
     InterfaceError,
@@ -53,12 +43,6 @@ MAX_AGE = 600.0  # seconds a person's question is held before they are told
 WRITE_MAX_AGE = 3600.0  # seconds a write nobody waits on is held
 FIRST_DELAY = 0.5
 MAX_DELAY = 5.0
-
-
-def short(error: BaseException) -> str:
-    """An exception as one short line (SQLAlchemy's messages carry a second "Background" line)."""
-    cause: BaseException = getattr(error, "orig", None) or error
-    return " ".join(str(cause).split())[:200] or type(cause).__name__
 
 
 @dataclass
@@ -251,10 +235,8 @@ def attempt_or_hold(
 
 
 class RememberedThreads:
-    """A ThreadRegistry that remembers in memory every thread it registered or found, in front of
-    the store: a question under a known thread is routed without the database, and a
-    registration the database cannot take now (the post is already in Slack) is held in the
-    queue instead of failing after the post."""
+    """A ThreadRegistry in memory in front of the store: a known thread is routed without the
+    database, and a registration it cannot take now (the post is in Slack) is held in the queue."""
 
     def __init__(self, inner: ThreadRegistry, queue: OutageQueue | None, capacity: int = 20_000) -> None:
         self.inner = inner

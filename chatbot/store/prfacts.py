@@ -2,7 +2,7 @@
 
 Rows are GitHub's answers as JSON sections with their ETags (`chatbot.github` makes them and reads
 them back as `PrFacts`); the refresh of a slot (a GITHUB_REFRESH period, a batch of new entries)
-is claimed by primary key, so of several replicas exactly one talks to GitHub.
+is a claim row, so of several replicas exactly one talks to GitHub.
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, literal, select
+from sqlalchemy import Engine, select
 
+from chatbot.store import claims
 from chatbot.store.engine import dialect_insert
 from chatbot.store.schema import github_refreshes, github_waits, pr_facts
 
@@ -30,11 +31,6 @@ class StoredFacts:
     checked_at: dt.datetime
 
 
-def _utc(value: dt.datetime) -> dt.datetime:
-    """SQLite gives naive datetimes back; everything written here is UTC."""
-    return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
-
-
 class PrFactsStore:
     """Reads and writes `pr_facts`; claims refresh slots in `github_refreshes`."""
 
@@ -44,17 +40,10 @@ class PrFactsStore:
     def all(self) -> dict[tuple[str, int], StoredFacts]:
         """Every PR's stored facts by (repo, PR number)."""
         with self.engine.connect() as conn:
-            rows = conn.execute(select(pr_facts)).mappings().all()
+            rows = conn.execute(select(pr_facts)).all()
         return {
-            (row["repo"], row["pr"]): StoredFacts(
-                row["repo"],
-                row["pr"],
-                json.loads(row["facts"]),
-                json.loads(row["etags"]),
-                _utc(row["fetched_at"]),
-                _utc(row["checked_at"]),
-            )
-            for row in rows
+            (repo, pr): StoredFacts(repo, pr, json.loads(facts), json.loads(etags), fetched, checked)
+            for repo, pr, facts, etags, fetched, checked in rows
         }
 
     def save(self, facts: StoredFacts) -> None:
@@ -65,36 +54,25 @@ class PrFactsStore:
             "fetched_at": facts.fetched_at,
             "checked_at": facts.checked_at,
         }
-        statement = (
-            dialect_insert(self.engine, pr_facts)
-            .values(repo=facts.repo, pr=facts.pr, **values)
-            .on_conflict_do_update(index_elements=["repo", "pr"], set_=values)
-        )
-        with self.engine.begin() as conn:
-            conn.execute(statement)
+        self._upsert(pr_facts, {"repo": facts.repo, "pr": facts.pr}, values)
 
     def claim_refresh(self, slot: str, owner: str, now: dt.datetime) -> bool:
         """True for exactly one caller per slot, across replicas."""
-        statement = (
-            dialect_insert(self.engine, github_refreshes)
-            .values(slot=slot, state="claimed", owner=owner, claimed_at=now)
-            .on_conflict_do_nothing()
-            .returning(literal(1))
-        )
         with self.engine.begin() as conn:
-            return conn.execute(statement).first() is not None
+            return claims.claim(conn, github_refreshes, {"slot": slot}, owner, now)
 
     def wait_until(self, api_url: str) -> dt.datetime | None:
         """Until when GitHub asked that nothing be sent to `api_url`; None when it did not."""
         with self.engine.connect() as conn:
-            until = conn.execute(select(github_waits.c.until).filter_by(api_url=api_url)).scalar()
-        return _utc(until) if until is not None else None
+            until: dt.datetime | None = conn.execute(
+                select(github_waits.c.until).filter_by(api_url=api_url)
+            ).scalar()
+        return until
 
     def save_wait(self, api_url: str, until: dt.datetime) -> None:
-        statement = (
-            dialect_insert(self.engine, github_waits)
-            .values(api_url=api_url, until=until)
-            .on_conflict_do_update(index_elements=["api_url"], set_={"until": until})
-        )
+        self._upsert(github_waits, {"api_url": api_url}, {"until": until})
+
+    def _upsert(self, table: Any, key: dict[str, Any], values: dict[str, Any]) -> None:
+        statement = dialect_insert(self.engine, table).values(**key, **values)
         with self.engine.begin() as conn:
-            conn.execute(statement)
+            conn.execute(statement.on_conflict_do_update(index_elements=list(key), set_=values))

@@ -1,10 +1,8 @@
 """Subscriptions, the entries seen in the digest folder, and announcement claims, in SQL.
 
-Beside `SqlStore` on the same engine (same database, same migrations). Every replica reads the
-subscriptions at least once a minute to reconcile its scheduler, so a change made through any
-replica reaches all of them without a restart. New digest entries are recognised in one locked
-transaction (so two replicas never split one new file into two batches), and each (channel, batch)
-announcement is claimed by a primary key, like the daily post.
+Every replica re-reads the subscriptions at least once a minute, so a change made through any
+replica reaches all of them. New entries are recognised in one locked transaction (two replicas
+never split one new file into two batches); each (channel, batch) announcement is a claim row.
 """
 
 from __future__ import annotations
@@ -14,22 +12,17 @@ import json
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any
 
-from sqlalchemy import ColumnElement, Engine, delete, func, literal, select, text, update
-from sqlalchemy.engine import Connection
+from sqlalchemy import Engine, delete, func, select, text, update
 
 from chatbot.daily.subscription import Schedule, Subscription, Topic
-from chatbot.store.claims import take_over
-from chatbot.store.engine import dialect_insert
+from chatbot.store import claims
+from chatbot.store.claims import CLAIMED, POSTED
+from chatbot.store.engine import dialect_insert, insert_ignore
 from chatbot.store.schema import announcements, digest_entries, subscriptions
 
-if TYPE_CHECKING:
-    from sqlalchemy.dialects import postgresql, sqlite
-
 BASELINE = "baseline"
-CLAIMED = "claimed"
-POSTED = "posted"
 # Slack refused the announcement for good (the bot left the channel, the channel archived, a
 # message Slack will not take): not tried again, not posted either.
 REFUSED = "refused"
@@ -59,10 +52,6 @@ class Announcement:
         return self.state == POSTED
 
 
-def _utc(value: dt.datetime) -> dt.datetime:
-    return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
-
-
 class SubscriptionStore:
     """Subscriptions by channel, seen entries by batch, announcements by (channel, batch)."""
 
@@ -85,24 +74,18 @@ class SubscriptionStore:
             "updated_by": s.updated_by,
             "updated_at": now,
         }
+        upsert = dialect_insert(self.engine, subscriptions).values(channel=s.channel, **values)
         with self.engine.begin() as conn:
-            changed = conn.execute(
-                update(subscriptions).where(subscriptions.c.channel == s.channel).values(**values)
-            ).rowcount
-            if not changed:
-                conn.execute(self._insert_ignore(subscriptions).values(channel=s.channel, **values))
-                conn.execute(
-                    update(subscriptions).where(subscriptions.c.channel == s.channel).values(**values)
-                )
+            conn.execute(upsert.on_conflict_do_update(index_elements=["channel"], set_=values))
 
     def get(self, channel: str) -> Subscription | None:
         with self.engine.begin() as conn:
             row = conn.execute(select(subscriptions).where(subscriptions.c.channel == channel)).one_or_none()
-        return _subscription(row) if row is not None else None
+        return _subscription(row._mapping) if row is not None else None
 
     def all(self) -> list[Subscription]:
         with self.engine.begin() as conn:
-            rows = conn.execute(select(subscriptions).order_by(subscriptions.c.channel)).all()
+            rows = conn.execute(select(subscriptions).order_by(subscriptions.c.channel)).mappings().all()
         return [_subscription(row) for row in rows]
 
     def remove(self, channel: str) -> bool:
@@ -114,12 +97,9 @@ class SubscriptionStore:
     # -- new entries -------------------------------------------------------------------------
 
     def note_entries(self, entry_ids: Iterable[str], *, now: dt.datetime) -> Batch | None:
-        """Record the ids in the digest folder; the ids not seen before as one new batch (None
-        when there are none).
-
-        The first call on an empty table records the `BASELINE` batch (what the bot started with is not
-        news). One transaction under a lock, so concurrent replicas agree on the batches.
-        """
+        """Record the ids in the digest folder; those not seen before as one new batch (None when
+        there are none). The first call on an empty table records the `BASELINE` batch (what the
+        bot started with is not news). One transaction under a lock: replicas agree on batches."""
         ids = set(entry_ids)
         with self.engine.begin() as conn:
             if conn.dialect.name == "postgresql":
@@ -131,7 +111,7 @@ class SubscriptionStore:
                 return None
             batch = BASELINE if not known_count else f"{now:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}"
             conn.execute(
-                self._insert_ignore(digest_entries),
+                insert_ignore(conn, digest_entries),
                 [{"entry_id": i, "batch": batch, "seen_at": now} for i in new],
             )
         return Batch(batch, now, tuple(new))
@@ -146,7 +126,7 @@ class SubscriptionStore:
         found: dict[str, tuple[dt.datetime, list[str]]] = {}
         with self.engine.begin() as conn:
             for row in conn.execute(query):
-                found.setdefault(row.batch, (_utc(row.seen_at), []))[1].append(row.entry_id)
+                found.setdefault(row.batch, (row.seen_at, []))[1].append(row.entry_id)
         return [Batch(b, seen, tuple(ids)) for b, (seen, ids) in found.items()]
 
     # -- announcement claims -----------------------------------------------------------------
@@ -161,49 +141,39 @@ class SubscriptionStore:
         is_stale: Callable[[Announcement], bool],
     ) -> str | None:
         """ "claimed" (new) or "taken over" (a stale claim) when this owner may post; else None."""
+        key = {"channel": channel, "batch": batch}
         with self.engine.begin() as conn:
-            inserted = (
-                conn.execute(
-                    self._insert_ignore(announcements)
-                    .values(channel=channel, batch=batch, state=CLAIMED, owner=owner, claimed_at=now)
-                    .returning(literal(1))
-                ).first()
-                is not None
-            )
-            current = self._announcement(conn, channel, batch)
-        if inserted:
-            return "claimed"
+            if claims.claim(conn, announcements, key, owner, now):
+                return "claimed"
+            row = conn.execute(select(*_ANNOUNCEMENT).filter_by(**key)).one_or_none()
+        current = Announcement(*row) if row is not None else None
         if current is None or current.posted or not is_stale(current):
             return None
         with self.engine.begin() as conn:
-            taken = take_over(
-                conn, announcements, {"channel": channel, "batch": batch}, current.owner, owner, now
-            )
+            taken = claims.take_over(conn, announcements, key, current.owner, owner, now)
         return "taken over" if taken else None
 
     def finish_announcement(self, channel: str, batch: str, owner: str, message_ts: str | None) -> None:
         """Posted (with its ts), or released (None) so a later run tries again."""
-        where = _owned(channel, batch, owner)
+        key = {"channel": channel, "batch": batch}
         with self.engine.begin() as conn:
             if message_ts is None:
-                conn.execute(delete(announcements).where(*where, announcements.c.state == CLAIMED))
+                claims.release(conn, announcements, key, owner)
             else:
-                conn.execute(update(announcements).where(*where).values(state=POSTED, message_ts=message_ts))
+                mine = claims.held(announcements, key, owner)
+                conn.execute(update(announcements).where(*mine).values(state=POSTED, message_ts=message_ts))
 
     def mark_announcement_unknown(self, channel: str, batch: str, owner: str, prefix: str) -> bool:
-        """Keep this owner's claim but mark it (`prefix` + owner): its post got no answer, so the
-        next run takes it over and looks in Slack before posting."""
-        held = (*_owned(channel, batch, owner), announcements.c.state == CLAIMED)
         with self.engine.begin() as conn:
-            changed = conn.execute(update(announcements).where(*held).values(owner=(prefix + owner)[:200]))
-            return bool(changed.rowcount == 1)
+            key = {"channel": channel, "batch": batch}
+            return claims.mark_unknown(conn, announcements, key, owner, prefix)
 
     def refuse_announcement(self, channel: str, batch: str, owner: str) -> bool:
         """This owner's claim given up: Slack refused the post for good, so no run tries again."""
-        held = (*_owned(channel, batch, owner), announcements.c.state == CLAIMED)
+        key = {"channel": channel, "batch": batch}
+        unposted = claims.held(announcements, key, owner, announcements.c.state == CLAIMED)
         with self.engine.begin() as conn:
-            changed = conn.execute(update(announcements).where(*held).values(state=REFUSED))
-            return bool(changed.rowcount == 1)
+            return claims.changed_one(conn, update(announcements).where(*unposted).values(state=REFUSED))
 
     def announced(self, channel: str, *, refused: bool = False) -> set[str]:
         """Batches already posted to the channel (and, with `refused`, those Slack refused for good)."""
@@ -214,41 +184,20 @@ class SubscriptionStore:
         with self.engine.begin() as conn:
             return set(conn.execute(query).scalars())
 
-    # -- helpers -----------------------------------------------------------------------------
 
-    def _insert_ignore(self, table: object) -> postgresql.Insert | sqlite.Insert:
-        return dialect_insert(self.engine, table).on_conflict_do_nothing()
-
-    @staticmethod
-    def _announcement(conn: Connection, channel: str, batch: str) -> Announcement | None:
-        row = conn.execute(
-            select(announcements).where(announcements.c.channel == channel, announcements.c.batch == batch)
-        ).one_or_none()
-        if row is None:
-            return None
-        return Announcement(row.channel, row.batch, row.state, row.owner, _utc(row.claimed_at))
+_ANNOUNCEMENT = [announcements.c[name] for name in ("channel", "batch", "state", "owner", "claimed_at")]
 
 
-def _subscription(row: object) -> Subscription:
-    r = row  # a Row of `subscriptions`
-    topics = tuple(Topic.from_json(t) for t in json.loads(r.topics))  # type: ignore[attr-defined]
-    days = frozenset(int(d) for d in str(r.days).split(",") if d)  # type: ignore[attr-defined]
+def _subscription(row: Any) -> Subscription:
+    """A row of `subscriptions` (a mapping) as the core's Subscription."""
+    days = frozenset(int(d) for d in str(row["days"]).split(",") if d)
     return Subscription(
-        channel=r.channel,  # type: ignore[attr-defined]
-        schedule=Schedule(r.hour, r.minute, days, r.timezone),  # type: ignore[attr-defined]
-        topics=topics,
-        strict=bool(r.strict),  # type: ignore[attr-defined]
-        announce=bool(r.announce),  # type: ignore[attr-defined]
+        channel=row["channel"],
+        schedule=Schedule(row["hour"], row["minute"], days, row["timezone"]),
+        topics=tuple(Topic.from_json(t) for t in json.loads(row["topics"])),
+        strict=bool(row["strict"]),
+        announce=bool(row["announce"]),
         source="slack",
-        updated_by=r.updated_by,  # type: ignore[attr-defined]
-        updated_at=_utc(r.updated_at),  # type: ignore[attr-defined]
-    )
-
-
-def _owned(channel: str, batch: str, owner: str) -> tuple[ColumnElement[bool], ...]:
-    """The announcement row of `batch` in `channel` that `owner` holds."""
-    return (
-        announcements.c.channel == channel,
-        announcements.c.batch == batch,
-        announcements.c.owner == owner,
+        updated_by=row["updated_by"],
+        updated_at=row["updated_at"],
     )

@@ -1,9 +1,5 @@
-"""Which thread belongs to which entry: the seam between posting an entry and answering in its thread.
-
-Posting (Share to channel, the PR of the day) registers the thread; follow-up answering looks
-it up. The in-memory registry serves one process (console, tests); the store provides the SQL
-one that survives restarts and is shared by replicas.
-"""
+"""Which thread belongs to which entry: posting registers it, follow-up answering looks it up.
+The in-memory registry serves one process (console, tests); the SQL store's is shared by replicas."""
 
 from __future__ import annotations
 
@@ -20,8 +16,6 @@ class ThreadRegistry(Protocol):
 
 
 class InMemoryThreadRegistry:
-    """A ThreadRegistry in a dict, for one process."""
-
     def __init__(self) -> None:
         self._threads: dict[tuple[str, str], str] = {}
         self._lock = threading.Lock()

@@ -1,22 +1,20 @@
-"""The cache of entry vectors for the optional semantic search (`chatbot.search.semantic.VectorCache`).
-
-Beside `SqlStore` on the same engine. Keyed by (embedding model, content hash): replicas share it,
-and an entry is embedded again only when its text or the model changes.
-"""
+"""The cache of entry vectors for the optional semantic search (`chatbot.search.semantic.VectorCache`),
+keyed by (embedding model, content hash): replicas share it, and an entry is embedded again only
+when its text or the model changes. Vectors are float32, little-endian."""
 
 from __future__ import annotations
 
-import sys
-from array import array
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 from sqlalchemy import Engine, select
 
-from chatbot.store.engine import dialect_insert
+from chatbot.store.engine import insert_ignore
 from chatbot.store.schema import entry_vectors
 from chatbot.store.sql import utc_now
 
 _CHUNK = 500  # hashes per lookup (bound parameters stay well under every database's limit)
+FLOAT32 = np.dtype("<f4")
 
 
 class VectorStore:
@@ -33,7 +31,7 @@ class VectorStore:
                 query = select(table.content_hash, table.vector).where(
                     table.model == model, table.content_hash.in_(wanted[start : start + _CHUNK])
                 )
-                found.update((row.content_hash, _floats(row.vector)) for row in conn.execute(query))
+                found.update((h, np.frombuffer(v, FLOAT32).tolist()) for h, v in conn.execute(query))
         return found
 
     def save_vectors(self, model: str, vectors: Mapping[str, Sequence[float]]) -> None:
@@ -42,24 +40,14 @@ class VectorStore:
             return
         now = utc_now()
         rows = [
-            {"model": model, "content_hash": h, "dims": len(v), "vector": _bytes(v), "created_at": now}
+            {
+                "model": model,
+                "content_hash": h,
+                "dims": len(v),
+                "vector": np.asarray(v, FLOAT32).tobytes(),
+                "created_at": now,
+            }
             for h, v in vectors.items()
         ]
-        insert = dialect_insert(self.engine, entry_vectors).on_conflict_do_nothing()
         with self.engine.begin() as conn:
-            conn.execute(insert, rows)
-
-
-def _bytes(vector: Sequence[float]) -> bytes:
-    values = array("f", vector)
-    if sys.byteorder != "little":
-        values.byteswap()
-    return values.tobytes()
-
-
-def _floats(data: bytes) -> list[float]:
-    values = array("f")
-    values.frombytes(data)
-    if sys.byteorder != "little":
-        values.byteswap()
-    return values.tolist()
+            conn.execute(insert_ignore(conn, entry_vectors), rows)

@@ -1,10 +1,9 @@
 """The usage recorder: one call per thing that happened, counted in the metrics and kept in the store.
 
-The Slack handlers call it (`search`, `answer`, `shared`, `vote`, …); it updates the
-Prometheus counters at once and queues the rows; a one-thread writer inserts whatever is queued
-in one transaction (normalising the text there too), so neither a database write nor the
-text work sits on Slack's 3-second path, and a burst costs one transaction, not one per row. Without a store (the console) only metrics count.
-Rows older than the retention are pruned at most once an hour, by whichever write comes next.
+Counters move at once; rows are queued and a one-thread writer inserts what is queued in one
+transaction (normalising the text there), so neither a database write nor the text work sits on
+Slack's 3-second path. Without a store (the console) only metrics count. Rows older than the
+retention are pruned at most once an hour, by whichever write comes next.
 """
 
 from __future__ import annotations
@@ -17,10 +16,11 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
 
 from chatbot.observability.metrics import Metrics
-from chatbot.store.engine import store_errors
+from chatbot.store.engine import short, store_errors
+from chatbot.store.sql import utc_now
 from chatbot.usage.places import Place, Places, asked_in
 from chatbot.usage.privacy import normalise, voter_hash
 from chatbot.usage.store import (
@@ -36,12 +36,9 @@ from chatbot.usage.store import (
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
 DEFAULT_RETENTION = dt.timedelta(days=90)
 PRUNE_EVERY = 3600.0
-
-
-def utc_now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)
 
 
 @dataclass(eq=False)
@@ -134,14 +131,8 @@ class UsageRecorder:
             if now - self._pruned_at < PRUNE_EVERY:
                 return 0
             self._pruned_at = now
-        try:
-            removed = self.store.prune(self.clock() - self.retention)
-        except store_errors() as exc:
-            log.error("pruning usage rows failed (%s): %s", type(exc).__name__, one_line(exc))
-            return 0
-        except Exception:
-            log.exception("pruning usage rows failed")
-            return 0
+        store = self.store
+        removed = _best_effort("pruning usage rows", lambda: store.prune(self.clock() - self.retention)) or 0
         if removed:
             log.info("pruned %d usage rows older than %s", removed, self.retention)
         return removed
@@ -172,19 +163,21 @@ class UsageRecorder:
             self._flush_due = False
         if self.store is None or not batch:
             return
-        try:
-            self.store.insert([row for make in batch for row in make()])
+        store = self.store
+
+        def write() -> None:
+            store.insert([row for make in batch for row in make()])
             self.prune_if_due()
-        except store_errors() as exc:  # usage is best effort: never fail the answer for it
-            # A database outage is one line per batch, not a traceback per batch.
-            log.error(
-                "recording %d usage rows failed (%s): %s", len(batch), type(exc).__name__, one_line(exc)
-            )
-        except Exception:
-            log.exception("recording %d usage rows failed", len(batch))
+
+        _best_effort(f"recording {len(batch)} usage rows", write)
 
 
-def one_line(exc: BaseException) -> str:
-    """A database error's driver message on one line (SQLAlchemy's spans three, with its SQL)."""
-    cause: BaseException = getattr(exc, "orig", None) or exc
-    return " ".join(str(cause).split())[:200] or type(cause).__name__
+def _best_effort(what: str, work: Callable[[], T]) -> T | None:
+    """Usage never fails an answer: a database outage is one line per batch, anything else a traceback."""
+    try:
+        return work()
+    except store_errors() as exc:
+        log.error("%s failed (%s): %s", what, type(exc).__name__, short(exc))
+    except Exception:
+        log.exception("%s failed", what)
+    return None

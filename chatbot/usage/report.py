@@ -1,12 +1,10 @@
 """The curator report: what readers searched for and asked, and what the digest lacked.
 
-Read from the usage tables over a window (`--since 30d`): searches per day, the top queries,
-**queries with no match** grouped by their normalised form (the digest's gaps), entries by
-views / shares / thread questions / 👍 / 👎, follow-up questions the note could not answer,
-and what people said was missing. Text is quoted only from public channels: a search, question
-or 👎 comment made in a direct message, a private channel, App Home or anywhere unknown (rows
-from before migration 0005 too) is counted in `unquoted`, never shown. Grouping happens here, not in SQL, so SQLite and
-PostgreSQL give the same report; a window holds at most USAGE_RETENTION of rows.
+Over a window (`--since 30d`): searches per day, top queries, queries with no match (the
+digest's gaps), entries by views / shares / questions / votes, follow-up questions the note could
+not answer, and what people said was missing. Text is quoted only from public channels; the rest
+(direct messages, private channels, App Home, unknown) is counted in `unquoted`. Grouping happens
+here, not in SQL, so SQLite and PostgreSQL give the same report.
 """
 
 from __future__ import annotations
@@ -74,10 +72,6 @@ class CuratorReport:
 Rows = Sequence[Any]  # SQLAlchemy rows, unpacked by position
 
 
-def _utc(value: dt.datetime) -> dt.datetime:
-    return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
-
-
 def build_report(
     engine: Engine,
     since: dt.datetime,
@@ -94,36 +88,17 @@ def build_report(
 
 def _rows(engine: Engine, since: dt.datetime, until: dt.datetime) -> tuple[Rows, Rows, Rows, Rows]:
     """Searches, entry events, answers and votes of the period, one read."""
+    wanted = (
+        (usage_searches, ("at", "query", "results", "place")),
+        (usage_entry_events, ("entry_id", "kind")),
+        (usage_answers, ("entry_id", "intent", "found", "question", "place")),
+        (usage_feedback, ("kind", "entry_id", "vote", "target", "missing", "place")),
+    )
     with engine.connect() as conn:
-        searches = conn.execute(
-            select(
-                usage_searches.c.at, usage_searches.c.query, usage_searches.c.results, usage_searches.c.place
-            ).where(usage_searches.c.at >= since, usage_searches.c.at <= until)
-        ).all()
-        events = conn.execute(
-            select(usage_entry_events.c.entry_id, usage_entry_events.c.kind).where(
-                usage_entry_events.c.at >= since, usage_entry_events.c.at <= until
-            )
-        ).all()
-        answers = conn.execute(
-            select(
-                usage_answers.c.entry_id,
-                usage_answers.c.intent,
-                usage_answers.c.found,
-                usage_answers.c.question,
-                usage_answers.c.place,
-            ).where(usage_answers.c.at >= since, usage_answers.c.at <= until)
-        ).all()
-        votes = conn.execute(
-            select(
-                usage_feedback.c.kind,
-                usage_feedback.c.entry_id,
-                usage_feedback.c.vote,
-                usage_feedback.c.target,
-                usage_feedback.c.missing,
-                usage_feedback.c.place,
-            ).where(usage_feedback.c.at >= since, usage_feedback.c.at <= until)
-        ).all()
+        searches, events, answers, votes = (
+            conn.execute(select(*(t.c[n] for n in names)).where(t.c.at >= since, t.c.at <= until)).all()
+            for t, names in wanted
+        )
     return searches, events, answers, votes
 
 
@@ -135,7 +110,6 @@ def _add_searches(report: CuratorReport, searches: Rows) -> None:
     gaps: Counter[str] = Counter()
     last_gap: dict[str, dt.datetime] = {}
     for at, query, results, place in searches:
-        at = _utc(at)
         day = per_day[at.date().isoformat()]
         day[0] += 1
         if not results:

@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sqlalchemy import Engine, Table, delete, literal, select, update
+from sqlalchemy import Engine, Table, delete, select, update
 
+from chatbot.store import claims
 from chatbot.store.engine import dialect_insert
 from chatbot.usage.tables import (
     QUESTION_LENGTH,
@@ -79,63 +80,35 @@ class UsageStore:
 
     def note_missing(self, target: FeedbackTarget, voter: str, text: str) -> bool:
         """Attach the 👎 modal's answer to that person's vote; False when there is no such vote."""
+        statement = update(usage_feedback).filter_by(**_feedback_key(target, voter))
         with self.engine.begin() as conn:
-            return (
-                conn.execute(
-                    update(usage_feedback)
-                    .filter_by(**_feedback_key(target, voter))
-                    .values(missing=text[:2000] or None)
-                ).rowcount
-                == 1
-            )
+            return claims.changed_one(conn, statement.values(missing=text[:2000] or None))
 
     # -- retention -----------------------------------------------------------------------------
 
     def prune(self, older_than: dt.datetime) -> int:
         """Delete usage rows from before `older_than` (USAGE_RETENTION); how many went."""
-        removed = 0
+        times = [t.c.at for t in (usage_searches, usage_entry_events, usage_answers, usage_feedback)]
         with self.engine.begin() as conn:
-            for table in (usage_searches, usage_entry_events, usage_answers, usage_feedback):
-                removed += int(conn.execute(delete(table).where(table.c.at < older_than)).rowcount)
-            removed += int(
-                conn.execute(
-                    delete(curator_reports).where(curator_reports.c.claimed_at < older_than)
-                ).rowcount
-            )
-        return removed
+            deletes = [delete(c.table).where(c < older_than) for c in [*times, curator_reports.c.claimed_at]]
+            return sum(int(conn.execute(statement).rowcount) for statement in deletes)
 
     # -- the weekly curator report ---------------------------------------------------------------
 
     def claim_report(self, week: str, channel: str, owner: str, now: dt.datetime) -> bool:
         """True for exactly one caller per (week, channel), across replicas."""
-        statement = (
-            dialect_insert(self.engine, curator_reports)
-            .values(week=week, channel=channel, state="claimed", owner=owner, claimed_at=now)
-            .on_conflict_do_nothing()
-            .returning(literal(1))
-        )
         with self.engine.begin() as conn:
-            return conn.execute(statement).first() is not None
+            return claims.claim(conn, curator_reports, {"week": week, "channel": channel}, owner, now)
 
     def record_report(self, week: str, channel: str, owner: str, message_ts: str) -> None:
+        mine = claims.held(curator_reports, {"week": week, "channel": channel}, owner)
         with self.engine.begin() as conn:
-            conn.execute(
-                update(curator_reports)
-                .filter_by(week=week, channel=channel, owner=owner)
-                .values(state="posted", message_ts=message_ts)
-            )
+            conn.execute(update(curator_reports).where(*mine).values(state="posted", message_ts=message_ts))
 
     def release_report(self, week: str, channel: str, owner: str) -> None:
         """Slack refused the post: drop the claim so a later run (any replica) tries again."""
         with self.engine.begin() as conn:
-            conn.execute(
-                delete(curator_reports).where(
-                    curator_reports.c.week == week,
-                    curator_reports.c.channel == channel,
-                    curator_reports.c.owner == owner,
-                    curator_reports.c.state == "claimed",
-                )
-            )
+            claims.release(conn, curator_reports, {"week": week, "channel": channel}, owner)
 
 
 def _feedback_key(target: FeedbackTarget, voter: str) -> dict[str, str]:

@@ -8,14 +8,26 @@ import sys
 import threading
 from pathlib import Path
 
-from sqlalchemy import inspect
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, inspect
 
 from chatbot.daily.picker import PastPost
 from chatbot.store import ClaimOutcome, SqlStore
-from chatbot.store.migrate import alembic_config, current_revision, head_revision, shipped_head
+from chatbot.store.migrate import alembic_config, shipped_head
 
 DAY = dt.date(2026, 9, 1)
 NOW = dt.datetime(2026, 9, 1, 1, 30, tzinfo=dt.UTC)
+
+
+def head_revision(engine: Engine) -> str | None:
+    """The head as Alembic reads the scripts."""
+    return ScriptDirectory.from_config(alembic_config(engine)).get_current_head()
+
+
+def current_revision(engine: Engine) -> str | None:
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
 
 
 def never_stale(_post: object) -> bool:
