@@ -384,7 +384,7 @@ def _with_topics(line: str, c: Composer) -> str:
 
 def _honest_line(reading: Reading, missing: Sequence[str], c: Composer, question: str) -> str:
     """ "The note doesn't cover X." with X as asked; the kind's own line when nothing else is named."""
-    topic = _as_asked(" / ".join(missing) or question_topic(reading.subject), question)
+    topic = _as_asked(" / ".join(missing) or _named_topic(reading.subject, question), question)
     if topic:
         spaced = f" {topic}" if c.lang == "zh" and topic[0].isascii() else topic
         return c.word("not_covered").format(topic=spaced)
@@ -497,9 +497,19 @@ def _bundled_glossary() -> Glossary:
 
 
 _QUESTION_NOISE_RE = re.compile(
-    r"有没有|有无|是否|会不会|能不能|可不可以|吗|呢|吧|么|什么|怎么|哪些|哪个|多少|请问|一下|啥|咋|"
+    r"为什么|为啥|为何|哪几个|哪几|什么情况下?|啥情况下?|情况下|是不是|能不能|会不会|有没有|有无|是否|多大|多久|多长|多快|会不会|能不能|可不可以|吗|呢|吧|么|什么|怎么|哪些|哪个|多少|请问|一下|啥|咋|"
     r"这个|那个|该|它|笔记|里|提到|说到|讲到|关于|相关|什么时候|时候|有人|比呢|的|了|[？?！!。，,.、：:；;\"'“”‘’()（）]"
 )
+
+
+def _named_topic(subject: str, question: str) -> str:
+    """What the honest line names: an English question's words after its question words ("how
+    do i turn it on" → "turn it on", not "turn"), else the subject's topic."""
+    if question.isascii():
+        plain = _EN_LEAD_RE.sub("", question.strip().rstrip("?!. ")).strip()
+        if plain and question_topic(plain):
+            return plain[:TOPIC_CHARS]
+    return question_topic(subject)
 
 
 def question_topic(question: str) -> str:
@@ -511,9 +521,18 @@ def question_topic(question: str) -> str:
         for w in re.findall(r"[a-z0-9][a-z0-9+\-.'’_]*|[^\sa-z0-9'’]+", norm)
         if w not in EN_STOP and len(w) > 1
     ]
-    topic = " ".join(_QUESTION_NOISE_RE.sub(" ", " ".join(words)).split())
-    topic = re.sub(r"^(?:有|是)\s*|\s*的$", "", topic)
+    kept = (_EDGE_RE.sub("", w) for w in _QUESTION_NOISE_RE.sub(" ", " ".join(words)).split())
+    topic = " ".join(w for w in kept if len(w) > 1 or w.isascii())
     return topic[:TOPIC_CHARS]
+
+
+_EN_LEAD_RE = re.compile(
+    r"^(?:(?:how|what|which|who|when|where|why|is|are|was|were|does|do|did|can|could|will|would|should|"
+    r"has|have|any|there|it|this|that|i|we|you|they|the|a|an|about|much|many|to)\b\s*)+|\s+(?:too|also|yet|at all)$",
+    re.I,
+)
+# A question's function characters at a word's edges ("具体表现是", "能提速"): not the subject.
+_EDGE_RE = re.compile(r"^[有是能会要在把给让]+(?=[\u4e00-\u9fff]{2})|(?<=[\u4e00-\u9fff]{2})[是能会要在的了有过]+$")
 
 
 def _without_link(text: str, link: str) -> str:
