@@ -505,11 +505,11 @@ _QUESTION_NOISE_RE = re.compile(
 def _named_topic(subject: str, question: str) -> str:
     """What the honest line names: an English question's words after its question words ("how
     do i turn it on" → "turn it on", not "turn"), else the subject's topic."""
-    if question.isascii():
+    topic = question_topic(subject)
+    if topic and question.isascii():
         plain = _EN_LEAD_RE.sub("", question.strip().rstrip("?!. ")).strip()
-        if plain and question_topic(plain):
-            return plain[:TOPIC_CHARS]
-    return question_topic(subject)
+        return plain[:TOPIC_CHARS] if plain else topic
+    return topic
 
 
 def question_topic(question: str) -> str:
