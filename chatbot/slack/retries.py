@@ -23,10 +23,10 @@ from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryInterv
 from slack_sdk.http_retry.request import HttpRequest
 from slack_sdk.http_retry.response import HttpResponse
 
-from chatbot.daily.poster import never_sent
 from chatbot.observability.slackcalls import api_method
 from chatbot.settings import Settings
 from chatbot.slack.ratelimits import GatedWebClient, RateLimits, RetryAfterHandler
+from chatbot.slack.webapi import never_sent
 
 log = logging.getLogger(__name__)
 

@@ -41,7 +41,6 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from chatbot.answers import Answer, Answerer, FollowUpMode, addressed_to_bot
 from chatbot.answers.model_prompt import answer_language
-from chatbot.daily.poster import never_sent
 from chatbot.digest import Entry
 from chatbot.slack import action_ids as ids
 from chatbot.slack import blocks
@@ -52,6 +51,7 @@ from chatbot.slack.handlers.posting import send
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.ledger import KEEP, Ledger, first_delivery, message_key
 from chatbot.slack.mrkdwn import MAX_SECTION_TEXT, escape, link, truncate
+from chatbot.slack.webapi import maybe_stored
 from chatbot.store import OutageQueue, RememberedThreads, ThreadRegistry, attempt_or_hold
 from chatbot.text import has_han, typed_text
 from chatbot.usage import FeedbackTarget
@@ -107,9 +107,7 @@ class Route:
 def outcome_unknown(error: BaseException) -> bool:
     """A connection error after the request may have reached Slack, or Slack answered 5xx (it may
     have stored the post before failing): the post may be there."""
-    if isinstance(error, SlackApiError):
-        return error.response is not None and error.response.status_code >= 500
-    return isinstance(error, OSError) and not never_sent(error)
+    return isinstance(error, SlackApiError | OSError) and maybe_stored(error)
 
 
 def answered_in_thread(where: Route, client: WebClient) -> bool:

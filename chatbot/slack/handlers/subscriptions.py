@@ -24,7 +24,6 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from chatbot.daily.picker import Pick
-from chatbot.daily.poster import find_marked_message, never_sent
 from chatbot.daily.subscription import (
     GrammarError,
     Subscription,
@@ -37,6 +36,7 @@ from chatbot.digest import Entry
 from chatbot.slack import blocks, subscription_blocks
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.membership import ChannelMembers
+from chatbot.slack.webapi import find_marked_message, never_sent
 from chatbot.store import SubscriptionStore, utc_now
 
 log = logging.getLogger(__name__)
@@ -186,12 +186,8 @@ class SubscriptionCommands:
         """Whether a notice whose post got no answer is in the channel after all (Slack stored it
         but answered after the client gave up): then the change stands, and asking the user to try
         again would confirm it twice."""
-        try:
-            since = sent_at - dt.timedelta(minutes=1)
-            return find_marked_message(self.client, channel, NOTICE_EVENT_TYPE, mark, since) is not None
-        except (SlackClientError, OSError) as exc:
-            log.warning("subscription notice in %s: could not read the channel history (%s)", channel, exc)
-            return False
+        since = sent_at - dt.timedelta(minutes=1)
+        return find_marked_message(self.client, channel, NOTICE_EVENT_TYPE, mark, since) is not None
 
 
 def topics_not_on(topics: Sequence[Topic], current: Subscription | None) -> list[str]:
