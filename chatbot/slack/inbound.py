@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Required
 from urllib.parse import parse_qsl
 
-from pydantic import StringConstraints, TypeAdapter, ValidationError
+from pydantic import AfterValidator, TypeAdapter, ValidationError
 from slack_bolt import BoltRequest
 from typing_extensions import TypedDict  # pydantic takes typing.TypedDict from Python 3.12 on
 
@@ -137,8 +137,7 @@ def bolt_request(
     parser takes any form body holding the word "payload" (a command `/vllm-digest payload
     size`) for an interactivity payload and, finding no such field, dispatches an empty
     request that no listener answers; it would also parse the body a second time. Built as
-    Bolt builds a Socket Mode request (from the parsed payload), then made an HTTP one again:
-    Bolt checks the signature on the raw body."""
+    Bolt builds a Socket Mode request (from the parsed payload), then made an HTTP one again."""
     request = BoltRequest(body=payload, query=dict(query or {}), headers=dict(headers), mode="socket_mode")
     request.raw_body, request.mode = text, "http"
     return request
@@ -157,15 +156,26 @@ def _json_object(text: str, what: str) -> dict[str, Any]:
 # Slack's ids (`C0123ABC`, `U…`, `T…`) are about a dozen characters and its timestamps
 # (`1700000000.000100`) seventeen; the store keeps them in String(64) and String(32) columns,
 # where PostgreSQL refused anything longer and the request went unanswered: refused here instead.
-Id = Annotated[str, StringConstraints(max_length=64)]
-Ts = Annotated[str, StringConstraints(max_length=32)]
+def _at_most(width: int) -> AfterValidator:
+    """A string no longer than `width`; a value of another type is the listeners' to judge."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, str) and len(value) > width:
+            raise ValueError(f"longer than {width} characters")
+        return value
+
+    return AfterValidator(check)
+
+
+Id = Annotated[Any, _at_most(64)]
+Ts = Annotated[Any, _at_most(32)]
 Obj = dict[str, Any]
 
 
 class _Event(TypedDict, total=False):
     type: Required[str]
-    channel: Id | Obj
-    user: Id | Obj
+    channel: Id
+    user: Id
     ts: Ts
     thread_ts: Ts
     message_ts: Ts
@@ -173,11 +183,6 @@ class _Event(TypedDict, total=False):
 
 class _Action(TypedDict, total=False):
     action_id: str
-
-
-class _View(TypedDict, total=False):
-    type: str
-    callback_id: Any
 
 
 class _Named(TypedDict, total=False):
@@ -202,7 +207,7 @@ class _Payload(TypedDict, total=False):
     user_id: Id
     team_id: Id
     event: _Event
-    view: _View
+    view: Obj
     message: Obj
     container: _Container
     state: Obj
@@ -240,7 +245,9 @@ def check_shape(data: dict[str, Any]) -> None:
     if kind == "block_actions" and not all("action_id" in action for action in data["actions"]):
         raise Rejected(400, "action without a string 'action_id'")
     view = data.get("view") or {}
-    if "callback_id" in view and "type" not in view:  # Bolt's workflow-step check reads view["type"]
+    if "callback_id" in view and not isinstance(
+        view.get("type"), str
+    ):  # Bolt's workflow-step check reads view["type"]
         raise Rejected(400, "view without a string 'type'")
 
 
