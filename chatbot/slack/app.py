@@ -104,13 +104,10 @@ def build_slack_app(
         name=Path(__file__).name,
         client=client,
         signing_secret=signing_secret,
-        # chatbot.slack.inbound checks the signature before anything is parsed: not twice.
-        request_verification_enabled=False,
+        request_verification_enabled=False,  # inbound.py checked it before parsing: not twice
         process_before_response=True,
         listener_executor=listener_executor,
-        # One filter for whose messages are answered: handlers/followups.py `triage`, which
-        # also knows other bots and subtypes and logs why it skips.
-        ignoring_self_events_enabled=False,
+        ignoring_self_events_enabled=False,  # one filter of whose messages: followups.triage, logged
         logger=bolt_logger(),
     )
     app.error(log_error)

@@ -238,6 +238,11 @@ def check_shape(data: dict[str, Any]) -> None:
     except ValidationError as exc:
         error = exc.errors()[0]
         raise Rejected(400, f"field {_path(data, error['loc'])!r}: {error['msg']}") from None
+    _check_needed(data)
+
+
+def _check_needed(data: dict[str, Any]) -> None:
+    """What the payload's type must carry, read by index before any listener runs."""
     kind = data.get("type", "")
     needed = _NEEDS.get(kind)
     if needed is not None and (needed not in data or data[needed] == []):

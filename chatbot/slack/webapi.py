@@ -1,4 +1,5 @@
-"""Posting to Slack when the answer may be lost: one rule for the daily jobs and the handlers.
+"""Posting to Slack as the bot: one call shape (`send`, `post`), and one rule for when the answer
+is lost. Our messages carry their own cards, so Slack's link and media previews are always off.
 
 A post that got no answer (a timeout, a dropped connection) or a 5xx may be stored all the same:
 it is looked for in the channel by its metadata, never sent again. Only a request that certainly
@@ -57,6 +58,35 @@ def slack_refusal(error: SlackApiError) -> tuple[str, int, bool]:
     return code, status_code, status_code == 429 or status_code >= 500 or code in TRANSIENT_ERRORS
 
 
+def send(
+    client: Any, channel: str, message: dict[str, Any], *, thread_ts: str | None = None, **extra: Any
+) -> str:
+    """chat.postMessage of a rendered message (in the thread `thread_ts`, when given); the posted
+    ts. Raises Slack's errors for callers that decide what a failure means."""
+    if thread_ts:
+        extra["thread_ts"] = thread_ts
+    posted = client.chat_postMessage(
+        channel=channel,
+        text=message["text"],
+        blocks=message["blocks"],
+        unfurl_links=False,
+        unfurl_media=False,
+        **extra,
+    )
+    return str(posted.get("ts") or "")
+
+
+def post(
+    client: Any, channel: str, message: dict[str, Any], *, what: str, thread_ts: str | None = None
+) -> str | None:
+    """`send`, with a failure logged as `what … failed` instead of raised: the ts, or None."""
+    try:
+        return send(client, channel, message, thread_ts=thread_ts) or None
+    except (SlackApiError, SlackClientError) as exc:
+        log.warning("%s in %s failed: %s", what, f"{channel} {thread_ts}" if thread_ts else channel, exc)
+        return None
+
+
 def find_marked_message(
     client: WebClient,
     channel: str,
@@ -78,18 +108,23 @@ def find_marked_message(
                 limit=200,
                 cursor=cursor,
             )
-            for message in response.get("messages") or []:
-                metadata = message.get("metadata") or {}
-                found = metadata.get("event_payload") or {}
-                if metadata.get("event_type") == event_type and all(
-                    found.get(k) == v for k, v in payload.items()
-                ):
-                    return str(message["ts"]), found
+            found = _marked(response.get("messages") or [], event_type, payload)
             cursor = (response.get("response_metadata") or {}).get("next_cursor")
-            if not cursor:
-                return None
+            if found is not None or not cursor:
+                return found
     except (SlackClientError, OSError) as exc:
         log.warning("%s in %s: could not read the channel history (%s)", event_type, channel, exc)
+    return None
+
+
+def _marked(
+    messages: list[dict[str, Any]], event_type: str, payload: dict[str, str]
+) -> tuple[str, dict[str, Any]] | None:
+    for message in messages:
+        metadata = message.get("metadata") or {}
+        found = metadata.get("event_payload") or {}
+        if metadata.get("event_type") == event_type and all(found.get(k) == v for k, v in payload.items()):
+            return str(message["ts"]), found
     return None
 
 

@@ -17,11 +17,10 @@ from slack_sdk.errors import SlackApiError
 from chatbot.digest import Entry, FactsLookup, PrFacts, no_facts
 from chatbot.slack import blocks
 from chatbot.slack.handlers.command import Answers
-from chatbot.slack.handlers.posting import send
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.ledger import SHARE_WINDOW, InMemoryLedger, Ledger, share_key
 from chatbot.slack.membership import ChannelMembers
-from chatbot.slack.webapi import find_marked_message, maybe_stored
+from chatbot.slack.webapi import find_marked_message, maybe_stored, send
 from chatbot.store import OutageQueue, ThreadRegistry, attempt_or_hold
 from chatbot.usage.recorder import UsageRecorder
 

@@ -31,11 +31,11 @@ from chatbot.slack import blocks
 from chatbot.slack.handlers.actions import may_share, share_card, share_failure, sharer_name
 from chatbot.slack.handlers.command import Answers, Searchable, parse, search_counted
 from chatbot.slack.handlers.followups import ANSWERED_SUBTYPES, query_language, strip_mentions
-from chatbot.slack.handlers.posting import post
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.ledger import Ledger, first_delivery, message_key
 from chatbot.slack.membership import ChannelMembers
 from chatbot.slack.views import render_dm_answer, render_share_picker
+from chatbot.slack.webapi import post
 from chatbot.store import OutageQueue, ThreadRegistry, attempt_or_hold
 from chatbot.usage.recorder import UsageRecorder
 

@@ -47,11 +47,10 @@ from chatbot.slack import blocks
 from chatbot.slack.feedback import feedback_row
 from chatbot.slack.handlers.command import Searchable, search_counted
 from chatbot.slack.handlers.model_answers import ModelAnswers, entry_link
-from chatbot.slack.handlers.posting import send
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.ledger import KEEP, Ledger, first_delivery, message_key
 from chatbot.slack.mrkdwn import MAX_SECTION_TEXT, escape, link, truncate
-from chatbot.slack.webapi import maybe_stored
+from chatbot.slack.webapi import maybe_stored, send
 from chatbot.store import OutageQueue, RememberedThreads, ThreadRegistry, attempt_or_hold
 from chatbot.text import has_han, typed_text
 from chatbot.usage import FeedbackTarget
