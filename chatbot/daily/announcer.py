@@ -1,15 +1,8 @@
 """Announcing new digest entries to subscribed channels, once per channel and batch (adapter).
 
-Run on every reconcile tick of every replica:
-
-1. Note the entry ids of the digest folder in the store; ids never seen before form a *batch*
-   (the first time ever, everything is the baseline: not news).
-2. For each subscription with announcements on, each batch of the last `window` not yet posted to
-   it: the batch's entries on the channel's topics (all of them without topics). None: nothing.
-3. Claim (channel, batch) in the store (a primary key: one replica wins), post one message with
-   metadata `vllm_digest_announce` {channel, batch}, record its ts; a refused post releases the
-   claim. A claim left by a dead process is taken over after looking for its marked message in
-   the channel's history, as the daily post does.
+Run on every reconcile tick of every replica: entry ids never seen before form a batch; each
+batch is claimed per channel in the store and posted once, as the daily post is
+(docs/daily.md: new digest announcements).
 """
 
 from __future__ import annotations

@@ -1,24 +1,8 @@
 """Posting the PR of the day exactly once per channel and day (adapter: store + Slack Web API).
 
-The protocol (docs/daily.md has the failure cases):
-
-1. Pick the entry (chatbot.daily.picker) from the channel's history.
-2. Claim (channel, day) in the store; the primary key lets exactly one process win.
-3. Post with Slack message metadata `vllm_digest_daily` {day, entry_id, channel}.
-4. Record the message ts. When Slack refused, release the claim so a later run retries.
-   When Slack refused the entry's card itself (`MESSAGE_ERRORS`: invalid_blocks, msg_too_long, …),
-   the refusal is noted in the store, the picker leaves that card out in the channel, and the run
-   picks the next entry: one bad entry must not stop a channel's PR of the day for good.
-
-A process that died between 3 and 4 leaves a claim without a ts. Whoever takes that stale claim
-over first looks in the channel's history for the marked message and records it instead of
-posting again.
-
-A post that got no answer (timed out, connection dropped after sending) is *unknown*, not
-failed: Slack may have stored it. The run looks for it in the history at once and records it
-when it is there; otherwise the claim is kept and marked unknown, so the next run (the
-scheduler's retry, a rerun of `post-today`) looks again before posting. Only a request that
-certainly never left (connection refused, host not found) is retried or released as failed.
+Pick, claim (channel, day) in the store, post with marked metadata, record the ts. A post whose
+outcome is unknown, or a dead run's claim, is looked for in the channel before anything is posted
+again (`chatbot.slack.webapi.post_once`). docs/daily.md has the protocol and its failure cases.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
-"""Which Slack calls may be sent again after a connection error, so that nothing is posted twice.
+"""Which Slack calls may be sent again after a connection error or a 5xx, so that nothing is posted twice.
 
-A dropped connection or a reset after the request went out may come after Slack acted on it: a
-second chat.postMessage would then be a second message. Calls that are safe to repeat (reads, and
-writes that set a state: chat.update, chat.unfurl, views.publish, ...) are retried as before; any
-other call only when it certainly never reached Slack (connection refused, host not found). An
-unknown method counts as a post: missing a retry is a visible error, a duplicate is not undone.
-The same rule covers a 5xx answer (Slack may have stored the message before failing). A 429 never
-posted anything: every method is sent again once Slack's `Retry-After` is over (`ratelimits.py`).
-
-`slack_web_client` is the one factory of Web API clients: the Bolt app's, the PR of the day's
-and the announcer's, all on the bot's one `RateLimits`.
+Reads and writes that set a state are retried; any other call only when it certainly never reached
+Slack. An unknown method counts as a post: missing a retry is a visible error, a duplicate is not
+undone. `slack_web_client` is the one factory of Web API clients, all on the bot's one `RateLimits`.
 """
 
 from __future__ import annotations

@@ -1,27 +1,9 @@
 """Follow-ups: questions in the bot's threads, and @mentions, answered once each.
 
-Which events are answered (`route`):
-
-- a `message` that replies in a thread the bot owns (the ThreadRegistry knows its parent) and
-  is addressed to the bot (`chatbot.answers.addressed_to_bot`, per `FOLLOWUPS`: a question, a
-  request or a mention of the bot, not "lgtm", "👍" or "@alice 你看下") → an answer from that
-  entry, in the thread;
-- an `app_mention` in an owned thread → the same; anywhere else → its text (mentions removed)
-  is a topic query, answered with the top results in a thread under the mention;
-- everything else is ignored: the bot's own and other bots' messages (`bot_id`, subtype
-  `bot_message`), edits, deletions and every other subtype except `file_share` (a question with
-  an attachment) and `thread_broadcast` (a reply also sent to the channel), messages in threads
-  the bot does not own, and top-level messages without a mention (their mention, if any, comes
-  as its own `app_mention`).
-
-Once per message: Slack retries an event it did not see acknowledged (same event id, same
-message), and a reply in an owned thread that mentions the bot arrives twice (`message` and
-`app_mention`, two event ids, one message ts). Every such delivery carries the message's
-(channel, ts), so that is the one mark: before answering, the handler marks it in the
-ledger (`chatbot.slack.ledger`); already there means another delivery (in this process, another replica,
-or before a restart) took it. An event-id mark would add a write per answer and catch nothing
-more. The mark comes before the post: a crash in between loses that answer rather than risking
-two.
+`triage` decides which events are answered (docs/answers.md, "In Slack"). Once per message: Slack
+retries events and a reply that mentions the bot arrives twice (`message` and `app_mention`), all
+with the message's (channel, ts), so that is the one mark in the ledger. The mark comes before
+the post: a crash in between loses that answer rather than risking two.
 """
 
 from __future__ import annotations
@@ -133,7 +115,7 @@ def answered_in_thread(where: Route, client: WebClient) -> bool:
 def triage(
     delivery: Delivery, owner_of: Callable[[str, str], str | None], mode: FollowUpMode = "questions"
 ) -> Route | str:
-    """The rules of the module docstring: a Route, or why the event is skipped (for the log).
+    """The routing rules (docs/answers.md): a Route, or why the event is skipped (for the log).
     `owner_of(channel, thread_ts)` is the registry lookup, `mode` the `FOLLOWUPS` setting (which
     replies in an owned thread are for the bot)."""
     skipped = not_a_person(delivery)

@@ -1,15 +1,7 @@
 """`/vllm-digest subscribe | unsubscribe | subscriptions`: a channel's PR of the day, from Slack.
 
-A change is confirmed *in the channel* (chat.postMessage as the bot), naming who made it and
-restating what was understood, so everyone there sees it; only then is it stored. That post is
-also the check that the bot can post there: when Slack answers `not_in_channel`, the asker is
-told how to invite the bot and nothing is stored. (The manifest does not ask for
-`chat:write.public`: the bot has to be a member anyway to hear follow-up questions in its
-threads.) Bad input — a time, a day, a zone, an unknown topic word — is one line back to the
-asker, and nothing changes.
-
-`subscriptions` lists this channel's subscription; a workspace admin or owner (`users.info`) or
-a user in ADMIN_USERS sees every channel's.
+A change is confirmed *in the channel* first, naming who made it, and stored only when Slack took
+that post: it is also the check that the bot can post there. docs/daily.md: subscriptions.
 """
 
 from __future__ import annotations
