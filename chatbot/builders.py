@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from slack_sdk import WebClient
 
 from chatbot.answers import Answerer
-from chatbot.daily.poster import SlackMessage, process_owner
+from chatbot.daily.poster import process_owner
 from chatbot.digest import Entry, FactsLookup, Library, no_facts
 from chatbot.executors import TrackedExecutor
 from chatbot.live import LiveIndex
@@ -28,6 +28,7 @@ from chatbot.slack.locale import UserLanguages, slack_locale
 from chatbot.slack.membership import ChannelMembers, slack_members
 from chatbot.slack.ratelimits import RateLimits
 from chatbot.slack.retries import web_client
+from chatbot.slack.webapi import SlackMessage
 from chatbot.store import (
     InMemoryThreadRegistry,
     OutageQueue,

@@ -143,6 +143,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "chatbot.daily.scheduler",
         "chatbot.daily.announcer",
         "chatbot.live",
+        "chatbot.slack.webapi",  # posting once: the daily jobs' and the handlers' Slack calls
     ),
     # the Slack edge: Bolt app, handlers, blocks, Socket Mode
     ("chatbot.slack",),

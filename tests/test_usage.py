@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from slack_sdk import WebClient
 from sqlalchemy import func, select
 
-from chatbot.daily.poster import SlackMessage
 from chatbot.observability import Metrics
 from chatbot.observability.logs import redact
 from chatbot.slack.curator import render_curator_report
+from chatbot.slack.webapi import SlackMessage
 from chatbot.store import SqlStore
 from chatbot.usage import FeedbackTarget, UsageStore, normalise
 from chatbot.usage.recorder import UsageRecorder

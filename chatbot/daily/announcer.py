@@ -1,15 +1,8 @@
 """Announcing new digest entries to subscribed channels, once per channel and batch (adapter).
 
-Run on every reconcile tick of every replica:
-
-1. Note the entry ids of the digest folder in the store; ids never seen before form a *batch*
-   (the first time ever, everything is the baseline: not news).
-2. For each subscription with announcements on, each batch of the last `window` not yet posted to
-   it: the batch's entries on the channel's topics (all of them without topics). None: nothing.
-3. Claim (channel, batch) in the store (a primary key: one replica wins), post one message with
-   metadata `vllm_digest_announce` {channel, batch}, record its ts; a refused post releases the
-   claim. A claim left by a dead process is taken over after looking for its marked message in
-   the channel's history, as the daily post does.
+Run on every reconcile tick of every replica: entry ids never seen before form a batch; each
+batch is claimed per channel in the store and posted once, as the daily post is
+(docs/daily.md: new digest announcements).
 """
 
 from __future__ import annotations
@@ -18,24 +11,14 @@ import datetime as dt
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import KW_ONLY, dataclass, field
+from typing import Any
 
 from slack_sdk import WebClient
-from slack_sdk.errors import SlackApiError, SlackClientError
 
-from chatbot.daily.poster import (
-    CLAIM_LEASE,
-    UNKNOWN_OWNER,
-    SlackMessage,
-    find_marked_message,
-    maybe_stored,
-    never_sent,
-    owner_is_dead,
-    post_message,
-    process_owner,
-    slack_refusal,
-)
+from chatbot.daily.poster import CLAIM_LEASE, UNKNOWN_OWNER, claim_is_stale, owning
 from chatbot.daily.subscription import Subscription
 from chatbot.digest import Entry
+from chatbot.slack.webapi import Sent, SlackMessage, find_marked_message, post_once
 from chatbot.store import SubscriptionStore, utc_now
 from chatbot.store.subscriptions import BASELINE, Announcement, Batch
 
@@ -115,9 +98,7 @@ class Announcer:
         self, subscription: Subscription, batch: str, entries: list[Entry], seen_at: dt.datetime
     ) -> Announced | None:
         channel = subscription.channel
-        owner = process_owner()
-        self._live_owners.add(owner)
-        try:
+        with owning(self._live_owners) as owner:
             claim = self.store.claim_announcement(
                 channel, batch, owner, now=self.clock(), is_stale=self._stale
             )
@@ -131,78 +112,45 @@ class Announcer:
                 return Announced(channel, batch, ids, found)
             ts = self._post(subscription, batch, entries, owner)
             return Announced(channel, batch, ids, ts) if ts is not None else None
-        finally:
-            self._live_owners.discard(owner)
 
     def _post(self, subscription: Subscription, batch: str, entries: list[Entry], owner: str) -> str | None:
-        """Post the claimed announcement and record it; None when it is not (known to be) posted."""
+        """Post the claimed announcement and settle the claim: recorded with the ts when Slack has
+        it; kept, marked unknown, when it may have it (the next tick looks again before posting,
+        a release would post it twice); released when a later tick may succeed; given up for this
+        batch when Slack refused it for good (not tried on every tick of the window)."""
         channel = subscription.channel
         metadata = {"event_type": ANNOUNCE_EVENT_TYPE, "event_payload": {"channel": channel, "batch": batch}}
-        try:
-            _, ts = post_message(self.client, channel, self.render(entries, subscription), metadata)
-        except SlackApiError as exc:
-            if maybe_stored(exc):
-                return self._unanswered(channel, batch, owner, exc)
-            self._refused(channel, batch, owner, exc)
-            return None
-        except (SlackClientError, OSError) as exc:
-            if never_sent(exc):
-                self.store.finish_announcement(channel, batch, owner, None)
-                log.error("announce %s batch %s failed: %s; the next tick tries again", channel, batch, exc)
-                return None
-            return self._unanswered(channel, batch, owner, exc)
-        self.store.finish_announcement(channel, batch, owner, ts)
-        self._reported.add((channel, batch))
-        log.info("announce %s batch %s: posted %d entries ts %s", channel, batch, len(entries), ts)
-        return ts
-
-    def _refused(self, channel: str, batch: str, owner: str, error: SlackApiError) -> None:
-        """Slack refused the post: released for the next tick when that may help, else given up
-        for this batch (not tried again every tick of the window), with one line naming the error."""
-        code, status_code, transient = slack_refusal(error)
-        if transient:
-            self.store.finish_announcement(channel, batch, owner, None)
-            log.error(
-                "announce %s batch %s: Slack answered %s (HTTP %s); the next tick tries again",
-                channel,
-                batch,
-                code,
-                status_code,
-            )
-            return
-        self.store.refuse_announcement(channel, batch, owner)
-        log.error(
-            "announce %s batch %s: Slack answered %s (HTTP %s); fix the setup, not retrying this batch",
+        sent = post_once(
+            self.client,
             channel,
-            batch,
-            code,
-            status_code,
+            self.render(entries, subscription),
+            metadata,
+            lambda: self._find_marked(channel, batch, self.clock() - self.lease),
         )
-
-    def _unanswered(self, channel: str, batch: str, owner: str, error: BaseException) -> str | None:
-        """No answer to the post: Slack may have stored it (it answered after the client's timeout).
-        Look for it; when it is not there yet, keep the claim marked unknown, so the next tick
-        takes it over and looks again before posting (a release would post it twice)."""
-        found = self._find_posted(channel, batch, self.clock() - self.lease)
-        if found is not None:
-            self.store.finish_announcement(channel, batch, owner, found)
+        what = f"announce {channel} batch {batch}"
+        if sent.ts is not None:
+            self.store.finish_announcement(channel, batch, owner, sent.ts)
             self._reported.add((channel, batch))
-            log.info(
-                "announce %s batch %s: no answer from Slack (%s), found the post ts %s",
-                channel,
-                batch,
-                error,
-                found,
+            how = (
+                f"{sent.detail}, found the post"
+                if sent.sent is Sent.FOUND
+                else f"posted {len(entries)} entries"
             )
-            return found
-        self.store.mark_announcement_unknown(channel, batch, owner, UNKNOWN_OWNER)
-        log.error(
-            "announce %s batch %s: no answer from Slack (%s) and not in the channel yet; "
-            "the next tick looks for it before posting",
-            channel,
-            batch,
-            error or type(error).__name__,
-        )
+            log.info("%s: %s ts %s", what, how, sent.ts)
+            return sent.ts
+        if sent.sent is Sent.UNKNOWN:
+            self.store.mark_announcement_unknown(channel, batch, owner, UNKNOWN_OWNER)
+            log.error(
+                "%s: %s and not in the channel yet; the next tick looks for it before posting",
+                what,
+                sent.detail,
+            )
+        elif sent.sent is Sent.REFUSED:
+            self.store.refuse_announcement(channel, batch, owner)
+            log.error("%s: %s; fix the setup, not retrying this batch", what, sent.detail)
+        else:
+            self.store.finish_announcement(channel, batch, owner, None)
+            log.error("%s: %s; the next tick tries again", what, sent.detail)
         return None
 
     def _already(self, channel: str, batch: str) -> None:
@@ -212,25 +160,17 @@ class Announcer:
             log.info("announce %s batch %s: already announced (or refused by Slack for good)", channel, batch)
 
     def _stale(self, claim: Announcement) -> bool:
-        return (
-            claim.owner.startswith(UNKNOWN_OWNER)
-            or claim.claimed_at < self.clock() - self.lease
-            or owner_is_dead(claim.owner, self._live_owners)
+        return claim_is_stale(claim.owner, claim.claimed_at, self.clock(), self.lease, self._live_owners)
+
+    def _find_marked(self, channel: str, batch: str, since: dt.datetime) -> tuple[str, dict[str, Any]] | None:
+        mark = {"channel": channel, "batch": batch}
+        return find_marked_message(
+            self.client, channel, ANNOUNCE_EVENT_TYPE, mark, since - dt.timedelta(minutes=5)
         )
 
     def _find_posted(self, channel: str, batch: str, since: dt.datetime) -> str | None:
         """The announcement a dead run (whose claim was taken over) posted, if it got that far."""
-        try:
-            found = find_marked_message(
-                self.client,
-                channel,
-                ANNOUNCE_EVENT_TYPE,
-                {"channel": channel, "batch": batch},
-                since - dt.timedelta(minutes=5),
-            )
-        except (SlackApiError, SlackClientError, OSError) as exc:
-            log.warning("announce %s: could not read the channel history (%s); posting", channel, exc)
-            return None
+        found = self._find_marked(channel, batch, since)
         return found[0] if found else None
 
 

@@ -18,7 +18,7 @@ from chatbot.builders import (
 )
 from chatbot.daily import Pick, TopicFilter
 from chatbot.daily.announcer import Announcer
-from chatbot.daily.poster import DailyPoster, DailyResult, SlackMessage, Status
+from chatbot.daily.poster import DailyPoster, DailyResult, Status
 from chatbot.daily.scheduler import DailyScheduler
 from chatbot.daily.subscription import (
     Subscription,
@@ -37,6 +37,7 @@ from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.membership import ChannelMembers, slack_members
 from chatbot.slack.retries import web_client
 from chatbot.slack.subscription_blocks import render_announcement
+from chatbot.slack.webapi import SlackMessage
 from chatbot.store import (
     OutageQueue,
     SqlStore,

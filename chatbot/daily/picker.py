@@ -1,26 +1,9 @@
 """Picking the PR of the day: a pure function of the entries, the channel's history and the day.
 
-No database, no clock, no Slack: the store hands in what was posted, the caller says which day.
-The same inputs always give the same pick, so every replica (and `vllm-digest today`) agrees.
-
-Rules, in order:
-
-1. Rounds. An entry is due when it has been posted fewer times than any other entry, so a
-   channel sees every entry once before it sees any entry twice; entries added later are due at
-   once (they have been posted zero times).
-2. Among due entries that were never posted: newest digest first. Among due entries that were
-   posted before: least recently posted first.
-3. Ties are broken by a hash of (day, channel, entry id): deterministic, but not the file order.
-4. Avoid the main topic (first tag) of the previous post when another due entry has a different
-   one.
-5. Entries GitHub says were reverted or are not merged (`passed_over`, from the PR facts) are
-   passed over, and the reason says which one would otherwise have come; when every entry is,
-   the rules above pick among all of them.
-6. A channel with topics (`TopicFilter`) gets the entries on its topics first, by the rules above
-   among them. Once each of them was posted, the pick says so (`Pick.topics_done`) and comes from
-   the rest of the library — or, for a strict subscription, from a new round of the topic entries.
-
-Only posts *before* the day count, so the pick for a day stays the same after it was posted.
+No database, no clock, no Slack: the same inputs always give the same pick, so every replica (and
+`vllm-digest today`) agrees. The rules (rounds, newest first, tie hash, topic change, passed-over
+PRs, a channel's topics) are in docs/daily.md; only posts *before* the day count, so the pick for
+a day stays the same after it was posted.
 """
 
 from __future__ import annotations

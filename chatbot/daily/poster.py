@@ -1,24 +1,8 @@
 """Posting the PR of the day exactly once per channel and day (adapter: store + Slack Web API).
 
-The protocol (docs/daily.md has the failure cases):
-
-1. Pick the entry (chatbot.daily.picker) from the channel's history.
-2. Claim (channel, day) in the store; the primary key lets exactly one process win.
-3. Post with Slack message metadata `vllm_digest_daily` {day, entry_id, channel}.
-4. Record the message ts. When Slack refused, release the claim so a later run retries.
-   When Slack refused the entry's card itself (`MESSAGE_ERRORS`: invalid_blocks, msg_too_long, …),
-   the refusal is noted in the store, the picker leaves that card out in the channel, and the run
-   picks the next entry: one bad entry must not stop a channel's PR of the day for good.
-
-A process that died between 3 and 4 leaves a claim without a ts. Whoever takes that stale claim
-over first looks in the channel's history for the marked message and records it instead of
-posting again.
-
-A post that got no answer (timed out, connection dropped after sending) is *unknown*, not
-failed: Slack may have stored it. The run looks for it in the history at once and records it
-when it is there; otherwise the claim is kept and marked unknown, so the next run (the
-scheduler's retry, a rerun of `post-today`) looks again before posting. Only a request that
-certainly never left (connection refused, host not found) is retried or released as failed.
+Pick, claim (channel, day) in the store, post with marked metadata, record the ts. A post whose
+outcome is unknown, or a dead run's claim, is looked for in the channel before anything is posted
+again (`chatbot.slack.webapi.post_once`). docs/daily.md has the protocol and its failure cases.
 """
 
 from __future__ import annotations
@@ -31,16 +15,16 @@ import logging
 import os
 import socket
 import uuid
-from collections.abc import Callable, Sequence, Set
+from collections.abc import Callable, Iterator, Sequence, Set
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
-from urllib.error import URLError
 
 from slack_sdk import WebClient
-from slack_sdk.errors import SlackApiError, SlackClientError
 
 from chatbot.daily.picker import Pick, TopicFilter, pick_entry
 from chatbot.digest import Entry, FactsLookup, no_facts, passed_over
+from chatbot.slack.webapi import Posted, Sent, SlackMessage, find_marked_message, post_once
 from chatbot.store import (
     STORE_FAILURES,
     ClaimOutcome,
@@ -59,8 +43,6 @@ DAILY_EVENT_TYPE = "vllm_digest_daily"
 CLAIM_LEASE = dt.timedelta(minutes=10)
 # A claim whose post got no answer: stale for the next run, which looks in the history first.
 UNKNOWN_OWNER = "unknown:"
-# Slack errors worth another run later; every other error code is permanent (a setup problem).
-TRANSIENT_ERRORS = {"ratelimited", "internal_error", "fatal_error", "service_unavailable", "request_timeout"}
 # Slack errors about the message itself (its blocks, length, attachments, metadata), not the channel
 # or the token: the same card is refused in that channel every time, so its entry is skipped there
 # (until its card changes) and the next one posted, instead of the channel getting nothing for good.
@@ -80,14 +62,6 @@ MESSAGE_ERRORS = {
 }
 # Refused entries one run skips before it leaves the rest to the scheduler's next retry.
 SKIPS_PER_RUN = 3
-
-
-@dataclass(frozen=True)
-class SlackMessage:
-    """What chat.postMessage gets: fallback text and Block Kit blocks."""
-
-    text: str
-    blocks: list[dict[str, Any]]
 
 
 class Status(enum.Enum):
@@ -135,94 +109,11 @@ class DailyResult:
         return f"{what} ({self.detail})" if self.detail else what
 
 
-def never_sent(error: BaseException) -> bool:
-    """True only when a request certainly did not reach Slack: the connection was refused or the
-    host was not found. A timeout or a dropped connection may come after Slack acted on it."""
-    reason = error.reason if isinstance(error, URLError) else error
-    return isinstance(reason, ConnectionRefusedError | socket.gaierror)
-
-
-def maybe_stored(error: SlackApiError) -> bool:
-    """A post answered with a 5xx: Slack may have stored it before failing (the post-once rule)."""
-    return error.response is not None and error.response.status_code >= 500
-
-
-def unknown_outcome(error: BaseException) -> str:
-    """Why a post's outcome is unknown, in one line: Slack's 5xx, or no answer at all."""
-    if isinstance(error, SlackApiError):
-        code, status_code, _ = slack_refusal(error)
-        return f"Slack answered {code} (HTTP {status_code}), the post may be stored"
-    return f"no answer from Slack ({str(error) or type(error).__name__})"
-
-
-def post_message(
-    client: WebClient, channel: str, message: SlackMessage, metadata: dict[str, Any]
-) -> tuple[str, str]:
-    """chat.postMessage with metadata; (channel id, message ts). The only place the bot posts daily."""
-    response = client.chat_postMessage(
-        channel=channel,
-        text=message.text,
-        blocks=message.blocks,
-        metadata=metadata,
-        unfurl_links=False,
-        unfurl_media=False,
-    )
-    return str(response.get("channel") or channel), str(response["ts"])
-
-
 def daily_metadata(channel: str, day: dt.date, entry_id: str) -> dict[str, Any]:
     return {
         "event_type": DAILY_EVENT_TYPE,
         "event_payload": {"day": day.isoformat(), "entry_id": entry_id, "channel": channel},
     }
-
-
-def find_daily_message(
-    client: WebClient, channel: str, day: dt.date, since: dt.datetime, pages: int = 5
-) -> tuple[str, str] | None:
-    """(ts, entry id) of the bot's marked daily message for `day` in the channel since `since`."""
-    found = find_marked_message(
-        client, channel, DAILY_EVENT_TYPE, {"day": day.isoformat(), "channel": channel}, since, pages
-    )
-    return (found[0], str(found[1].get("entry_id") or "")) if found else None
-
-
-def find_marked_message(
-    client: WebClient,
-    channel: str,
-    event_type: str,
-    payload: dict[str, str],
-    since: dt.datetime,
-    pages: int = 5,
-) -> tuple[str, dict[str, Any]] | None:
-    """(ts, event payload) of a message since `since` whose metadata has the type and the payload
-    values: how a run that took over a dead run's claim finds what that run posted."""
-    cursor: str | None = None
-    for _ in range(pages):
-        response = client.conversations_history(
-            channel=channel,
-            oldest=f"{since.timestamp():.6f}",
-            include_all_metadata=True,
-            limit=200,
-            cursor=cursor,
-        )
-        found = _marked(response.get("messages") or [], event_type, payload)
-        cursor = (response.get("response_metadata") or {}).get("next_cursor")
-        if found is not None or not cursor:
-            return found
-    return None
-
-
-def _marked(
-    messages: list[dict[str, Any]], event_type: str, payload: dict[str, str]
-) -> tuple[str, dict[str, Any]] | None:
-    """The first message whose metadata has the event type and the payload values."""
-    for message in messages:
-        metadata = message.get("metadata") or {}
-        found = metadata.get("event_payload") or {}
-        if metadata.get("event_type") == event_type and all(found.get(k) == v for k, v in payload.items()):
-            return str(message["ts"]), found
-    return None
 
 
 NO_RECORD = "found the day's post in the channel; the database had no record of it"
@@ -259,25 +150,23 @@ def owner_is_dead(owner: str, live_owners: Set[str] = frozenset()) -> bool:
     return False
 
 
-def slack_refusal(error: SlackApiError) -> tuple[str, int, bool]:
-    """(error code, HTTP status, transient) of a Slack answer that refused a call: transient when a
-    later try may succeed (429, 5xx, `ratelimited`, `internal_error`, …), else a setup problem."""
-    status_code = error.response.status_code
-    code = str(error.response.get("error") or f"HTTP {status_code}")
-    return code, status_code, status_code == 429 or status_code >= 500 or code in TRANSIENT_ERRORS
+def claim_is_stale(
+    owner: str, claimed_at: dt.datetime, now: dt.datetime, lease: dt.timedelta, live: Set[str]
+) -> bool:
+    """Whether another run may take a claim over: its post's outcome unknown, older than the
+    lease, or its process gone (`live`: this process's claims at work)."""
+    return owner.startswith(UNKNOWN_OWNER) or claimed_at < now - lease or owner_is_dead(owner, live)
 
 
-def _refused(channel: str, day: dt.date, entry: Entry, error: SlackApiError) -> DailyResult:
-    """Slack answered with an error: FAILED when a later run may succeed, else REFUSED."""
-    code, status_code, transient = slack_refusal(error)
-    return DailyResult(
-        Status.FAILED if transient else Status.REFUSED,
-        channel,
-        day,
-        entry.id,
-        detail=f"Slack answered {code} (HTTP {status_code})"
-        + ("; will retry" if transient else "; fix the setup, not retrying"),
-    )
+@contextmanager
+def owning(live: set[str]) -> Iterator[str]:
+    """A new owner for one run's claims, counted among `live` while the run lasts."""
+    owner = process_owner()
+    live.add(owner)
+    try:
+        yield owner
+    finally:
+        live.discard(owner)
 
 
 class DailyPoster:
@@ -354,30 +243,24 @@ class DailyPoster:
         return plan.entry if plan else None
 
     def _is_stale(self, post: DailyPost) -> bool:
-        return (
-            post.owner.startswith(UNKNOWN_OWNER)
-            or post.claimed_at < self.clock() - self.lease
-            or owner_is_dead(post.owner, self._live_owners | self._recording)
-        )
+        live = self._live_owners | self._recording
+        return claim_is_stale(post.owner, post.claimed_at, self.clock(), self.lease, live)
 
     def run(self, channel: str, day: dt.date) -> DailyResult:
         """Post the day's entry unless the day is done or being done; never raises for Slack errors."""
-        owner = process_owner()
-        self._live_owners.add(owner)
-        try:
-            result = self._run(channel, day, owner)
-            for _ in range(SKIPS_PER_RUN - 1):
-                if result.status is not Status.SKIPPED:
-                    break
-                result = self._run(channel, day, owner)  # the refused entry is out of the pick now
-            return result
-        except STORE_FAILURES as exc:
-            # Before anything was posted (a post's record is handled in `_posted`): a blip at
-            # fire time is retried like Slack's trouble, within the grace window.
-            detail = f"the database is unavailable ({short(exc)}); will retry"
-            return DailyResult(Status.FAILED, channel, day, detail=detail)
-        finally:
-            self._live_owners.discard(owner)
+        with owning(self._live_owners) as owner:
+            try:
+                result = self._run(channel, day, owner)
+                for _ in range(SKIPS_PER_RUN - 1):
+                    if result.status is not Status.SKIPPED:
+                        break
+                    result = self._run(channel, day, owner)  # the refused entry is out of the pick now
+                return result
+            except STORE_FAILURES as exc:
+                # Before anything was posted (a post's record is handled in `_posted`): a blip at
+                # fire time is retried like Slack's trouble, within the grace window.
+                detail = f"the database is unavailable ({short(exc)}); will retry"
+                return DailyResult(Status.FAILED, channel, day, detail=detail)
 
     def _run(self, channel: str, day: dt.date, owner: str) -> DailyResult:
         existing = self.store.daily_post(channel, day)
@@ -425,40 +308,43 @@ class DailyPoster:
         found = self._find_posted(channel, day, since=since or row.claimed_at)
         if found is None:
             return None
-        ts, entry_id = found
+        ts, entry_id = found[0], str(found[1].get("entry_id") or "")
         self.store.record_posted(channel, day, owner, ts, now=self.clock(), entry_id=entry_id or None)
         self._register(channel, ts, entry_id or row.entry_id)
         return DailyResult(Status.RECOVERED, channel, day, entry_id or row.entry_id, ts, detail)
 
-    def _find_posted(self, channel: str, day: dt.date, since: dt.datetime) -> tuple[str, str] | None:
-        try:
-            return find_daily_message(self.client, channel, day, since - dt.timedelta(minutes=5))
-        except (SlackClientError, OSError) as exc:
-            # Cannot tell whether the run posted: post (a rare duplicate beats a missing day).
-            log.warning("daily %s %s: could not read the channel history (%s)", channel, day, exc)
-            return None
+    def _find_posted(
+        self, channel: str, day: dt.date, since: dt.datetime
+    ) -> tuple[str, dict[str, Any]] | None:
+        """The day's marked post in the channel (None also when the history cannot be read: then
+        post, a rare duplicate beats a missing day)."""
+        mark = {"day": day.isoformat(), "channel": channel}
+        return find_marked_message(
+            self.client, channel, DAILY_EVENT_TYPE, mark, since - dt.timedelta(minutes=5)
+        )
 
     def _post(self, channel: str, day: dt.date, entry: Entry, owner: str, reason: str) -> DailyResult:
-        try:
-            channel_id, ts = post_message(
-                self.client, channel, self.render(entry), daily_metadata(channel, day, entry.id)
-            )
-        except SlackApiError as exc:
-            if maybe_stored(exc):
-                return self._unanswered(channel, day, entry, owner, exc)
-            self.store.release(channel, day, owner)
-            if slack_refusal(exc)[0] in MESSAGE_ERRORS:
-                return self._skip(channel, day, entry, exc)
-            return _refused(channel, day, entry, exc)
-        except (SlackClientError, OSError) as exc:
-            if not never_sent(exc):
-                return self._unanswered(channel, day, entry, owner, exc)
-            self.store.release(channel, day, owner)
-            return DailyResult(Status.FAILED, channel, day, entry.id, detail=f"cannot reach Slack: {exc}")
-        if self.after_post is not None:
-            self.after_post()
-        self._register(channel_id, ts, entry.id)
-        return self._posted(DailyResult(Status.POSTED, channel, day, entry.id, ts, reason), owner)
+        sent = post_once(
+            self.client,
+            channel,
+            self.render(entry),
+            daily_metadata(channel, day, entry.id),
+            lambda: self._find_posted(channel, day, self.clock() - self.lease),
+        )
+        if sent.sent is Sent.POSTED:
+            assert sent.ts is not None
+            if self.after_post is not None:
+                self.after_post()
+            self._register(sent.channel, sent.ts, entry.id)
+            return self._posted(DailyResult(Status.POSTED, channel, day, entry.id, sent.ts, reason), owner)
+        if sent.sent in (Sent.FOUND, Sent.UNKNOWN):
+            return self._unanswered(channel, day, entry, owner, sent)
+        self.store.release(channel, day, owner)
+        if sent.code in MESSAGE_ERRORS:
+            return self._skip(channel, day, entry, sent)
+        retry = "; will retry" if sent.sent is Sent.FAILED else "; fix the setup, not retrying"
+        status = Status.FAILED if sent.sent is Sent.FAILED else Status.REFUSED
+        return DailyResult(status, channel, day, entry.id, detail=sent.detail + retry)
 
     def _record(self, done: DailyResult, owner: str) -> None:
         """Mark the claim posted with the message's ts (raises a store failure)."""
@@ -505,44 +391,33 @@ class DailyPoster:
             )
             return replace(done, detail=f"{done.detail}; recorded once the database is back")
 
-    def _skip(self, channel: str, day: dt.date, entry: Entry, error: SlackApiError) -> DailyResult:
+    def _skip(self, channel: str, day: dt.date, entry: Entry, sent: Posted) -> DailyResult:
         """Slack refused the entry's card itself: note it, so no run picks that card here again
         (logged once, by the run that noted it); the caller picks the next entry."""
-        code, status_code, _ = slack_refusal(error)
-        if self.store.refuse_entry(channel, entry.id, self._card(entry), code, now=self.clock()):
+        if self.store.refuse_entry(channel, entry.id, self._card(entry), sent.code, now=self.clock()):
             log.error(
-                "daily %s %s: Slack refused the card of entry %s (%s, HTTP %s); skipping that entry in "
-                "this channel until its card changes",
+                "daily %s %s: %s for the card of entry %s; skipping that entry in this channel "
+                "until its card changes",
                 channel,
                 day,
+                sent.detail,
                 entry.id,
-                code,
-                status_code,
             )
-        detail = f"Slack answered {code} (HTTP {status_code}) for the entry's card; skipped here, next entry"
+        detail = f"{sent.detail} for the entry's card; skipped here, next entry"
         return DailyResult(Status.SKIPPED, channel, day, entry.id, detail=detail)
 
-    def _unanswered(
-        self, channel: str, day: dt.date, entry: Entry, owner: str, error: BaseException
-    ) -> DailyResult:
-        """The post got no answer (or a 5xx): Slack may have stored it. Look for it; keep the claim
-        if absent."""
-        why = unknown_outcome(error)
-        found = self._find_posted(channel, day, since=self.clock() - self.lease)
-        if found is not None:
-            ts, entry_id = found
-            self.store.record_posted(channel, day, owner, ts, now=self.clock(), entry_id=entry_id or entry.id)
-            self._register(channel, ts, entry_id or entry.id)
-            detail = f"{why}, found the post in the channel"
-            return DailyResult(Status.POSTED, channel, day, entry_id or entry.id, ts, detail)
-        self.store.mark_unknown(channel, day, owner, UNKNOWN_OWNER)
-        return DailyResult(
-            Status.UNKNOWN,
-            channel,
-            day,
-            entry.id,
-            detail=f"{why} and not in the channel yet; the next run looks for it before posting",
-        )
+    def _unanswered(self, channel: str, day: dt.date, entry: Entry, owner: str, sent: Posted) -> DailyResult:
+        """The post got no answer (or a 5xx): recorded when it was found in the channel, else the
+        claim is kept, marked unknown, for the next run to look again."""
+        if sent.ts is None:
+            self.store.mark_unknown(channel, day, owner, UNKNOWN_OWNER)
+            detail = f"{sent.detail} and not in the channel yet; the next run looks for it before posting"
+            return DailyResult(Status.UNKNOWN, channel, day, entry.id, detail=detail)
+        entry_id = str(sent.payload.get("entry_id") or entry.id)
+        self.store.record_posted(channel, day, owner, sent.ts, now=self.clock(), entry_id=entry_id)
+        self._register(channel, sent.ts, entry_id)
+        detail = f"{sent.detail}, found the post in the channel"
+        return DailyResult(Status.POSTED, channel, day, entry_id, sent.ts, detail)
 
     def _register(self, channel_id: str, ts: str, entry_id: str) -> None:
         try:

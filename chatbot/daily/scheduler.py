@@ -1,17 +1,9 @@
 """When to post the PR of the day (adapter: APScheduler 3 BackgroundScheduler).
 
-One cron job per channel (DAILY_CRON in TIMEZONE). At start, a run missed earlier today within
-DAILY_GRACE is caught up once. The scheduler only decides *when*; whether this process posts is
-decided by the claim in the shared store, so every replica may run a scheduler.
-
-With a source of subscriptions (the store), every replica reconciles its jobs from it every
-`reconcile_every` seconds (at most a minute): a channel subscribed, changed or unsubscribed
-through any replica is scheduled, rescheduled or dropped by all of them without a restart.
-`after_reconcile` (the new-digest announcer) runs on the same tick.
-
-The clock is injectable: it decides what to catch up and whether a retry still fits in the
-grace (`missed_fire_time` and `DailyScheduler.catch_up_runs` take `now`), so tests drive those
-decisions without sleeping; APScheduler keeps its own (real) clock for when jobs run.
+The scheduler only decides *when*; whether this process posts is decided by the claim in the
+shared store, so every replica may run one (and reconcile its jobs from the subscriptions in the
+store). The clock is injectable so tests drive catch-up and retry decisions without sleeping;
+APScheduler keeps its own (real) clock for when jobs run. docs/daily.md: scheduler and catch-up.
 """
 
 from __future__ import annotations

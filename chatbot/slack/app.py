@@ -60,12 +60,12 @@ BOT_SCOPES: dict[str, str] = {
 
 
 class QuietBoltLog(logging.Filter):
-    """Drops Bolt's log records that carry a request body (a rejected signature, an unhandled
-    request's listener suggestion: both hold `response_url` and the legacy `token`), and the
+    """Drops Bolt's log records that carry a request body (an unhandled request's listener
+    suggestion holds `response_url` and the legacy `token`), and the
     warning that `token` is unused: Bolt reads SLACK_BOT_TOKEN from the environment even when it
     is given a client, and the client (SLACK_API_URL, retry handlers) is what it must use."""
 
-    DROPPED = ("Invalid request signature detected", "Unhandled request", "will be unused")
+    DROPPED = ("Unhandled request", "will be unused")
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
@@ -104,11 +104,10 @@ def build_slack_app(
         name=Path(__file__).name,
         client=client,
         signing_secret=signing_secret,
+        request_verification_enabled=False,  # inbound.py checked it before parsing: not twice
         process_before_response=True,
         listener_executor=listener_executor,
-        # One filter for whose messages are answered: handlers/followups.py `triage`, which
-        # also knows other bots and subtypes and logs why it skips.
-        ignoring_self_events_enabled=False,
+        ignoring_self_events_enabled=False,  # one filter of whose messages: followups.triage, logged
         logger=bolt_logger(),
     )
     app.error(log_error)

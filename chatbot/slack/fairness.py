@@ -1,13 +1,9 @@
 """Sharing the answer threads fairly between the people asking, around Slack's rate limits.
 
-Lazy listeners (follow-ups, mentions, DMs, buttons) run on one pool. Without care, one person
-sending 100 DMs and 100 mentions fills every thread, and those threads then wait out Slack's
-`Retry-After` in that person's channels, while another person's question in a quiet channel
-waits behind them. `FairExecutor` keeps a queue per *asker* (the Slack user, as the Bolt
-middleware `note_asker` saw the request), runs at most `per_asker` of one asker's tasks at once
-and takes the next task round-robin across askers. A task whose channel is rate-limited for
-chat.postMessage is not started (no thread sleeps through a `Retry-After`): it stays queued and
-is scheduled for when the hold ends, while other askers' tasks run.
+One person's 100 DMs must not fill every thread while another's question waits: `FairExecutor`
+keeps a queue per asker, runs at most `per_asker` of one asker's tasks at once, round-robin, and
+never starts a task whose channel is rate-limited (it waits queued, no thread sleeps through a
+`Retry-After`). docs/slack.md: fair sharing.
 """
 
 from __future__ import annotations
@@ -53,7 +49,7 @@ class _Asker:
 
 class FairExecutor(ThreadPoolExecutor):
     """A thread pool that runs tasks round-robin across askers, at most `per_asker` of one asker
-    at a time, and keeps a task queued while its channel is rate-limited (see the module doc).
+    at a time, and keeps a task queued while its channel is rate-limited.
     Tracks pending work like `TrackedExecutor` (`wait_idle`)."""
 
     def __init__(

@@ -15,11 +15,12 @@ import hmac
 import json
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, Required
 from urllib.parse import parse_qsl
 
+from pydantic import AfterValidator, TypeAdapter, ValidationError
 from slack_bolt import BoltRequest
+from typing_extensions import TypedDict  # pydantic takes typing.TypedDict from Python 3.12 on
 
 # Slack's payloads are far below this (a command is ~1 KB, an event with blocks a few KB).
 MAX_BODY_BYTES = 1 << 20
@@ -136,8 +137,7 @@ def bolt_request(
     parser takes any form body holding the word "payload" (a command `/vllm-digest payload
     size`) for an interactivity payload and, finding no such field, dispatches an empty
     request that no listener answers; it would also parse the body a second time. Built as
-    Bolt builds a Socket Mode request (from the parsed payload), then made an HTTP one again:
-    Bolt checks the signature on the raw body."""
+    Bolt builds a Socket Mode request (from the parsed payload), then made an HTTP one again."""
     request = BoltRequest(body=payload, query=dict(query or {}), headers=dict(headers), mode="socket_mode")
     request.raw_body, request.mode = text, "http"
     return request
@@ -153,127 +153,119 @@ def _json_object(text: str, what: str) -> dict[str, Any]:
     return data
 
 
-@dataclass(frozen=True)
-class _Field:
-    """A top-level field of a Slack payload and the types Slack sends it as."""
+# Slack's ids (`C0123ABC`, `U…`, `T…`) are about a dozen characters and its timestamps
+# (`1700000000.000100`) seventeen; the store keeps them in String(64) and String(32) columns,
+# where PostgreSQL refused anything longer and the request went unanswered: refused here instead.
+def _at_most(width: int) -> AfterValidator:
+    """A string no longer than `width`; a value of another type is the listeners' to judge."""
 
-    types: tuple[type, ...]
-    items: type | None = None  # for lists: the type of every item
-    nonempty: bool = False
+    def check(value: Any) -> Any:
+        if isinstance(value, str) and len(value) > width:
+            raise ValueError(f"longer than {width} characters")
+        return value
+
+    return AfterValidator(check)
 
 
-# Fields Bolt and the handlers read before any listener runs; Slack never sends other types.
-_FIELDS: dict[str, _Field] = {
-    "type": _Field((str,)),
-    "command": _Field((str,)),
-    "text": _Field((str,)),
-    "trigger_id": _Field((str,)),
-    "event": _Field((dict,)),
-    "view": _Field((dict,)),
-    "message": _Field((dict,)),
-    "container": _Field((dict,)),
-    "state": _Field((dict,)),
-    "team": _Field((dict, str, type(None))),
-    "user": _Field((dict, str)),
-    "channel": _Field((dict, str)),
-    "enterprise": _Field((dict, str, type(None))),
-    "authorizations": _Field((list,), items=dict),
-    "actions": _Field((list,), items=dict),
-}
-# What each payload type must carry (and how) beyond the general field types.
-_REQUIRED: dict[str, dict[str, _Field]] = {
-    "event_callback": {"event": _Field((dict,))},
-    "block_actions": {"actions": _Field((list,), items=dict, nonempty=True)},
-    "interactive_message": {"actions": _Field((list,), items=dict, nonempty=True)},
-    "view_submission": {"view": _Field((dict,))},
-    "view_closed": {"view": _Field((dict,))},
+Id = Annotated[Any, _at_most(64)]
+Ts = Annotated[Any, _at_most(32)]
+Obj = dict[str, Any]
+
+
+class _Event(TypedDict, total=False):
+    type: Required[str]
+    channel: Id
+    user: Id
+    ts: Ts
+    thread_ts: Ts
+    message_ts: Ts
+
+
+class _Action(TypedDict, total=False):
+    action_id: str
+
+
+class _Named(TypedDict, total=False):
+    id: Id
+
+
+class _Container(TypedDict, total=False):
+    channel_id: Id
+    message_ts: Ts
+    thread_ts: Ts
+
+
+class _Payload(TypedDict, total=False):
+    """The fields Bolt and the handlers read before any listener runs, as Slack sends them
+    (strict: a string where an object is read never reaches a matcher)."""
+
+    type: str
+    command: str
+    text: str
+    trigger_id: str
+    channel_id: Id
+    user_id: Id
+    team_id: Id
+    event: _Event
+    view: Obj
+    message: Obj
+    container: _Container
+    state: Obj
+    team: _Named | str | None
+    user: _Named | str
+    channel: _Named | str
+    enterprise: Obj | str | None
+    authorizations: list[Obj]
+    actions: list[_Action]
+
+
+_PAYLOAD = TypeAdapter(_Payload)
+# What a payload of each type must carry: Bolt's matchers read it by index (a 500 when missing).
+_NEEDS = {
+    "event_callback": "event",
+    "block_actions": "actions",
+    "interactive_message": "actions",
+    "view_submission": "view",
+    "view_closed": "view",
 }
 
 
 def check_shape(data: dict[str, Any]) -> None:
     """Refuse (400) a payload whose fields have types Slack never sends, so no listener,
     matcher or context extractor meets a string where it expects an object."""
-    for name, spec in _FIELDS.items():
-        if name in data:
-            _check(name, data[name], spec)
-    _check_required(data)
-    _check_nested(data)
-    _check_lengths(data)
+    try:
+        _PAYLOAD.validate_python(data, strict=True)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise Rejected(400, f"field {_path(data, error['loc'])!r}: {error['msg']}") from None
+    _check_needed(data)
 
 
-def _check_required(data: dict[str, Any]) -> None:
-    """What the payload's type must carry (an event callback its event, a press its actions)."""
-    kind = data.get("type")
-    for name, spec in _REQUIRED.get(kind if isinstance(kind, str) else "", {}).items():
-        if name not in data:
-            raise Rejected(400, f"{kind} payload without {name!r}")
-        _check(name, data[name], spec)
-
-
-def _check_nested(data: dict[str, Any]) -> None:
-    """The fields inside the objects that Bolt's matchers read by index: the event type, a
-    press's action ids (`actions[0]["action_id"]`), a view's type once it has a callback id
-    (`view["type"]`, the workflow-step check). Missing, they raised inside Bolt: a 500."""
-    event = data.get("event")
-    if isinstance(event, dict) and not isinstance(event.get("type"), str):
-        raise Rejected(400, "event without a string 'type'")
-    pressed = data.get("type") == "block_actions"
-    for action in data.get("actions") or []:
-        if not isinstance(action.get("action_id", "" if not pressed else None), str):
-            raise Rejected(400, "action without a string 'action_id'")
-    view = data.get("view")
-    if isinstance(view, dict) and "callback_id" in view and not isinstance(view.get("type"), str):
+def _check_needed(data: dict[str, Any]) -> None:
+    """What the payload's type must carry, read by index before any listener runs."""
+    kind = data.get("type", "")
+    needed = _NEEDS.get(kind)
+    if needed is not None and (needed not in data or data[needed] == []):
+        raise Rejected(400, f"{kind} payload without {needed!r}")
+    if kind == "block_actions" and not all("action_id" in action for action in data["actions"]):
+        raise Rejected(400, "action without a string 'action_id'")
+    view = data.get("view") or {}
+    if "callback_id" in view and not isinstance(
+        view.get("type"), str
+    ):  # Bolt's workflow-step check reads view["type"]
         raise Rejected(400, "view without a string 'type'")
 
 
-# Slack's ids (`C0123ABC`, `U…`, `T…`) are about a dozen characters and its timestamps
-# (`1700000000.000100`) seventeen; the store keeps them in columns of these widths (a channel,
-# user or team in String(64), a ts in String(32)), where PostgreSQL refuses anything longer and
-# the request went unanswered. Refused here instead, with the field named.
-_ID_WIDTH = 64
-_TS_WIDTH = 32
-_TOP_WIDTHS = (("channel_id", _ID_WIDTH), ("user_id", _ID_WIDTH), ("team_id", _ID_WIDTH))
-_NESTED_WIDTHS: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = (
-    (
-        "event",
-        (
-            ("channel", _ID_WIDTH),
-            ("user", _ID_WIDTH),
-            *((k, _TS_WIDTH) for k in ("ts", "thread_ts", "message_ts")),
-        ),
-    ),
-    ("user", (("id", _ID_WIDTH),)),
-    ("channel", (("id", _ID_WIDTH),)),
-    ("team", (("id", _ID_WIDTH),)),
-    ("container", (("channel_id", _ID_WIDTH), ("message_ts", _TS_WIDTH), ("thread_ts", _TS_WIDTH))),
-)
-
-
-def _check_lengths(data: dict[str, Any]) -> None:
-    """Refuse (400) an id or a timestamp longer than Slack ever sends one (a few dict lookups:
-    this runs on every request, the slash command's included)."""
-    _check_widths(data, _TOP_WIDTHS, "")
-    for name, widths in _NESTED_WIDTHS:
-        node = data.get(name)
-        if isinstance(node, dict):
-            _check_widths(node, widths, f"{name}.")
-
-
-def _check_widths(node: dict[str, Any], widths: tuple[tuple[str, int], ...], prefix: str) -> None:
-    for key, width in widths:
-        value = node.get(key)
-        if isinstance(value, str) and len(value) > width:
-            raise Rejected(400, f"field {prefix + key!r} is longer than {width} characters")
-
-
-def _check(name: str, value: object, spec: _Field) -> None:
-    if not isinstance(value, spec.types):
-        raise Rejected(400, f"field {name!r} is a {type(value).__name__}")
-    if isinstance(value, list):
-        if spec.nonempty and not value:
-            raise Rejected(400, f"field {name!r} is empty")
-        if spec.items is not None and not all(isinstance(item, spec.items) for item in value):
-            raise Rejected(400, f"field {name!r} holds something other than objects")
+def _path(data: Any, loc: tuple[int | str, ...]) -> str:
+    """The field an error is about, as a path into the payload (without pydantic's union tags)."""
+    path: list[str] = []
+    for part in loc:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            continue
+        path.append(str(part))
+    return ".".join(path)
 
 
 def describe(data: dict[str, Any]) -> str:

@@ -1,14 +1,8 @@
 """While the digests load, Slack still gets an answer: a short "still loading" line.
 
-`serve` listens at once and loads the digest library on a background thread (seconds at 10k
-entries when there is no snapshot). A request arriving meanwhile must not wait for the load (Slack
-gives up after 3 s) nor fail: a slash command is acknowledged with the loading line (only the
-asker sees it), a mention or a direct message gets it in the thread, a button press or the
-message shortcut gets it through its response URL (only the presser sees it); a person's reply in
-a thread waits (up to `WAITING` of them) and is handed to the follow-up handler once the digests
-are in (`release`): the bot's threads take questions without a mention, and saying "still
-loading" under every reply in every thread would be noise. Anything else (a link, the PR link
-button) is acknowledged and dropped with one log line.
+Slack gives up after 3 s, so a request arriving during the load is answered at once (a command in
+its ack, a mention or DM in the thread, a press through its response URL); a reply in a thread
+waits for the load instead (a "still loading" under every reply would be noise). docs/slack.md.
 """
 
 from __future__ import annotations

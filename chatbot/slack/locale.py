@@ -1,12 +1,8 @@
 """Each person's interface language: `DIGEST_LANGUAGE=auto` follows their Slack locale.
 
-Slack tells a user's locale (`en-US`, `zh-CN`, `zh-TW`, `ja-JP`, …) through `users.info` with
-`include_locale`. A locale whose language is one the catalogue has (`zh`, `en`) gets it; any other
-gets English, the interface's lingua franca. Lookups are cached per user (a locale rarely changes,
-and every answer would otherwise cost a Web API round trip); a failed lookup falls back to the
-channel language and is retried after a short while, so a Slack hiccup never blocks an answer.
-`DIGEST_LANGUAGE=zh` or `en` forces one language for everybody and never calls Slack; the default
-(unknown locale, failed lookup) is `Settings.channel_language`.
+Cached per user (a locale rarely changes, and every answer would otherwise cost a round trip); a
+failed lookup answers in the channel language and is retried soon, so a Slack hiccup never blocks
+an answer. docs/slack.md.
 """
 
 from __future__ import annotations
@@ -58,7 +54,7 @@ def slack_locale(client: WebClient) -> Callable[[str], str | None]:
 
 
 class UserLanguages:
-    """`languages(user_id)` → the language to answer that person in (see the module docstring)."""
+    """`languages(user_id)` → the language to answer that person in."""
 
     def __init__(
         self,

@@ -1,14 +1,8 @@
 """Who is in a channel: the bot posts for a person only where that person could post themselves.
 
-A share names its channel in the request (a button press's channel, the share picker's
-selection, the thread of a link preview), and the request is all the bot sees: Slack's picker
-would not offer a private channel the person is not in, but a forged or replayed submission can
-name any channel. Before posting, every share path asks `ChannelMembers.is_member`; App Home
-lists only the channels its viewer is in (`visible`).
-
-Members come from `conversations.members` (scopes channels:read, groups:read), all pages, cached
-per channel for `KEEP_MEMBERS` seconds (a person who just joined waits at most that long). A
-failed lookup is not cached and answers "not a member": the bot never posts on a guess.
+A share names its channel in the request, and a forged or replayed one can name any: every share
+path asks `ChannelMembers.is_member` first. A failed lookup is not cached and answers "not a
+member": the bot never posts on a guess. docs/slack.md.
 """
 
 from __future__ import annotations

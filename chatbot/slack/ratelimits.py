@@ -1,17 +1,8 @@
 """Slack's rate limits, shared by every call the bot makes, per channel and API method.
 
-Slack limits most writes per channel (chat.postMessage: about one message a second in a channel)
-and answers HTTP 429 with `Retry-After`. The first 429 on (channel, method) holds that pair until
-then for every caller in the process — follow-ups, mentions, DMs, announcements, the PR of the day,
-apologies — so no call goes to Slack before Slack said it may. A call without a channel
-(users.info, views.publish) is held per method. A 429 never posted anything, so waiting out the
-hold and sending again is safe for every method, posts included.
-
-`RateLimits` is the shared state; `GatedWebClient` sends one call per (channel, method) at a time
-and waits out a hold before it sends (the Bolt
-middleware `gate_clients` gives every listener one); `RetryAfterHandler` records each 429 and sends
-again once the hold is over. At shutdown `stop()` ends every wait at once: the call is then sent
-(or refused) right away rather than keeping the process past its drain time.
+The first 429 on (channel, method) holds that pair until its `Retry-After` for every caller in the
+process, so no call goes to Slack before Slack said it may; a 429 never posted anything, so
+sending again after the hold is safe for every method. docs/slack.md: rate limits.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
-"""Which Slack calls may be sent again after a connection error, so that nothing is posted twice.
+"""Which Slack calls may be sent again after a connection error or a 5xx, so that nothing is posted twice.
 
-A dropped connection or a reset after the request went out may come after Slack acted on it: a
-second chat.postMessage would then be a second message. Calls that are safe to repeat (reads, and
-writes that set a state: chat.update, chat.unfurl, views.publish, ...) are retried as before; any
-other call only when it certainly never reached Slack (connection refused, host not found). An
-unknown method counts as a post: missing a retry is a visible error, a duplicate is not undone.
-The same rule covers a 5xx answer (Slack may have stored the message before failing). A 429 never
-posted anything: every method is sent again once Slack's `Retry-After` is over (`ratelimits.py`).
-
-`slack_web_client` is the one factory of Web API clients: the Bolt app's, the PR of the day's
-and the announcer's, all on the bot's one `RateLimits`.
+Reads and writes that set a state are retried; any other call only when it certainly never reached
+Slack. An unknown method counts as a post: missing a retry is a visible error, a duplicate is not
+undone. `slack_web_client` is the one factory of Web API clients, all on the bot's one `RateLimits`.
 """
 
 from __future__ import annotations
@@ -18,15 +11,15 @@ import logging
 from typing import Any
 
 from slack_sdk import WebClient
-from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, ServerErrorRetryHandler
+from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler
 from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
 from slack_sdk.http_retry.request import HttpRequest
 from slack_sdk.http_retry.response import HttpResponse
 
-from chatbot.daily.poster import never_sent
 from chatbot.observability.slackcalls import api_method
 from chatbot.settings import Settings
 from chatbot.slack.ratelimits import GatedWebClient, RateLimits, RetryAfterHandler
+from chatbot.slack.webapi import never_sent
 
 log = logging.getLogger(__name__)
 
@@ -67,11 +60,13 @@ def may_resend(method: str, why: str, level: int) -> bool:
 
 
 class PostOnceRetryHandler(ConnectionErrorRetryHandler):
-    """ConnectionErrorRetryHandler that never sends a post again once it may have reached Slack;
-    it logs that post's outcome as unknown (one line) instead."""
+    """Sends again after a connection error or a 500/503, with backoff, but never a post that may
+    have reached Slack: that post's outcome is logged as unknown (one line at `unknown_level`;
+    DEBUG where the caller reports it itself: the PR of the day, announcements)."""
 
-    # DEBUG where the caller reports the unknown outcome itself (the PR of the day, announcements).
-    unknown_level = logging.WARNING
+    def __init__(self, *args: Any, unknown_level: int = logging.WARNING, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.unknown_level = unknown_level
 
     def _can_retry(
         self,
@@ -81,36 +76,16 @@ class PostOnceRetryHandler(ConnectionErrorRetryHandler):
         error: Exception | None = None,
         **rest: Any,
     ) -> bool:
-        if error is None or response is not None:
-            return False
         method = api_method(request.url)
-        if never_sent(error) or may_resend(
-            method,
-            f"no answer after the request was sent ({type(error).__name__}: {error})",
-            self.unknown_level,
-        ):
-            return super()._can_retry(request=request, response=response, error=error, **rest)
-        return False
-
-
-class PostOnceServerErrorRetryHandler(ServerErrorRetryHandler):
-    """ServerErrorRetryHandler (500/503) for reads and idempotent writes only: a post answered
-    with a 5xx may be stored all the same, and a second one would be a second message."""
-
-    unknown_level = logging.WARNING
-
-    def _can_retry(
-        self,
-        *,
-        request: HttpRequest,
-        response: HttpResponse | None = None,
-        error: Exception | None = None,
-        **rest: Any,
-    ) -> bool:
-        if not super()._can_retry(request=request, response=response, error=error, **rest):
+        if response is not None:  # ServerErrorRetryHandler's statuses
+            status = response.status_code
+            return status in (500, 503) and may_resend(method, f"HTTP {status}", self.unknown_level)
+        if error is None:
             return False
-        status = response.status_code if response is not None else "?"
-        return may_resend(api_method(request.url), f"HTTP {status}", self.unknown_level)
+        why = f"no answer after the request was sent ({type(error).__name__}: {error})"
+        return (never_sent(error) or may_resend(method, why, self.unknown_level)) and super()._can_retry(
+            request=request, response=response, error=error, **rest
+        )
 
 
 def slack_web_client(
@@ -126,18 +101,18 @@ def slack_web_client(
     """The bot's Web API client: waits out and records rate limits on `limits` (shared with
     every other client of the bot), sends again after connection and server errors with backoff,
     but a post only when it certainly never reached Slack. `reports_unknown`: the caller logs a
-    post's unknown outcome itself (the jobs), so the handlers' line goes to DEBUG."""
-    interval = BackoffRetryIntervalCalculator(backoff_factor=backoff)
+    post's unknown outcome itself (the jobs), so the handler's line goes to DEBUG."""
     limits = limits or RateLimits()
-    connection = PostOnceRetryHandler(max_retry_count=retries, interval_calculator=interval)
-    server = PostOnceServerErrorRetryHandler(max_retry_count=retries, interval_calculator=interval)
-    if reports_unknown:
-        connection.unknown_level = server.unknown_level = logging.DEBUG
+    post_once = PostOnceRetryHandler(
+        max_retry_count=retries,
+        interval_calculator=BackoffRetryIntervalCalculator(backoff_factor=backoff),
+        unknown_level=logging.DEBUG if reports_unknown else logging.WARNING,
+    )
     client = GatedWebClient(
         token=token,
         base_url=base_url,
         timeout=timeout,  # type: ignore[arg-type]  # urllib takes fractions of a second too
-        retry_handlers=[connection, RetryAfterHandler(limits, max_retry_count=max(retries, 3)), server],
+        retry_handlers=[post_once, RetryAfterHandler(limits, max_retry_count=max(retries, 3))],
     )
     client.rate_limits = limits
     return client

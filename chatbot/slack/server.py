@@ -1,17 +1,9 @@
 """HTTP mode: uvicorn serving a small Starlette app around the Bolt app.
 
-`POST /slack/events` takes slash commands, events and interactivity. Before Bolt sees a request,
-`inbound` caps its size (413), checks the v0 signature and timestamp on the raw bytes (401) and
-parses it (400): nothing unsigned is decoded, nothing is ever logged with its body. A request
-no listener handles (an unknown action, a view submission, an event type we do not use) gets
-200 and one log line: Slack retries anything else. Bolt's own Starlette adapter runs the
+`inbound` admits a request (413, 401, 400) before Bolt sees it; a request no listener handles gets
+200 and one log line (Slack retries anything else). Bolt's own Starlette adapter runs the
 synchronous `App.dispatch` on the event loop, which would stall every other request while one
-listener works; here dispatch runs in Starlette's thread pool instead.
-
-Probes: `GET /livez` (liveness: the process serves HTTP), `GET /readyz` (readiness: the digests
-are loaded, the store answers and, in Socket Mode, the socket is connected; 503 otherwise) and
-`GET /healthz` (the readiness answer plus library figures). `serve` listens with `Starting` from
-its first moment, while the bot is still being built.
+listener works: here it runs in Starlette's thread pool. Probes: docs/slack.md.
 """
 
 from __future__ import annotations

@@ -1,20 +1,9 @@
 """Socket Mode: Slack's commands, events and interactivity over a WebSocket instead of HTTP.
 
-Slack's protocol: `apps.connections.open` (with the app-level token, SLACK_APP_TOKEN) gives a
-one-time URL; a link opens with `hello`; each envelope (`slash_commands`, `events_api`,
-`interactive`) is acknowledged on the link by its `envelope_id` within Slack's 3 s, a slash
-command's answer in the ack's `payload`; `disconnect` says the link is going: `warning` and
-`refresh_requested` leave about 10 s to open the next one, `link_disabled` means Socket Mode
-was turned off in the app's settings (nothing to retry soon).
-
-`SocketModeClient` keeps one live link. One thread (`socket-mode`) opens links, after a jittered
-backoff when the last try failed or the last link died young, and retires the old link once
-its envelopes are acknowledged; each link has its own reader thread that waits on the socket
-alone and hands envelopes to the dispatch pool, so a refresh or a slow close never holds an
-ack. Every well-formed envelope is acknowledged, as HTTP mode answers 200: one that no listener
-handles with one `ignored …` line (Slack would send it again). The WebSocket is the
-`websockets` library's: framing (frames of any size Slack sends), the close handshake, an
-end-of-stream read as closed, keepalive pings that find a dead link within 20 s.
+Our own client rather than slack_sdk's, which did none of the refresh, backoff and link_disabled
+handling (docs/slack.md: Socket Mode). One thread keeps one live link; each link's reader hands
+envelopes to the dispatch pool, so a refresh or a slow close never holds an ack. The WebSocket is
+the `websockets` library's (framing, close handshake, keepalive pings).
 """
 
 from __future__ import annotations

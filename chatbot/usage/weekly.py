@@ -20,8 +20,9 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 from sqlalchemy import Engine
 
-from chatbot.daily.poster import SlackMessage, process_owner
+from chatbot.daily.poster import process_owner
 from chatbot.daily.scheduler import daily_trigger
+from chatbot.slack.webapi import SlackMessage
 from chatbot.usage.report import CuratorReport, build_report
 from chatbot.usage.store import UsageStore
 

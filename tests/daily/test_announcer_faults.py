@@ -10,11 +10,11 @@ from collections.abc import Sequence
 import pytest
 
 from chatbot.daily.announcer import ANNOUNCE_EVENT_TYPE, Announcer
-from chatbot.daily.poster import SlackMessage
 from chatbot.daily.subscription import WEEKDAYS, Schedule, Subscription
 from chatbot.digest import Entry
 from chatbot.digest.library import Library
 from chatbot.slack.retries import slack_web_client
+from chatbot.slack.webapi import SlackMessage
 from chatbot.store import SqlStore, SubscriptionStore
 from tests.fakeslack import FakeSlack
 

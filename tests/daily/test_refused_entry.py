@@ -14,10 +14,11 @@ import logging
 import pytest
 
 from chatbot.daily.jobs import daily_message
-from chatbot.daily.poster import DAILY_EVENT_TYPE, DailyPoster, SlackMessage, Status
+from chatbot.daily.poster import DAILY_EVENT_TYPE, DailyPoster, Status
 from chatbot.digest import Entry
 from chatbot.digest.library import Library
 from chatbot.slack.retries import slack_web_client
+from chatbot.slack.webapi import SlackMessage
 from chatbot.store import SqlStore
 from tests.fakeslack import FakeSlack
 

@@ -12,16 +12,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.errors import SlackApiError
 
-from chatbot.daily.poster import find_marked_message, maybe_stored, never_sent
 from chatbot.digest import Entry, FactsLookup, PrFacts, no_facts
 from chatbot.slack import blocks
 from chatbot.slack.handlers.command import Answers
-from chatbot.slack.handlers.posting import send
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.ledger import SHARE_WINDOW, InMemoryLedger, Ledger, share_key
 from chatbot.slack.membership import ChannelMembers
+from chatbot.slack.webapi import find_marked_message, maybe_stored, send
 from chatbot.store import OutageQueue, ThreadRegistry, attempt_or_hold
 from chatbot.usage.recorder import UsageRecorder
 
@@ -184,9 +183,7 @@ def share_card(
     sent_at = dt.datetime.now(dt.UTC)
     try:
         ts = send(client, channel, card, metadata=entry_metadata(entry))
-    except OSError as exc:
-        ts = posted_card(client, channel, entry, sent_at, exc)
-    except SlackApiError as exc:  # a 5xx may come after Slack stored the card: look, never resend
+    except (SlackApiError, OSError) as exc:  # no answer or a 5xx: Slack may have the card; look, never resend
         if not maybe_stored(exc):
             raise
         ts = posted_card(client, channel, entry, sent_at, exc)
@@ -201,14 +198,8 @@ def posted_card(
 ) -> str:
     """The ts of the card a post that got no answer left in the channel (Slack acted, the answer
     was lost), so its thread is registered and nobody is told to share it again; else `error`."""
-    if never_sent(error):
-        raise error
-    try:
-        since = sent_at - dt.timedelta(minutes=1)
-        found = find_marked_message(client, channel, ENTRY_EVENT_TYPE, {"entry_id": entry.id}, since)
-    except (SlackClientError, OSError) as exc:
-        log.warning("sharing %s to %s: could not read the channel history (%s)", entry.id, channel, exc)
-        raise error from None
+    since = sent_at - dt.timedelta(minutes=1)
+    found = find_marked_message(client, channel, ENTRY_EVENT_TYPE, {"entry_id": entry.id}, since)
     if found is None:
         raise error
     log.info(

@@ -1,17 +1,8 @@
 """Direct messages to the bot, and sharing to a channel from one.
 
-A top-level message in the bot's DM (`message.im`) reads like the slash command's text: `help`,
-`today`, `topics`, `latest` answer as the command does; anything else is a topic query whose
-answer is the best
-entry's full card (with Share to channel) and the other matches as links, posted in the DM; its
-thread is registered to that entry, so a reply there is a follow-up like in a channel (the
-follow-up handler takes thread replies, DMs included). Each message is answered once across
-retries and replicas (the handled-events store, as for follow-ups).
-
-*Share to channel* pressed in a DM has no channel to post to: it opens a modal with a
-conversations select; on submit the card goes to the picked channel. A channel the bot is not
-in, or the person is not in (`ChannelMembers`: the submission alone is no proof), keeps the modal
-open with the reason under the select, instead of a failed share; nothing is posted.
+A DM reads like the slash command's text; a topic query gets the best entry's card, whose thread
+then takes follow-ups. *Share to channel* in a DM has no channel: it opens a picker, and the
+submission alone is no proof of membership (`ChannelMembers`). docs/slack.md: direct messages.
 """
 
 from __future__ import annotations
@@ -31,11 +22,11 @@ from chatbot.slack import blocks
 from chatbot.slack.handlers.actions import may_share, share_card, share_failure, sharer_name
 from chatbot.slack.handlers.command import Answers, Searchable, parse, search_counted
 from chatbot.slack.handlers.followups import ANSWERED_SUBTYPES, query_language, strip_mentions
-from chatbot.slack.handlers.posting import post
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.ledger import Ledger, first_delivery, message_key
 from chatbot.slack.membership import ChannelMembers
 from chatbot.slack.views import render_dm_answer, render_share_picker
+from chatbot.slack.webapi import post
 from chatbot.store import OutageQueue, ThreadRegistry, attempt_or_hold
 from chatbot.usage.recorder import UsageRecorder
 

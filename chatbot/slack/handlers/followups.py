@@ -1,27 +1,9 @@
 """Follow-ups: questions in the bot's threads, and @mentions, answered once each.
 
-Which events are answered (`route`):
-
-- a `message` that replies in a thread the bot owns (the ThreadRegistry knows its parent) and
-  is addressed to the bot (`chatbot.answers.addressed_to_bot`, per `FOLLOWUPS`: a question, a
-  request or a mention of the bot, not "lgtm", "👍" or "@alice 你看下") → an answer from that
-  entry, in the thread;
-- an `app_mention` in an owned thread → the same; anywhere else → its text (mentions removed)
-  is a topic query, answered with the top results in a thread under the mention;
-- everything else is ignored: the bot's own and other bots' messages (`bot_id`, subtype
-  `bot_message`), edits, deletions and every other subtype except `file_share` (a question with
-  an attachment) and `thread_broadcast` (a reply also sent to the channel), messages in threads
-  the bot does not own, and top-level messages without a mention (their mention, if any, comes
-  as its own `app_mention`).
-
-Once per message: Slack retries an event it did not see acknowledged (same event id, same
-message), and a reply in an owned thread that mentions the bot arrives twice (`message` and
-`app_mention`, two event ids, one message ts). Every such delivery carries the message's
-(channel, ts), so that is the one mark: before answering, the handler marks it in the
-ledger (`chatbot.slack.ledger`); already there means another delivery (in this process, another replica,
-or before a restart) took it. An event-id mark would add a write per answer and catch nothing
-more. The mark comes before the post: a crash in between loses that answer rather than risking
-two.
+`triage` decides which events are answered (docs/answers.md, "In Slack"). Once per message: Slack
+retries events and a reply that mentions the bot arrives twice (`message` and `app_mention`), all
+with the message's (channel, ts), so that is the one mark in the ledger. The mark comes before
+the post: a crash in between loses that answer rather than risking two.
 """
 
 from __future__ import annotations
@@ -41,17 +23,16 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from chatbot.answers import Answer, Answerer, FollowUpMode, addressed_to_bot
 from chatbot.answers.model_prompt import answer_language
-from chatbot.daily.poster import never_sent
 from chatbot.digest import Entry
 from chatbot.slack import action_ids as ids
 from chatbot.slack import blocks
 from chatbot.slack.feedback import feedback_row
 from chatbot.slack.handlers.command import Searchable, search_counted
 from chatbot.slack.handlers.model_answers import ModelAnswers, entry_link
-from chatbot.slack.handlers.posting import send
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.ledger import KEEP, Ledger, first_delivery, message_key
 from chatbot.slack.mrkdwn import MAX_SECTION_TEXT, escape, link, truncate
+from chatbot.slack.webapi import maybe_stored, send
 from chatbot.store import OutageQueue, RememberedThreads, ThreadRegistry, attempt_or_hold
 from chatbot.text import has_han, typed_text
 from chatbot.usage import FeedbackTarget
@@ -107,9 +88,7 @@ class Route:
 def outcome_unknown(error: BaseException) -> bool:
     """A connection error after the request may have reached Slack, or Slack answered 5xx (it may
     have stored the post before failing): the post may be there."""
-    if isinstance(error, SlackApiError):
-        return error.response is not None and error.response.status_code >= 500
-    return isinstance(error, OSError) and not never_sent(error)
+    return isinstance(error, SlackApiError | OSError) and maybe_stored(error)
 
 
 def answered_in_thread(where: Route, client: WebClient) -> bool:
@@ -136,7 +115,7 @@ def answered_in_thread(where: Route, client: WebClient) -> bool:
 def triage(
     delivery: Delivery, owner_of: Callable[[str, str], str | None], mode: FollowUpMode = "questions"
 ) -> Route | str:
-    """The rules of the module docstring: a Route, or why the event is skipped (for the log).
+    """The routing rules (docs/answers.md): a Route, or why the event is skipped (for the log).
     `owner_of(channel, thread_ts)` is the registry lookup, `mode` the `FOLLOWUPS` setting (which
     replies in an owned thread are for the bot)."""
     skipped = not_a_person(delivery)

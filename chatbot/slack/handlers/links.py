@@ -23,11 +23,11 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from chatbot.digest import Entry, FactsLookup, no_facts
 from chatbot.slack.blocks import render_entry_card
 from chatbot.slack.handlers.actions import may_share
-from chatbot.slack.handlers.posting import post
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.ledger import Ledger, first_delivery, message_key
 from chatbot.slack.membership import ChannelMembers
 from chatbot.slack.views import render_link_preview
+from chatbot.slack.webapi import post
 from chatbot.store import ThreadRegistry
 from chatbot.usage.recorder import UsageRecorder
 

@@ -26,10 +26,10 @@ from chatbot.answers.model_prompt import Lang, Message, digest_messages, entry_m
 from chatbot.digest import Entry
 from chatbot.llm import ModelClient, ModelError, StreamCut, StreamCutError, stream_within
 from chatbot.slack import blocks
-from chatbot.slack.handlers.posting import post, send
 from chatbot.slack.i18n import Texts
 from chatbot.slack.mrkdwn import MAX_SECTION_TEXT, escape, link, truncate
 from chatbot.slack.ratelimits import held
+from chatbot.slack.webapi import post, send
 
 log = logging.getLogger(__name__)
 
@@ -132,7 +132,8 @@ class ModelAnswers:
             log.info("model answer skipped: circuit open or shutting down; extractive answer instead")
             send(client, channel, fallback, thread_ts=thread_ts)
             return
-        placeholder = _post(client, channel, thread_ts, blocks.render_text(Texts(lang)("model.thinking")))
+        thinking = blocks.render_text(Texts(lang)("model.thinking"))
+        placeholder = post(client, channel, thinking, what="answer", thread_ts=thread_ts)
         if placeholder is None:  # Slack refused the placeholder: the answer itself may still go
             send(client, channel, fallback, thread_ts=thread_ts)
             return
@@ -189,10 +190,6 @@ class _Progress:
         self.shown_at = now
         partial = blocks.message(text, [blocks.section(model_mrkdwn(text, self.entries) + CURSOR)])
         self.broken = not _update(self.client, self.channel, self.ts, partial)
-
-
-def _post(client: WebClient, channel: str, thread_ts: str, message: blocks.Message) -> str | None:
-    return post(client, channel, message, what="answer", thread_ts=thread_ts)
 
 
 def _update(client: WebClient, channel: str, ts: str, message: blocks.Message) -> bool:

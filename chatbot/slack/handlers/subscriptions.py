@@ -1,15 +1,7 @@
 """`/vllm-digest subscribe | unsubscribe | subscriptions`: a channel's PR of the day, from Slack.
 
-A change is confirmed *in the channel* (chat.postMessage as the bot), naming who made it and
-restating what was understood, so everyone there sees it; only then is it stored. That post is
-also the check that the bot can post there: when Slack answers `not_in_channel`, the asker is
-told how to invite the bot and nothing is stored. (The manifest does not ask for
-`chat:write.public`: the bot has to be a member anyway to hear follow-up questions in its
-threads.) Bad input — a time, a day, a zone, an unknown topic word — is one line back to the
-asker, and nothing changes.
-
-`subscriptions` lists this channel's subscription; a workspace admin or owner (`users.info`) or
-a user in ADMIN_USERS sees every channel's.
+A change is confirmed *in the channel* first, naming who made it, and stored only when Slack took
+that post: it is also the check that the bot can post there. docs/daily.md: subscriptions.
 """
 
 from __future__ import annotations
@@ -24,7 +16,6 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from chatbot.daily.picker import Pick
-from chatbot.daily.poster import find_marked_message, never_sent
 from chatbot.daily.subscription import (
     GrammarError,
     Subscription,
@@ -37,6 +28,7 @@ from chatbot.digest import Entry
 from chatbot.slack import blocks, subscription_blocks
 from chatbot.slack.i18n import Language, Texts
 from chatbot.slack.membership import ChannelMembers
+from chatbot.slack.webapi import find_marked_message, never_sent
 from chatbot.store import SubscriptionStore, utc_now
 
 log = logging.getLogger(__name__)
@@ -186,12 +178,8 @@ class SubscriptionCommands:
         """Whether a notice whose post got no answer is in the channel after all (Slack stored it
         but answered after the client gave up): then the change stands, and asking the user to try
         again would confirm it twice."""
-        try:
-            since = sent_at - dt.timedelta(minutes=1)
-            return find_marked_message(self.client, channel, NOTICE_EVENT_TYPE, mark, since) is not None
-        except (SlackClientError, OSError) as exc:
-            log.warning("subscription notice in %s: could not read the channel history (%s)", channel, exc)
-            return False
+        since = sent_at - dt.timedelta(minutes=1)
+        return find_marked_message(self.client, channel, NOTICE_EVENT_TYPE, mark, since) is not None
 
 
 def topics_not_on(topics: Sequence[Topic], current: Subscription | None) -> list[str]:
