@@ -1,5 +1,5 @@
-"""A Chinese query met by the words an entry shares, not by the bigrams across them; a typo
-corrected to a word with its first letter (issue 26)."""
+"""A Chinese query met by the words an entry shares, not by the bigrams across them (a question
+word is none); a typo corrected to a word with its first letter (issue 26)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ V1 prefix cache 只缓存新 block
 
 给 metrics 加上 label
 
-新 gauge 的 label 里带 adapter 列表，路由器拿它做决策。
+新 gauge 的 label 里带 adapter 列表，路由器拿它做决策。多个 adapter 怎么办还没定。
 
 修 prefix cache 部分命中时的 block table
 
@@ -42,3 +42,8 @@ def test_one_word_of_a_two_word_run_is_not_the_run() -> None:
 def test_a_typo_keeps_its_first_letter() -> None:
     # `tabel` is one edit from `table` and from `label`: the first letter decides.
     assert _titles("block tabel")[0] == "修 prefix cache 部分命中时的 block table"
+
+
+def test_a_question_word_and_one_character_is_no_topic() -> None:
+    # `怎么写` covers two of its three characters in an entry saying `怎么办`: it names nothing.
+    assert _titles("怎么写") == []

@@ -475,7 +475,7 @@ class SearchIndex:
         phrase = surface_of(run)
         shown = [phrase]
         near = _near_domain_han(phrase)
-        generic = all(t.key in GENERIC_HAN for t in run) or near
+        generic = all(t.key in GENERIC_HAN for t in run) or _generic_han(phrase) or near
         keys = frozenset(t.key for t in run)
         if len(run) == 1:
             scores = self._key_scores(self.postings, run[0].key)
@@ -614,15 +614,29 @@ def _keys_of(tokens: list[Token]) -> frozenset[str]:
     return frozenset(t.key for t in tokens)
 
 
+def _generic_han(text: str) -> bool:
+    """Chinese made of words that name no topic but one character (`怎么写`, `哪些人`)."""
+    return _only_words_of(text, GENERIC_HAN_LONGEST_FIRST)
+
+
 def _near_domain_han(text: str) -> bool:
     """Chinese made only of words of neighbouring domains (`数据库迁移`, `部署`), at most one
     character left over."""
+    return _only_words_of(text, NEAR_DOMAIN_HAN_LONGEST_FIRST)
+
+
+def _only_words_of(text: str, words: tuple[str, ...]) -> bool:
+    """Chinese made of these words, at most one character left over."""
     if not text or not is_han(text):
         return False
     rest = text
-    for word in sorted(NEAR_DOMAIN_HAN, key=len, reverse=True):
+    for word in words:
         rest = rest.replace(word, "")
     return len(rest) <= 1 and len(rest) < len(text)
+
+
+GENERIC_HAN_LONGEST_FIRST = tuple(sorted(GENERIC_HAN, key=len, reverse=True))
+NEAR_DOMAIN_HAN_LONGEST_FIRST = tuple(sorted(NEAR_DOMAIN_HAN, key=len, reverse=True))
 
 
 def _real_matches(qualifying: list[NDArray[np.float64]], asked: list[_Unit]) -> NDArray[np.bool_]:
