@@ -47,3 +47,10 @@ def test_a_typo_keeps_its_first_letter() -> None:
 def test_a_question_word_and_one_character_is_no_topic() -> None:
     # `怎么写` covers two of its three characters in an entry saying `怎么办`: it names nothing.
     assert _titles("怎么写") == []
+
+
+def test_a_glossary_name_typed_as_written_is_no_typo() -> None:
+    # `minicpm` is a term's whole identifier: not a typo of `minicpmo`, a word of the library.
+    digest = "vllm-project/vllm\n\nEagle3 支持 MiniCPM3\n\n值得一读。草稿模型。\n\nMiniCPMO 修复\n\n可跳过。改了 minicpmo.py。\n"
+    index = SearchIndex.build(parse_raw_text(digest, "digest.txt").entries)
+    assert "Eagle3 支持 MiniCPM3" in [hit.entry.title for hit in index.search("minicpm").hits]
