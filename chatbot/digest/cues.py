@@ -138,7 +138,8 @@ def verdict_for_readers(text: str) -> tuple[str, str, str] | None:
 # words: the mark makes them a verdict wherever they stand. The words end at punctuation, a
 # space, a bracket (their readers) or the line's end; never at a colon (`📌 推荐：` is a label).
 _MARK = "[\u2190-\u21ff\u2300-\u23ff\u25a0-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]\ufe0f?"
-_MARK_RE = re.compile(f"(?:{_MARK}|{EMOJI_SHORTCODE.pattern})[ \t]*")
+_MARK_RE = re.compile(f"{_MARK}[ \t]*")  # one class: `re` skips to it (an alternation it cannot)
+_SHORTCODE_MARK_RE = re.compile(f"{EMOJI_SHORTCODE.pattern}[ \t]*")
 _MARKED_END_RE = re.compile(r"[ \t]*(?:[，,。.!！;；—)）(（]|\s|$)")
 _AFTER_RE = re.compile(r"[ \t]*[，,;；—]?[ \t]*")
 _LIST_HEAD_RE = re.compile(r"[ \t]*(?:[-*•·][ \t]*)?")
@@ -158,7 +159,7 @@ class MarkedVerdict:
 def marked_verdict(text: str) -> MarkedVerdict | None:
     """The first verdict an emoji marks in the text (`✅ 建议看（做 LoRA 路由的同学）`), or None."""
     verdict_re = vocabulary().verdict_re
-    for mark in _MARK_RE.finditer(text):
+    for mark in _marks(text):
         said = verdict_re.match(text, mark.end())
         if said is None or not _MARKED_END_RE.match(text, said.end()) or _labelled(text, said.end()):
             continue
@@ -169,6 +170,14 @@ def marked_verdict(text: str) -> MarkedVerdict | None:
         rest = text[: _line_head(text, mark.start())] + text[end:]
         return MarkedVerdict(said.group(0), readers.group(1).strip() if readers else None, rest)
     return None
+
+
+def _marks(text: str) -> list[re.Match[str]]:
+    """The emoji and (in a text with colons) Slack shortcodes of a text, in order."""
+    marks = list(_MARK_RE.finditer(text))
+    if ":" in text:
+        marks = sorted([*marks, *_SHORTCODE_MARK_RE.finditer(text)], key=lambda m: m.start())
+    return marks
 
 
 def _line_head(text: str, start: int) -> int:

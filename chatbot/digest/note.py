@@ -98,6 +98,7 @@ _LIST_TAIL_RE = re.compile(r"(?:，?以及|, and )$")
 _LIST_HEAD_RE = re.compile(r"^(?:以及|及|和)\s*")
 _CAVEAT_LABEL_RE = re.compile(r"^(?:注意|需要注意|风险|提醒|待确认|遗留问题)\s*[：:，,]\s*")
 _WORD_CHAR_RE = re.compile(r"[^\W_]")
+_RATING_MARKS = ("/", "分", "★", "☆", "⭐")  # what any `RATING_RE` match holds
 _AS_FOLLOWS_RE = re.compile(r"(?:如下|as follows|below)$", re.IGNORECASE)
 _NUMBER_MARK_RE = re.compile(r"\d[.、)）]")
 
@@ -529,11 +530,16 @@ def _read_sentence(sentence: str, parts: NoteParts, reading: _Reading) -> str | 
     return _tidy(sentence) or None
 
 
+def _rated(sentence: str) -> bool:
+    """Whether a sentence holds a rating; one without what any holds is spared the pattern."""
+    return any(mark in sentence for mark in _RATING_MARKS) and RATING_RE.search(sentence) is not None
+
+
 def _take_rated_clause(sentence: str, parts: NoteParts) -> str:
     """`打分 6/10，做 spec decode 的有空再看`: a clause that is a rating (after a verdict label, no
     colon) is the verdict, unless the rest says one in words (`打分 8/10，建议精读`); what is
     left of the sentence is read on."""
-    if not RATING_RE.search(sentence):
+    if not _rated(sentence):
         return sentence
     first, *others = split_top_level(sentence, ["，", ",", "；", ";"])
     rating = RATING_RE.search(first)
