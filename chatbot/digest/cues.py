@@ -1,5 +1,9 @@
 """Reading cues: a sentence anywhere in a note that tells whom to read or skip the PR.
 
+A verdict may also be marked rather than said in a sentence: an emoji before its words
+(`✅ 建议看`, `💤 可跳过`, Slack's shortcode for one: `:zzz: 可跳过`) makes
+them the verdict wherever they stand, at a line's start or after the audience it closes.
+
 Reviewers rarely write a bare `Must read.`: they say `Read this if you own the scheduler.`,
 `You can skip this unless you run TPUs.`, `If you serve LoRA, this is a must-read.`,
 `做 spec decode 的同学值得读，其余人可以跳过`, `只有用 Granite 的人需要看`. The verdict is the cue's
@@ -14,7 +18,7 @@ from dataclasses import dataclass
 
 from chatbot.digest.clauses import clean, split_top_level
 from chatbot.digest.note_labels import vocabulary
-from chatbot.text import has_han
+from chatbot.text import EMOJI_SHORTCODE, has_han
 
 # What may follow an English cue: the sentence's end or a condition naming its readers.
 _EN_AFTER = r"(?=\s*(?:[.!;,:]|$)|\s+(?:if|unless|when|for|to|once|before|only if|as long as|but)\b)"
@@ -128,3 +132,61 @@ def verdict_for_readers(text: str) -> tuple[str, str, str] | None:
     if match is None or not vocabulary().verdict_re.fullmatch(match.group(1).strip()):
         return None
     return match.group(1).strip(), match.group(2).strip(), text[match.end() :]
+
+
+# An emoji (a pictograph: ✅ 💤 🔥 👉 ⚠, a variation selector after it; or Slack's `:zzz:`) before a verdict's
+# words: the mark makes them a verdict wherever they stand. The words end at punctuation, a
+# space, a bracket (their readers) or the line's end; never at a colon (`📌 推荐：` is a label).
+_MARK = "[\u2190-\u21ff\u2300-\u23ff\u25a0-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]\ufe0f?"
+_MARK_RE = re.compile(f"{_MARK}[ \t]*")  # one class: `re` skips to it (an alternation it cannot)
+_SHORTCODE_MARK_RE = re.compile(f"{EMOJI_SHORTCODE.pattern}[ \t]*")
+_MARKED_END_RE = re.compile(r"[ \t]*(?:[，,。.!！;；—)）(（]|\s|$)")
+_AFTER_RE = re.compile(r"[ \t]*[，,;；—]?[ \t]*")
+_LIST_HEAD_RE = re.compile(r"[ \t]*(?:[-*•·][ \t]*)?")
+_READERS_RE = re.compile(r"[ \t]*[（(]([^）)\n]{1,60})[）)]")
+
+
+@dataclass(frozen=True)
+class MarkedVerdict:
+    """A verdict marked by an emoji: its words, the readers bracketed after them, and the text
+    with the mark, the words and the readers taken out."""
+
+    verdict: str
+    readers: str | None
+    rest: str
+
+
+def marked_verdict(text: str) -> MarkedVerdict | None:
+    """The first verdict an emoji marks in the text (`✅ 建议看（做 LoRA 路由的同学）`), or None."""
+    verdict_re = vocabulary().verdict_re
+    for mark in _marks(text):
+        said = verdict_re.match(text, mark.end())
+        if said is None or not _MARKED_END_RE.match(text, said.end()) or _labelled(text, said.end()):
+            continue
+        readers = _READERS_RE.match(text, said.end())
+        after = readers.end() if readers else said.end()
+        punctuation = _AFTER_RE.match(text, after)  # (matches always: it may be empty)
+        end = punctuation.end() if punctuation else after
+        rest = text[: _line_head(text, mark.start())] + text[end:]
+        return MarkedVerdict(said.group(0), readers.group(1).strip() if readers else None, rest)
+    return None
+
+
+def _marks(text: str) -> list[re.Match[str]]:
+    """The emoji and (in a text with colons) Slack shortcodes of a text, in order."""
+    marks = list(_MARK_RE.finditer(text))
+    if ":" in text:
+        marks = sorted([*marks, *_SHORTCODE_MARK_RE.finditer(text)], key=lambda m: m.start())
+    return marks
+
+
+def _line_head(text: str, start: int) -> int:
+    """Where the marked verdict's text starts: its line's start when only a list marker comes
+    before it (`• 💤 可跳过，…`: the rest of the line is no list item), else the mark."""
+    line_start = text.rfind("\n", 0, start) + 1
+    return line_start if _LIST_HEAD_RE.fullmatch(text, line_start, start) else start
+
+
+def _labelled(text: str, end: int) -> bool:
+    """`📌 推荐：…`: the verdict's word is a label whose value follows its colon."""
+    return text[end : end + 1] in (":", "：")

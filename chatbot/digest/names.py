@@ -30,7 +30,10 @@ CODE_RE = re.compile(
     r"|(?<=_)_*[A-Za-z0-9]+_[A-Za-z0-9_]*|(?<=[A-Za-z0-9])[A-Za-z0-9]*_[A-Za-z0-9_]*))"
 )
 
-GITHUB_URL_RE = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+)/(pull|issues)/(\d+)[^\s)>）。，,]*")
+# (A discussion, `…/discussions/N`, is numbered with the repository's issues and pull requests.)
+GITHUB_URL_RE = re.compile(
+    r"https?://github\.com/([\w.-]+/[\w.-]+)/(pull|issues|discussions)/(\d+)[^\s)>）。，,]*"
+)
 
 # `vllm-project/vllm#123`: GitHub's cross-reference, of this repository or another; run only on a
 # note where a `#` follows a word character (`_REPO_HASH_RE`), which no plain `#123` does.

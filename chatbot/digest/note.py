@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from chatbot.digest.clauses import clauses, clean, sentences, split_top_level
-from chatbot.digest.cues import reading_cue, verdict_for_readers
+from chatbot.digest.cues import marked_verdict, reading_cue, verdict_for_readers
 from chatbot.digest.names import (
     GITHUB_URL_RE,
     REF_RE,
@@ -29,7 +29,7 @@ from chatbot.digest.names import (
 from chatbot.digest.note_labels import vocabulary
 from chatbot.digest.note_layout import Section, layout
 from chatbot.digest.refs import Ref
-from chatbot.text import has_han
+from chatbot.text import has_han, without_shortcodes
 
 INLINE_NUMBER_RE = re.compile(r"(?:^|(?<=[\s：:。；;，,】]))(\d{1,2})[.、)）](?![\d.])\s*")
 VERDICT_FOR_RE = re.compile(r"\s*(?:for|to|if you|unless)\s+\S", re.IGNORECASE)
@@ -97,7 +97,8 @@ HEAD_SEPARATORS = ("——", "：", ":", "，", ",", "；")
 _LIST_TAIL_RE = re.compile(r"(?:，?以及|, and )$")
 _LIST_HEAD_RE = re.compile(r"^(?:以及|及|和)\s*")
 _CAVEAT_LABEL_RE = re.compile(r"^(?:注意|需要注意|风险|提醒|待确认|遗留问题)\s*[：:，,]\s*")
-_REF_FILLER_RE = re.compile(r"[\s、，,;；:：.。()（）]+")
+_WORD_CHAR_RE = re.compile(r"[^\W_]")
+_RATING_MARKS = ("/", "分", "★", "☆", "⭐")  # what any `RATING_RE` match holds
 _AS_FOLLOWS_RE = re.compile(r"(?:如下|as follows|below)$", re.IGNORECASE)
 _NUMBER_MARK_RE = re.compile(r"\d[.、)）]")
 
@@ -184,6 +185,9 @@ class _Reading:
     enum_intro: str | None = None
     why_label: str | None = None
     verdict_labelled: bool = False
+    verdict_marked: bool = (
+        False  # an emoji marked the verdict's words: a label's own words don't replace them
+    )
 
 
 def note_names(note: str, repo: str, title: str = "") -> NoteParts:
@@ -212,7 +216,8 @@ def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
     if not text:
         return parts
     reading = _Reading()
-    text = _take_rated_verdict(unquoted(text), parts)
+    text = _take_marked_verdict(_take_rated_verdict(unquoted(text), parts), parts, reading)
+    text = without_shortcodes(text)  # Slack's `:warning:` marks a line; it is not the note's words
     for index, section in enumerate(layout(text, vocabulary())):
         if section.kind is None:
             _read_prose(section, parts, reading, opening=index == 0)
@@ -247,6 +252,20 @@ def _take_rated_verdict(text: str, parts: NoteParts) -> str:
         parts.verdict = clean(f"{opening.group(1)} {words}")
         return text[: opening.start()] + rest + text[opening.end() :]
     return text
+
+
+def _take_marked_verdict(text: str, parts: NoteParts, reading: _Reading) -> str:
+    """A verdict an emoji marks (`✅ 建议看（做 LoRA 路由的同学）`, `:zzz: 可跳过`) is the verdict
+    wherever it stands, its bracketed readers the audience; the note is read on without them."""
+    if parts.verdict is not None:
+        return text
+    marked = marked_verdict(text)
+    if marked is None:
+        return text
+    parts.verdict = marked.verdict
+    parts.audience = marked.readers
+    reading.verdict_marked = True
+    return marked.rest
 
 
 def unquoted(text: str) -> str:
@@ -353,7 +372,7 @@ def _only_refs(sentence: str) -> bool:
     if rest == sentence:
         return False
     rest = REFS_WORDS_RE.sub(" ", rest)
-    return not _REF_FILLER_RE.sub("", rest)
+    return not _WORD_CHAR_RE.search(rest)  # punctuation or a mark (`🔗 https://…`) is no content
 
 
 def _read_verdict(section: Section, parts: NoteParts, reading: _Reading) -> None:
@@ -364,7 +383,8 @@ def _read_verdict(section: Section, parts: NoteParts, reading: _Reading) -> None
         parts.audience = parts.audience or audience
     else:
         verdict, rest = _labelled_verdict_text(section)
-    if not reading.verdict_labelled:
+    # `*结论* 💤 可跳过，除非…`: the marked words are the verdict, not the label or what follows them.
+    if not reading.verdict_labelled and not reading.verdict_marked:
         parts.verdict = verdict
         reading.verdict_labelled = True
     if clean(rest):
@@ -493,7 +513,8 @@ def _read_sentence(sentence: str, parts: NoteParts, reading: _Reading) -> str | 
     """One prose sentence into the part it plainly is; the body sentence it leaves, if any."""
     if _only_refs(sentence):
         return None  # `See PR #1 and issue 2`: the refs hold it
-    if _take_verdict(sentence, parts):
+    sentence = _take_rated_clause(sentence, parts)
+    if not sentence or _take_verdict(sentence, parts):
         return None
     if _is_caveat(sentence) and not MARKER_RE.search(sentence):
         parts.caveats.append(_caveat_text(sentence))
@@ -507,6 +528,30 @@ def _read_sentence(sentence: str, parts: NoteParts, reading: _Reading) -> str | 
         _take_items(items, intro, parts, reading)
         return None
     return _tidy(sentence) or None
+
+
+def _rated(sentence: str) -> bool:
+    """Whether a sentence holds a rating; one without what any holds is spared the pattern."""
+    return any(mark in sentence for mark in _RATING_MARKS) and RATING_RE.search(sentence) is not None
+
+
+def _take_rated_clause(sentence: str, parts: NoteParts) -> str:
+    """`打分 6/10，做 spec decode 的有空再看`: a clause that is a rating (after a verdict label, no
+    colon) is the verdict, unless the rest says one in words (`打分 8/10，建议精读`); what is
+    left of the sentence is read on."""
+    if not _rated(sentence):
+        return sentence
+    first, *others = split_top_level(sentence, ["，", ",", "；", ";"])
+    rating = RATING_RE.search(first)
+    if rating is None or clean(first[rating.end() :]).strip("。."):
+        return sentence
+    head = clean(first[: rating.start()])
+    if head and vocabulary().label_kind(head) != "verdict":
+        return sentence
+    rest = clean("".join(others).lstrip("，,；;"))
+    said = _verdict_sentence(rest, closing=True) if rest else None
+    parts.verdict = parts.verdict or said or clean(first)
+    return "" if said else rest
 
 
 def _take_verdict(sentence: str, parts: NoteParts) -> bool:

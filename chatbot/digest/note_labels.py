@@ -75,12 +75,13 @@ class NoteVocabulary:
 
 
 def _alternation(words: list[str], after_space: bool = False) -> str:
-    r"""Longest first, spaces matching any run of spaces; Latin words bounded as words (only at
-    their end `after_space`: a pattern putting `\s` before them, whose test is then a waste)."""
+    r"""Longest first, spaces matching any run of spaces or a hyphen (`worth a look` is also
+    `[worth-a-look]`); Latin words bounded as words (only at their end `after_space`: a pattern
+    putting `\s` before them, whose test is then a waste)."""
     before = "" if after_space else "(?<![A-Za-z0-9])"
     parts = []
     for word in sorted(set(words), key=len, reverse=True):
-        escaped = re.escape(word).replace(r"\ ", r"\s+")
+        escaped = re.escape(word).replace(r"\ ", r"(?:\s+|-)")
         if word[:1].isascii() and word[:1].isalnum():
             escaped = rf"{before}{escaped}(?![A-Za-z0-9])"
         parts.append(escaped)

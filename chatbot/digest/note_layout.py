@@ -23,6 +23,10 @@ _BRACKET_LABEL_RE = re.compile(r"【([^】\n]{1,16})】|\[([A-Za-z][A-Za-z ;'/-]
 _BOUNDARY_RE = re.compile(r"[\n。！？!?；】]|;(?![A-Za-z])|[.!?] ")
 _COLON_RE = re.compile(r"[：:](?!//)(?!\d)")
 _MAX_LABEL = 24
+# Slack's bold label: `*要点*` alone on its line or opening one (`• *坑* …`), its list marker taken.
+_STAR_LABEL_RE = re.compile(
+    r"^[ \t]*(?:[-•·][ \t]*)?\*(?![*\s])([^*\n]{1,16}?)(?<!\s)\*(?!\*)(?:[ \t]+|$)", re.M
+)
 # A list line: `1.`, `1)`, `1、`, `(1)`, `-`, `*`, `•`, `①`.
 _LEAD_MARK_RE = re.compile(r"[：:【\[]")  # a line with one of these starts something new
 # An emoji or symbol a curator marks a label with (`📌 推荐`, `⚠️ 注意`), and the bold after it.
@@ -144,6 +148,21 @@ def _bracket_label(text: str, match: re.Match[str], vocab: NoteVocabulary) -> _L
     return _Label(match.start(), end, label, kind, colon=False)
 
 
+def _star_labels(text: str, vocab: NoteVocabulary) -> list[_Label]:
+    """Slack's bold, one star each side, opening a line or a list item: `*要点*`, `• *坑* …`
+    (no colon after it). A known word is its part's label; an unknown one (`*review*`) starts
+    plain prose. Only in a note whose curator labels so, a known word among two of them or one
+    alone on its line: a Markdown `*Note* that …` opening a line is emphasis, no label."""
+    if "*" not in text:
+        return []
+    found = [(m, vocab.label_kind(m.group(1))) for m in _STAR_LABEL_RE.finditer(text)]
+    if not any(kind is not None for _, kind in found):
+        return []
+    if len(found) == 1 and text[found[0][0].end() :].split("\n", 1)[0].strip():
+        return []
+    return [_Label(m.start(), m.end(), clean(m.group(1).rstrip("：: ")), kind) for m, kind in found]
+
+
 def _list_parts(text: str) -> tuple[str | None, list[str], str]:
     """(lead-in, list items, text after the list) when the text holds two or more list lines."""
     lines = text.split("\n")
@@ -212,7 +231,10 @@ def layout(note: str, vocab: NoteVocabulary | None = None) -> list[Section]:
 
 def _kept_labels(note: str, vocab: NoteVocabulary) -> list[_Label]:
     """Labels in order of place; one that starts inside the label before it is not one."""
-    labels = sorted(_bracket_labels(note, vocab) + _colon_labels(note, vocab), key=lambda lab: lab.start)
+    labels = sorted(
+        _star_labels(note, vocab) + _bracket_labels(note, vocab) + _colon_labels(note, vocab),
+        key=lambda lab: lab.start,
+    )
     kept: list[_Label] = []
     for lab in labels:
         if not kept or lab.start >= kept[-1].end:

@@ -77,6 +77,13 @@ _ZH_DOING_RE = re.compile(
     r"(?:在[^，。；：\n]{1,24}?(?:里|上|中|那边|这边)[ \t]*)?"
     r"(?=让|把|给|接入|加了|修了|提了|写了|做了|改了|实现了|指出|认为|提出|发现|补上|顺手)"
 )
+# The same after a few Chinese words opening the clause (`不过 plops655 在评论里质疑…`,
+# `评论里 sfc-gh-hazhang 提到…`): only a word shaped like a handle is taken there.
+_ZH_LED_DOING_RE = re.compile(
+    r"(?:^|(?<=[。；：，】\n]))[ \t]*[\u4e00-\u9fff]{1,4}[ \t]+([A-Za-z0-9][A-Za-z0-9-]{2,38}+)(?![\w-])[ \t]*"
+    r"(?:在[^，。；：\n]{1,24}?(?:里|上|中|那边|这边)[ \t]*)?"
+    r"(?=指出|认为|提出|提到|发现|质疑|追问|确认|反馈|报告|吐槽|补充|回复)"
+)
 # People listed with an `@` handle (`@ApostaC 和 @KuntaiDu、YaoJiayi`): the bare ones are people too.
 _WITH_AT_RE = re.compile(
     r"@[A-Za-z0-9][A-Za-z0-9-]{0,38}(?:[ \t]*(?:、|和|与|及|,|，|and\b)[ \t]*@?[A-Za-z0-9][\w-]*)+"
@@ -180,14 +187,15 @@ def _has_people_label(text: str) -> bool:
 
 def _listed_with_handles(text: str) -> list[tuple[int, str]]:
     """`@ApostaC 和 @KuntaiDu、YaoJiayi`: a bare name in a list of `@` handles is one of them, when
-    it is shaped like a name (`YaoJiayi`, `alice-dev`), not an acronym or a product (`LMCache`)."""
+    it is shaped like a name (`YaoJiayi`, `alice-dev`), not an acronym or a product (`LMCache`)
+    nor a dashed word (`@rasmith, reviewed-by Michael Goin`)."""
     if "@" not in text:
         return []
     return [
         (run.start() + m.start(1), m.group(1))
         for run in _WITH_AT_RE.finditer(text)
         for m in _LISTED_RE.finditer(run.group(0))
-        if _CAMEL_NAME_RE.fullmatch(m.group(1))
+        if _CAMEL_NAME_RE.fullmatch(m.group(1)) and ("-" not in m.group(1) or handle_like(m.group(1)))
     ]
 
 
@@ -292,7 +300,8 @@ def _handle_not_word(word: str) -> bool:
 
 
 def _owner(word: str) -> bool:
-    return word.casefold() not in _NOT_OWNERS
+    """Before `的 #N`: a handle, not a word that ends like an English one (`hermes parser 的 #1`)."""
+    return word.casefold() not in _NOT_OWNERS and (handle_like(word) or _WORDY_END_RE.search(word) is None)
 
 
 # Each pattern, what a text must hold for it to run, and which of its words it takes.
@@ -323,6 +332,7 @@ _SAID_AS: tuple[tuple[re.Pattern[str], Callable[[str], bool], Callable[[str], bo
     (_WEAK_LEAD_RE, _has_weak_lead, handle_like),
     (_DOING_RE, lambda text: _DOING_VERBS_RE.search(text) is not None, handle_like),
     (_ZH_DOING_RE, has_han, _handle_not_word),
+    (_ZH_LED_DOING_RE, has_han, handle_like),
 )
 # Words before `的 #123` that are no one's: `上游的 #1` is Chinese, these are English.
 _NOT_OWNERS = frozenset(

@@ -240,9 +240,10 @@ class _Builder:
 
 
 def _glossary_words(glossary: Glossary) -> Iterator[tuple[str, str]]:
-    """Surface → key of the glossary's term words, so a typo can complete a term."""
+    """Surface → key of the glossary's term words, so a typo can complete a term; a term's
+    whole identifier too (`MiniCPM`, `FlashInfer`): typed as written it is no typo of another."""
     for known in glossary.concepts.values():
         for term in known.terms:
             for token in tokenize(term):
-                if token.kind in {"word", "part", "joined"}:
+                if token.kind in {"word", "part", "joined", "ident"}:
                     yield token.surface, token.key

@@ -151,7 +151,11 @@ class SearchIndex:
         # for later full collections to walk, and little memory per entry.
         self.concept_fields, self.han = tables.concept_fields, tables.han
         self.vocabulary, self._topics = tables.vocabulary, tables.topics
-        self._fuzzy_choices = [w for w in self.vocabulary if len(w) >= 4 and w.isalpha()]
+        # By first letter, which a typo keeps (`tabel` is `table`, never `label` at the same distance).
+        self._fuzzy_choices: dict[str, list[str]] = {}
+        for word in self.vocabulary:
+            if len(word) >= 4 and word.isalpha():
+                self._fuzzy_choices.setdefault(word[0], []).append(word)
 
     @classmethod
     def build(cls, entries: Sequence[Entry], glossary: Glossary | None = None) -> SearchIndex:
@@ -210,7 +214,8 @@ class SearchIndex:
                 continue
             if self._known(token) or token.surface.casefold() in NEAR_DOMAIN:
                 continue
-            choice = closest_word(token.surface.casefold(), self._fuzzy_choices)
+            surface = token.surface.casefold()
+            choice = closest_word(surface, self._fuzzy_choices.get(surface[:1], []))
             if choice:
                 fixes[token.surface] = choice
         return fixes
@@ -448,19 +453,36 @@ class SearchIndex:
             heaviest[found] = np.maximum(heaviest[found], weights)
         return counts, heaviest
 
+    def _han_coverage(self, run: list[Token]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Per entry, the share of the run's characters its bigrams cover, and the heaviest
+        field among them. Characters, not bigrams: `命中一半结果出错` holds three words and
+        four bigrams across them (`中一`, `果出`…) no one writes; an entry holding `命中`,
+        `结果` and `出错` covers six of its eight characters, three of its seven bigrams."""
+        held = np.zeros(len(self.entries), dtype=np.bool_)
+        covered = np.zeros(len(self.entries), dtype=np.intp)
+        heaviest = self._vector()
+        for token in run:
+            found, weights = self.postings.get(token.key)
+            now = np.zeros(len(self.entries), dtype=np.bool_)
+            now[found] = True
+            covered += now  # each bigram held covers its second character…
+            covered += now & ~held  # …and its first, when the bigram before was not held
+            heaviest[found] = np.maximum(heaviest[found], weights)
+            held = now
+        return covered / (len(run) + 1), heaviest
+
     def _han_unit(self, run: list[Token]) -> _Unit:
         phrase = surface_of(run)
         shown = [phrase]
         near = _near_domain_han(phrase)
-        generic = all(t.key in GENERIC_HAN for t in run) or near
+        generic = all(t.key in GENERIC_HAN for t in run) or _generic_han(phrase) or near
         keys = frozenset(t.key for t in run)
         if len(run) == 1:
             scores = self._key_scores(self.postings, run[0].key)
             return _Unit(generic, scores, lambda _index: shown, keys=keys, near=near)
-        counts, heaviest = self._coverage(run)
-        coverage = counts / len(run)
+        coverage, heaviest = self._han_coverage(run)
         scores = self._vector()
-        enough = np.flatnonzero(coverage >= 0.5)
+        enough = np.flatnonzero(coverage > 0.5)  # more than half (`图片输入`: `输入` alone is not it)
         scores[enough] = heaviest[enough] * PARTIAL * coverage[enough]
         for index in np.flatnonzero(coverage == 1.0).tolist():
             level = level_holding(self.han[index], phrase)
@@ -592,15 +614,29 @@ def _keys_of(tokens: list[Token]) -> frozenset[str]:
     return frozenset(t.key for t in tokens)
 
 
+def _generic_han(text: str) -> bool:
+    """Chinese made of words that name no topic but one character (`怎么写`, `哪些人`)."""
+    return _only_words_of(text, GENERIC_HAN_LONGEST_FIRST)
+
+
 def _near_domain_han(text: str) -> bool:
     """Chinese made only of words of neighbouring domains (`数据库迁移`, `部署`), at most one
     character left over."""
+    return _only_words_of(text, NEAR_DOMAIN_HAN_LONGEST_FIRST)
+
+
+def _only_words_of(text: str, words: tuple[str, ...]) -> bool:
+    """Chinese made of these words, at most one character left over."""
     if not text or not is_han(text):
         return False
     rest = text
-    for word in sorted(NEAR_DOMAIN_HAN, key=len, reverse=True):
+    for word in words:
         rest = rest.replace(word, "")
     return len(rest) <= 1 and len(rest) < len(text)
+
+
+GENERIC_HAN_LONGEST_FIRST = tuple(sorted(GENERIC_HAN, key=len, reverse=True))
+NEAR_DOMAIN_HAN_LONGEST_FIRST = tuple(sorted(NEAR_DOMAIN_HAN, key=len, reverse=True))
 
 
 def _real_matches(qualifying: list[NDArray[np.float64]], asked: list[_Unit]) -> NDArray[np.bool_]:

@@ -8,6 +8,7 @@ Slack follow-ups ask the same questions of text through them, so no two parts di
 
 from chatbot.text.han import HAN_CHAR, HAN_RANGES, HAN_RUN, han_class, has_han
 from chatbot.text.mentions import (
+    EMOJI_SHORTCODE,
     SLACK_MARKUP,
     strip_slack_markup,
     typed_text,
@@ -18,6 +19,7 @@ from chatbot.text.mentions import (
 from chatbot.text.words import INFLECTIONS, LATIN_WORD, han_bigrams, nfkc, normalize, normalize_question, stem
 
 __all__ = [
+    "EMOJI_SHORTCODE",
     "HAN_CHAR",
     "HAN_RANGES",
     "HAN_RUN",

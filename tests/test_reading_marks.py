@@ -1,0 +1,117 @@
+"""Notes pasted from Slack and other marked hands: emoji shortcodes as marks, `*label*` bold,
+verdicts an emoji marks, hyphenated verdict tags, a rating after a verdict label, discussions as refs and
+handles in Chinese prose (issue 26)."""
+
+from __future__ import annotations
+
+import pytest
+
+from chatbot.digest import analyse_note
+from chatbot.digest.names import find_people, find_refs
+
+REPO = "vllm-project/vllm"
+
+
+SLACK_NOTE = """:link: https://github.com/vllm-project/vllm/pull/4242
+:white_check_mark: 建议看，调度器省掉一次 CPU 往返
+*背景* 每步都重新建 block table，CPU 开销明显。
+*要点*
+• 复用上一步的 block table
+• 只在有新 block 时增量更新
+*review* @alice-dev 让作者补了 benchmark
+*坑* :warning: 和 prefix cache 一起开时还没验证
+*谁该看* 做调度器的人"""
+
+
+def test_a_slack_paste_is_read_by_its_bold_labels_and_marked_verdict() -> None:
+    parts = analyse_note(SLACK_NOTE, REPO)
+    assert parts.verdict == "建议看"
+    assert parts.why == "每步都重新建 block table，CPU 开销明显"
+    assert parts.highlights == ["复用上一步的 block table", "只在有新 block 时增量更新"]
+    assert parts.caveats == ["和 prefix cache 一起开时还没验证"]
+    assert parts.audience == "做调度器的人"
+    assert parts.people == ["alice-dev"]
+
+
+@pytest.mark.parametrize(
+    ("note", "verdict", "audience"),
+    [
+        ("• *结论* :zzz: 可跳过，除非你跑 TPU\n• *要点* 改了 sampler", "可跳过", None),
+        ("*谁该看* 做 LoRA 的人 \u2705 建议看\n*要点* 加了一个 gauge", "建议看", "做 LoRA 的人"),
+        ("\u2705 推荐阅读（做量化的同学）\n*要点* 新 kernel", "推荐阅读", "做量化的同学"),
+        (
+            "• 小改动，顺手删掉一层检查 \U0001f4a4 可跳过 https://github.com/vllm-project/vllm/pull/1234",
+            "可跳过",
+            None,
+        ),
+    ],
+)
+def test_a_verdict_an_emoji_marks_is_the_verdict_wherever_it_stands(
+    note: str, verdict: str, audience: str | None
+) -> None:
+    parts = analyse_note(note, REPO)
+    assert parts.verdict == verdict
+    if audience is not None:
+        assert parts.audience == audience
+
+
+def test_markdown_emphasis_opening_a_line_is_no_slack_label() -> None:
+    parts = analyse_note("*Note* that this only touches the docs.", REPO)
+    assert parts.caveats == []
+    assert parts.why == "*Note* that this only touches the docs"
+
+
+def test_a_lone_slack_label_on_its_own_line_is_a_label() -> None:
+    assert analyse_note("*坑*\n• 没测 TP\n• 没测 PP", REPO).caveats == ["没测 TP", "没测 PP"]
+
+
+def test_an_emoji_marked_label_keeps_its_value() -> None:
+    assert analyse_note("\U0001f4cc 推荐：值得精读。改了调度。", REPO).verdict == "值得精读"
+
+
+@pytest.mark.parametrize(
+    ("note", "verdict"),
+    [
+        ("[worth-a-look] Moves the sampler to the GPU. Who: sampler folks.", "worth-a-look"),
+        ("[must-read] Breaking: positional arguments go.", "must-read"),
+        ("[skip] typo fixes.", "skip"),
+    ],
+)
+def test_a_hyphenated_verdict_tag_is_the_verdict(note: str, verdict: str) -> None:
+    assert analyse_note(note, REPO).verdict == verdict
+
+
+@pytest.mark.parametrize(
+    ("note", "verdict"),
+    [
+        ("作者把 ngram 的张量留在 GPU 上。坑在于加速不明显。打分 6/10，做投机解码的有空再看。", "打分 6/10"),
+        ("作者把 ngram 的张量留在 GPU 上。评分 4/5。", "评分 4/5"),
+        ("作者把 ngram 的张量留在 GPU 上。打分 8/10，建议精读。", "建议精读"),
+    ],
+)
+def test_a_rating_after_a_verdict_label_is_the_verdict(note: str, verdict: str) -> None:
+    assert analyse_note(note, REPO).verdict == verdict
+
+
+def test_a_rating_without_a_verdict_label_is_a_number() -> None:
+    assert analyse_note("吞吐 6/10 的请求变快了。改了调度。", REPO).verdict is None
+
+
+def test_discussions_are_refs_and_a_link_line_is_no_why() -> None:
+    note = "🔗 https://github.com/vllm-project/vllm/pull/3000\n设计见 https://github.com/vllm-project/vllm/discussions/2999 。"
+    assert [r.number for r in find_refs(note, REPO)] == [3000, 2999]
+    assert analyse_note(note, REPO).why == "设计见 https://github.com/vllm-project/vllm/discussions/2999"
+
+
+@pytest.mark.parametrize(
+    ("note", "people"),
+    [
+        ("不过 plops42 在评论里质疑这算不算启用。", ["plops42"]),
+        ("评论里 abc-de-fgh 提到显存高很多。", ["abc-de-fgh"]),
+        ("@rasmith, reviewed-by Michael Goin, who says tests cover it.", ["rasmith", "mgoin"]),
+        ("思路和 hermes parser 的 #16096 类似。", []),
+        ("不过 triton 在这里发现了问题。", []),  # a word, not a handle's shape
+    ],
+)
+def test_handles_in_prose_are_read_by_their_shape_and_verb(note: str, people: list[str]) -> None:
+    assert find_people(note) == people
