@@ -63,3 +63,18 @@ def test_no_pairing_by_place_when_the_counts_differ(tmp_path: Path) -> None:
     assert prs["n-gram 投机解码整理"] is None  # two items left for one note: not guessed
     assert prs["增量 detokenize 用上 DecodeStream"] == 15137
     assert any("Something else" in p.message and "matches no entry" in p.message for p in library.problems)
+
+
+def test_table_rows_and_qa_lines_are_read_as_the_lines_they_stand_for(tmp_path: Path) -> None:
+    """A verdict in a table row, a person at the start of a Q/A answer: read as in prose."""
+    digest = (
+        "vllm-project/vllm\n\n## 换淘汰策略 (#62001)\n\n| 项 | 说明 |\n|---|---|\n| 结论 | 值得精读 |\n"
+        "| 风险 | 默认仍是 LRU |\n\n## Early exit (#62002)\n\n"
+        "Q: 这个 PR 解决什么？ A: bhoomit 让 kernel 提前退出。\nQ: worth reading? A: 值得，思路干净。\n"
+    )
+    (tmp_path / "d.md").write_text(digest, encoding="utf-8")
+    library = Library.load(tmp_path)
+    table, qa = library.get("62001"), library.get("62002")
+    assert table is not None and qa is not None
+    assert table.verdict == "值得精读" and "|" not in " ".join(table.caveats)
+    assert "bhoomit" in qa.people and qa.verdict is not None  # (the question's words, for now)

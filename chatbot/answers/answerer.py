@@ -532,7 +532,9 @@ _EN_LEAD_RE = re.compile(
     re.I,
 )
 # A question's function characters at a word's edges ("具体表现是", "能提速"): not the subject.
-_EDGE_RE = re.compile(r"^[有是能会要在把给让]+(?=[\u4e00-\u9fff]{2})|(?<=[\u4e00-\u9fff]{2})[是能会要在的了有过]+$")
+_EDGE_RE = re.compile(
+    r"^[有是能会要在把给让]+(?=[\u4e00-\u9fff]{2})|(?<=[\u4e00-\u9fff]{2})[是能会要在的了有过]+$"
+)
 
 
 def _without_link(text: str, link: str) -> str:

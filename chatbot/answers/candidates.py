@@ -18,6 +18,7 @@ from typing import Any
 from chatbot.digest import Entry, sentences
 from chatbot.digest.cues import reading_cue
 from chatbot.digest.note_labels import vocabulary
+from chatbot.digest.rows import QA_RE, TABLE_ROW_RE, note_rows
 from chatbot.text import has_han, without_shortcodes
 from chatbot.yamlfast import load_yaml
 
@@ -119,36 +120,11 @@ def _verdict_cue() -> re.Pattern[str]:
     return re.compile("|".join(str(p) for p in priors_file()["kinds"]["verdict"]["cues"]))
 
 
-def note_lines(note: str) -> list[tuple[str, str]]:
-    """The note's lines as written, each with what it answers when the curator says so: a
-    Markdown table row `| 风险 | … |` is the line "风险：…" (the header and rule rows are none), a
-    `Q: … A: …` line is its answer, about its question."""
-    out: list[tuple[str, str]] = []
-    table_rows = 0
-    for raw in note.split("\n"):
-        row = TABLE_ROW_RE.fullmatch(raw.strip())
-        table_rows = table_rows + 1 if row else 0
-        if row:
-            cells = [c.strip() for c in row.group(1).split("|")]
-            if table_rows > 1 and not all(RULE_CELL_RE.fullmatch(c) for c in cells) and len(cells) >= 2:
-                out.append((f"{cells[0]}：{BR_RE.sub('；', '；'.join(cells[1:]))}", ""))
-            continue
-        asked = QA_RE.match(raw)
-        out.append((asked.group(2), asked.group(1)) if asked else (raw, ""))
-    return out
-
-
 def _line_shaped(note: str) -> bool:
     """Whether most of a note's lines are table rows or Q/A lines."""
     lines = [line for line in note.split("\n") if line.strip()]
     shaped = sum(1 for line in lines if TABLE_ROW_RE.fullmatch(line.strip()) or QA_RE.match(line))
     return shaped * 2 > len(lines)
-
-
-TABLE_ROW_RE = re.compile(r"\|(.*)\|")
-RULE_CELL_RE = re.compile(r":?-{2,}:?")
-BR_RE = re.compile(r"<br\s*/?>", re.I)
-QA_RE = re.compile(r"^\s*(?:[-*•]\s+)?\**Q\**\s*[:：.]\s*(.+?)\s+\**A\**\s*[:：.]\s*(.+)$")
 
 
 def note_clauses(note: str) -> list[tuple[str, str, bool, str]]:
@@ -158,7 +134,7 @@ def note_clauses(note: str) -> list[tuple[str, str, bool, str]]:
     question a Q/A line answers."""
     out: list[tuple[str, str, bool, str]] = []
     section: str | None = None
-    for raw, about in note_lines(note):
+    for raw, about in note_rows(note):
         listed = bool(MARK_RE.match(raw))
         unmarked = MARK_RE.sub("", without_shortcodes(raw)).strip()
         line = unmarked.strip("*").strip()
@@ -381,9 +357,9 @@ def _parts_found(entry: Entry) -> dict[str, Candidate]:
 
 
 def _as_line(text: str) -> tuple[str, str]:
-    """A part as the note's line reads (`note_lines`): a table row as "label：value", a Q/A line
+    """A part as the note's line reads (`note_rows`): a table row as "label：value", a Q/A line
     as its answer about its question."""
-    lines = note_lines(f"|x|\n{text}") if TABLE_ROW_RE.fullmatch(text.strip()) else note_lines(text)
+    lines = note_rows(f"|x|\n{text}") if TABLE_ROW_RE.fullmatch(text.strip()) else note_rows(text)
     return lines[0] if len(lines) == 1 else (text, "")
 
 

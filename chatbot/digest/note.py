@@ -28,24 +28,15 @@ from chatbot.digest.names import (
 )
 from chatbot.digest.note_labels import vocabulary
 from chatbot.digest.note_layout import Section, layout
+from chatbot.digest.rated import rated_verdict
 from chatbot.digest.refs import Ref
+from chatbot.digest.rows import as_rows_read
 from chatbot.text import has_han, without_shortcodes
 
 INLINE_NUMBER_RE = re.compile(r"(?:^|(?<=[\s：:。；;，,】]))(\d{1,2})[.、)）](?![\d.])\s*")
 VERDICT_FOR_RE = re.compile(r"\s*(?:for|to|if you|unless)\s+\S", re.IGNORECASE)
-# A verdict in words with its rating after it, anywhere in the note (`…搞定。worth a skim ★★☆`,
-# `Must-skim ★★★（前提是你碰 X）`, `可跳过 ★☆☆`): a few words or Chinese characters, then stars.
-RATED_VERDICT_RE = re.compile(
-    r"(?<![\w-])((?:[A-Za-z][\w'-]*[ \t]+){0,3}[A-Za-z][\w'-]*|[\u4e00-\u9fff]{1,6})[ \t]*"
-    r"([★☆⭐]{2,5})(?:[ \t]*[（(][^）)\n]{0,40}[）)])?"
-)
-# A line that opens with its rating (`> ★★★☆☆ 小而美，值得扫一眼`, `★★★★★ must read`): group 1 the
-# stars, group 2 the rest of the line.
-STARS_FIRST_RE = re.compile(r"^[ \t]*([★☆⭐]{2,5})[ \t]*(.*)$", re.MULTILINE)
 # A Markdown quote marker (`> `, `>> `) at a line's start: the quoted text is the note's own.
 QUOTE_MARKER_RE = re.compile(r"^[ \t]*(?:>[ \t]?)+", re.MULTILINE)
-# Where a verdict line's words end: at a clause or label end (`可跳过：…`, `小而美，值得扫一眼`).
-_VERDICT_CLAUSE_END_RE = re.compile(r"[，,。；;：:！!]|\.(?:\s|$)|\s[—–-]+\s")
 # After a verdict word: punctuation, not more words (`推荐给…` is an audience, not a verdict).
 VERDICT_END_RE = re.compile(r"\s*(?:[，,。.!！;；:：—)）\n]|-\s|$)")
 # Ratings by shape: `★★★★☆`, `4/5`, `8/10`, `9 分`.
@@ -201,7 +192,7 @@ def note_names(note: str, repo: str, title: str = "") -> NoteParts:
 def found_names(note: str, repo: str, title: str = "") -> tuple[list[Ref], list[str], list[str]]:
     """The refs, people and code names of `note_names`, as they are: what loading keeps of a
     note, without the parts it leaves empty."""
-    text = note.strip()
+    text = as_rows_read(note).strip()
     if not text:
         # Metadata-only entries (a `.meta.yaml` beside the raw text) have no note: only the
         # title's code names, without running every reader over nothing.
@@ -211,12 +202,14 @@ def found_names(note: str, repo: str, title: str = "") -> tuple[list[Ref], list[
 
 def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
     """Cut a note into its parts; pieces that fit no part stay only in the note."""
+    note = as_rows_read(note)  # a table's rows, a Q/A line's answer: the curator's words
     parts = note_names(note, repo, title)
     text = note.strip()
     if not text:
         return parts
     reading = _Reading()
-    text = _take_marked_verdict(_take_rated_verdict(unquoted(text), parts), parts, reading)
+    parts.verdict, text = rated_verdict(unquoted(text))
+    text = _take_marked_verdict(text, parts, reading)
     text = without_shortcodes(text)  # Slack's `:warning:` marks a line; it is not the note's words
     for index, section in enumerate(layout(text, vocabulary())):
         if section.kind is None:
@@ -234,24 +227,6 @@ def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
     parts.highlights = dedupe(parts.highlights)
     parts.caveats = dedupe(parts.caveats)
     return parts
-
-
-def _take_rated_verdict(text: str, parts: NoteParts) -> str:
-    """A verdict in words with its stars (`worth a skim ★★☆`) is the verdict wherever it stands;
-    the note is read on without it (it is not part of the why-line it ends)."""
-    if "★" not in text and "☆" not in text and "⭐" not in text:
-        return text
-    stems = vocabulary().verdict_stem_re
-    for match in RATED_VERDICT_RE.finditer(text):
-        if stems.search(match.group(1)):
-            parts.verdict = clean(match.group(0))
-            return text[: match.start()] + text[match.end() :]
-    opening = STARS_FIRST_RE.search(text)
-    if opening is not None:
-        words, rest = _verdict_words(opening.group(2), stems)
-        parts.verdict = clean(f"{opening.group(1)} {words}")
-        return text[: opening.start()] + rest + text[opening.end() :]
-    return text
 
 
 def _take_marked_verdict(text: str, parts: NoteParts, reading: _Reading) -> str:
@@ -272,25 +247,6 @@ def unquoted(text: str) -> str:
     """The note without Markdown quote markers at its line starts: a `> ` must hide neither a
     verdict nor a label."""
     return QUOTE_MARKER_RE.sub("", text) if ">" in text else text
-
-
-def _verdict_words(line: str, stems: re.Pattern[str]) -> tuple[str, str]:
-    """The words after a line's opening stars that say the verdict, and the rest of the line:
-    up to the end of the first clause that holds a verdict word (`小而美，值得扫一眼`); without
-    one, the stars alone are the verdict and the words are the note's."""
-    start = 0
-    for end in _VERDICT_CLAUSE_END_RE.finditer(line):
-        if stems.search(line, start, end.start()):
-            return line[: end.start()], line[end.end() :]
-        if end.group(0) not in _CLAUSE_GOES_ON:
-            return "", line  # a sentence ended without one: the words are the note's
-        start = end.end()
-    if stems.search(line, start):
-        return line, ""
-    return "", line
-
-
-_CLAUSE_GOES_ON = frozenset("，,")  # a verdict's words may run over a comma, not past a sentence
 
 
 def _take_closing_verdict(parts: NoteParts, reading: _Reading) -> None:

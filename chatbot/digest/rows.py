@@ -1,0 +1,39 @@
+"""Notes written as rows: a Markdown table (`| 风险 | … |`) or `Q: … A: …` lines. Read as the
+lines they stand for — "风险：…", the answer — so every reader (parts, people, verdicts, the
+answerer's clauses) meets the curator's words, not the table's pipes or the curator's questions."""
+
+from __future__ import annotations
+
+import re
+
+TABLE_ROW_RE = re.compile(r"\|(.*)\|")
+RULE_CELL_RE = re.compile(r":?-{2,}:?")
+BR_RE = re.compile(r"<br\s*/?>", re.I)
+QA_RE = re.compile(r"^\s*(?:[-*•]\s+)?\**Q\**\s*[:：.]\s*(.+?)\s+\**A\**\s*[:：.]\s*(.+)$")
+
+
+def note_rows(note: str) -> list[tuple[str, str]]:
+    """The note's lines as written, each with the question it answers when the curator asks one:
+    a table row is "label：value" (the header and rule rows are none), a `Q: … A: …` line its
+    answer, about its question."""
+    out: list[tuple[str, str]] = []
+    table_rows = 0
+    for raw in note.split("\n"):
+        row = TABLE_ROW_RE.fullmatch(raw.strip())
+        table_rows = table_rows + 1 if row else 0
+        if row:
+            cells = [c.strip() for c in row.group(1).split("|")]
+            if table_rows > 1 and len(cells) >= 2 and not all(RULE_CELL_RE.fullmatch(c) for c in cells):
+                out.append((f"{cells[0]}：{BR_RE.sub('；', '；'.join(cells[1:]))}", ""))
+            continue
+        asked = QA_RE.match(raw)
+        out.append((asked.group(2), asked.group(1)) if asked else (raw, ""))
+    return out
+
+
+def as_rows_read(note: str) -> str:
+    """The note with its table rows read as "label：value" and its Q/A lines as "question：answer"
+    (the question a label, as a curator's `风险：` is); other notes unchanged (the same object)."""
+    if "|" not in note and not QA_RE.search(note.split("\n", 1)[0]) and "\nQ" not in note:
+        return note
+    return "\n".join(f"{asked}：{line}" if asked else line for line, asked in note_rows(note))
