@@ -83,10 +83,10 @@ def test_table_rows_and_qa_lines_are_read_as_the_lines_they_stand_for(tmp_path: 
 def test_a_handle_opening_a_chinese_clause_before_what_they_did(tmp_path: Path) -> None:
     digest = (
         "vllm-project/vllm\n\n调度器改动 (#63001)\n\n"
-        "值得看。mengzhu28 想在 scheduler 里加 offload；qiu-dev 在 H100 上跑了一遍；（zhaolu 提的思路）。\n"
+        "值得看。mengzhu28 想在 scheduler 里加 offload；qiu-dev 在 H100 上跑了一遍；（zhao-lu 提的思路）。\n"
     )
     (tmp_path / "d.txt").write_text(digest, encoding="utf-8")
     entry = Library.load(tmp_path).get("63001")
     assert entry is not None
-    assert {"mengzhu28", "qiu-dev", "zhaolu"} <= set(entry.people)
+    assert {"mengzhu28", "qiu-dev", "zhao-lu"} <= set(entry.people)
     assert "scheduler" not in entry.people

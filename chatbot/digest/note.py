@@ -244,8 +244,7 @@ def _take_marked_verdict(text: str, parts: NoteParts, reading: _Reading) -> str:
 
 
 def unquoted(text: str) -> str:
-    """The note without Markdown quote markers at its line starts: a `> ` must hide neither a
-    verdict nor a label."""
+    """The note without Markdown quote markers (`> `): they must hide no verdict or label."""
     return QUOTE_MARKER_RE.sub("", text) if ">" in text else text
 
 
@@ -285,10 +284,6 @@ def _read_labelled(section: Section, parts: NoteParts, reading: _Reading) -> Non
         read(section, items, parts, reading)
 
 
-def _labelled_verdict(section: Section, items: list[str], parts: NoteParts, reading: _Reading) -> None:
-    _read_verdict(section, parts, reading)
-
-
 def _labelled_why(section: Section, items: list[str], parts: NoteParts, reading: _Reading) -> None:
     if section.text and reading.why_label is None:
         reading.why_label = _tidy(section.text)
@@ -309,16 +304,6 @@ def _labelled_caveats(section: Section, items: list[str], parts: NoteParts, read
     parts.caveats.extend(t for t in (_tidy(i) for i in items) if t)
 
 
-# What each kind of labelled section adds to the parts.
-_LABELLED: dict[str, Callable[[Section, list[str], NoteParts, _Reading], None]] = {
-    "verdict": _labelled_verdict,
-    "why": _labelled_why,
-    "focus": _labelled_focus,
-    "audience": _labelled_audience,
-    "caveats": _labelled_caveats,
-}
-
-
 def _only_refs(sentence: str) -> bool:
     """A sentence that only points elsewhere: `See PR #1 and issue 2.`, `相关：PR 3`."""
     if "#" not in sentence and "github.com" not in sentence and not TWO_DIGITS_RE.search(sentence):
@@ -331,7 +316,7 @@ def _only_refs(sentence: str) -> bool:
     return not _WORD_CHAR_RE.search(rest)  # punctuation or a mark (`🔗 https://…`) is no content
 
 
-def _read_verdict(section: Section, parts: NoteParts, reading: _Reading) -> None:
+def _labelled_verdict(section: Section, _items: list[str], parts: NoteParts, reading: _Reading) -> None:
     """`结论：值得一读`, `推荐指数：高`, `【推荐】强烈推荐。…`: a labelled verdict wins over one in prose."""
     readers = verdict_for_readers(section.text)  # `推荐：必读（跑 Mixtral 的同学）`
     if readers is not None:
@@ -347,6 +332,16 @@ def _read_verdict(section: Section, parts: NoteParts, reading: _Reading) -> None
         _read_prose(Section(None, clean(rest)), parts, reading, opening=False)
 
 
+# What each kind of labelled section adds to the parts.
+_LABELLED: dict[str, Callable[[Section, list[str], NoteParts, _Reading], None]] = {
+    "verdict": _labelled_verdict,
+    "why": _labelled_why,
+    "focus": _labelled_focus,
+    "audience": _labelled_audience,
+    "caveats": _labelled_caveats,
+}
+
+
 def _labelled_verdict_text(section: Section) -> tuple[str, str]:
     """The verdict a labelled section states and the text after it (read as prose)."""
     vocab = vocabulary()
@@ -357,7 +352,15 @@ def _labelled_verdict_text(section: Section) -> tuple[str, str]:
         return said, after_first
     if value and _is_short(value, 12, 4):
         return f"{section.label}：{value}", after_first
-    return section.label or value, section.text
+    return _first_clause(section, value)
+
+
+def _first_clause(section: Section, value: str | None) -> tuple[str, str]:
+    """A long sentence's short opening clause is the verdict (`结论：可以扫一眼，PR 已关闭未合并`)."""
+    clause = re.match(r"([^，,；;。]+)[，,；;]\s*", value or "")
+    if section.label and clause and _is_short(clause.group(1), 12, 4):
+        return f"{section.label}：{clause.group(1)}", section.text[clause.end() :]
+    return section.label or value or "", section.text
 
 
 def _first_sentence(text: str) -> tuple[str, str | None, str]:

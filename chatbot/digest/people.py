@@ -75,7 +75,12 @@ _ZH_DOING_RE = re.compile(
     r"(?:^|(?<=[。；：，】（(\n]))[ \t]*([a-z][a-z0-9-]{2,38}+|[A-Z][a-z]{2,}[A-Z])(?![\w-])[ \t]*"
     r"(?:(?:先|也|又|还|已经|之前|早先|最早|首先|曾经?|刚)[ \t]*)?"
     r"(?:在[^，。；：\n]{1,24}?(?:里|上|中|那边|这边)[ \t]*)?"
-    r"(?=让|把|给|接入|加了|修了?|提了|提的|写了|做了|改了|实现了|指出|认为|提出|发现|补上|顺手|想|跑了?|测了?|复现|贴了)"
+    r"(?=让|把|给|接入|加了|修了|提了|写了|做了|改了|实现了|指出|认为|提出|发现|补上|顺手)"
+)
+# The same before verbs an ordinary word may stand before too (`default 修复`): only a word shaped
+# like a handle (`mengzhu28 想在…`, `ishaan-smallest 修 …`, `linitra24 在 v0.25 上跑`).
+_ZH_WEAK_DOING_RE = re.compile(
+    _ZH_DOING_RE.pattern[: _ZH_DOING_RE.pattern.rindex("(?=")] + r"(?=想|修|跑|测|复现|贴|提的)"
 )
 # The same after a few Chinese words opening the clause (`不过 plops655 在评论里质疑…`,
 # `评论里 sfc-gh-hazhang 提到…`): only a word shaped like a handle is taken there.
@@ -332,6 +337,7 @@ _SAID_AS: tuple[tuple[re.Pattern[str], Callable[[str], bool], Callable[[str], bo
     (_WEAK_LEAD_RE, _has_weak_lead, handle_like),
     (_DOING_RE, lambda text: _DOING_VERBS_RE.search(text) is not None, handle_like),
     (_ZH_DOING_RE, has_han, _handle_not_word),
+    (_ZH_WEAK_DOING_RE, has_han, handle_like),
     (_ZH_LED_DOING_RE, has_han, handle_like),
 )
 # Words before `的 #123` that are no one's: `上游的 #1` is Chinese, these are English.

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from chatbot.digest.note_labels import vocabulary
+
 TABLE_ROW_RE = re.compile(r"\|(.*)\|")
 RULE_CELL_RE = re.compile(r":?-{2,}:?")
 BR_RE = re.compile(r"<br\s*/?>", re.I)
@@ -32,8 +34,22 @@ def note_rows(note: str) -> list[tuple[str, str]]:
 
 
 def as_rows_read(note: str) -> str:
-    """The note with its table rows read as "label：value" and its Q/A lines as "question：answer"
-    (the question a label, as a curator's `风险：` is); other notes unchanged (the same object)."""
+    """The note with its table rows read as "label：value" and its Q/A lines as `_as_line` says;
+    other notes unchanged (the same object)."""
     if "|" not in note and not QA_RE.search(note.split("\n", 1)[0]) and "\nQ" not in note:
         return note
-    return "\n".join(f"{asked}：{line}" if asked else line for line, asked in note_rows(note))
+    return "\n".join(_as_line(line, asked) for line, asked in note_rows(note))
+
+
+def _as_line(answer: str, asked: str) -> str:
+    """A Q/A line as the reader reads it: "question：answer", the question a label; a short
+    question asking whether to read it ("worth reading?", "要不要看") is the verdict's label."""
+    if not asked:
+        return answer
+    if len(asked) <= VERDICT_QUESTION and vocabulary().verdict_stem_re.search(asked):
+        return f"{VERDICT_LABEL}：{answer}"
+    return f"{asked}：{answer}"
+
+
+VERDICT_QUESTION = 16  # characters: a longer question is about something else it names
+VERDICT_LABEL = "结论"
