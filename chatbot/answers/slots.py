@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from typing import Any
 
 from chatbot.answers.candidates import Candidate
 from chatbot.digest import Entry, full_names
@@ -32,11 +33,17 @@ class Slot:
 
 
 @lru_cache(maxsize=1)
+def _slots_file() -> dict[str, Any]:
+    """`data/answer_slots.yaml`, read once: its slots and its measures."""
+    text = resources.files("chatbot.answers").joinpath("data/answer_slots.yaml").read_text(encoding="utf-8")
+    return dict(load_yaml(text))
+
+
+@lru_cache(maxsize=1)
 def slots() -> tuple[Slot, ...]:
     """The data file, compiled once; a malformed pattern fails loudly with the slot's name."""
-    text = resources.files("chatbot.answers").joinpath("data/answer_slots.yaml").read_text(encoding="utf-8")
     out = []
-    for name, row in load_yaml(text)["slots"].items():
+    for name, row in _slots_file()["slots"].items():
         try:
             out.append(Slot(str(name), re.compile(str(row["asks"])), re.compile(str(row["holds"]))))
         except (re.error, KeyError) as exc:
@@ -47,8 +54,7 @@ def slots() -> tuple[Slot, ...]:
 @lru_cache(maxsize=1)
 def measures() -> tuple[Slot, ...]:
     """What a how-much question may measure (throughput, latency, memory…), each as a slot."""
-    text = resources.files("chatbot.answers").joinpath("data/answer_slots.yaml").read_text(encoding="utf-8")
-    rows = load_yaml(text).get("measures") or {}
+    rows = _slots_file().get("measures") or {}
     return tuple(
         Slot(str(n), re.compile(str(r["asks"])), re.compile(str(r["holds"]))) for n, r in rows.items()
     )
