@@ -347,20 +347,12 @@ def _parts_found(entry: Entry) -> dict[str, Candidate]:
             continue  # "Breaking" of "Breaking: …" read as a part is the label of what follows
         # "TL;DR: …" or "- **Who:** …" read as a point is quoted without its label, as the part
         # its label says (the label wins: "**How to enable:**" under 风险 is not a caveat).
-        line, about = _as_line(c.text)
-        part, text = _label(MARK_RE.sub("", without_shortcodes(line)).strip().strip("*").strip())
+        part, text = _label(MARK_RE.sub("", without_shortcodes(c.text)).strip().strip("*").strip())
         known = merged[text].parts if text in merged else ()
         own = (part,) if part and part != "note" else c.parts
         parts = (*known, *own, *_people_parts(entry, text))
-        merged[text] = Candidate(tuple(dict.fromkeys(parts)), text, c.source, about=about)
+        merged[text] = Candidate(tuple(dict.fromkeys(parts)), text, c.source)
     return merged
-
-
-def _as_line(text: str) -> tuple[str, str]:
-    """A part as the note's line reads (`note_rows`): a table row as "label：value", a Q/A line
-    as its answer about its question."""
-    lines = note_rows(f"|x|\n{text}") if TABLE_ROW_RE.fullmatch(text.strip()) else note_rows(text)
-    return lines[0] if len(lines) == 1 else (text, "")
 
 
 def _a_label_of(note: str, text: str) -> bool:
