@@ -77,7 +77,7 @@ def test_table_rows_and_qa_lines_are_read_as_the_lines_they_stand_for(tmp_path: 
     table, qa = library.get("62001"), library.get("62002")
     assert table is not None and qa is not None
     assert table.verdict == "值得精读" and "|" not in " ".join(table.caveats)
-    assert "bhoomit" in qa.people and qa.verdict is not None  # (the question's words, for now)
+    assert "bhoomit" in qa.people and qa.verdict is not None and "值得" in qa.verdict
 
 
 def test_a_handle_opening_a_chinese_clause_before_what_they_did(tmp_path: Path) -> None:
