@@ -127,3 +127,42 @@ def test_table_rows_and_qa_lines(tmp_path: Path, pr: str, question: str, expect:
     answer = Answerer(library).answer(entry, question)
     assert answer.found, answer.text
     assert expect in answer.text and absent not in answer.text, answer.text
+
+
+NOTION = """vllm-project/vllm
+
+## 调度器顺序改成严格优先级 · #63001
+
+- **背景**
+  - 开了 chunked prefill 后，新 prefill 会插到 swapped 请求前面
+- **改动**
+  - 作者 @ann 把 "running > swapped > waiting" 变成严格优先级
+  - 但最后 **没合，closed**
+> 💡 结论：值得看，理解老调度器排序语义的好材料；代码已过时
+"""
+
+
+@pytest.mark.parametrize(
+    ("question", "expect", "absent"),
+    [
+        ("merged?", "没合，closed", "**"),  # a state question, not a typo of "merged when"; no lone `**`
+        ("tl;dr", "新 prefill 会插到 swapped", "好材料"),  # the note's first point, not the verdict's reasons
+    ],
+)
+def test_a_notion_page(tmp_path: Path, question: str, expect: str, absent: str) -> None:
+    (tmp_path / "d.md").write_text(NOTION, encoding="utf-8")
+    library = Library.load(tmp_path)
+    entry = library.get("63001")
+    assert entry is not None
+    answer = Answerer(library).answer(entry, question)
+    assert answer.found, answer.text
+    assert expect in answer.text and absent not in answer.text, answer.text
+
+
+def test_a_bare_label_above_a_list_is_what_the_list_is_about() -> None:
+    """`- **现象**` over its sub-bullets names them (matched, never quoted alone)."""
+    from chatbot.answers.candidates import note_clauses
+
+    note = "- **现象**\n  - 结果 KV block 被偷偷加载回来\n- **修法**\n  - flag 为真时直接 return"
+    clauses = [(text, about) for _, text, _, about in note_clauses(note)]
+    assert clauses == [("结果 KV block 被偷偷加载回来", "现象"), ("flag 为真时直接 return", "修法")]

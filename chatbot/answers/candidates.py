@@ -134,19 +134,33 @@ def note_clauses(note: str) -> list[tuple[str, str, bool, str]]:
     question a Q/A line answers."""
     out: list[tuple[str, str, bool, str]] = []
     section: str | None = None
+    heading = ""  # a bare label line naming no part ("- **现象**"): the list under it is about it
     for raw, about in note_rows(note):
         listed = bool(MARK_RE.match(raw))
         unmarked = MARK_RE.sub("", without_shortcodes(raw)).strip()
         line = unmarked.strip("*").strip()
         if not line:
-            section = None
+            section, heading = None, ""
             continue
-        part, rest = _label(f"{line}：" if BOLD_LINE_RE.fullmatch(unmarked) else line)
+        labelled = f"{line}：" if BOLD_LINE_RE.fullmatch(unmarked) else line
+        part, rest = _label(labelled)
         if part is not None and not rest.strip():
-            section = part  # a bare label line: the list under it is that part
+            section, heading = part, ""  # a bare label line: the list under it is that part
             continue
-        out.extend((*c, about) for c in _labelled_sentences(line, section if listed else None))
+        if part is None and (label := _bare_label(labelled)):
+            section, heading = None, label
+            continue
+        under = about or (heading if listed else "")
+        out.extend((*c, under) for c in _labelled_sentences(line, section if listed else None))
     return out
+
+
+def _bare_label(line: str) -> str:
+    """The words of a line that is only a short label naming no part ("现象：", "**Fix**")."""
+    match = LABEL_RE.match(line)
+    if match is None or line[match.end() :].strip():
+        return ""
+    return _short(next(g for g in match.groups() if g).strip("* "))
 
 
 def _labelled_sentences(line: str, section: str | None) -> list[tuple[str, str, bool]]:
@@ -357,7 +371,11 @@ def _parts_found(entry: Entry) -> dict[str, Candidate]:
 
 def _a_label_of(note: str, text: str) -> bool:
     """Whether a short text is only a label in the note (followed by its colon)."""
-    return len(text) < SHORT and re.search(re.escape(text) + r"\**\s*[:：]", note) is not None
+    bare = text.strip("*")
+    return len(bare) < SHORT and (
+        re.search(re.escape(bare) + r"\**\s*[:：]", note) is not None
+        or re.search(r"^\s*(?:[-*•]\s+)?\*{1,2}" + re.escape(bare) + r"\*{1,2}\s*$", note, re.M) is not None
+    )
 
 
 def _without_bare_headings(candidates: list[Candidate]) -> list[Candidate]:
@@ -406,8 +424,22 @@ def _first_point(entry: Entry) -> str:
     """The note's first point (its why line, else its first focus point) that is not the
     verdict's qualifier nor a line naming who reviewed it ("Nicolò Lucchesi 已 review")."""
     verdict = _verdict_sentence(entry)
-    points = (p for p in (entry.why, *entry.highlights) if p and not _of_verdict(p, verdict))
+    said = _verdict_own(entry)
+    points = (
+        p
+        for p in (entry.why, *entry.highlights)
+        if p and not _of_verdict(p, verdict) and not (said and p in said) and not _a_label_of(entry.note, p)
+    )
     return next((p for p in points if not _who_did_it(entry, p) and not _for_whom(p) and len(p) >= SHORT), "")
+
+
+def _verdict_own(entry: Entry) -> str:
+    """The sentence holding the verdict when it is not the note's first: a verdict standing
+    after the change is told gives reasons to read it, not what the change is (a verdict
+    opening the note is often a tag before the summary: "[must-read] Prefix caching now …")."""
+    alone = entry.verdict or ""
+    said = sentences(entry.note)
+    return next((s for s in said[1:] if alone and alone in s), "")
 
 
 def _for_whom(point: str) -> bool:

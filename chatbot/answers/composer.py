@@ -121,12 +121,19 @@ class Composer:
     def _render(head: Sequence[str], prefix: str, texts: Sequence[str]) -> str:
         if not texts:
             return "\n".join(head)
+        texts = [_balanced(t) for t in texts]
         if len(texts) == 1:
             body = f"{prefix}{texts[0]}"
         else:
             bullets = "\n".join(BULLET + t for t in texts)
             body = f"{prefix.rstrip()}\n{bullets}" if prefix.strip() else bullets
         return "\n".join([*head, body.strip()])
+
+
+def _balanced(text: str) -> str:
+    """A clause cut out of `**bold**` keeps one of its markers ("但最后 **没合，closed"): an
+    unpaired marker is dropped, or Slack shows the asterisks."""
+    return text.replace("**", "") if text.count("**") % 2 else text
 
 
 def _variants(quotes: Sequence[Candidate]) -> list[list[str]]:

@@ -246,6 +246,8 @@ def _typo_score(phrase: str, text: str, words: list[str]) -> float | None:
     phrase is compared with words of the same first letter: typos rarely hit it, and "patch"
     must not read as "catch"."""
     if " " in phrase:
+        if len(text) < len(phrase) - 1:
+            return None  # the question must hold the phrase, typo and all: "merged?" is not "merged when"
         score = fuzz.partial_ratio(phrase, text[:500])
         return score if score >= TYPO_PHRASE_SCORE else None
     score = max((fuzz.ratio(phrase, w) for w in words if w[0] == phrase[0]), default=0.0)
