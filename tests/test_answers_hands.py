@@ -166,3 +166,28 @@ def test_a_bare_label_above_a_list_is_what_the_list_is_about() -> None:
     note = "- **现象**\n  - 结果 KV block 被偷偷加载回来\n- **修法**\n  - flag 为真时直接 return"
     clauses = [(text, about) for _, text, _, about in note_clauses(note)]
     assert clauses == [("结果 KV block 被偷偷加载回来", "现象"), ("flag 为真时直接 return", "修法")]
+
+
+ROLES = """vllm-project/vllm
+
+### Fix MiniCPM LoRA (#64001)
+
+Reported by ml-gcn in #64000: LoRA on MiniCPM3 errored at load. Jee Jee Li (jeejeelee) fixed the target modules, co-authored with Cyrus Leung. r=mgoin with a plain LGTM.
+"""
+
+
+@pytest.mark.parametrize(
+    ("question", "expect"),
+    [
+        ("谁报的 bug", "ml-gcn"),  # the question word asks for a person; 报 is "reported"
+        ("co-author 是谁", "Cyrus Leung"),  # "author" inside "co-author" is not the author
+        ("谁 approve 的", "r=mgoin"),
+    ],
+)
+def test_who_did_what(tmp_path: Path, question: str, expect: str) -> None:
+    (tmp_path / "d.md").write_text(ROLES, encoding="utf-8")
+    library = Library.load(tmp_path)
+    entry = library.get("64001")
+    assert entry is not None
+    answer = Answerer(library).answer(entry, question)
+    assert answer.found and expect in answer.text, answer.text

@@ -55,6 +55,11 @@ PERSON_ACTS_RE = re.compile(
     r"(?<![\w/.@-])[A-Za-z][\w-]{2,38}\s*(?:在\s*review|在评审|认为|指出|建议|提出|提醒|发现|解释|质疑|回复|"
     r"argued|suggested|pointed out|noted|asked)"
 )
+# Whoever a role phrase names, handle or full name: "co-authored with Cyrus Leung", "reported by x".
+ROLE_NAME_RE = re.compile(
+    r"(?i:co-?authored with|reported by|filed by|approved by|reviewed by|suggested by|raised by|thanks to|"
+    r"authored by)\s+@?[A-Za-z][\w-]+|(?:感谢|谢谢)\s*@?[A-Za-z][\w-]+"
+)
 # "Nicolò Lucchesi (NickLucche)": a full name with the handle after it.
 NAMED_HANDLE_RE = re.compile(r"\b[A-Z][\w.'-]+(?: [A-Z][\w.'-]+)* \([A-Za-z0-9][\w-]{1,38}\)")
 REVIEWED_BY_RE = re.compile(
@@ -254,7 +259,7 @@ def _people_parts(entry: Entry, text: str) -> tuple[str, ...]:
     """`people` for a clause naming one of the entry's people (besides the author), `reviewers`
     too when it speaks of review."""
     named = any(p in text for p in entry.people if p != entry.author) or bool(
-        PERSON_ACTS_RE.search(text) or NAMED_HANDLE_RE.search(text)
+        PERSON_ACTS_RE.search(text) or NAMED_HANDLE_RE.search(text) or ROLE_NAME_RE.search(text)
     )
     if REVIEWED_BY_RE.search(text) or (REVIEW_RE.search(text) and (named or REVIEWER_RE.search(text))):
         return ("people", "reviewers")

@@ -76,7 +76,7 @@ def weight(phrase: str) -> int:
 def _compile(phrase: str) -> re.Pattern[str]:
     escaped = re.escape(phrase).replace(r"\ ", r"\s*")
     if phrase[:1].isascii() and phrase[:1].isalnum():
-        escaped = r"(?<![a-z0-9])" + escaped
+        escaped = r"(?<![a-z0-9-])" + escaped  # "author" is not in "co-author"
     return re.compile(escaped)
 
 
@@ -169,24 +169,39 @@ def read_question(question: str) -> Reading:
     best: dict[Intent, tuple[int, int]] = {}
     subject = list(text)
     taken: list[tuple[int, int]] = []
-    for start, end, size, order, intent in _cue_matches(text):
+    phrased = False
+    for start, end, size, order, intent, phrase in _cue_matches(text):
         if any(a <= start and end <= b for a, b in taken):
             continue  # "设计" inside "测试设计", or one phrase of two kinds: the longer, the first
         taken.append((start, end))
         best[intent] = max(best.get(intent, (0, 0)), (size, -order))
         subject[start:end] = " " * (end - start)
-    if not best:
+        phrased = phrased or phrase
+    if not phrased:
+        # Only a shape (a bare "who") or nothing matched: a misspelt phrase says more ("who was
+        # the reviwer" asks for reviewers).
         typo = _classify_typo(text)
-        return Reading({} if typo == "other" else {typo: 1.0}, text)
+        if not best:
+            return Reading({} if typo == "other" else {typo: 1.0}, text)
+        if typo != "other":
+            best = {**best, typo: (max(size for size, _ in best.values()) + 1, 0)}
     cues = " ".join(text[a:b] for a, b in taken)
     return Reading(_weighed(best), "".join(subject), cues)
 
 
-def _cue_matches(text: str) -> list[tuple[int, int, int, int, Intent]]:
-    """(start, end, weight, order, kind) of every phrasing in the text, longest first, then file order."""
+def _cue_matches(text: str) -> list[tuple[int, int, int, int, Intent, bool]]:
+    """(start, end, weight, order, kind, a phrase not a shape) of every phrasing in the text,
+    longest first, then file order."""
     squeezed = text.replace(" ", "")
     found = [
-        (m.start(), m.end(), weight(rule.phrase or m.group(0).replace(" ", "")), rule.order, rule.intent)
+        (
+            m.start(),
+            m.end(),
+            weight(rule.phrase or m.group(0).replace(" ", "")),
+            rule.order,
+            rule.intent,
+            bool(rule.phrase),
+        )
         for rule in phrasings().rules
         if rule.key in squeezed
         for m in rule.pattern.finditer(text)
