@@ -191,3 +191,32 @@ def test_who_did_what(tmp_path: Path, question: str, expect: str) -> None:
     assert entry is not None
     answer = Answerer(library).answer(entry, question)
     assert answer.found and expect in answer.text, answer.text
+
+
+MEASURED = """vllm-project/vllm
+
+FP8 层改走 CUTLASS kernel (#65001)
+
+作者把 FP8 层从 `torch._scaled_mm` 换成自带的 CUTLASS kernel，在 Llama-3-8B 上端到端快了 5-15%。推荐。
+
+前缀缓存的 block 标记提前 (#65002)
+
+v2 块管理器调度完一个 batch 后没有把命中前缀缓存的 block 标成 computed，要等序列跑完。作者把标记提前到调度之后。
+"""
+
+
+@pytest.mark.parametrize(
+    ("pr", "question", "found", "expect"),
+    [
+        ("65001", "speedup 多少", True, "5-15%"),  # a range is a number; 快了 says speed
+        ("65002", "这个 bug 的根因是啥", True, "没有把命中前缀缓存的 block"),  # a failure to act is a cause
+        ("65002", "修完之后快了几秒", False, ""),  # a how-much question; the note has no number
+    ],
+)
+def test_measures_and_causes(tmp_path: Path, pr: str, question: str, found: bool, expect: str) -> None:
+    (tmp_path / "d.txt").write_text(MEASURED, encoding="utf-8")
+    library = Library.load(tmp_path)
+    entry = library.get(pr)
+    assert entry is not None
+    answer = Answerer(library).answer(entry, question)
+    assert answer.found is found and expect in answer.text, answer.text

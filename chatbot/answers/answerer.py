@@ -392,7 +392,7 @@ def _honest_line(reading: Reading, missing: Sequence[str], c: Composer, question
     return c.word(missing_word) if missing_word in answer_words() else c.word("not_covered_any")
 
 
-QUANTITY_RE = re.compile(r"多少|多久|多大|多快|几倍|几个|(?i:how (?:much|many|long|fast|big)|numbers?\b)")
+QUANTITY_RE = re.compile(r"多少|多久|多大|多快|几倍|几个|[快慢省涨降少多]了?\s*几\s*(?:秒|分钟|小时|成|个点)|(?i:how (?:much|many|long|fast|big)|numbers?\b)")
 # A number as a measure, not inside a name or an assignment (`level=2`, `Qwen2`).
 MEASURE_RE = re.compile(
     r"(?<![\w.=/#-])\d+(?:[.,]\d+)?(?![\d.,]|[A-Za-z]{2})|[-+−]\d+(?:\.\d+)?\s*%|[一二两三四五六七八九十百千万半几]+\s*(?:倍|个|处|行|次|成|种|类|点|条|项|秒|分钟|小时|天)"
