@@ -130,3 +130,44 @@ def test_written_entries_read_back_to_the_same_titles(entries: list[tuple[str, s
 def test_a_file_of_written_entries_reads_back(entries: list[tuple[str, str]]) -> None:
     text = "vllm-project/vllm\n" + "".join(f"\n{title}\n\n{note}\n" for title, note in entries)
     assert [(e.title, e.note) for e in parse_raw_text(text, "d.txt").entries] == entries
+
+
+HEADED = """vllm-project/vllm
+
+#### Use CustomOp for fp8 quant · #71001
+
+@alice moved FP8 quantization behind `CustomOp`.
+
+中文：非 forward 路径仍然用 CUDA kernel
+
+Read? yes — 想搞懂 quant fusion 的必读
+
+#### Pipeline parallel on Ray · #71002
+
+@bob made pipeline parallel run on Ray.
+
+中文：需要 Ray 2.x
+
+#### Per-rank XLA cache · #71003
+
+@carol keys the XLA cache by rank.
+
+Read? maybe — TPU 用户看
+"""
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["Read? no — skip", "tl;dr done", "Verdict 3/5"]))
+def test_where_titles_are_headings_a_plain_line_is_more_of_the_note(tail: str) -> None:
+    """Headings are the titles: the `Read? …` line under two paragraphs is the note's last
+    paragraph, not an entry, and Markdown's blank lines inside a note raise no warning."""
+    text = HEADED.replace("Read? maybe — TPU 用户看", tail)
+    result = parse_raw_text(text, "d.md")
+    assert [e.title for e in result.entries] == [
+        "Use CustomOp for fp8 quant · #71001",
+        "Pipeline parallel on Ray · #71002",
+        "Per-rank XLA cache · #71003",
+    ]
+    assert result.entries[0].note.endswith("Read? yes — 想搞懂 quant fusion 的必读")
+    assert result.entries[2].note.endswith(tail)
+    assert not [w for w in result.warnings if "blank line inside" in w.message]

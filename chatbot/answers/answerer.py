@@ -235,7 +235,7 @@ class Answerer:
             )
             for s in _chosen(question, scored, reading.top, typed=bool(typed.slots))
         ]
-        chosen = [s for s in chosen if s.text]
+        chosen = _refs_once(entry, [s for s in chosen if s.text])
         if not chosen:
             return self._not_covered(reading, [], None, c, question)
         if typed.instead:
@@ -392,7 +392,9 @@ def _honest_line(reading: Reading, missing: Sequence[str], c: Composer, question
     return c.word(missing_word) if missing_word in answer_words() else c.word("not_covered_any")
 
 
-QUANTITY_RE = re.compile(r"多少|多久|多大|多快|几倍|几个|[快慢省涨降少多]了?\s*几\s*(?:秒|分钟|小时|成|个点)|(?i:how (?:much|many|long|fast|big)|numbers?\b)")
+QUANTITY_RE = re.compile(
+    r"多少|多久|多大|多快|多慢|几倍|几个|[快慢省涨降少多]了?\s*几\s*(?:秒|分钟|小时|成|个点)|(?i:how (?:much|many|long|fast|big)|numbers?\b)"
+)
 # A number as a measure, not inside a name or an assignment (`level=2`, `Qwen2`).
 MEASURE_RE = re.compile(
     r"(?<![\w.=/#-])\d+(?:[.,]\d+)?(?![\d.,]|[A-Za-z]{2})|[-+−]\d+(?:\.\d+)?\s*%|[一二两三四五六七八九十百千万半几]+\s*(?:倍|个|处|行|次|成|种|类|点|条|项|秒|分钟|小时|天)"
@@ -485,6 +487,23 @@ def _joins(s: Scored, best: Scored, chosen: dict[str, Candidate]) -> bool:
     text = s.candidate.text
     said = any(text in c for c in chosen)  # a piece of a clause already quoted adds nothing
     return bool(text) and not said and _clears(s) and listed
+
+
+REF_NUMBER_RE = re.compile(r"(?<![\w/&])#(\d{3,7})\b|/(?:pull|issues)/(\d+)")
+
+
+def _refs_once(entry: Entry, chosen: list[Candidate]) -> list[Candidate]:
+    """With the related PRs' lines chosen, a clause naming only PRs those lines list says them
+    twice ("related PRs?" on a note citing #43617): it goes."""
+    if not any(c.source == RELATED for c in chosen):
+        return chosen
+    listed = {ref.number for ref in entry.all_refs}
+    return [c for c in chosen if c.fact or not _only_refs_of(c.text, listed)]
+
+
+def _only_refs_of(text: str, listed: set[int]) -> bool:
+    named = {int(a or b) for a, b in REF_NUMBER_RE.findall(text)}
+    return bool(named) and named <= listed
 
 
 def _entry_text(entry: Entry) -> str:

@@ -38,6 +38,8 @@ TITLE_SENTENCE = 1.5
 TITLE_SHAPED_NOTE = 1.0
 SPLIT_ONE_LINE_NOTES = -0.75
 SPLIT_WRAPPED_NOTES = 2.5
+NOT_A_HEADING = 3.0  # a plain line as a title where titles are headings: dearer than any join
+HEADED_FILE = 3  # headings it takes (and a quarter of the paragraphs) for titles to be headings
 _SHORT = 80
 # A sentence ending inside a line (`值得精读。它…`, `Worth it. It…`): a title is at most one sentence.
 _INNER_SENTENCE_END = re.compile(r"[。！？；]|[.!?] ")  # searched before the line's last character
@@ -73,7 +75,7 @@ def read_pairs(rest: list[Block], path: str, found: list[Problem], markdown: boo
     table = shapes.table()
     if math.isinf(table[0][0].cost):
         _raise_structural(rest, path, shapes)
-    return _follow(rest, table, path, found)
+    return _follow(rest, table, path, found, shapes.headed)
 
 
 class _Shapes:
@@ -86,6 +88,10 @@ class _Shapes:
     def __init__(self, rest: list[Block], markdown: bool) -> None:
         self.rest = rest
         self.markdown = markdown
+        # A Markdown file whose titles are headings: a plain line there is more of a note
+        # (`Read? yes — …` under two paragraphs), never a title of its own.
+        headings = sum(1 for _, block in rest if block[0].strip().startswith(_HEADING_PREFIX))
+        self.headed = markdown and headings >= max(HEADED_FILE, len(rest) / 4)
         wrapped = sum(1 for _, block in rest if len(block) > 1)
         self.split_cost = SPLIT_ONE_LINE_NOTES if wrapped * 5 <= len(rest) else SPLIT_WRAPPED_NOTES
 
@@ -118,7 +124,8 @@ class _Shapes:
         line = line.strip()
         if self.markdown and line.startswith(_HEADING_PREFIX):
             return 0.0
-        cost = TITLE_SENTENCE if line[-1:] in SENTENCE_END else 0.0
+        cost = NOT_A_HEADING if self.headed else 0.0
+        cost += TITLE_SENTENCE if line[-1:] in SENTENCE_END else 0.0
         if _INNER_SENTENCE_END.search(line, 0, len(line) - 1):
             cost += TITLE_SENTENCE
         return cost + (TITLE_SENTENCE if _opens_like_a_note(line) else 0.0)
@@ -136,7 +143,7 @@ class _Shapes:
         first = block[0].strip()
         if self.markdown and first.startswith(_HEADING_PREFIX):
             return False
-        if first[-1:] in SENTENCE_END:
+        if self.headed or first[-1:] in SENTENCE_END:
             return True
         return len(block) > 1 and all(LIST_LINE_RE.match(line) for line in block[:2])
 
@@ -206,9 +213,10 @@ def _cheapest(*options: tuple[float, Step]) -> _Best:
 
 
 def _follow(
-    rest: list[Block], table: list[tuple[_Best, _Best]], path: str, found: list[Problem]
+    rest: list[Block], table: list[tuple[_Best, _Best]], path: str, found: list[Problem], headed: bool
 ) -> list[Pair]:
-    """The pairs of the cheapest reading, refusing the file where it was a coin toss."""
+    """The pairs of the cheapest reading, refusing the file where it was a coin toss. Where
+    titles are headings, paragraphs under a heading are one note as Markdown has it: no warning."""
     pairs: list[Pair] = []
     index, carried = 0, False
     while index < len(rest):
@@ -216,12 +224,18 @@ def _follow(
         if best.tied:
             _raise_doubt(rest, index, path)
         assert best.step is not None  # a finite reading has a step at every paragraph
-        carried, index = _apply(best.step, rest, index, pairs, path, found)
+        carried, index = _apply(best.step, rest, index, pairs, path, found, headed)
     return pairs
 
 
 def _apply(
-    step: Step, rest: list[Block], index: int, pairs: list[Pair], path: str, found: list[Problem]
+    step: Step,
+    rest: list[Block],
+    index: int,
+    pairs: list[Pair],
+    path: str,
+    found: list[Problem],
+    headed: bool = False,
 ) -> tuple[bool, int]:
     """Do one step of the reading; (whether a title is carried into the next paragraph, next index)."""
     line, block = rest[index]
@@ -230,7 +244,8 @@ def _apply(
         pairs[-1] = (title_block, (note_line, [*note_block, *block]))
         title = title_block[1][0].strip()[:60]
         message = f"blank line inside the note of {title!r}: this paragraph is read as part of it"
-        found.append(Problem(path, line, "warning", message))
+        if not headed:
+            found.append(Problem(path, line, "warning", message))
         return False, index + 1
     if step in (Step.NOTE, Step.NOTE_GLUED):
         return _note(step is Step.NOTE_GLUED, rest[index], pairs, path, found), index + 1
