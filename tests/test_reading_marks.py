@@ -115,3 +115,33 @@ def test_discussions_are_refs_and_a_link_line_is_no_why() -> None:
 )
 def test_handles_in_prose_are_read_by_their_shape_and_verb(note: str, people: list[str]) -> None:
     assert find_people(note) == people
+
+
+@pytest.mark.parametrize(
+    ("note", "verdict"),
+    [
+        # a short question of the curator's own, answered on its line, asks whether to read it
+        (
+            "@a moved fp8 quant behind CustomOp.\n\n中文：非 forward 路径仍用 CUDA kernel。\n\nRead? yes — 想搞懂 quant fusion 的必读",
+            "结论",
+        ),
+        # a verdict in a clause of the closing sentence, after an opinion
+        (
+            "moves fp8 quant onto CustomOp. merged. 这个写法很妙 tbh, def read this if u touch compile passes.",
+            "def read this",
+        ),
+        # ... inside the section a label opened earlier in the paragraph
+        (
+            "runs the ngram lookup on the leader only. related: #31288. numbers are wild, def read this if u run ngram.",
+            "def read this",
+        ),
+        # how little to read is a verdict
+        (
+            "replaces the punica kernels. closed w/o merge. small diff, 真香 — 只看 diff 就够.",
+            "真香 — 只看 diff 就够",
+        ),
+    ],
+)
+def test_casual_and_asked_verdicts(note: str, verdict: str) -> None:
+    parts = analyse_note(note, REPO)
+    assert parts.verdict is not None and parts.verdict.startswith(verdict), parts.verdict

@@ -24,7 +24,7 @@ from chatbot.text import EMOJI_SHORTCODE, has_han
 _EN_AFTER = r"(?=\s*(?:[.!;,:]|$)|\s+(?:if|unless|when|for|to|once|before|only if|as long as|but)\b)"
 # An imperative to read or skip, with what to read: `Read this if …`, `Only skim it.`, `Skip.`
 _EN_IMPERATIVE_RE = re.compile(
-    r"(?i)^(?:(?:only|just|definitely|probably|do|please|still)\s+)?"
+    r"(?i)^(?:(?:only|just|definitely|def|defo|probably|prob|do|please|pls|still)\s+)?"
     r"(?:read|skim|skip|ignore|study|bookmark)"
     r"(?:\s+(?:this(?: one)?|it|the (?:pr|diff|code|description|thread|discussion|rest)))?"
     r"(?:\s+(?:closely|carefully|first|now|in full|end to end|as well|too|later))?" + _EN_AFTER
@@ -33,7 +33,7 @@ _EN_IMPERATIVE_RE = re.compile(
 # `Most people can skip it`, `A must-read`, `Not worth your time`, `Safe to skip`.
 _EN_LEAD_RE = re.compile(
     r"(?i)^(?:(?:a|an|not|probably|definitely|honestly|really|safely|mostly|easily|totally|arguably|imo|"
-    r"tbh|you|i|i'd|we|most people|most readers|most folks|everyone else|others|the rest|this is|"
+    r"tbh|ngl|fwiw|def|defo|prob|u|you|i|i'd|we|most people|most readers|most folks|everyone else|others|the rest|this is|"
     r"this one is|it's|that's|safe to|fine to|ok to|okay to|can|could|should|may|might|would|will|just)"
     r"[\s,]+){1,4}"
 )
@@ -49,6 +49,11 @@ _ZH_CUE_RE = re.compile(
     r"(?:人|同学|用户|读者|开发者|团队|维护者|大家|话|的|篇|条|[A-Za-z0-9])[ \t]*(?:才|都|也|就|则)?[ \t]*"
     r"(?:(?:值得|要|需要|可以|可|建议|应该|务必|必须|不用|不必|无需|不需要|没必要|直接)[ \t]*)*"
     r"(?:(?:细|精|略|泛|选|必|一)?(?:读|看)(?:一读|一看|一下|看|读)?|跳过|略过|忽略|不看)(?:也行|即可|就行)?$"
+)
+
+# How little to read: `只看 diff 就够`, `扫一眼标题就行`, `看看描述即可`.
+_ZH_ENOUGH_RE = re.compile(
+    r"(?:只|就|随便)?[ \t]*(?:看|扫|读)(?:一眼|一下|看)?[ \t]*[^，,。；;]{0,16}?[ \t]*(?:就够了?|就行了?|即可|足够了?)$"
 )
 
 _ZH_OPINION_RE = re.compile(r"(?:个人|我|我们)?(?:觉得|认为|感觉|看来)[，,]?[ \t]*")
@@ -111,7 +116,7 @@ def _chinese_cue(text: str) -> Cue | None:
     if opinion is not None and vocabulary().verdict_re.fullmatch(text, opinion.end()):
         return Cue(text[opinion.end() :], False, True)
     pieces = [clean(p).rstrip("，,；;") for p in split_top_level(text, ["，", ",", "；", ";"])]
-    cued = [i for i, piece in enumerate(pieces) if _ZH_CUE_RE.search(piece)]
+    cued = [i for i, piece in enumerate(pieces) if _ZH_CUE_RE.search(piece) or _ZH_ENOUGH_RE.search(piece)]
     if not cued:
         return None
     first = cued[0]

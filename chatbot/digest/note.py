@@ -217,6 +217,8 @@ def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
         else:
             _read_labelled(section, parts, reading)
     _take_closing_verdict(parts, reading)
+    if parts.verdict is None and (said := sentences(text)):
+        _take_closing_clause(said[-1], parts)  # the note's last sentence, inside a labelled section
     if not parts.highlights:
         parts.highlights = list(reading.body)
     # A focus point that ends with a warning (`…，提醒跨版本验证的必要性`) also names a caveat.
@@ -255,6 +257,23 @@ def _take_closing_verdict(parts: NoteParts, reading: _Reading) -> None:
         if verdict:
             parts.verdict = verdict
             reading.body.pop()
+        else:
+            _take_closing_clause(reading.body[-1], parts)
+
+
+def _take_closing_clause(sentence: str, parts: NoteParts) -> None:
+    """A verdict said in a clause of the closing sentence, after an opinion or before an
+    alternative (`这个写法很妙 tbh, def read this if u touch compile passes`); the sentence
+    stays the note's content."""
+    for clause in split_top_level(sentence, ["，", ",", "；", ";"]):
+        clause = clean(clause.rstrip("，,；;"))
+        cue = reading_cue(clause)
+        said = _verdict_sentence(clause, closing=True) or (cue.verdict if cue else None)
+        if said:
+            parts.verdict = said
+            if cue is not None and cue.for_readers:
+                parts.audience = parts.audience or clause
+            return
 
 
 def _why_line(parts: NoteParts, reading: _Reading, text: str) -> str | None:

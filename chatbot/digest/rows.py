@@ -12,6 +12,11 @@ TABLE_ROW_RE = re.compile(r"\|(.*)\|")
 RULE_CELL_RE = re.compile(r":?-{2,}:?")
 BR_RE = re.compile(r"<br\s*/?>", re.I)
 QA_RE = re.compile(r"^\s*(?:[-*•]\s+)?\**Q\**\s*[:：.]\s*(.+?)\s+\**A\**\s*[:：.]\s*(.+)$")
+# A line opening with a short question of its own, answered on the line: `Read? yes — …`,
+# `值得看吗？一般`. Only a question asking whether to read it is read (as the verdict's label).
+ASKED_LINE_RE = re.compile(
+    r"^\s*(?:[-*•]\s+)?\**([A-Za-z][A-Za-z' ]{0,15}\?|[\u4e00-\u9fff][^?？\n:：\[\]【】]{0,15}[吗么不][?？])\**\s+(\S.*)$"
+)
 
 
 def note_rows(note: str) -> list[tuple[str, str]]:
@@ -28,15 +33,20 @@ def note_rows(note: str) -> list[tuple[str, str]]:
             if table_rows > 1 and len(cells) >= 2 and not all(RULE_CELL_RE.fullmatch(c) for c in cells):
                 out.append((f"{cells[0]}：{BR_RE.sub('；', '；'.join(cells[1:]))}", ""))
             continue
-        asked = QA_RE.match(raw)
+        asked = QA_RE.match(raw) or _asks_to_read(raw)
         out.append((asked.group(2), asked.group(1)) if asked else (raw, ""))
     return out
+
+
+def _asks_to_read(line: str) -> re.Match[str] | None:
+    asked = ASKED_LINE_RE.match(line)
+    return asked if asked is not None and vocabulary().verdict_stem_re.search(asked.group(1)) else None
 
 
 def as_rows_read(note: str) -> str:
     """The note with its table rows read as "label：value" and its Q/A lines as `_as_line` says;
     other notes unchanged (the same object)."""
-    if "|" not in note and "Q" not in note:  # on every note at load: no split, no pattern
+    if "|" not in note and "Q" not in note and "?" not in note and "？" not in note:  # on every note at load
         return note
     return "\n".join(_as_line(line, asked) for line, asked in note_rows(note))
 
