@@ -145,3 +145,16 @@ def test_handles_in_prose_are_read_by_their_shape_and_verb(note: str, people: li
 def test_casual_and_asked_verdicts(note: str, verdict: str) -> None:
     parts = analyse_note(note, REPO)
     assert parts.verdict is not None and parts.verdict.startswith(verdict), parts.verdict
+
+
+def test_two_labels_on_one_line_and_pros_cons() -> None:
+    """`Why it matters: … | People: …` is two labelled lines; Cons are caveats, Pros points."""
+    note = (
+        "What: fixes multi-LoRA with TP>=2\n"
+        "Why it matters: 生产上 SQL 输出错乱 | People: charent (author), @jeejeelee\n"
+        "Cons: 只在 LRU cache 满时触发，测试没覆盖 | Verdict: 4/5 必读"
+    )
+    parts = analyse_note(note, REPO)
+    assert parts.caveats == ["只在 LRU cache 满时触发，测试没覆盖"]
+    assert parts.verdict is not None and "4/5" in parts.verdict
+    assert "jeejeelee" in parts.people

@@ -33,9 +33,14 @@ def note_rows(note: str) -> list[tuple[str, str]]:
             if table_rows > 1 and len(cells) >= 2 and not all(RULE_CELL_RE.fullmatch(c) for c in cells):
                 out.append((f"{cells[0]}：{BR_RE.sub('；', '；'.join(cells[1:]))}", ""))
             continue
-        asked = QA_RE.match(raw) or _asks_to_read(raw)
-        out.append((asked.group(2), asked.group(1)) if asked else (raw, ""))
+        for line in LABEL_JOIN_RE.split(raw):
+            asked = QA_RE.match(line) or _asks_to_read(line)
+            out.append((asked.group(2), asked.group(1)) if asked else (line, ""))
     return out
+
+
+# Two labelled lines written as one: `Why it matters: … | People: …`.
+LABEL_JOIN_RE = re.compile(r"\s+\|\s+(?=[^|:：\s][^|:：]{0,20}[:：]\s)")
 
 
 def _asks_to_read(line: str) -> re.Match[str] | None:
