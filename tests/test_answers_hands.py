@@ -202,6 +202,11 @@ FP8 层改走 CUTLASS kernel (#65001)
 前缀缓存的 block 标记提前 (#65002)
 
 v2 块管理器调度完一个 batch 后没有把命中前缀缓存的 block 标成 computed，要等序列跑完。作者把标记提前到调度之后。
+
+给 granite 20b 补 kernel 维度 (#65003)
+
+往 punica kernel 里加维度，让 granite 20b 能跑 LoRA。gsm8k accuracy 从 0.6406 到 0.655。
+限制: 模型的 head size 必须是 128 或 256
 """
 
 
@@ -211,6 +216,9 @@ v2 块管理器调度完一个 batch 后没有把命中前缀缓存的 block 标
         ("65001", "speedup 多少", True, "5-15%"),  # a range is a number; 快了 says speed
         ("65002", "这个 bug 的根因是啥", True, "没有把命中前缀缓存的 block"),  # a failure to act is a cause
         ("65002", "修完之后快了几秒", False, ""),  # a how-much question; the note has no number
+        ("65003", "有坑吗", True, "head size 必须是 128"),  # 限制 is a caveat's label
+        ("65003", "给哪个模型加的", True, "granite 20b"),  # a name with a size is a model
+        ("65003", "how much better is the accuracy", True, "0.655"),  # "better" is no subject
     ],
 )
 def test_measures_and_causes(tmp_path: Path, pr: str, question: str, found: bool, expect: str) -> None:

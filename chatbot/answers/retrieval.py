@@ -41,7 +41,8 @@ _EN_STOP_WORDS = (
     "whats doesn't into as up out over use used using way like yet still ever all there's anything "
     "change changes changed fix fixes fixed work works mean means thing stuff say says said happen "
     "happened point main idea really actually ok hey bot pls plz know need want there touch mention "
-    "mentions reference references other others give send anyway real question questions quick wondering"
+    "mentions reference references other others give send anyway real question questions quick wondering "
+    "better worse"
 )
 EN_STOP = frozenset(_EN_STOP_WORDS.split())
 ZH_STOP_CHARS = frozenset("什么怎么为何哪些吗呢吧啊呀的了是这那个一下请问能否可以有没么啥咋谁它该里")
