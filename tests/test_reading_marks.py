@@ -158,3 +158,12 @@ def test_two_labels_on_one_line_and_pros_cons() -> None:
     assert parts.caveats == ["只在 LRU cache 满时触发，测试没覆盖"]
     assert parts.verdict is not None and "4/5" in parts.verdict
     assert "jeejeelee" in parts.people
+
+
+def test_a_run_of_names_sharing_one_predicate_is_one_point() -> None:
+    """`A、B、C 都还在 TODO 里` says one thing of all three; `A、B` after a colon is a list."""
+    parts = analyse_note("限制：head size 必须是 128；tensor-parallel、INT8 量化、MoE 都还在 TODO 里", REPO)
+    read = [*parts.highlights, *parts.caveats]
+    assert any(p.endswith("tensor-parallel、INT8 量化、MoE 都还在 TODO 里") for p in read), read
+    listed = analyse_note("看点：复用 block table、只在有新 block 时增量更新", REPO)
+    assert listed.highlights == ["复用 block table", "只在有新 block 时增量更新"]

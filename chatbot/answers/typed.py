@@ -36,7 +36,7 @@ from chatbot.text import normalize_question
 MIN_SHARED = 1.0
 MIN_FIT = 1.0
 YES_NO_RE = re.compile(
-    r"^(?:is|are|does|do|did|can|could|will|would|has|have|should)\b|吗\s*$|是否|有没有|是不是|能不能|会不会|支不支持",
+    r"^(?:is|are|does|do|did|can|could|will|would|has|have|should)\b|吗\s*$|了没有?\s*$|是否|有没有|是不是|能不能|会不会|支不支持",
     re.I,
 )
 
