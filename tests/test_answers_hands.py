@@ -228,3 +228,26 @@ def test_measures_and_causes(tmp_path: Path, pr: str, question: str, found: bool
     assert entry is not None
     answer = Answerer(library).answer(entry, question)
     assert answer.found is found and expect in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "found"),
+    [
+        ("does it work with multimodal models too", False),  # the note never names them
+        ("does it also work for suffix decoding", False),
+        ("prefix caching 也能用吗", True),  # the note does name it
+        ("does weight quantization at load time also go through the kernel", True),  # most words are there
+    ],
+)
+def test_a_question_about_the_changes_reach(tmp_path: Path, question: str, found: bool) -> None:
+    note = (
+        "vllm-project/vllm\n\nPrefix caching for prompt embeds (#66001)\n\n"
+        "[must-read] Prefix caching now works for requests sent as prompt embeds; weight quantization "
+        "at load time keeps the old kernel. Fixes issue #25096.\n"
+    )
+    (tmp_path / "d.txt").write_text(note, encoding="utf-8")
+    library = Library.load(tmp_path)
+    entry = library.get("66001")
+    assert entry is not None
+    answer = Answerer(library).answer(entry, question)
+    assert answer.found is found, answer.text

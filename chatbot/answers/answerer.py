@@ -32,6 +32,7 @@ from chatbot.answers.retrieval import (
     focused,
     glossary_names,
     kind_priors,
+    scope_missing,
     score_candidates,
     subject_terms,
     words_missing,
@@ -284,10 +285,14 @@ class Answerer:
         an identifier, a name with digits ("h100"), an acronym ("ARM"), a named glossary concept
         ("FlashInfer")."""
         known = glossary_names(self.glossary)
-        names = words_missing(reading.subject, [s.candidate for s in scored], question, known)
+        candidates = [s.candidate for s in scored]
+        names = words_missing(reading.subject, candidates, question, known)
         if names:
             return names
-        return concepts_missing(reading.subject, self.glossary, _entry_text(entry))
+        concepts = concepts_missing(reading.subject, self.glossary, _entry_text(entry))
+        if concepts or not YES_NO_RE.search(normalize_question(question)):
+            return concepts
+        return scope_missing(reading.subject, question, candidates)
 
     def _prefix(self, reading: Reading, best: Scored, question: str, c: Composer) -> str:
         """The kind's own words when the best candidate answers by its kind; a yes or no first

@@ -42,7 +42,7 @@ _EN_STOP_WORDS = (
     "change changes changed fix fixes fixed work works mean means thing stuff say says said happen "
     "happened point main idea really actually ok hey bot pls plz know need want there touch mention "
     "mentions reference references other others give send anyway real question questions quick wondering "
-    "better worse"
+    "better worse through go goes going"
 )
 EN_STOP = frozenset(_EN_STOP_WORDS.split())
 ZH_STOP_CHARS = frozenset("什么怎么为何哪些吗呢吧啊呀的了是这那个一下请问能否可以有没么啥咋谁它该里")
@@ -439,6 +439,32 @@ def words_missing(
     missing = [w for w in distinct if not any(_named(f, texts) for f in (w, *chinese_of(w)))]
     idents = [t for t, w in subject_terms(subject).items() if w >= IDENT_WEIGHT and t not in distinct]
     return missing + [t for t in idents if not _written(t, texts)]
+
+
+# A yes/no question about the change's reach: "does it work with multimodal models too",
+# "LMCache connector 也修了吗". What it asks about is beyond the note unless the note names it.
+SCOPE_RE = re.compile(r"(?i:\b(?:also|as well|either)\b|\btoo\s*[?？]?\s*$)|也")
+
+
+def scope_missing(subject: str, question: str, candidates: Sequence[Candidate]) -> list[str]:
+    """The English words of a question about the change's reach ("…too?", "也…吗") that no
+    candidate names, in either language, when they are at least half of its English words:
+    there the note is silent, whatever else it shares."""
+    if not SCOPE_RE.search(question):
+        return []
+    texts = [candidate_terms(c.text) for c in candidates]
+    asked = [w for w in _subject_words(subject) if w not in SCOPE_WORDS]
+    missing = [w for w in asked if not any(_named(f, texts) for f in _either_language(w))]
+    return missing if len(missing) * 2 >= len(asked) else []  # silent on most of what is asked
+
+
+SCOPE_WORDS = frozenset({"also", "too", "either", "well"})
+
+
+def _either_language(word: str) -> tuple[str, ...]:
+    """A word as a note may write it: as asked, uninflected, or in Chinese (the word list's,
+    the general dictionary's)."""
+    return (word, _uninflected(word), *chinese_of(word), *dictionary.chinese_of(word))
 
 
 def _distinct_words(subject: str, question: str, names: frozenset[str]) -> list[str]:
