@@ -219,6 +219,8 @@ v2 块管理器调度完一个 batch 后没有把命中前缀缓存的 block 标
         ("65003", "有坑吗", True, "head size 必须是 128"),  # 限制 is a caveat's label
         ("65003", "给哪个模型加的", True, "granite 20b"),  # a name with a size is a model
         ("65003", "how much better is the accuracy", True, "0.655"),  # "better" is no subject
+        ("65002", "用的哪个模型跑的", False, ""),  # a model is asked for; the note names none
+        ("65001", "which model did they bench on", True, "Llama-3-8B"),
     ],
 )
 def test_measures_and_causes(tmp_path: Path, pr: str, question: str, found: bool, expect: str) -> None:
