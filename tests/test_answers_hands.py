@@ -253,3 +253,19 @@ def test_a_question_about_the_changes_reach(tmp_path: Path, question: str, found
     assert entry is not None
     answer = Answerer(library).answer(entry, question)
     assert answer.found is found, answer.text
+
+
+def test_a_reason_for_closing_speaks_of_its_fate(tmp_path: Path) -> None:
+    """A "because" about how the change works is no reason the PR was closed."""
+    note = (
+        "vllm-project/vllm\n\n不做 split_k (#66002)\n\n"
+        "不做 split_k，因为 expand 的 K 很小，所以收益有限。PR 已关闭。\n\n"
+        "加吞吐 gauge (#66003)\n\nrobertgshaw2-redhat 指出算好再挂 gauge 是 anti-pattern。PR 已关闭。\n"
+    )
+    (tmp_path / "d.txt").write_text(note, encoding="utf-8")
+    library = Library.load(tmp_path)
+    first, second = library.get("66002"), library.get("66003")
+    assert first is not None and second is not None
+    assert Answerer(library).answer(first, "为啥被关了").found is False
+    reply = Answerer(library).answer(second, "为啥被关了")
+    assert reply.found and "指出算好再挂 gauge" in reply.text, reply.text
