@@ -269,3 +269,18 @@ def test_a_reason_for_closing_speaks_of_its_fate(tmp_path: Path) -> None:
     assert Answerer(library).answer(first, "为啥被关了").found is False
     reply = Answerer(library).answer(second, "为啥被关了")
     assert reply.found and "指出算好再挂 gauge" in reply.text, reply.text
+
+
+@pytest.mark.parametrize(
+    ("question", "found"), [("开了 tkw1 之后吞吐多少", False), ("without tkw1 吞吐多少", True)]
+)
+def test_a_value_after_the_change_is_not_the_baseline(tmp_path: Path, question: str, found: bool) -> None:
+    note = (
+        "vllm-project/vllm\n\nAITER tkw1 MoE kernel (#66004)\n\n"
+        "Wires the tkw1 kernel in. Baseline without tkw1 was 6.47 requests/s; the after figure is in the PR.\n"
+    )
+    (tmp_path / "d.txt").write_text(note, encoding="utf-8")
+    library = Library.load(tmp_path)
+    entry = library.get("66004")
+    assert entry is not None
+    assert Answerer(library).answer(entry, question).found is found

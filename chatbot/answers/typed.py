@@ -121,7 +121,23 @@ def _holders(
     if not set(asked) <= WEAK_SLOTS:
         return holders
     named = asked_measures(question)
+    if AFTER_RE.search(question):  # "开了 tkw1 之后吞吐多少": not the baseline alone
+        holders = [s for s in holders if not _baseline_only(s.candidate.text)]
     return _on_subject(entry, reading, asked, _measuring(holders, named), named)
+
+
+# A how-much question about the result of the change, and a clause giving only the value before it.
+AFTER_RE = re.compile(
+    r"(?:之后|以后|修完|改完|优化后|开了.{0,12}后)|(?i:\bafter\b|\bwith\s+(?:it|this|the fix)\b)"
+)
+BASELINE_RE = re.compile(r"基线|修之前|改之前|不开|(?i:\bbaseline\b|\bbefore\b|\bwithout\b)")
+CHANGE_RE = re.compile(
+    r"→|->|⇒|(?<=\d)\s*到\s*\d|从.{0,40}(?:到|降到|升到|涨到)|(?i:\bto\s+[\d.]+|\bvs\.?\b)"
+)
+
+
+def _baseline_only(text: str) -> bool:
+    return bool(BASELINE_RE.search(text)) and not CHANGE_RE.search(text)
 
 
 def _hardware(text: str) -> str:
