@@ -250,7 +250,9 @@ class Answerer:
         self, entry: Entry, question: str, reading: Reading, scored: Sequence[Scored]
     ) -> tuple[Reading, Sequence[Scored], list[str]]:
         """The candidates in answering order, and what the question names that the entry lacks."""
-        scored = _measured_first(question, reading, scored)
+        scored = _clause_before_beside_fact(
+            _measured_first(question, reading, scored), reading, entry, question
+        )
         if not scored:
             return reading, scored, []
         missing = self._missing(entry, reading, scored, question)
@@ -422,6 +424,17 @@ def _measured_first(question: str, reading: Reading, scored: Sequence[Scored]) -
     return scored
 
 
+def _clause_before_beside_fact(
+    scored: Sequence[Scored], reading: Reading, entry: Entry, question: str
+) -> Sequence[Scored]:
+    """A fact beside the question ("whats different vs the previous attempt" is no list of
+    related PRs) gives way to the best clause of the asked kind ("a redo of #5025 w/ …")."""
+    if not scored or not scored[0].candidate.fact or not _beside(reading, scored[0], entry, question):
+        return scored
+    clause = next((s for s in scored[1:] if not s.candidate.fact and s.fit >= MIN_FIT), None)
+    return scored if clause is None else [clause, *(s for s in scored if s is not clause)]
+
+
 def _words_first(scored: Sequence[Scored]) -> Sequence[Scored]:
     """The best clause that clears the floor on its words (not of the asked kind), first."""
     by_words = next((s for s in scored if _clears(s, True) and not s.candidate.fact), None)
@@ -498,10 +511,13 @@ REF_NUMBER_RE = re.compile(r"(?<![\w/&])#(\d{3,7})\b|/(?:pull|issues)/(\d+)")
 
 
 def _refs_once(entry: Entry, chosen: list[Candidate]) -> list[Candidate]:
-    """With the related PRs' lines chosen, a clause naming only PRs those lines list says them
-    twice ("related PRs?" on a note citing #43617): it goes."""
+    """The related PRs' lines and a clause naming only PRs they list say them twice: the
+    clause goes after the lines ("related PRs?" on a note citing #43617), the lines after a
+    clause that answers first."""
     if not any(c.source == RELATED for c in chosen):
         return chosen
+    if not chosen[0].fact:  # the clause answers ("a redo of #5025 w/ …"): the list would repeat it
+        return [c for c in chosen if c.source != RELATED]
     listed = {ref.number for ref in entry.all_refs}
     return [c for c in chosen if c.fact or not _only_refs_of(c.text, listed)]
 

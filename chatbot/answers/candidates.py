@@ -144,20 +144,26 @@ def note_clauses(note: str) -> list[tuple[str, str, bool, str]]:
         listed = bool(MARK_RE.match(raw))
         unmarked = MARK_RE.sub("", without_shortcodes(raw)).strip()
         line = unmarked.strip("*").strip()
-        if not line:
-            section, heading = None, ""
-            continue
-        labelled = f"{line}：" if BOLD_LINE_RE.fullmatch(unmarked) else line
-        part, rest = _label(labelled)
-        if part is not None and not rest.strip():
-            section, heading = part, ""  # a bare label line: the list under it is that part
-            continue
-        if part is None and (label := _bare_label(labelled)):
-            section, heading = None, label
+        heads = _heads(line, unmarked)
+        if heads is not None:
+            section, heading = heads
             continue
         under = about or (heading if listed else "")
         out.extend((*c, under) for c in _labelled_sentences(line, section if listed else None))
     return out
+
+
+def _heads(line: str, unmarked: str) -> tuple[str | None, str] | None:
+    """(part, label) when a line heads the list under it: a blank line ends the last one (both
+    none), a bare label line names its part, or its words when it names none; else None."""
+    if not line:
+        return None, ""
+    labelled = f"{line}：" if BOLD_LINE_RE.fullmatch(unmarked) else line
+    part, rest = _label(labelled)
+    if part is not None and not rest.strip():
+        return part, ""
+    label = _bare_label(labelled) if part is None else ""
+    return (None, label) if label else None
 
 
 def _bare_label(line: str) -> str:
@@ -258,12 +264,17 @@ def _of_verdict(point: str, verdict: str) -> bool:
 def _people_parts(entry: Entry, text: str) -> tuple[str, ...]:
     """`people` for a clause naming one of the entry's people (besides the author), `reviewers`
     too when it speaks of review."""
-    named = any(p in text for p in entry.people if p != entry.author) or bool(
-        PERSON_ACTS_RE.search(text) or NAMED_HANDLE_RE.search(text) or ROLE_NAME_RE.search(text)
-    )
+    named = _names_someone(entry, text)
     if REVIEWED_BY_RE.search(text) or (REVIEW_RE.search(text) and (named or REVIEWER_RE.search(text))):
         return ("people", "reviewers")
     return ("people",) if named else ()
+
+
+def _names_someone(entry: Entry, text: str) -> bool:
+    """One of the entry's people besides its author, or anyone a person's verb or role names."""
+    if any(p in text for p in entry.people if p != entry.author):
+        return True
+    return any(p.search(text) for p in (PERSON_ACTS_RE, NAMED_HANDLE_RE, ROLE_NAME_RE))
 
 
 def entry_candidates(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:
@@ -430,12 +441,13 @@ def _first_point(entry: Entry) -> str:
     verdict's qualifier nor a line naming who reviewed it ("Nicolò Lucchesi 已 review")."""
     verdict = _verdict_sentence(entry)
     said = _verdict_own(entry)
-    points = (
-        p
-        for p in (entry.why, *entry.highlights)
-        if p and not _of_verdict(p, verdict) and not (said and p in said) and not _a_label_of(entry.note, p)
-    )
+    points = (p for p in (entry.why, *entry.highlights) if p and not _of_the_verdict(entry, p, verdict, said))
     return next((p for p in points if not _who_did_it(entry, p) and not _for_whom(p) and len(p) >= SHORT), "")
+
+
+def _of_the_verdict(entry: Entry, point: str, verdict: str, said: str) -> bool:
+    """Whether a point is the verdict's qualifier or reasons, or only a label of the note."""
+    return _of_verdict(point, verdict) or bool(said and point in said) or _a_label_of(entry.note, point)
 
 
 def _verdict_own(entry: Entry) -> str:

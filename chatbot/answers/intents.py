@@ -166,27 +166,41 @@ def read_question(question: str) -> Reading:
     whole = phrasings().whole.get(_bare(text))
     if whole is not None:
         return Reading({whole: 1.0}, "")
-    best: dict[Intent, tuple[int, int]] = {}
+    best, taken, phrased = _cues_taken(text)
     subject = list(text)
+    for start, end in taken:
+        subject[start:end] = " " * (end - start)
+    if not phrased:
+        best = _with_typo(best, text)
+        if not taken:
+            return Reading(_weighed(best) if best else {}, text)
+    cues = " ".join(text[a:b] for a, b in taken)
+    return Reading(_weighed(best), "".join(subject), cues)
+
+
+def _cues_taken(text: str) -> tuple[dict[Intent, tuple[int, int]], list[tuple[int, int]], bool]:
+    """Each kind's strongest cue (weight, file order), the spans the cues take, and whether any
+    is a phrase rather than a shape; a cue inside a longer one's span is not taken ("设计" inside
+    "测试设计", or one phrase of two kinds: the longer, the first)."""
+    best: dict[Intent, tuple[int, int]] = {}
     taken: list[tuple[int, int]] = []
     phrased = False
     for start, end, size, order, intent, phrase in _cue_matches(text):
         if any(a <= start and end <= b for a, b in taken):
-            continue  # "设计" inside "测试设计", or one phrase of two kinds: the longer, the first
+            continue
         taken.append((start, end))
         best[intent] = max(best.get(intent, (0, 0)), (size, -order))
-        subject[start:end] = " " * (end - start)
         phrased = phrased or phrase
-    if not phrased:
-        # Only a shape (a bare "who") or nothing matched: a misspelt phrase says more ("who was
-        # the reviwer" asks for reviewers).
-        typo = _classify_typo(text)
-        if not best:
-            return Reading({} if typo == "other" else {typo: 1.0}, text)
-        if typo != "other":
-            best = {**best, typo: (max(size for size, _ in best.values()) + 1, 0)}
-    cues = " ".join(text[a:b] for a, b in taken)
-    return Reading(_weighed(best), "".join(subject), cues)
+    return best, taken, phrased
+
+
+def _with_typo(best: dict[Intent, tuple[int, int]], text: str) -> dict[Intent, tuple[int, int]]:
+    """Where only a shape (a bare "who") or nothing matched, a misspelt phrase says more ("who
+    was the reviwer" asks for reviewers): its kind leads."""
+    typo = _classify_typo(text)
+    if typo == "other":
+        return best
+    return {**best, typo: (max((size for size, _ in best.values()), default=0) + 1, 0)}
 
 
 def _cue_matches(text: str) -> list[tuple[int, int, int, int, Intent, bool]]:

@@ -118,10 +118,16 @@ def _holders(
         return [s for s in holders if _reviewing(s.candidate)]
     if "hardware" in asked:  # "跑的啥卡": the clause naming an A100 before one saying "CUDA kernels"
         return sorted(holders, key=lambda s: not any(ch.isdigit() for ch in _hardware(s.candidate.text)))
-    if not set(asked) <= WEAK_SLOTS:
-        return holders
+    return holders if not set(asked) <= WEAK_SLOTS else _numbers(entry, question, reading, asked, holders)
+
+
+def _numbers(
+    entry: Entry, question: str, reading: Reading, asked: tuple[str, ...], holders: list[Scored]
+) -> list[Scored]:
+    """The holders of a number that answer: of the measure asked, on the subject, and for a
+    question about the result ("开了 tkw1 之后吞吐多少") not the baseline alone."""
     named = asked_measures(question)
-    if AFTER_RE.search(question):  # "开了 tkw1 之后吞吐多少": not the baseline alone
+    if AFTER_RE.search(question):
         holders = [s for s in holders if not _baseline_only(s.candidate.text)]
     return _on_subject(entry, reading, asked, _measuring(holders, named), named)
 

@@ -228,14 +228,18 @@ def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
         _take_closing_clause(said[-1], parts)  # the note's last sentence, inside a labelled section
     if not parts.highlights:
         parts.highlights = list(reading.body)
-    # A focus point that ends with a warning (`…，提醒跨版本验证的必要性`) also names a caveat.
-    for item in parts.highlights:
-        if any(word in item for word in _WARNING_WORDS):  # a clause is a piece of its item
-            parts.caveats.extend(c for c in clauses(item) if WARNING_CLAUSE_RE.match(c))
+    _take_warnings(parts)
     parts.why = _why_line(parts, reading, text)
     parts.highlights = dedupe(parts.highlights)
     parts.caveats = dedupe(parts.caveats)
     return parts
+
+
+def _take_warnings(parts: NoteParts) -> None:
+    """A focus point that ends with a warning (`…，提醒跨版本验证的必要性`) also names a caveat."""
+    for item in parts.highlights:
+        if any(word in item for word in _WARNING_WORDS):  # a clause is a piece of its item
+            parts.caveats.extend(c for c in clauses(item) if WARNING_CLAUSE_RE.match(c))
 
 
 def _take_marked_verdict(text: str, parts: NoteParts, reading: _Reading) -> str:

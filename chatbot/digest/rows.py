@@ -29,9 +29,7 @@ def note_rows(note: str) -> list[tuple[str, str]]:
         row = TABLE_ROW_RE.fullmatch(raw.strip())
         table_rows = table_rows + 1 if row else 0
         if row:
-            cells = [c.strip() for c in row.group(1).split("|")]
-            if table_rows > 1 and len(cells) >= 2 and not all(RULE_CELL_RE.fullmatch(c) for c in cells):
-                out.append((f"{cells[0]}：{BR_RE.sub('；', '；'.join(cells[1:]))}", ""))
+            out.extend(_table_row(row.group(1), first=table_rows == 1))
             continue
         for line in LABEL_JOIN_RE.split(raw):
             asked = QA_RE.match(line) or _asks_to_read(line)
@@ -41,6 +39,14 @@ def note_rows(note: str) -> list[tuple[str, str]]:
 
 # Two labelled lines written as one: `Why it matters: … | People: …`.
 LABEL_JOIN_RE = re.compile(r"\s+\|\s+(?=[^|:：\s][^|:：]{0,20}[:：]\s)")
+
+
+def _table_row(inner: str, first: bool) -> list[tuple[str, str]]:
+    """A table row as "label：value"; the header row and the rule row say nothing."""
+    cells = [c.strip() for c in inner.split("|")]
+    if first or len(cells) < 2 or all(RULE_CELL_RE.fullmatch(c) for c in cells):
+        return []
+    return [(f"{cells[0]}：{BR_RE.sub('；', '；'.join(cells[1:]))}", "")]
 
 
 def _asks_to_read(line: str) -> re.Match[str] | None:
