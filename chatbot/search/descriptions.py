@@ -76,6 +76,11 @@ class DescriptionIndex:
             if t.kind != "ref" and t.key not in self._ignore and len(t.key) > 1  # `s` of `Google's`
         )
 
+    def read_as(self, keys: frozenset[str]) -> frozenset[str]:
+        """Search keys as a description reads them (`调度` is `schedul`): to compare with what a
+        described concept explains."""
+        return frozenset(self._same.get(key, key) for key in keys)
+
     def knows(self, token: Token) -> bool:
         """Whether a description uses the word (`overhead`): a word of vLLM's plain language."""
         return self._same.get(token.key, token.key) in self._by_key

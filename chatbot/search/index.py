@@ -275,12 +275,29 @@ class SearchIndex:
         if not described:
             return units
         explained = frozenset().union(*(d.keys for d in described))
-        units = [u for u in units if not (u.keys and u.keys <= explained)]  # the words it explains
-        for found in (d for d in described if d.concept in self.concepts):
+        read_as = self._description_index().read_as
+        units = [u for u in units if not (u.keys and read_as(u.keys) <= explained)]  # the words it explains
+        for found in described:
             unit = self._concept_unit(found.concept, [])  # no term asked: the typo level (×FUZZY)
-            unit.keys = found.keys
-            units.append(unit)
+            self._raise_scattered(unit.scores, found.concept)
+            if unit.matched:
+                unit.keys = found.keys
+                units.append(unit)
         return units
+
+    def _raise_scattered(self, scores: NDArray[np.float64], concept: str) -> None:
+        """Entries that hold every word of one of a described concept's terms, not side by side
+        ("caches the multimodal preprocessor output" holds `preprocessor cache`), at the level of
+        a partial match: a note that explains a feature need not write its name."""
+        for term in self.glossary.concepts[concept].terms:
+            words = [t for t in atomic(tokenize(term)) if not filler(t) and t.key not in GENERIC_HAN]
+            if len({t.key for t in words}) < 2:
+                continue
+            counts, heaviest = self._coverage(words)
+            held = np.flatnonzero(counts == len(words))
+            values = heaviest[held] * PARTIAL * SYNONYM * FUZZY
+            raised = values > scores[held]
+            scores[held[raised]] = values[raised]
 
     def _whole_unit(self, wholes: list[Token]) -> _Unit | None:
         """The identifier itself, when concepts named each of its parts: they only refine it."""
