@@ -34,6 +34,8 @@ NOT = "not"  # the one key every negation is read as
 LINE_SHARE = 0.5  # of a line's weight the query must hold
 QUERY_SHARE = 0.34  # of the query's weight the line must explain
 MIN_KEYS = 2
+UNION_SHARE = 0.6  # of the query's weight a concept's lines together must explain, when none alone does
+UNION_KEYS = 3
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,9 @@ class DescriptionIndex:
                     frequency[key] = frequency.get(key, 0) + 1
         total = max(len(self._lines), 1)
         self._weight = {key: math.log(1.0 + total / count) for key, count in frequency.items()}
+        self._unions: dict[str, frozenset[str]] = {}
+        for concept, keys in self._lines:
+            self._unions[concept] = self._unions.get(concept, frozenset()) | keys
         self._by_key: dict[str, list[int]] = {}
         for number, (_, keys) in enumerate(self._lines):
             for key in keys:
@@ -96,6 +101,10 @@ class DescriptionIndex:
             found = self._met(number, asked, asked_weight)
             if found is not None:
                 best[found.concept] = _better(best.get(found.concept), found)
+        for concept in {self._lines[n][0] for n in candidates} - best.keys():
+            found = self._met_together(concept, asked, asked_weight)
+            if found is not None:
+                best[concept] = found
         return sorted(best.values(), key=lambda d: (-d.score, d.concept))
 
     def _met(self, number: int, asked: frozenset[str], asked_weight: float) -> Described | None:
@@ -110,6 +119,17 @@ class DescriptionIndex:
         if score < LINE_SHARE or held < QUERY_SHARE * asked_weight:
             return None
         return Described(concept, score, frozenset(shared))
+
+    def _met_together(self, concept: str, asked: frozenset[str], asked_weight: float) -> Described | None:
+        """The concept as met by its lines together, when no one line is: a question that mixes
+        the words of two of its lines (one on weights kept in RAM, one on a model too big for the card) and holds
+        little else. It must hold three of their keys and most of its own weight (`UNION_SHARE`,
+        stricter than a line's third: all lines together say much); it scores below any line met."""
+        shared = asked & self._unions[concept]
+        held = sum(self._weight[key] for key in shared)
+        if len(shared) < UNION_KEYS or held < UNION_SHARE * asked_weight:
+            return None
+        return Described(concept, LINE_SHARE * held / asked_weight, frozenset(shared))
 
 
 def _better(known: Described | None, found: Described) -> Described:

@@ -80,7 +80,7 @@ FOREIGN_SUBJECTS = frozenset(
     jenkins ansible apache tomcat haproxy rabbitmq memcached cassandra zookeeper etcd istio envoy
     autoscaling autoscaler hpa linux ubuntu debian centos systemd alertmanager grafana datadog airflow
     spark hadoop flink java jvm react vue angular django spring oauth ssl dns sql nosql tensorflow onnx
-    onnxruntime torchserve tritonserver tensorrt-llm trt-llm trtllm kubectl minikube openshift""".split()  # noqa: SIM905
+    onnxruntime torchserve tritonserver tensorrt-llm trt-llm trtllm kubectl minikube openshift git""".split()  # noqa: SIM905
 )
 # Other serving stacks, by their names in more than one word.
 FOREIGN_PHRASES = ("triton inference server", "tensorflow serving", "text generation inference")
@@ -265,7 +265,9 @@ class SearchIndex:
         descriptions = self.__dict__.get("_descriptions")
         if descriptions is None:  # made on first use: a build or a snapshot need not hold it
             lines = ((c.id, line) for c in self.glossary.concepts.values() for line in c.describes)
-            descriptions = self.__dict__["_descriptions"] = DescriptionIndex(lines, STOPWORDS | GENERIC_WORDS)
+            descriptions = self.__dict__["_descriptions"] = DescriptionIndex(
+                lines, STOPWORDS | GENERIC_WORDS | GENERIC_HAN
+            )
         return descriptions
 
     def _with_described(self, units: list[_Unit], described: list[Described]) -> list[_Unit]:
