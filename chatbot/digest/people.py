@@ -63,10 +63,25 @@ _INNER_CASE_RE = re.compile(r"[A-Za-z0-9-]*(?:[a-z][A-Z]|[A-Z]{2,}[a-z])[A-Za-z0
 _INITIAL_DASH_RE = re.compile(r"[A-Z]-[A-Z][a-z]{2,}[0-9]*")
 # `reviewed by` is a `by`: an ordinary word may follow it (`reviewed by default`, `by scheduler`).
 _REVIEW_LEAD_RE = re.compile(r"(?<![\w-])(?i:authored by|reviewed by|reviewer)[ \t]+@?" + _WORD)
-_WEAK_LEAD_RE = re.compile(r"(?<![\w-])(?i:by|cc|ping|thanks to)[ \t]+@?" + _WORD)
+_WEAK_LEAD_RE = re.compile(r"(?<![\w-])(?i:by|cc|cc'd|cc'ed|ping|thanks to|hat tip to|h/t)[ \t]+@?" + _WORD)
+# Leads that only people follow: `co-authored with`, `reported by`, `approved by`, `review was
+# requested from`, `pinged`, `r=mgoin`. A first name is not taken (`approved by Lily Liu`: the full
+# name is read as a name); a list goes on (`co-authored with SolitaryThinker, Yard1 and rkooo567`).
+_PEOPLE_LEAD_RE = re.compile(
+    r"(?<![\w-])(?:(?i:co-authored with|co-authored by|co-author|reported by|reported first by|approved by|"
+    r"requested from|pinged|kudos to|shout-?out to|credit to|credits to)[ \t]+|r=)@?"
+    + _WORD
+    + r"(?![ \t]+[A-Z][a-z])"
+)
+# `githebs, who had been chasing these bugs`: a word and a comma before `who` is someone (things
+# take `which`); a surname (`Cyrus Leung, who`) is left to the full name.
+_WHO_RE = re.compile(r"(?<![\w@/.`-])([A-Za-z][A-Za-z0-9-]{1,38}+),[ \t]+who\b")
 _DOING_RE = re.compile(
-    r"(?<![\w@/.`-])" + _WORD[:-9] + r"[ \t]+(?:chose|wrote|added|fixed|reworked|ported|moved|"
-    r"rewrote|landed|split|reverted|reviewed|approved|measured|benchmarked|profiled|traced)\b"
+    r"(?<![\w@/.`-])" + _WORD[:-9] + r"[ \t]+(?:(?:had|has|have|also|already|first|later|then|originally|"
+    r"just)[ \t]+){0,2}(?:chose|wrote|added|fixed|reworked|ported|moved|rewrote|landed|split|reverted|"
+    r"reviewed|approved|measured|benchmarked|profiled|traced|made|filed|opened|implemented|tested|"
+    r"revived|chimed|kept|tried|started|offered|submitted|contributed|bisected|debugged|reproduced|"
+    r"reran|restored|stopped)\b"
 )
 # A Chinese clause that opens with a handle doing something (`【看点】zixi-qi 让…`, `。wenscarl 接入…`,
 # `，AichenF 先在 SGLang 里把…`): a lowercase handle or a name with its initial (`AichenF`; not a
@@ -129,6 +144,10 @@ _WORDY_TAILS = frozenset(
         "the",
     ]
 )
+# A compound that counts is a word (`two-shot`, `single-node`, `multi-step`), not a handle.
+_COUNTING_HEADS = frozenset(
+    "one two three four five six seven eight nine ten single double triple multi half zero first second third".split()  # noqa: SIM905
+)
 _LETTERS_DIGITS_RE = re.compile(r"[a-z]{4,}[0-9]+")
 _NAME_INITIAL_RE = re.compile(r"[A-Z][a-z]{2,}[A-Z]")  # `AichenF`: a name and its initial
 
@@ -142,6 +161,7 @@ def handle_like(word: str) -> bool:
             len(parts) <= 3
             and all(_PART_RE.fullmatch(part) for part in parts)
             and parts[-1].casefold() not in _WORDY_TAILS
+            and parts[0].casefold() not in _COUNTING_HEADS
         )
     return _LETTERS_DIGITS_RE.fullmatch(word) is not None
 
@@ -155,8 +175,18 @@ def named_as_people(text: str, not_people: frozenset[str]) -> list[tuple[int, st
             for m in pattern.finditer(text):
                 if takes(m.group(1)):
                     found.append((m.start(1), m.group(1)))
-                    found.extend(listed_after(text, m.end(1), takes))
+                    # `作者 @matkle，two-shot …`: a list goes on with people's shapes only
+                    found.extend(listed_after(text, m.end(1), _shaped(takes)))
     return [(at, handle) for at, handle in found if handle.casefold() not in not_people]
+
+
+def _shaped(takes: Callable[[str], bool]) -> Callable[[str], bool]:
+    """`takes`, for the items of a list a person opens: only a word shaped like a person."""
+
+    def item(word: str) -> bool:
+        return takes(word) and _led_person(word)
+
+    return item
 
 
 def listed_after(text: str, end: int, takes: Callable[[str], bool]) -> list[tuple[int, str]]:
@@ -169,9 +199,52 @@ def listed_after(text: str, end: int, takes: Callable[[str], bool]) -> list[tupl
     return found
 
 
+# The item before the next of a list: `chenyang78, ` before `mgoin` (read backwards, at its end).
+_ITEM_BEFORE_RE = re.compile(r"(?<![\w@/.`-])([A-Za-z0-9][A-Za-z0-9-]{1,38})[ \t]*(?:,|，|、)[ \t]*$")
+
+
+def listed_before(text: str, starts: Iterable[int], takes: Callable[[str], bool]) -> list[tuple[int, str]]:
+    """The items of a list that come before a person in it (`the kernel experts — chenyang78,
+    mgoin, @tlrmchlsmth`): each one before, while the same test takes it."""
+    found: list[tuple[int, str]] = []
+    for start in starts:
+        while (item := _ITEM_BEFORE_RE.search(text, max(start - 60, 0), start)) is not None:
+            if not takes(item.group(1)):
+                break
+            found.append((item.start(1), item.group(1)))
+            start = item.start(1)
+    return found
+
+
 def _named_word(word: str) -> bool:
     """After `作者` or `Author:`: any word but an acronym (`PR`, `API`) or a verb (`said`)."""
     return not (word.isupper() and len(word) <= 4) and word.casefold() not in _AFTER_AUTHOR
+
+
+# A handle written in capitals with a dash (`ML-GCN`); a digit run after a mixed-case name (`PedroF43`).
+_CAPS_DASH_RE = re.compile(r"[A-Z]{2,}(?:-[A-Z0-9]{2,})+")
+_NAME_DIGITS_RE = re.compile(r"[A-Za-z]*[a-z][A-Z][A-Za-z]*[0-9]+")
+
+
+def _credited(word: str) -> bool:
+    """After `by`, `cc`, `thanks to`, before a doing verb: a handle's shape (`jinzhen-lin`,
+    `alexsun07`, `K-Mistele`, `ML-GCN`, `PedroF43`), not a word or a product (`FlashInfer`)."""
+    return (
+        handle_like(word)
+        or _INITIAL_DASH_RE.fullmatch(word) is not None
+        or _CAPS_DASH_RE.fullmatch(word) is not None
+        or _NAME_DIGITS_RE.fullmatch(word) is not None
+    )
+
+
+def _led_person(word: str) -> bool:
+    """After a lead only people follow (`co-authored with`): any shape a list of people holds."""
+    return _listed_person(word) or _CAPS_DASH_RE.fullmatch(word) is not None
+
+
+def _who_person(word: str) -> bool:
+    """Before `, who`: a handle's shape or a lowercase word unlike an English one (`githebs`)."""
+    return _led_person(word) or _lowercase_or_handle_like(word)
 
 
 def _listed_person(word: str) -> bool:
@@ -272,6 +345,9 @@ _AFTER_AUTHOR = frozenset(
         "believes",
         "replied",
         "responded",
+        "ping",
+        "pinged",
+        "cc",
         "himself",
         "herself",
         "themselves",
@@ -317,7 +393,21 @@ def _has_strong_lead(text: str) -> bool:
     return "uthor" in text or "UTHOR" in text or "eview" in text or "EVIEW" in text or "作者" in text
 
 
-_WEAK_LEADS = ("by", "By", "BY", "cc", "Cc", "CC", "ping", "Ping", "PING", "hanks to", "HANKS TO")
+_WEAK_LEADS = (
+    "by",
+    "By",
+    "BY",
+    "cc",
+    "Cc",
+    "CC",
+    "ping",
+    "Ping",
+    "PING",
+    "hanks to",
+    "HANKS TO",
+    "tip to",
+    "h/t",
+)
 
 
 def _has_weak_lead(text: str) -> bool:
@@ -327,15 +417,28 @@ def _has_weak_lead(text: str) -> bool:
 
 _DOING_VERBS_RE = re.compile(
     r" (?:chose|wrote|added|fixed|reworked|ported|moved|rewrote|landed|split|reverted|reviewed|approved|"
-    r"measured|benchmarked|profiled|traced)\b"
+    r"measured|benchmarked|profiled|traced|made|filed|opened|implemented|tested|revived|chimed|kept|tried|"
+    r"started|offered|submitted|contributed|bisected|debugged|reproduced|reran|restored|stopped)\b"
 )
+_PEOPLE_LEADS_RE = re.compile(
+    r"(?i:co-author|reported|approved by|requested from|pinged|kudos|shout|credit)|r="
+)
+
+
+def _has_people_lead(text: str) -> bool:
+    """Whether `_PEOPLE_LEAD_RE` may match: one of its lead words is there."""
+    return _PEOPLE_LEADS_RE.search(text) is not None
+
+
 _SAID_AS: tuple[tuple[re.Pattern[str], Callable[[str], bool], Callable[[str], bool]], ...] = (
     (_STRONG_LEAD_RE, _has_strong_lead, _lowercase_or_handle_like),
     (_SAID_AUTHOR_RE, _has_strong_lead, _named_word),
     (_PEOPLE_LABEL_RE, _has_people_label, _listed_person),
     (_REVIEW_LEAD_RE, _has_strong_lead, handle_like),
-    (_WEAK_LEAD_RE, _has_weak_lead, handle_like),
-    (_DOING_RE, lambda text: _DOING_VERBS_RE.search(text) is not None, handle_like),
+    (_WEAK_LEAD_RE, _has_weak_lead, _credited),
+    (_PEOPLE_LEAD_RE, _has_people_lead, _led_person),
+    (_WHO_RE, lambda text: ", who" in text, _who_person),
+    (_DOING_RE, lambda text: _DOING_VERBS_RE.search(text) is not None, _credited),
     (_ZH_DOING_RE, has_han, _handle_not_word),
     (_ZH_WEAK_DOING_RE, has_han, handle_like),
     (_ZH_LED_DOING_RE, has_han, handle_like),

@@ -154,14 +154,30 @@ class StructuredDigest(BaseModel):
     @field_validator("people", mode="before")
     @classmethod
     def _names_as_written(cls, people: object) -> object:
-        """`handle: Name`, `handle: [Name, Other]` or `handle:` alone; `@handle` is `handle`."""
+        """`handle: Name`, `handle: [Name, Other]` or `handle:` alone; `@handle` is `handle`. A
+        curator may write the map the other way round, `Full Name: handle`: a key of several words
+        with one word for its value is a name and its handle."""
         if not isinstance(people, dict):
             return people
-        out: dict[object, object] = {}
+        out: dict[object, list[object]] = {}
         for handle, names in people.items():
+            if _name_then_handle(handle, names):
+                out.setdefault(str(names).strip().removeprefix("@"), []).append(str(handle).strip())
+                continue
             key = str(handle).strip().removeprefix("@") if isinstance(handle, (str, int)) else handle
-            out[key] = [names] if isinstance(names, str) else ([] if names is None else names)
+            written = [names] if isinstance(names, str) else ([] if names is None else names)
+            if isinstance(written, list):
+                out.setdefault(key, []).extend(written)
+            else:
+                out[key] = written
         return out
+
+
+def _name_then_handle(key: object, value: object) -> bool:
+    """`"Cody Yu": comaniac`: a key of two words or more, a value of one word."""
+    return (
+        isinstance(key, str) and isinstance(value, str) and len(key.split()) >= 2 and len(value.split()) == 1
+    )
 
 
 def json_schema() -> str:
