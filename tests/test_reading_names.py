@@ -386,3 +386,17 @@ def test_a_meta_people_map_written_name_first_maps_names_to_handles(tmp_path: Pa
     )
     (entry,) = Library.load(tmp_path).entries
     assert entry.people == ["comaniac", "zquux"]
+
+
+@pytest.mark.parametrize(
+    ("note", "people"),
+    [
+        ("同一周 jmkuebler 也开了个 #21809，思路类似。", ["jmkuebler"]),
+        ("之前 ehartford 在 #17579 里要的就是这个。", ["ehartford"]),
+        ("@sighingnow 和 Juelianqvq 挂为共同作者。", ["sighingnow", "Juelianqvq"]),
+        ("相关 issue #23641（luolun 提的思路）。", ["luolun"]),
+        ("V1 在 #123 里修了，ROCm 的 #3 也是；scheduler 也开了个 #4，the co-author 没说话。", []),
+    ],
+)
+def test_people_before_their_prs_and_roles_in_chinese_prose(note: str, people: list[str]) -> None:
+    assert find_people(note) == people

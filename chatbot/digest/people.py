@@ -73,6 +73,10 @@ _PEOPLE_LEAD_RE = re.compile(
     + _WORD
     + r"(?![ \t]+[A-Z][a-z])"
 )
+# `@sighingnow 和 Juelianqvq 挂为共同作者`, `Cade Daniel 是 co-author`: a name before the role it had.
+_ROLE_AFTER_RE = re.compile(
+    r"(?<![\w@/.`-])([A-Za-z][A-Za-z0-9-]{1,38}+)[ \t]*(?:挂为|是|作为|为)?[ \t]*(?:共同作者|联合作者|(?i:co-?authors?)\b)"
+)
 # `githebs, who had been chasing these bugs`: a word and a comma before `who` is someone (things
 # take `which`); a surname (`Cyrus Leung, who`) is left to the full name.
 _WHO_RE = re.compile(r"(?<![\w@/.`-])([A-Za-z][A-Za-z0-9-]{1,38}+),[ \t]+who\b")
@@ -90,12 +94,12 @@ _ZH_DOING_RE = re.compile(
     r"(?:^|(?<=[。；：，】（(\n]))[ \t]*([a-z][a-z0-9-]{2,38}+|[A-Z][a-z]{2,}[A-Z])(?![\w-])[ \t]*"
     r"(?:(?:先|也|又|还|已经|之前|早先|最早|首先|曾经?|刚)[ \t]*)?"
     r"(?:在[^，。；：\n]{1,24}?(?:里|上|中|那边|这边)[ \t]*)?"
-    r"(?=让|把|给|接入|加了|修了|提了|写了|做了|改了|实现了|指出|认为|提出|发现|补上|顺手)"
+    r"(?=让|把|给|接入|加了|修了|提了|提的|写了|做了|改了|开了|实现了|指出|认为|提出|发现|补上|顺手)"
 )
 # The same before verbs an ordinary word may stand before too (`default 修复`): only a word shaped
 # like a handle (`mengzhu28 想在…`, `ishaan-smallest 修 …`, `linitra24 在 v0.25 上跑`).
 _ZH_WEAK_DOING_RE = re.compile(
-    _ZH_DOING_RE.pattern[: _ZH_DOING_RE.pattern.rindex("(?=")] + r"(?=想|修|跑|测|复现|贴|提的)"
+    _ZH_DOING_RE.pattern[: _ZH_DOING_RE.pattern.rindex("(?=")] + r"(?=想|修|跑|测|复现|贴)"
 )
 # The same after a few Chinese words opening the clause (`不过 plops655 在评论里质疑…`,
 # `评论里 sfc-gh-hazhang 提到…`): only a word shaped like a handle is taken there.
@@ -110,9 +114,12 @@ _WITH_AT_RE = re.compile(
 )
 _LISTED_RE = re.compile(r"(?:、|和|与|及|,|，|and\b)[ \t]*([A-Za-z0-9][A-Za-z0-9-]{1,38})(?![\w-])")
 _CAMEL_NAME_RE = re.compile(r"(?:[A-Z][a-z]+){2,3}|[a-z][a-z0-9-]+")
-# `apatke 的 #5958`: found from its `的 #N` (a rare pair), then the word before it.
-_HIS_PR_RE = re.compile(r"的[ \t]*(?:#|PR[ \t]*#?)\d")
-_OWNER_BEFORE_RE = re.compile(r"(?<![\w@/.`-])([A-Za-z][A-Za-z0-9-]{1,38})[ \t]*$")
+# `apatke 的 #5958`, `jmkuebler 也开了个 #21809`, `ehartford 在 #17579 里要的`: found from the `的 #N`,
+# `开了个 #N`, `在 #N 里` (rare pairs), then the word before it (an adverb, `也`, may stand between).
+_HIS_PR_RE = re.compile(r"(?:的|(?:开了|提了|发了|开的|提的)个?|在)[ \t]*(?:#|PR[ \t]*#?|issue[ \t]*#?)\d")
+_OWNER_BEFORE_RE = re.compile(
+    r"(?<![\w@/.`-])([A-Za-z][A-Za-z0-9-]{1,38})[ \t]*(?:也|又|还|先|后来|之前|早先)?[ \t]*$"
+)
 _PART_RE = re.compile(r"[a-z][a-z0-9]+|[A-Z][a-z]+[0-9]*")
 _WORDY_TAILS = frozenset(
     [
@@ -278,9 +285,9 @@ def _listed_with_handles(text: str) -> list[tuple[int, str]]:
 
 
 def _owners_of_prs(text: str) -> list[tuple[int, str]]:
-    """`apatke 的 #5958`: the handle-shaped word right before a `的 #N`."""
+    """`apatke 的 #5958`, `jmkuebler 也开了个 #21809`: the handle-shaped word right before a PR it owns."""
     found: list[tuple[int, str]] = []
-    if "的" not in text or ("#" not in text and "PR" not in text):
+    if not has_han(text) or ("#" not in text and "PR" not in text):
         return found
     for m in _HIS_PR_RE.finditer(text):
         owner = _OWNER_BEFORE_RE.search(text, max(m.start() - 40, 0), m.start())
@@ -307,7 +314,7 @@ def _lowercase_or_handle_like(word: str) -> bool:
     return (
         handle_like(word)
         or _INITIAL_DASH_RE.fullmatch(word) is not None
-        or (word[0].islower() and word.casefold() not in _AFTER_AUTHOR and _WORDY_END_RE.search(word) is None)
+        or (word[0].islower() and word.casefold() not in _AFTER_AUTHOR and not _english_like(word))
     )
 
 
@@ -372,17 +379,33 @@ _WORDY_END_RE = re.compile(
 )
 
 
+# How English words begin: a vowel, a consonant and a vowel, or one of these pairs. A lowercase word
+# opening with any other pair of consonants (`jmkuebler`, `zhisbug`, `ywang`) is a name, whatever its end.
+_ENGLISH_ONSET_RE = re.compile(
+    r"[aeiouy]|[b-df-hj-np-tv-z][aeiouy]|(?:bl|br|ch|cl|cr|dr|dw|fl|fr|gh|gl|gn|gr|kl|kn|kr|ph|pl|pn|pr|ps|"
+    r"qu|rh|sc|sh|sk|sl|sm|sn|sp|sq|st|sw|th|tr|tw|wh|wr)"
+)
+
+
+def _english_like(word: str) -> bool:
+    """Ends like an English word (`scheduler`, `tokenize`) and begins like one."""
+    return _WORDY_END_RE.search(word) is not None and _ENGLISH_ONSET_RE.match(word.casefold()) is not None
+
+
 def _handle_not_word(word: str) -> bool:
     """Before a Chinese doing verb: a handle's shape (`zixi-qi`), or a long lowercase word that
     does not end like an English one (`wenscarl`, `tingtingtangmeta`)."""
     if handle_like(word) or _NAME_INITIAL_RE.fullmatch(word):
         return True
-    return "-" not in word and len(word) >= 6 and _WORDY_END_RE.search(word) is None
+    return "-" not in word and len(word) >= 6 and not _english_like(word)
 
 
 def _owner(word: str) -> bool:
-    """Before `的 #N`: a handle, not a word that ends like an English one (`hermes parser 的 #1`)."""
-    return word.casefold() not in _NOT_OWNERS and (handle_like(word) or _WORDY_END_RE.search(word) is None)
+    """Before `的 #N`: a handle, or a lowercase word that does not end like an English one
+    (`hermes parser 的 #1`, `V1 在 #2 里`, `ROCm 的 #3` are things)."""
+    return word.casefold() not in _NOT_OWNERS and (
+        handle_like(word) or (word[0].islower() and not _english_like(word))
+    )
 
 
 # Each pattern, what a text must hold for it to run, and which of its words it takes.
@@ -438,6 +461,7 @@ _SAID_AS: tuple[tuple[re.Pattern[str], Callable[[str], bool], Callable[[str], bo
     (_WEAK_LEAD_RE, _has_weak_lead, _credited),
     (_PEOPLE_LEAD_RE, _has_people_lead, _led_person),
     (_WHO_RE, lambda text: ", who" in text, _who_person),
+    (_ROLE_AFTER_RE, lambda text: "作者" in text or "uthor" in text, _who_person),
     (_DOING_RE, lambda text: _DOING_VERBS_RE.search(text) is not None, _credited),
     (_ZH_DOING_RE, has_han, _handle_not_word),
     (_ZH_WEAK_DOING_RE, has_han, handle_like),
@@ -453,6 +477,7 @@ _NOT_OWNERS = frozenset(
         "patch",
         "commit",
         "kernel",
+        "bug",
         "test",
         "tests",
         "upstream",
