@@ -81,10 +81,14 @@ class DescriptionIndex:
             if t.kind != "ref" and t.key not in self._ignore and len(t.key) > 1  # `s` of `Google's`
         )
 
-    def read_as(self, keys: frozenset[str]) -> frozenset[str]:
-        """Search keys as a description reads them (`调度` is `schedul`): to compare with what a
-        described concept explains."""
-        return frozenset(self._same.get(key, key) for key in keys)
+    def explained(self, keys: frozenset[str], explained: frozenset[str], *, loosely: bool = False) -> bool:
+        """Whether a query unit's keys are words a described concept explains, read as a description
+        reads them (`调度` is `schedul`). `loosely`: keys no line uses (`够时`, a bigram across `不够`
+        and `时`) say nothing either way."""
+        read = {self._same.get(k, k) for k in keys}
+        if loosely:
+            read = {key for key in read if key in self._by_key}
+        return bool(read) and read <= explained
 
     def knows(self, token: Token) -> bool:
         """Whether a description uses the word (`overhead`): a word of vLLM's plain language."""

@@ -277,8 +277,10 @@ class SearchIndex:
         if not described:
             return units
         explained = frozenset().union(*(d.keys for d in described))
-        read_as = self._description_index().read_as
-        units = [u for u in units if not (u.keys and read_as(u.keys) <= explained)]  # the words it explains
+        said = self._description_index().explained
+        # The words it explains; a neighbouring domain's word among them (`不够` of `显存不够时`) is
+        # the description's too, whatever bigrams across words its run holds.
+        units = [u for u in units if not (u.keys and said(u.keys, explained, loosely=u.near))]
         for found in described:
             unit = self._concept_unit(found.concept, [])  # no term asked: the typo level (×FUZZY)
             self._raise_scattered(unit.scores, found.concept)
