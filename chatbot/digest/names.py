@@ -170,17 +170,22 @@ def find_people(text: str, known: KnownPeople | None = None) -> list[str]:
         for m in pattern.finditer(plain)
     ]
     found.extend(_speakers(plain, vocab))
-    named = known.found(plain)
-    found.extend(named)
+    found.extend(_known_and_listed(plain, known))
     found.extend(named_as_people(plain, vocab.not_people))
-    for at, handle in named:  # `reviewed by njhill and luyuzhe111`: the handles listed with one
+    names = [name for at, name in sorted(found) if known.handle(name) or not _surname(plain, at, name)]
+    return dedupe([p for p in names if p.casefold() not in vocab.not_people and p.lower() != "the"])
+
+
+def _known_and_listed(plain: str, known: KnownPeople) -> list[tuple[int, str]]:
+    """Known handles and names, and the handles listed with one or with an `@` handle
+    (`reviewed by njhill and luyuzhe111`, `chenyang78, mgoin, @tlrmchlsmth`)."""
+    named = known.found(plain)
+    found = list(named)
+    for at, handle in named:
         if plain[at : at + len(handle)].casefold() == handle.casefold():
             found.extend(listed_after(plain, at + len(handle), handle_like))
     found.extend(listed_before(plain, [at for at, _ in named] + _at_handles(plain), handle_like))
-    names = [
-        name for at, name in sorted(found) if known.handle(name) is not None or not _surname(plain, at, name)
-    ]
-    return dedupe([p for p in names if p.casefold() not in vocab.not_people and p.lower() != "the"])
+    return found
 
 
 _FIRST_NAME_BEFORE_RE = re.compile(r"(?<![\w-])[A-Z][a-z]+[ \t]+$")

@@ -194,14 +194,21 @@ def named_as_people(text: str, not_people: frozenset[str]) -> list[tuple[int, st
     )
     if "作者" in text or "uthor" in text:
         found += _before(text, (m.start() for m in _ROLE_RE.finditer(text)), _ROLE_BEFORE_RE, _who_person)
+    found += _said_as(text)
+    return [(at, handle) for at, handle in found if handle.casefold() not in not_people]
+
+
+def _said_as(text: str) -> list[tuple[int, str]]:
+    """What the patterns of `_SAID_AS` find, each with the rest of a list it opens (`作者 @matkle，
+    two-shot …`: a list goes on with people's shapes only)."""
+    found: list[tuple[int, str]] = []
     for pattern, needed, takes in _SAID_AS:
         if needed(text):
             for m in pattern.finditer(text):
                 if takes(m.group(1)):
                     found.append((m.start(1), m.group(1)))
-                    # `作者 @matkle，two-shot …`: a list goes on with people's shapes only
                     found.extend(listed_after(text, m.end(1), _shaped(takes)))
-    return [(at, handle) for at, handle in found if handle.casefold() not in not_people]
+    return found
 
 
 def _before(

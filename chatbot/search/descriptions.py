@@ -23,9 +23,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import yaml
-
 from chatbot.search.tokens import Token, atomic, tokenize
+from chatbot.yamlfast import load_yaml
 
 # Plain words that say the same in a description and a question, in English and Chinese ("picture"
 # for "image", "显卡" for "GPU"), and the words of negation ("without", "不再"): data, like the glossary.
@@ -146,7 +145,7 @@ def _better(known: Described | None, found: Described) -> Described:
 def plain_words() -> dict[str, str]:
     """Each plain word's key → its group's first word's key (every bigram of a longer Chinese word,
     `适配器`: `适配`, `配器`); each negation's key → `not`."""
-    data = yaml.safe_load(PLAIN_WORDS.read_text(encoding="utf-8"))
+    data = load_yaml(PLAIN_WORDS.read_text(encoding="utf-8"))
     same: dict[str, str] = {}
     for group in [*data["groups"], [NOT, *data["negations"]]]:
         first, *rest = (_keys(str(word)) for word in group)
