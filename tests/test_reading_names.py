@@ -400,3 +400,21 @@ def test_a_meta_people_map_written_name_first_maps_names_to_handles(tmp_path: Pa
 )
 def test_people_before_their_prs_and_roles_in_chinese_prose(note: str, people: list[str]) -> None:
     assert find_people(note) == people
+
+
+@pytest.mark.parametrize(
+    ("note", "people"),
+    [
+        (
+            "People: tomasruizt (author)；ekagra-ranjan 建议测 AL；报 bug 的 CNTRYROA 被叫来试",
+            ["tomasruizt", "ekagra-ranjan", "CNTRYROA"],
+        ),
+        ("People: charent (author)；jeejeelee 要求先解释 why this bug occurs", ["charent", "jeejeelee"]),
+        ("MoE 层的同类改造是 #23463（rojagtap，关联 issue #20711）。", ["rojagtap"]),
+        ("related: yurekami's #31288; March-H noticed the change.", ["yurekami", "March-H"]),
+        ("0.89 @16, 0.85 @64 lol. the log showed it. backstory: mgoin's #18965 tried first.", ["mgoin"]),
+        ("#31288 / #31307 (broadcast drafts from rank 0)", []),
+    ],
+)
+def test_people_lines_pr_authors_in_brackets_and_at_numbers(note: str, people: list[str]) -> None:
+    assert find_people(note) == people

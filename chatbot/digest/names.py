@@ -9,6 +9,7 @@ from chatbot.digest.clauses import clean
 from chatbot.digest.note_labels import NoteVocabulary, vocabulary
 from chatbot.digest.people import (
     KnownPeople,
+    english_like,
     handle_like,
     known_people,
     listed_after,
@@ -62,14 +63,14 @@ POSSESSIVE_RE = re.compile(
     r"(?<![\w`@/.-])([A-Za-z0-9]+(?:-[A-Za-z0-9]+)+|(?![A-Za-z]*[A-Z]{2,}\d)[A-Za-z]+\d[A-Za-z0-9]*"
     r"|[A-Za-z][A-Za-z0-9]{1,38}(?=['’]s\s+"
     r"(?:review|analysis|comments?|suggestions?|point|explanation|benchmarks?|question|concerns?|reply|"
-    r"proposal|objection|numbers|repro|investigation|findings|follow-?ups?)))['’]s\b"
+    r"proposal|objection|numbers|repro|investigation|findings|follow-?ups?|digging|#\d)))['’]s\b"
 )
 
 # Each with a cheap pattern for what any of its matches must hold (its verb, its `@`): finding
 # that first spares the costly pattern on most notes (`re` finds a literal faster than `in` a few).
 # A handle is followed by a space or a CJK word, never its own letters: it is taken possessively (`+`).
 _PERSON_PATTERNS = (
-    (re.compile(r"@([A-Za-z0-9][A-Za-z0-9-]{1,38})"), re.compile("@")),
+    (re.compile(r"@(?![0-9]+(?![\w-]))([A-Za-z0-9][A-Za-z0-9-]{1,38})"), re.compile("@")),  # `@16` is "at 16"
     (re.compile(r"([A-Za-z0-9][A-Za-z0-9-]*\[bot\])"), re.compile(r"\[bot\]")),
     (
         # (`hashing 建议`: a word ending like an English noun before a noun-like verb is a thing)
@@ -190,10 +191,16 @@ def _known_and_listed(plain: str, known: KnownPeople) -> list[tuple[int, str]]:
 
 _FIRST_NAME_BEFORE_RE = re.compile(r"(?<![\w-])[A-Z][a-z]+[ \t]+$")
 _SURNAME_RE = re.compile(r"[A-Z][a-z]+")
+_DETERMINER_BEFORE_RE = re.compile(
+    r"(?<![\w-])(?i:the|a|an|this|that|its|their|his|her|our|my|your|each|every)[ \t]+$"
+)
 
 
 def _surname(text: str, at: int, word: str) -> bool:
-    """`Kwon` of `Woosuk Kwon`: a capitalised word right after another one."""
+    """`Kwon` of `Woosuk Kwon`: a capitalised word right after another one; and any word right
+    after an article or a possessive (`the log showed`, `its scheduler argued`): a thing."""
+    if _DETERMINER_BEFORE_RE.search(text, max(at - 12, 0), at) is not None:
+        return True
     return (
         _SURNAME_RE.fullmatch(word) is not None
         and _FIRST_NAME_BEFORE_RE.search(text, max(at - 40, 0), at) is not None
@@ -231,11 +238,14 @@ def _person_patterns(plain: str, vocab: NoteVocabulary) -> Iterator[re.Pattern[s
 
 
 def _speakers(plain: str, vocab: NoteVocabulary) -> list[tuple[int, str]]:
-    """`bob: …` opening a line or sentence, unless `bob` is a label (`Risks: …`)."""
+    """`bob: …` opening a line or sentence, unless `bob` is a label (`Risks: …`) or an English
+    word (`backstory: …`)."""
     if ":" not in plain:
         return []
     return [
-        (m.start(1), m.group(1)) for m in SPEAKER_RE.finditer(plain) if vocab.label_kind(m.group(1)) is None
+        (m.start(1), m.group(1))
+        for m in SPEAKER_RE.finditer(plain)
+        if vocab.label_kind(m.group(1)) is None and not english_like(m.group(1))  # `backstory: …`
     ]
 
 

@@ -54,6 +54,18 @@ _PEOPLE_LABEL_RE = re.compile(
 _PEOPLE_WORDS_RE = re.compile(
     r"(?i:review|approved|author|contributor)|评审|审阅|审核|作者|协作|贡献者|参与者"
 )
+# A line labelled with the people of the PR (`People: tomasruizt (author)；ekagra-ranjan 建议测 AL`):
+# every word on it shaped like a person is one, whatever role or clause surrounds it.
+_PEOPLE_LINE_RE = re.compile(
+    r"(?:^|(?<=[\n。；;|]))[ \t]*(?:[-*•][ \t]*)?\**[ \t]*(?:(?i:people|who's who)|人员|相关人员?|参与者?|人物)"
+    r"[ \t]*\**[ \t]*[:：]([^\n|]*)",
+    re.MULTILINE,
+)
+_LINE_WORD_RE = re.compile(r"(?<![\w@/.`#-])@?([A-Za-z][A-Za-z0-9-]{1,38})(?![\w-])")
+# `#23463（rojagtap，…）`, `#8709（liuyanyi）`: a name in brackets right after a PR is its author's.
+_PR_THEN_NAME_RE = re.compile(r"#\d+[ \t]*[（(][ \t]*@?([A-Za-z][A-Za-z0-9-]{1,38})(?=[ \t]*[）)，,；;、])")
+# What opens a segment of a `People:` line: its start, or a separator and spaces (`；`, `，`).
+_SEGMENT_START_RE = re.compile(r"(?:[:：；;，,、]|^)[ \t\*@]*$")
 # The next item of a list of names: `, luyuzhe111`, ` and ekagra-ranjan`, `、@bob`.
 _NEXT_ITEM_RE = re.compile(r"[ \t]*(?:,|，|、|和|与|及|&|and\b)[ \t]*@?" + _WORD)
 # A word whose case changes inside it, as a name written together does (`YaoJiayi`, `iMMIQ`,
@@ -189,6 +201,7 @@ def named_as_people(text: str, not_people: frozenset[str]) -> list[tuple[int, st
     """(position, handle) where the text says who someone is, known or not: `Michael Goin
     (mgoin)`, `author wenscarl`, `by alice-dev`, `zixi-qi chose …`, `apatke 的 #5958`."""
     found = _named_in_brackets(text) + _owners_of_prs(text) + _listed_with_handles(text) + _led_people(text)
+    found += _on_people_lines(text)
     found += _before(
         text, (m.start() + 1 for m in _DOING_VERBS_RE.finditer(text)), _DOER_BEFORE_RE, _credited
     )
@@ -196,6 +209,31 @@ def named_as_people(text: str, not_people: frozenset[str]) -> list[tuple[int, st
         found += _before(text, (m.start() for m in _ROLE_RE.finditer(text)), _ROLE_BEFORE_RE, _who_person)
     found += _said_as(text)
     return [(at, handle) for at, handle in found if handle.casefold() not in not_people]
+
+
+def _on_people_lines(text: str) -> list[tuple[int, str]]:
+    """The people of `People:` lines, and the names in brackets after a PR (`#8709（liuyanyi）`)."""
+    found: list[tuple[int, str]] = []
+    if ":" in text or "：" in text:
+        for line in _PEOPLE_LINE_RE.finditer(text):
+            for m in _LINE_WORD_RE.finditer(text, line.start(1), line.end(1)):
+                if _line_person(
+                    m.group(1), _SEGMENT_START_RE.search(text, line.start(1) - 1, m.start()) is not None
+                ):
+                    found.append((m.start(1), m.group(1)))
+    if "#" in text:
+        found.extend(
+            (m.start(1), m.group(1)) for m in _PR_THEN_NAME_RE.finditer(text) if _led_person(m.group(1))
+        )
+    return found
+
+
+def _line_person(word: str, opens_segment: bool) -> bool:
+    """On a `People:` line: a segment's first word shaped like any person (`tomasruizt (author)`);
+    inside a clause, only a handle's shape (`报 bug 的 CNTRYROA`, not `why this bug occurs`)."""
+    if opens_segment:  # the label says who is listed: a lowercase word too (`charent (author)`)
+        return _led_person(word) or (word[0].islower() and word.casefold() not in _AFTER_AUTHOR)
+    return _credited(word) or (word.isupper() and len(word) >= 6)
 
 
 def _said_as(text: str) -> list[tuple[int, str]]:
@@ -264,8 +302,9 @@ def _named_word(word: str) -> bool:
     return not (word.isupper() and len(word) <= 4) and word.casefold() not in _AFTER_AUTHOR
 
 
-# A handle written in capitals with a dash (`ML-GCN`); a digit run after a mixed-case name (`PedroF43`).
-_CAPS_DASH_RE = re.compile(r"[A-Z]{2,}(?:-[A-Z0-9]{2,})+")
+# A handle written in capitals with a dash (`ML-GCN`), or a name with an initial after a dash
+# (`March-H`); a digit run after a mixed-case name (`PedroF43`).
+_CAPS_DASH_RE = re.compile(r"[A-Z]{2,}(?:-[A-Z0-9]{2,})+|[A-Z][a-z]{2,}-[A-Z]")
 _NAME_DIGITS_RE = re.compile(r"[A-Za-z]*[a-z][A-Z][A-Za-z]*[0-9]+")
 
 
@@ -350,7 +389,7 @@ def _lowercase_or_handle_like(word: str) -> bool:
     return (
         handle_like(word)
         or _INITIAL_DASH_RE.fullmatch(word) is not None
-        or (word[0].islower() and word.casefold() not in _AFTER_AUTHOR and not _english_like(word))
+        or (word[0].islower() and word.casefold() not in _AFTER_AUTHOR and not english_like(word))
     )
 
 
@@ -423,7 +462,7 @@ _ENGLISH_ONSET_RE = re.compile(
 )
 
 
-def _english_like(word: str) -> bool:
+def english_like(word: str) -> bool:
     """Ends like an English word (`scheduler`, `tokenize`) and begins like one."""
     return _WORDY_END_RE.search(word) is not None and _ENGLISH_ONSET_RE.match(word.casefold()) is not None
 
@@ -433,14 +472,14 @@ def _handle_not_word(word: str) -> bool:
     does not end like an English one (`wenscarl`, `tingtingtangmeta`)."""
     if handle_like(word) or _NAME_INITIAL_RE.fullmatch(word):
         return True
-    return "-" not in word and len(word) >= 6 and not _english_like(word)
+    return "-" not in word and len(word) >= 6 and not english_like(word)
 
 
 def _owner(word: str) -> bool:
     """Before `的 #N`: a handle, or a lowercase word that does not end like an English one
     (`hermes parser 的 #1`, `V1 在 #2 里`, `ROCm 的 #3` are things)."""
     return word.casefold() not in _NOT_OWNERS and (
-        handle_like(word) or (word[0].islower() and not _english_like(word))
+        handle_like(word) or (word[0].islower() and not english_like(word))
     )
 
 
@@ -477,7 +516,7 @@ def _has_weak_lead(text: str) -> bool:
 _DOING_VERBS_RE = re.compile(
     r" (?:chose|wrote|added|fixed|reworked|ported|moved|rewrote|landed|split|reverted|reviewed|approved|"
     r"measured|benchmarked|profiled|traced|made|filed|opened|implemented|tested|revived|chimed|kept|tried|"
-    r"started|offered|submitted|contributed|bisected|debugged|reproduced|reran|restored|stopped)\b"
+    r"started|offered|submitted|contributed|bisected|debugged|reproduced|reran|restored|stopped|noticed)\b"
 )
 
 
