@@ -127,6 +127,7 @@ class _Unit:
     keys: frozenset[str] = frozenset()  # the query's keys it stands for (a description may explain them)
     near: bool = False  # a word of a neighbouring domain: asked, but no answer to it is a vLLM entry
     unknown: bool = False  # a word neither the library nor vLLM's vocabulary knows
+    described: bool = False  # a concept the query describes in plain words (`describes:` lines)
 
     @property
     def matched(self) -> int:
@@ -285,7 +286,7 @@ class SearchIndex:
             unit = self._concept_unit(found.concept, [])  # no term asked: the typo level (×FUZZY)
             self._raise_scattered(unit.scores, found.concept)
             if unit.matched:
-                unit.keys = found.keys
+                unit.keys, unit.described = found.keys, True
                 units.append(unit)
         return units
 
@@ -667,7 +668,11 @@ def _real_matches(qualifying: list[NDArray[np.float64]], asked: list[_Unit]) -> 
         real |= scores > 0.0
     if any(unit.plain and unit.matched for unit in asked):
         real &= not_padding(asked, len(real))
-    real &= not_minority(asked, len(real))
+    # A neighbouring domain's word in a question that describes a vLLM concept (`the server has to
+    # extract the arguments` of tool calling) is the describer's own word: entries holding the
+    # described concept are no minority of it.
+    described = [unit.scores > 0.0 for unit in asked if unit.described]
+    real &= np.logical_or.reduce([not_minority(asked, len(real)), *described])
     return real
 
 
