@@ -125,9 +125,10 @@ class DescriptionIndex:
 
     def _met_together(self, concept: str, asked: frozenset[str], asked_weight: float) -> Described | None:
         """The concept as met by its lines together, when no one line is: a question that mixes
-        the words of two of its lines (one on weights kept in RAM, one on a model too big for the card) and holds
-        little else. It must hold three of their keys and most of its own weight (`UNION_SHARE`,
-        stricter than a line's third: all lines together say much); it scores below any line met."""
+        the words of two of its lines (one on weights kept in RAM, one on a model too big for the
+        card) and holds little else. It must hold three of their keys and most of its own weight
+        (`UNION_SHARE`, stricter than a line's third: all lines together say much); it scores below
+        any line met."""
         shared = asked & self._unions[concept]
         held = sum(self._weight[key] for key in shared)
         if len(shared) < UNION_KEYS or held < UNION_SHARE * asked_weight:
