@@ -90,3 +90,12 @@ def test_a_handle_opening_a_chinese_clause_before_what_they_did(tmp_path: Path) 
     assert entry is not None
     assert {"mengzhu28", "qiu-dev", "zhao-lu"} <= set(entry.people)
     assert "scheduler" not in entry.people
+
+
+def test_a_field_the_schema_does_not_know_is_an_error_and_the_rest_still_loads(tmp_path: Path) -> None:
+    """`state: closed` on each item: reported at its line, and every author is still read."""
+    meta = META.replace("    author: njhill\n", "    author: njhill\n    state: closed\n")
+    library = _load(tmp_path, DIGEST, meta)
+    assert {e.pr: e.author for e in library} == {15137: "njhill", 5074: "youkaichao", 4724: "comaniac"}
+    (unknown,) = [p for p in library.problems if "not known" in p.message]
+    assert unknown.severity == "error" and unknown.line == 8 and "entries.1.state" in unknown.message

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chatbot.digest.model import DigestParseError, entry_id
+from chatbot.digest.model import DigestParseError, Problem, entry_id
 from chatbot.digest.rawtext import parse_raw_text
 from chatbot.digest.structured import json_schema, parse_structured
 
@@ -87,7 +87,6 @@ def test_structured_entries_and_metadata_only_items() -> None:
         ("repo: o/r\nentries:\n  - title: [unclosed\n", 4, "invalid YAML"),
         ("- just a list\n", 1, "expected a mapping"),
         ("repo: o/r\nentries:\n  - title: T\n    pr: -3\n", 4, "entries.0.pr"),
-        ("repo: o/r\nentries:\n  - title: T\n  - title: U\n    surprise: 1\n", 5, "entries.1.surprise"),
         ("repo: not-a-slug\nentries: []\n", 1, "repo"),
         ("repo: o/r\nentries:\n  - title: T\n    date: tomorrow\n", 4, "entries.0.date"),
     ],
@@ -97,6 +96,16 @@ def test_structured_errors_name_the_line(text: str, line: int, words: str) -> No
         parse_structured(text, "bad.yaml")
     assert info.value.line == line, str(info.value)
     assert words in str(info.value)
+
+
+def test_a_field_not_known_is_an_error_at_its_line_and_the_rest_loads() -> None:
+    result = parse_structured(
+        "repo: o/r\nentries:\n  - title: T\n    note: 值得看。\n  - title: U\n    note: 可跳过。\n    surprise: 1\n",
+        "bad.yaml",
+    )
+    assert [e.title for e in result.entries] == ["T", "U"]
+    (problem,) = [f for f in result.found if isinstance(f, Problem)]
+    assert (problem.line, problem.severity) == (7, "error") and "entries.1.surprise" in problem.message
 
 
 def test_json_schema_describes_the_structured_form() -> None:

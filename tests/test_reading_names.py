@@ -323,3 +323,98 @@ def test_bold_bullet_labels_are_read_as_labels_without_their_marks() -> None:
     assert parts.audience == "anyone serving many small adapters"
     texts = [parts.why or "", *parts.highlights, *parts.caveats, parts.audience or ""]
     assert not any("*" in text or "Status" in text for text in texts)
+
+
+@pytest.mark.parametrize(
+    ("note", "people"),
+    [
+        ("Reported by ML-GCN in #9282; thanks to ML-GCN for the repro.", ["ML-GCN"]),
+        (
+            "The tracking issue comaniac co-authored with SolitaryThinker, Yard1 and rkooo567.",
+            ["comaniac", "SolitaryThinker", "Yard1", "rkooo567"],
+        ),
+        (
+            "Cyrus Leung cc'd K-Mistele; githebs, who had been chasing these bugs, tried it.",
+            ["DarkLight1337", "K-Mistele", "githebs"],
+        ),
+        ("marcelodiaz558 had already tested it, and PedroF43 chimed in.", ["marcelodiaz558", "PedroF43"]),
+        (
+            "ztang2370 made the good start; deferred to chenyang78, mgoin and Lucas Wilkinson.",
+            ["ztang2370", "chenyang78", "mgoin", "LucasWilkinson"],
+        ),
+        ("Hat tip to soumendus, who first pointed the bisect; r=mgoin.", ["soumendus", "mgoin"]),
+    ],
+)
+def test_credits_reporters_co_authors_and_lists_name_people(note: str, people: list[str]) -> None:
+    assert find_people(note) == people
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        "Woosuk Kwon said he got the idea; Jee Jee Li confirmed it; Nick Hill said thanks.",
+        "MiniCPM3's trainable layers differ, and GPT4's tokenizer too.",
+        "作者 @matkle，two-shot all-reduce 的 kernel；作者 ping 了 @WoosukKwon",
+        "longregen 发现文档的 hashing 建议落后了。",
+        "Thanks to FlashInfer for the kernels; reported by users, who saw it first.",
+    ],
+)
+def test_surnames_model_names_and_counting_words_are_nobody(note: str) -> None:
+    found = set(find_people(note))
+    assert not found & {
+        "Kwon",
+        "Li",
+        "Hill",
+        "MiniCPM3",
+        "GPT4",
+        "two-shot",
+        "ping",
+        "hashing",
+        "FlashInfer",
+        "users",
+    }
+
+
+def test_a_meta_people_map_written_name_first_maps_names_to_handles(tmp_path: Path) -> None:
+    (tmp_path / "d.md").write_text(
+        f"{REPO}\n\n### Scheduler (#101)\n\nCody Yu wrote it, Zed Quux approved it. Verdict: read it.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "d.meta.yaml").write_text(
+        'people:\n  "Zed Quux": zquux\n  "Cody Yu": comaniac\nentries:\n  - title: "Scheduler (#101)"\n    pr: 101\n',
+        encoding="utf-8",
+    )
+    (entry,) = Library.load(tmp_path).entries
+    assert entry.people == ["comaniac", "zquux"]
+
+
+@pytest.mark.parametrize(
+    ("note", "people"),
+    [
+        ("同一周 jmkuebler 也开了个 #21809，思路类似。", ["jmkuebler"]),
+        ("之前 ehartford 在 #17579 里要的就是这个。", ["ehartford"]),
+        ("@sighingnow 和 Juelianqvq 挂为共同作者。", ["sighingnow", "Juelianqvq"]),
+        ("相关 issue #23641（luolun 提的思路）。", ["luolun"]),
+        ("V1 在 #123 里修了，ROCm 的 #3 也是；scheduler 也开了个 #4，the co-author 没说话。", []),
+    ],
+)
+def test_people_before_their_prs_and_roles_in_chinese_prose(note: str, people: list[str]) -> None:
+    assert find_people(note) == people
+
+
+@pytest.mark.parametrize(
+    ("note", "people"),
+    [
+        (
+            "People: tomasruizt (author)；ekagra-ranjan 建议测 AL；报 bug 的 CNTRYROA 被叫来试",
+            ["tomasruizt", "ekagra-ranjan", "CNTRYROA"],
+        ),
+        ("People: charent (author)；jeejeelee 要求先解释 why this bug occurs", ["charent", "jeejeelee"]),
+        ("MoE 层的同类改造是 #23463（rojagtap，关联 issue #20711）。", ["rojagtap"]),
+        ("related: yurekami's #31288; March-H noticed the change.", ["yurekami", "March-H"]),
+        ("0.89 @16, 0.85 @64 lol. the log showed it. backstory: mgoin's #18965 tried first.", ["mgoin"]),
+        ("#31288 / #31307 (broadcast drafts from rank 0)", []),
+    ],
+)
+def test_people_lines_pr_authors_in_brackets_and_at_numbers(note: str, people: list[str]) -> None:
+    assert find_people(note) == people

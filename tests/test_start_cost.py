@@ -38,6 +38,7 @@ READERS = {
     "chatbot/digest/data/note_labels.yaml": "chatbot.digest.note_labels",
     "chatbot/digest/data/people.yaml": "chatbot.digest.people",
     "chatbot/search/data/glossary.yaml": "chatbot.search.glossary",
+    "chatbot/search/data/plain_words.yaml": "chatbot.search.descriptions",
     "chatbot/search/data/vllm.yaml": "chatbot.search.glossary",
 }
 # Shipped beside the data they describe, read by a bench and a test, never at start.

@@ -7,7 +7,15 @@ from collections.abc import Iterator
 
 from chatbot.digest.clauses import clean
 from chatbot.digest.note_labels import NoteVocabulary, vocabulary
-from chatbot.digest.people import KnownPeople, handle_like, known_people, listed_after, named_as_people
+from chatbot.digest.people import (
+    KnownPeople,
+    english_like,
+    handle_like,
+    known_people,
+    listed_after,
+    listed_before,
+    named_as_people,
+)
 from chatbot.digest.refs import Ref, pull_url
 from chatbot.text import has_han
 
@@ -49,21 +57,26 @@ WORD_REF_RE = re.compile(
 # `RFC 14719`, `RFC #14719`: vLLM's RFCs are issues of the repository.
 RFC_REF_RE = re.compile(r"[Rr](?<![\w/].)[Ff][Cc]\s*#?\s*(\d{2,7})\b")
 
-# `alice-dev's review`: a handle-shaped word (a dash or digit in it) or any word before a review noun.
+# `alice-dev's review`: a handle-shaped word (a dash or digit in it; not a model's code name with
+# capitals before its digit, `MiniCPM3's layers`) or any word before a review noun.
 POSSESSIVE_RE = re.compile(
-    r"(?<![\w`@/.-])([A-Za-z0-9]+(?:-[A-Za-z0-9]+)+|[A-Za-z]+\d[A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]{1,38}(?=['’]s\s+"
+    r"(?<![\w`@/.-])([A-Za-z0-9]+(?:-[A-Za-z0-9]+)+|(?![A-Za-z]*[A-Z]{2,}\d)[A-Za-z]+\d[A-Za-z0-9]*"
+    r"|[A-Za-z][A-Za-z0-9]{1,38}(?=['’]s\s+"
     r"(?:review|analysis|comments?|suggestions?|point|explanation|benchmarks?|question|concerns?|reply|"
-    r"proposal|objection|numbers|repro|investigation|findings)))['’]s\b"
+    r"proposal|objection|numbers|repro|investigation|findings|follow-?ups?|digging|#\d)))['’]s\b"
 )
 
 # Each with a cheap pattern for what any of its matches must hold (its verb, its `@`): finding
 # that first spares the costly pattern on most notes (`re` finds a literal faster than `in` a few).
 # A handle is followed by a space or a CJK word, never its own letters: it is taken possessively (`+`).
 _PERSON_PATTERNS = (
-    (re.compile(r"@([A-Za-z0-9][A-Za-z0-9-]{1,38})"), re.compile("@")),
+    (re.compile(r"@(?![0-9]+(?![\w-]))([A-Za-z0-9][A-Za-z0-9-]{1,38})"), re.compile("@")),  # `@16` is "at 16"
     (re.compile(r"([A-Za-z0-9][A-Za-z0-9-]*\[bot\])"), re.compile(r"\[bot\]")),
     (
-        re.compile(r"([a-z0-9](?<![\w`#].)[a-z0-9-]{2,38}+)\s*(?:提出|指出|认为|建议|补充|发现)"),
+        # (`hashing 建议`: a word ending like an English noun before a noun-like verb is a thing)
+        re.compile(
+            r"([a-z0-9](?<![\w`#].)[a-z0-9-]{2,38}+)(?<!ing)(?<!ion)(?<!ment)\s*(?:提出|指出|认为|建议|补充|发现)"
+        ),
         re.compile("提出|指出|认为|建议|补充|发现"),
     ),
     (
@@ -147,8 +160,10 @@ def find_identifiers(text: str) -> list[str]:
 
 def find_people(text: str, known: KnownPeople | None = None) -> list[str]:
     """Handles the note names: `@x`, `x[bot]`, `x 指出`, `x's review`, `x argued`, a line opening
-    `x:`, and a known handle or full name standing bare (`mgoin`, `Michael Goin` → `mgoin`)."""
+    `x:`, and a known handle or full name standing bare (`mgoin`, `Michael Goin` → `mgoin`). A
+    surname read alone (`Woosuk Kwon said`: `Kwon`) is not a handle: the full name is read as one."""
     vocab = vocabulary()
+    known = known or known_people()
     plain = _without_links_and_code(text)
     found = [
         (m.start(1), m.group(1))
@@ -156,14 +171,45 @@ def find_people(text: str, known: KnownPeople | None = None) -> list[str]:
         for m in pattern.finditer(plain)
     ]
     found.extend(_speakers(plain, vocab))
-    named = (known or known_people()).found(plain)
-    found.extend(named)
+    found.extend(_known_and_listed(plain, known))
     found.extend(named_as_people(plain, vocab.not_people))
-    for at, handle in named:  # `reviewed by njhill and luyuzhe111`: the handles listed after one
+    names = [name for at, name in sorted(found) if known.handle(name) or not _surname(plain, at, name)]
+    return dedupe([p for p in names if p.casefold() not in vocab.not_people and p.lower() != "the"])
+
+
+def _known_and_listed(plain: str, known: KnownPeople) -> list[tuple[int, str]]:
+    """Known handles and names, and the handles listed with one or with an `@` handle
+    (`reviewed by njhill and luyuzhe111`, `chenyang78, mgoin, @tlrmchlsmth`)."""
+    named = known.found(plain)
+    found = list(named)
+    for at, handle in named:
         if plain[at : at + len(handle)].casefold() == handle.casefold():
             found.extend(listed_after(plain, at + len(handle), handle_like))
-    names = [name for _, name in sorted(found)]
-    return dedupe([p for p in names if p.casefold() not in vocab.not_people and p.lower() != "the"])
+    found.extend(listed_before(plain, [at for at, _ in named] + _at_handles(plain), handle_like))
+    return found
+
+
+_FIRST_NAME_BEFORE_RE = re.compile(r"(?<![\w-])[A-Z][a-z]+[ \t]+$")
+_SURNAME_RE = re.compile(r"[A-Z][a-z]+")
+_DETERMINER_BEFORE_RE = re.compile(
+    r"(?<![\w-])(?i:the|a|an|this|that|its|their|his|her|our|my|your|each|every)[ \t]+$"
+)
+
+
+def _surname(text: str, at: int, word: str) -> bool:
+    """`Kwon` of `Woosuk Kwon`: a capitalised word right after another one; and any word right
+    after an article or a possessive (`the log showed`, `its scheduler argued`): a thing."""
+    if _DETERMINER_BEFORE_RE.search(text, max(at - 12, 0), at) is not None:
+        return True
+    return (
+        _SURNAME_RE.fullmatch(word) is not None
+        and _FIRST_NAME_BEFORE_RE.search(text, max(at - 40, 0), at) is not None
+    )
+
+
+def _at_handles(text: str) -> list[int]:
+    """Where each `@handle` starts (at its `@`)."""
+    return [m.start() for m in re.finditer(r"@[A-Za-z0-9]", text)] if "@" in text else []
 
 
 def find_known_people(text: str, known: KnownPeople) -> list[str]:
@@ -192,11 +238,14 @@ def _person_patterns(plain: str, vocab: NoteVocabulary) -> Iterator[re.Pattern[s
 
 
 def _speakers(plain: str, vocab: NoteVocabulary) -> list[tuple[int, str]]:
-    """`bob: …` opening a line or sentence, unless `bob` is a label (`Risks: …`)."""
+    """`bob: …` opening a line or sentence, unless `bob` is a label (`Risks: …`) or an English
+    word (`backstory: …`)."""
     if ":" not in plain:
         return []
     return [
-        (m.start(1), m.group(1)) for m in SPEAKER_RE.finditer(plain) if vocab.label_kind(m.group(1)) is None
+        (m.start(1), m.group(1))
+        for m in SPEAKER_RE.finditer(plain)
+        if vocab.label_kind(m.group(1)) is None and not english_like(m.group(1))  # `backstory: …`
     ]
 
 

@@ -54,6 +54,18 @@ _PEOPLE_LABEL_RE = re.compile(
 _PEOPLE_WORDS_RE = re.compile(
     r"(?i:review|approved|author|contributor)|评审|审阅|审核|作者|协作|贡献者|参与者"
 )
+# A line labelled with the people of the PR (`People: tomasruizt (author)；ekagra-ranjan 建议测 AL`):
+# every word on it shaped like a person is one, whatever role or clause surrounds it.
+_PEOPLE_LINE_RE = re.compile(
+    r"(?:^|(?<=[\n。；;|]))[ \t]*(?:[-*•][ \t]*)?\**[ \t]*(?:(?i:people|who's who)|人员|相关人员?|参与者?|人物)"
+    r"[ \t]*\**[ \t]*[:：]([^\n|]*)",
+    re.MULTILINE,
+)
+_LINE_WORD_RE = re.compile(r"(?<![\w@/.`#-])@?([A-Za-z][A-Za-z0-9-]{1,38})(?![\w-])")
+# `#23463（rojagtap，…）`, `#8709（liuyanyi）`: a name in brackets right after a PR is its author's.
+_PR_THEN_NAME_RE = re.compile(r"#\d+[ \t]*[（(][ \t]*@?([A-Za-z][A-Za-z0-9-]{1,38})(?=[ \t]*[）)，,；;、])")
+# What opens a segment of a `People:` line: its start, or a separator and spaces (`；`, `，`).
+_SEGMENT_START_RE = re.compile(r"(?:[:：；;，,、]|^)[ \t\*@]*$")
 # The next item of a list of names: `, luyuzhe111`, ` and ekagra-ranjan`, `、@bob`.
 _NEXT_ITEM_RE = re.compile(r"[ \t]*(?:,|，|、|和|与|及|&|and\b)[ \t]*@?" + _WORD)
 # A word whose case changes inside it, as a name written together does (`YaoJiayi`, `iMMIQ`,
@@ -63,10 +75,41 @@ _INNER_CASE_RE = re.compile(r"[A-Za-z0-9-]*(?:[a-z][A-Z]|[A-Z]{2,}[a-z])[A-Za-z0
 _INITIAL_DASH_RE = re.compile(r"[A-Z]-[A-Z][a-z]{2,}[0-9]*")
 # `reviewed by` is a `by`: an ordinary word may follow it (`reviewed by default`, `by scheduler`).
 _REVIEW_LEAD_RE = re.compile(r"(?<![\w-])(?i:authored by|reviewed by|reviewer)[ \t]+@?" + _WORD)
-_WEAK_LEAD_RE = re.compile(r"(?<![\w-])(?i:by|cc|ping|thanks to)[ \t]+@?" + _WORD)
-_DOING_RE = re.compile(
-    r"(?<![\w@/.`-])" + _WORD[:-9] + r"[ \t]+(?:chose|wrote|added|fixed|reworked|ported|moved|"
-    r"rewrote|landed|split|reverted|reviewed|approved|measured|benchmarked|profiled|traced)\b"
+_WEAK_LEAD_RE = re.compile(r"(?<![\w-])(?i:by|cc|cc'd|cc'ed|ping|thanks to|hat tip to|h/t)[ \t]+@?" + _WORD)
+# Leads that only people follow: `co-authored with`, `reported by`, `approved by`, `review was
+# requested from`, `pinged`, `r=mgoin`. A first name is not taken (`approved by Lily Liu`: the full
+# name is read as a name); a list goes on (`co-authored with SolitaryThinker, Yard1 and rkooo567`).
+# (Each lead is found as a string in the lower-cased note, then the word after it: a pattern
+# opening with the alternation was tried at every character, a third of the reading time.)
+_PEOPLE_LEADS = (
+    "co-authored with ",
+    "co-authored by ",
+    "co-author ",
+    "reported by ",
+    "reported first by ",
+    "approved by ",
+    "requested from ",
+    "pinged ",
+    "kudos to ",
+    "shout-out to ",
+    "shoutout to ",
+    "credit to ",
+    "credits to ",
+    "r=",
+)
+_AFTER_LEAD_RE = re.compile(r"[ \t]*@?" + _WORD + r"(?![ \t]+[A-Z][a-z])")
+# `@sighingnow 和 Juelianqvq 挂为共同作者`, `Cade Daniel 是 co-author`: a name before the role it had
+# (found from the role, then the word before it).
+_ROLE_RE = re.compile(r"共同作者|联合作者|(?i:co-?authors?)\b")
+_ROLE_BEFORE_RE = re.compile(r"(?<![\w@/.`-])([A-Za-z][A-Za-z0-9-]{1,38})[ \t]*(?:挂为|是|作为|为)?[ \t]*$")
+# `githebs, who had been chasing these bugs`: a word and a comma before `who` is someone (things
+# take `which`); a surname (`Cyrus Leung, who`) is left to the full name.
+_WHO_RE = re.compile(r"(?<![\w@/.`-])([A-Za-z][A-Za-z0-9-]{1,38}+),[ \t]+who\b")
+# `zixi-qi chose …`, `marcelodiaz558 had already tested …`: found from the verb (`_DOING_VERBS_RE`),
+# then the word before it, maybe with an auxiliary or an adverb between.
+_DOER_BEFORE_RE = re.compile(
+    r"(?<![\w@/.`-])([A-Za-z0-9][A-Za-z0-9-]{1,38})[ \t]+"
+    r"(?:(?:had|has|have|also|already|first|later|then|originally|just)[ \t]+){0,2}$"
 )
 # A Chinese clause that opens with a handle doing something (`【看点】zixi-qi 让…`, `。wenscarl 接入…`,
 # `，AichenF 先在 SGLang 里把…`): a lowercase handle or a name with its initial (`AichenF`; not a
@@ -75,12 +118,12 @@ _ZH_DOING_RE = re.compile(
     r"(?:^|(?<=[。；：，】（(\n]))[ \t]*([a-z][a-z0-9-]{2,38}+|[A-Z][a-z]{2,}[A-Z])(?![\w-])[ \t]*"
     r"(?:(?:先|也|又|还|已经|之前|早先|最早|首先|曾经?|刚)[ \t]*)?"
     r"(?:在[^，。；：\n]{1,24}?(?:里|上|中|那边|这边)[ \t]*)?"
-    r"(?=让|把|给|接入|加了|修了|提了|写了|做了|改了|实现了|指出|认为|提出|发现|补上|顺手)"
+    r"(?=让|把|给|接入|加了|修了|提了|提的|写了|做了|改了|开了|实现了|指出|认为|提出|发现|补上|顺手)"
 )
 # The same before verbs an ordinary word may stand before too (`default 修复`): only a word shaped
 # like a handle (`mengzhu28 想在…`, `ishaan-smallest 修 …`, `linitra24 在 v0.25 上跑`).
 _ZH_WEAK_DOING_RE = re.compile(
-    _ZH_DOING_RE.pattern[: _ZH_DOING_RE.pattern.rindex("(?=")] + r"(?=想|修|跑|测|复现|贴|提的)"
+    _ZH_DOING_RE.pattern[: _ZH_DOING_RE.pattern.rindex("(?=")] + r"(?=想|修|跑|测|复现|贴)"
 )
 # The same after a few Chinese words opening the clause (`不过 plops655 在评论里质疑…`,
 # `评论里 sfc-gh-hazhang 提到…`): only a word shaped like a handle is taken there.
@@ -95,9 +138,12 @@ _WITH_AT_RE = re.compile(
 )
 _LISTED_RE = re.compile(r"(?:、|和|与|及|,|，|and\b)[ \t]*([A-Za-z0-9][A-Za-z0-9-]{1,38})(?![\w-])")
 _CAMEL_NAME_RE = re.compile(r"(?:[A-Z][a-z]+){2,3}|[a-z][a-z0-9-]+")
-# `apatke 的 #5958`: found from its `的 #N` (a rare pair), then the word before it.
-_HIS_PR_RE = re.compile(r"的[ \t]*(?:#|PR[ \t]*#?)\d")
-_OWNER_BEFORE_RE = re.compile(r"(?<![\w@/.`-])([A-Za-z][A-Za-z0-9-]{1,38})[ \t]*$")
+# `apatke 的 #5958`, `jmkuebler 也开了个 #21809`, `ehartford 在 #17579 里要的`: found from the `的 #N`,
+# `开了个 #N`, `在 #N 里` (rare pairs), then the word before it (an adverb, `也`, may stand between).
+_HIS_PR_RE = re.compile(r"(?:的|(?:开了|提了|发了|开的|提的)个?|在)[ \t]*(?:#|PR[ \t]*#?|issue[ \t]*#?)\d")
+_OWNER_BEFORE_RE = re.compile(
+    r"(?<![\w@/.`-])([A-Za-z][A-Za-z0-9-]{1,38})[ \t]*(?:也|又|还|先|后来|之前|早先)?[ \t]*$"
+)
 _PART_RE = re.compile(r"[a-z][a-z0-9]+|[A-Z][a-z]+[0-9]*")
 _WORDY_TAILS = frozenset(
     [
@@ -129,6 +175,10 @@ _WORDY_TAILS = frozenset(
         "the",
     ]
 )
+# A compound that counts is a word (`two-shot`, `single-node`, `multi-step`), not a handle.
+_COUNTING_HEADS = frozenset(
+    "one two three four five six seven eight nine ten single double triple multi half zero first second third".split()  # noqa: SIM905
+)
 _LETTERS_DIGITS_RE = re.compile(r"[a-z]{4,}[0-9]+")
 _NAME_INITIAL_RE = re.compile(r"[A-Z][a-z]{2,}[A-Z]")  # `AichenF`: a name and its initial
 
@@ -142,6 +192,7 @@ def handle_like(word: str) -> bool:
             len(parts) <= 3
             and all(_PART_RE.fullmatch(part) for part in parts)
             and parts[-1].casefold() not in _WORDY_TAILS
+            and parts[0].casefold() not in _COUNTING_HEADS
         )
     return _LETTERS_DIGITS_RE.fullmatch(word) is not None
 
@@ -149,14 +200,74 @@ def handle_like(word: str) -> bool:
 def named_as_people(text: str, not_people: frozenset[str]) -> list[tuple[int, str]]:
     """(position, handle) where the text says who someone is, known or not: `Michael Goin
     (mgoin)`, `author wenscarl`, `by alice-dev`, `zixi-qi chose …`, `apatke 的 #5958`."""
-    found = _named_in_brackets(text) + _owners_of_prs(text) + _listed_with_handles(text)
+    found = _named_in_brackets(text) + _owners_of_prs(text) + _listed_with_handles(text) + _led_people(text)
+    found += _on_people_lines(text)
+    found += _before(
+        text, (m.start() + 1 for m in _DOING_VERBS_RE.finditer(text)), _DOER_BEFORE_RE, _credited
+    )
+    if "作者" in text or "uthor" in text:
+        found += _before(text, (m.start() for m in _ROLE_RE.finditer(text)), _ROLE_BEFORE_RE, _who_person)
+    found += _said_as(text)
+    return [(at, handle) for at, handle in found if handle.casefold() not in not_people]
+
+
+def _on_people_lines(text: str) -> list[tuple[int, str]]:
+    """The people of `People:` lines, and the names in brackets after a PR (`#8709（liuyanyi）`)."""
+    found: list[tuple[int, str]] = []
+    if ":" in text or "：" in text:
+        for line in _PEOPLE_LINE_RE.finditer(text):
+            for m in _LINE_WORD_RE.finditer(text, line.start(1), line.end(1)):
+                if _line_person(
+                    m.group(1), _SEGMENT_START_RE.search(text, line.start(1) - 1, m.start()) is not None
+                ):
+                    found.append((m.start(1), m.group(1)))
+    if "#" in text:
+        found.extend(
+            (m.start(1), m.group(1)) for m in _PR_THEN_NAME_RE.finditer(text) if _led_person(m.group(1))
+        )
+    return found
+
+
+def _line_person(word: str, opens_segment: bool) -> bool:
+    """On a `People:` line: a segment's first word shaped like any person (`tomasruizt (author)`);
+    inside a clause, only a handle's shape (`报 bug 的 CNTRYROA`, not `why this bug occurs`)."""
+    if opens_segment:  # the label says who is listed: a lowercase word too (`charent (author)`)
+        return _led_person(word) or (word[0].islower() and word.casefold() not in _AFTER_AUTHOR)
+    return _credited(word) or (word.isupper() and len(word) >= 6)
+
+
+def _said_as(text: str) -> list[tuple[int, str]]:
+    """What the patterns of `_SAID_AS` find, each with the rest of a list it opens (`作者 @matkle，
+    two-shot …`: a list goes on with people's shapes only)."""
+    found: list[tuple[int, str]] = []
     for pattern, needed, takes in _SAID_AS:
         if needed(text):
             for m in pattern.finditer(text):
                 if takes(m.group(1)):
                     found.append((m.start(1), m.group(1)))
-                    found.extend(listed_after(text, m.end(1), takes))
-    return [(at, handle) for at, handle in found if handle.casefold() not in not_people]
+                    found.extend(listed_after(text, m.end(1), _shaped(takes)))
+    return found
+
+
+def _before(
+    text: str, anchors: Iterable[int], before: re.Pattern[str], takes: Callable[[str], bool]
+) -> list[tuple[int, str]]:
+    """The word `before` finds right before each anchor (a verb, a role), when `takes` takes it."""
+    found: list[tuple[int, str]] = []
+    for anchor in anchors:
+        m = before.search(text, max(anchor - 60, 0), anchor)
+        if m is not None and takes(m.group(1)):
+            found.append((m.start(1), m.group(1)))
+    return found
+
+
+def _shaped(takes: Callable[[str], bool]) -> Callable[[str], bool]:
+    """`takes`, for the items of a list a person opens: only a word shaped like a person."""
+
+    def item(word: str) -> bool:
+        return takes(word) and _led_person(word)
+
+    return item
 
 
 def listed_after(text: str, end: int, takes: Callable[[str], bool]) -> list[tuple[int, str]]:
@@ -169,9 +280,53 @@ def listed_after(text: str, end: int, takes: Callable[[str], bool]) -> list[tupl
     return found
 
 
+# The item before the next of a list: `chenyang78, ` before `mgoin` (read backwards, at its end).
+_ITEM_BEFORE_RE = re.compile(r"(?<![\w@/.`-])([A-Za-z0-9][A-Za-z0-9-]{1,38})[ \t]*(?:,|，|、)[ \t]*$")
+
+
+def listed_before(text: str, starts: Iterable[int], takes: Callable[[str], bool]) -> list[tuple[int, str]]:
+    """The items of a list that come before a person in it (`the kernel experts — chenyang78,
+    mgoin, @tlrmchlsmth`): each one before, while the same test takes it."""
+    found: list[tuple[int, str]] = []
+    for start in starts:
+        while (item := _ITEM_BEFORE_RE.search(text, max(start - 60, 0), start)) is not None:
+            if not takes(item.group(1)):
+                break
+            found.append((item.start(1), item.group(1)))
+            start = item.start(1)
+    return found
+
+
 def _named_word(word: str) -> bool:
     """After `作者` or `Author:`: any word but an acronym (`PR`, `API`) or a verb (`said`)."""
     return not (word.isupper() and len(word) <= 4) and word.casefold() not in _AFTER_AUTHOR
+
+
+# A handle written in capitals with a dash (`ML-GCN`), or a name with an initial after a dash
+# (`March-H`); a digit run after a mixed-case name (`PedroF43`).
+_CAPS_DASH_RE = re.compile(r"[A-Z]{2,}(?:-[A-Z0-9]{2,})+|[A-Z][a-z]{2,}-[A-Z]")
+_NAME_DIGITS_RE = re.compile(r"[A-Za-z]*[a-z][A-Z][A-Za-z]*[0-9]+")
+
+
+def _credited(word: str) -> bool:
+    """After `by`, `cc`, `thanks to`, before a doing verb: a handle's shape (`jinzhen-lin`,
+    `alexsun07`, `K-Mistele`, `ML-GCN`, `PedroF43`), not a word or a product (`FlashInfer`)."""
+    return (
+        handle_like(word)
+        or _INITIAL_DASH_RE.fullmatch(word) is not None
+        or _CAPS_DASH_RE.fullmatch(word) is not None
+        or _NAME_DIGITS_RE.fullmatch(word) is not None
+    )
+
+
+def _led_person(word: str) -> bool:
+    """After a lead only people follow (`co-authored with`): any shape a list of people holds."""
+    return _listed_person(word) or _CAPS_DASH_RE.fullmatch(word) is not None
+
+
+def _who_person(word: str) -> bool:
+    """Before `, who`: a handle's shape or a lowercase word unlike an English one (`githebs`)."""
+    return _led_person(word) or _lowercase_or_handle_like(word)
 
 
 def _listed_person(word: str) -> bool:
@@ -205,9 +360,9 @@ def _listed_with_handles(text: str) -> list[tuple[int, str]]:
 
 
 def _owners_of_prs(text: str) -> list[tuple[int, str]]:
-    """`apatke 的 #5958`: the handle-shaped word right before a `的 #N`."""
+    """`apatke 的 #5958`, `jmkuebler 也开了个 #21809`: the handle-shaped word right before a PR it owns."""
     found: list[tuple[int, str]] = []
-    if "的" not in text or ("#" not in text and "PR" not in text):
+    if not has_han(text) or ("#" not in text and "PR" not in text):
         return found
     for m in _HIS_PR_RE.finditer(text):
         owner = _OWNER_BEFORE_RE.search(text, max(m.start() - 40, 0), m.start())
@@ -234,7 +389,7 @@ def _lowercase_or_handle_like(word: str) -> bool:
     return (
         handle_like(word)
         or _INITIAL_DASH_RE.fullmatch(word) is not None
-        or (word[0].islower() and word.casefold() not in _AFTER_AUTHOR and _WORDY_END_RE.search(word) is None)
+        or (word[0].islower() and word.casefold() not in _AFTER_AUTHOR and not english_like(word))
     )
 
 
@@ -272,6 +427,9 @@ _AFTER_AUTHOR = frozenset(
         "believes",
         "replied",
         "responded",
+        "ping",
+        "pinged",
+        "cc",
         "himself",
         "herself",
         "themselves",
@@ -296,17 +454,33 @@ _WORDY_END_RE = re.compile(
 )
 
 
+# How English words begin: a vowel, a consonant and a vowel, or one of these pairs. A lowercase word
+# opening with any other pair of consonants (`jmkuebler`, `zhisbug`, `ywang`) is a name, whatever its end.
+_ENGLISH_ONSET_RE = re.compile(
+    r"[aeiouy]|[b-df-hj-np-tv-z][aeiouy]|(?:bl|br|ch|cl|cr|dr|dw|fl|fr|gh|gl|gn|gr|kl|kn|kr|ph|pl|pn|pr|ps|"
+    r"qu|rh|sc|sh|sk|sl|sm|sn|sp|sq|st|sw|th|tr|tw|wh|wr)"
+)
+
+
+def english_like(word: str) -> bool:
+    """Ends like an English word (`scheduler`, `tokenize`) and begins like one."""
+    return _WORDY_END_RE.search(word) is not None and _ENGLISH_ONSET_RE.match(word.casefold()) is not None
+
+
 def _handle_not_word(word: str) -> bool:
     """Before a Chinese doing verb: a handle's shape (`zixi-qi`), or a long lowercase word that
     does not end like an English one (`wenscarl`, `tingtingtangmeta`)."""
     if handle_like(word) or _NAME_INITIAL_RE.fullmatch(word):
         return True
-    return "-" not in word and len(word) >= 6 and _WORDY_END_RE.search(word) is None
+    return "-" not in word and len(word) >= 6 and not english_like(word)
 
 
 def _owner(word: str) -> bool:
-    """Before `的 #N`: a handle, not a word that ends like an English one (`hermes parser 的 #1`)."""
-    return word.casefold() not in _NOT_OWNERS and (handle_like(word) or _WORDY_END_RE.search(word) is None)
+    """Before `的 #N`: a handle, or a lowercase word that does not end like an English one
+    (`hermes parser 的 #1`, `V1 在 #2 里`, `ROCm 的 #3` are things)."""
+    return word.casefold() not in _NOT_OWNERS and (
+        handle_like(word) or (word[0].islower() and not english_like(word))
+    )
 
 
 # Each pattern, what a text must hold for it to run, and which of its words it takes.
@@ -317,7 +491,21 @@ def _has_strong_lead(text: str) -> bool:
     return "uthor" in text or "UTHOR" in text or "eview" in text or "EVIEW" in text or "作者" in text
 
 
-_WEAK_LEADS = ("by", "By", "BY", "cc", "Cc", "CC", "ping", "Ping", "PING", "hanks to", "HANKS TO")
+_WEAK_LEADS = (
+    "by",
+    "By",
+    "BY",
+    "cc",
+    "Cc",
+    "CC",
+    "ping",
+    "Ping",
+    "PING",
+    "hanks to",
+    "HANKS TO",
+    "tip to",
+    "h/t",
+)
 
 
 def _has_weak_lead(text: str) -> bool:
@@ -327,15 +515,36 @@ def _has_weak_lead(text: str) -> bool:
 
 _DOING_VERBS_RE = re.compile(
     r" (?:chose|wrote|added|fixed|reworked|ported|moved|rewrote|landed|split|reverted|reviewed|approved|"
-    r"measured|benchmarked|profiled|traced)\b"
+    r"measured|benchmarked|profiled|traced|made|filed|opened|implemented|tested|revived|chimed|kept|tried|"
+    r"started|offered|submitted|contributed|bisected|debugged|reproduced|reran|restored|stopped|noticed)\b"
 )
+
+
+def _led_people(text: str) -> list[tuple[int, str]]:
+    """The people after a lead only people follow (`_PEOPLE_LEADS`), and the rest of their list."""
+    low = text.lower()
+    if len(low) != len(text):  # a letter whose lower case is longer (`İ`): positions would drift
+        return []
+    found: list[tuple[int, str]] = []
+    for lead in _PEOPLE_LEADS:
+        at = low.find(lead)
+        while at != -1:
+            before = low[at - 1] if at else " "
+            m = None if before.isalnum() or before in "-_" else _AFTER_LEAD_RE.match(text, at + len(lead))
+            if m is not None and _led_person(m.group(1)):
+                found.append((m.start(1), m.group(1)))
+                found.extend(listed_after(text, m.end(1), _led_person))
+            at = low.find(lead, at + 1)
+    return found
+
+
 _SAID_AS: tuple[tuple[re.Pattern[str], Callable[[str], bool], Callable[[str], bool]], ...] = (
     (_STRONG_LEAD_RE, _has_strong_lead, _lowercase_or_handle_like),
     (_SAID_AUTHOR_RE, _has_strong_lead, _named_word),
     (_PEOPLE_LABEL_RE, _has_people_label, _listed_person),
     (_REVIEW_LEAD_RE, _has_strong_lead, handle_like),
-    (_WEAK_LEAD_RE, _has_weak_lead, handle_like),
-    (_DOING_RE, lambda text: _DOING_VERBS_RE.search(text) is not None, handle_like),
+    (_WEAK_LEAD_RE, _has_weak_lead, _credited),
+    (_WHO_RE, lambda text: ", who" in text, _who_person),
     (_ZH_DOING_RE, has_han, _handle_not_word),
     (_ZH_WEAK_DOING_RE, has_han, handle_like),
     (_ZH_LED_DOING_RE, has_han, handle_like),
@@ -350,6 +559,7 @@ _NOT_OWNERS = frozenset(
         "patch",
         "commit",
         "kernel",
+        "bug",
         "test",
         "tests",
         "upstream",

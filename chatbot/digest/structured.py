@@ -154,14 +154,30 @@ class StructuredDigest(BaseModel):
     @field_validator("people", mode="before")
     @classmethod
     def _names_as_written(cls, people: object) -> object:
-        """`handle: Name`, `handle: [Name, Other]` or `handle:` alone; `@handle` is `handle`."""
+        """`handle: Name`, `handle: [Name, Other]` or `handle:` alone; `@handle` is `handle`. A
+        curator may write the map the other way round, `Full Name: handle`: a key of several words
+        with one word for its value is a name and its handle."""
         if not isinstance(people, dict):
             return people
-        out: dict[object, object] = {}
+        out: dict[object, list[object]] = {}
         for handle, names in people.items():
+            if _name_then_handle(handle, names):
+                out.setdefault(str(names).strip().removeprefix("@"), []).append(str(handle).strip())
+                continue
             key = str(handle).strip().removeprefix("@") if isinstance(handle, (str, int)) else handle
-            out[key] = [names] if isinstance(names, str) else ([] if names is None else names)
+            written = [names] if isinstance(names, str) else ([] if names is None else names)
+            if isinstance(written, list):
+                out.setdefault(key, []).extend(written)
+            else:
+                out[key] = written
         return out
+
+
+def _name_then_handle(key: object, value: object) -> bool:
+    """`"Cody Yu": comaniac`: a key of two words or more, a value of one word."""
+    return (
+        isinstance(key, str) and isinstance(value, str) and len(key.split()) >= 2 and len(value.split()) == 1
+    )
 
 
 def json_schema() -> str:
@@ -196,9 +212,9 @@ _STR = "tag:yaml.org,2002:str"
 
 def parse_structured(text: str, path: str = "<yaml>") -> ParseResult:
     """Parse and validate a YAML digest; raises DigestParseError with the line of the problem."""
-    lines, digest = _validated(text, path)
+    lines, digest, unknown = _validated(text, path)
     name = digest.digest or digest_name(path)
-    result = ParseResult([])
+    result = ParseResult([], found=[*unknown])
     result.people.update(digest.people)
     for position, (item, line) in enumerate(zip(digest.entries, lines, strict=True), start=1):
         note = (item.note or "").strip()
@@ -232,15 +248,18 @@ def _commented_numbers(text: str, path: str) -> list[Problem]:
     ]
 
 
-def _validated(text: str, path: str) -> tuple[list[int], StructuredDigest]:
-    """The digest a file holds and the line of each of its entries, or the DigestParseError of
-    the first problem (read through PyYAML's nodes, which know every value's line)."""
-    root, digest = _validated_nodes(text, path)
-    return [yaml_line(root, ("entries", index)) for index in range(len(digest.entries))], digest
+def _validated(text: str, path: str) -> tuple[list[int], StructuredDigest, list[Problem]]:
+    """The digest a file holds, the line of each of its entries and the fields it does not know
+    (each an error, dropped), or the DigestParseError of the first other problem (read through
+    PyYAML's nodes, which know every value's line)."""
+    root, digest, unknown = _validated_nodes(text, path)
+    lines = [yaml_line(root, ("entries", index)) for index in range(len(digest.entries))]
+    return lines, digest, unknown
 
 
-def _validated_nodes(text: str, path: str) -> tuple[yaml.Node | None, StructuredDigest]:
-    """The node tree and the digest it holds, or the DigestParseError of the first problem."""
+def _validated_nodes(text: str, path: str) -> tuple[yaml.Node | None, StructuredDigest, list[Problem]]:
+    """The node tree, the digest it holds and its unknown fields, or the DigestParseError of the
+    first problem that is not an unknown field."""
     try:
         root, data = _compose_and_construct(text)
     except ValueError as exc:  # a value PyYAML's constructors refuse (`date: 2026-13-45`)
@@ -250,9 +269,37 @@ def _validated_nodes(text: str, path: str) -> tuple[yaml.Node | None, Structured
     if not isinstance(data, dict):
         raise DigestParseError(path, 1, "expected a mapping with `repo` and `entries`")
     try:
-        return root, _digest_of(data)
+        return root, _digest_of(data), []
+    except ValidationError as exc:
+        unknown = _unknown_fields(exc)
+        if not unknown or len(unknown) < len(exc.errors()):
+            raise DigestParseError(path, *validation_error_line(exc, root)) from None
+    # A field the schema does not know (`state: closed`, a typo'd `autor:`) is an error of its own
+    # line; the file's other fields still load: one key must not cost every entry its author.
+    problems = [
+        Problem(path, yaml_line(root, loc), "error", f"{'.'.join(map(str, loc))}: field not known, ignored")
+        for loc in unknown
+    ]
+    for loc in unknown:
+        _drop(data, loc)
+    try:
+        return root, _digest_of(data), problems
     except ValidationError as exc:
         raise DigestParseError(path, *validation_error_line(exc, root)) from None
+
+
+def _unknown_fields(exc: ValidationError) -> list[tuple[int | str, ...]]:
+    """Where the schema met a field it does not know."""
+    return [tuple(error["loc"]) for error in exc.errors() if error["type"] == "extra_forbidden"]
+
+
+def _drop(data: Any, loc: tuple[int | str, ...]) -> None:
+    """Remove the value at `loc` (a path of keys and indices) from parsed YAML."""
+    *parents, last = loc
+    for step in parents:
+        data = data[step]
+    if isinstance(data, dict):
+        data.pop(last, None)
 
 
 def _digest_of(data: dict[str, Any]) -> StructuredDigest:

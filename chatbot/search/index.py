@@ -80,7 +80,7 @@ FOREIGN_SUBJECTS = frozenset(
     jenkins ansible apache tomcat haproxy rabbitmq memcached cassandra zookeeper etcd istio envoy
     autoscaling autoscaler hpa linux ubuntu debian centos systemd alertmanager grafana datadog airflow
     spark hadoop flink java jvm react vue angular django spring oauth ssl dns sql nosql tensorflow onnx
-    onnxruntime torchserve tritonserver tensorrt-llm trt-llm trtllm kubectl minikube openshift""".split()  # noqa: SIM905
+    onnxruntime torchserve tritonserver tensorrt-llm trt-llm trtllm kubectl minikube openshift git""".split()  # noqa: SIM905
 )
 # Other serving stacks, by their names in more than one word.
 FOREIGN_PHRASES = ("triton inference server", "tensorflow serving", "text generation inference")
@@ -127,6 +127,7 @@ class _Unit:
     keys: frozenset[str] = frozenset()  # the query's keys it stands for (a description may explain them)
     near: bool = False  # a word of a neighbouring domain: asked, but no answer to it is a vLLM entry
     unknown: bool = False  # a word neither the library nor vLLM's vocabulary knows
+    described: bool = False  # a concept the query describes in plain words (`describes:` lines)
 
     @property
     def matched(self) -> int:
@@ -265,7 +266,9 @@ class SearchIndex:
         descriptions = self.__dict__.get("_descriptions")
         if descriptions is None:  # made on first use: a build or a snapshot need not hold it
             lines = ((c.id, line) for c in self.glossary.concepts.values() for line in c.describes)
-            descriptions = self.__dict__["_descriptions"] = DescriptionIndex(lines, STOPWORDS | GENERIC_WORDS)
+            descriptions = self.__dict__["_descriptions"] = DescriptionIndex(
+                lines, STOPWORDS | GENERIC_WORDS | GENERIC_HAN
+            )
         return descriptions
 
     def _with_described(self, units: list[_Unit], described: list[Described]) -> list[_Unit]:
@@ -275,12 +278,31 @@ class SearchIndex:
         if not described:
             return units
         explained = frozenset().union(*(d.keys for d in described))
-        units = [u for u in units if not (u.keys and u.keys <= explained)]  # the words it explains
-        for found in (d for d in described if d.concept in self.concepts):
+        said = self._description_index().explained
+        # The words it explains; a neighbouring domain's word among them (`不够` of `显存不够时`) is
+        # the description's too, whatever bigrams across words its run holds.
+        units = [u for u in units if not (u.keys and said(u.keys, explained, loosely=u.near))]
+        for found in described:
             unit = self._concept_unit(found.concept, [])  # no term asked: the typo level (×FUZZY)
-            unit.keys = found.keys
-            units.append(unit)
+            self._raise_scattered(unit.scores, found.concept)
+            if unit.matched:
+                unit.keys, unit.described = found.keys, True
+                units.append(unit)
         return units
+
+    def _raise_scattered(self, scores: NDArray[np.float64], concept: str) -> None:
+        """Entries that hold every word of one of a described concept's terms, not side by side
+        ("caches the multimodal preprocessor output" holds `preprocessor cache`), at the level of
+        a partial match: a note that explains a feature need not write its name."""
+        for term in self.glossary.concepts[concept].terms:
+            words = [t for t in atomic(tokenize(term)) if not filler(t) and t.key not in GENERIC_HAN]
+            if len({t.key for t in words}) < 2:
+                continue
+            counts, heaviest = self._coverage(words)
+            held = np.flatnonzero(counts == len(words))
+            values = heaviest[held] * PARTIAL * SYNONYM * FUZZY
+            raised = values > scores[held]
+            scores[held[raised]] = values[raised]
 
     def _whole_unit(self, wholes: list[Token]) -> _Unit | None:
         """The identifier itself, when concepts named each of its parts: they only refine it."""
@@ -646,7 +668,11 @@ def _real_matches(qualifying: list[NDArray[np.float64]], asked: list[_Unit]) -> 
         real |= scores > 0.0
     if any(unit.plain and unit.matched for unit in asked):
         real &= not_padding(asked, len(real))
-    real &= not_minority(asked, len(real))
+    # A neighbouring domain's word in a question that describes a vLLM concept (`the server has to
+    # extract the arguments` of tool calling) is the describer's own word: entries holding the
+    # described concept are no minority of it.
+    described = [unit.scores > 0.0 for unit in asked if unit.described]
+    real &= np.logical_or.reduce([not_minority(asked, len(real)), *described])
     return real
 
 

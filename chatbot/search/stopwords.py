@@ -10,7 +10,7 @@ STOPWORDS = frozenset(
     stem(w)
     for w in """a an the of to in on at for and or with without by from into is are was were be been
     being how what why which who whom when where does do did can could should would will shall may
-    might must i me my we our you your it its this that these those about any some show find search
+    might must has have had having i me my we our you your it its this that these those about any some show find search
     look get give tell list all me please there here than then so not no yes hi hello thanks thank
     want need know like just also more most very much many one two three vs via per""".split()  # noqa: SIM905
 )
