@@ -54,3 +54,16 @@ def test_a_glossary_name_typed_as_written_is_no_typo() -> None:
     digest = "vllm-project/vllm\n\nEagle3 支持 MiniCPM3\n\n值得一读。草稿模型。\n\nMiniCPMO 修复\n\n可跳过。改了 minicpmo.py。\n"
     index = SearchIndex.build(parse_raw_text(digest, "digest.txt").entries)
     assert "Eagle3 支持 MiniCPM3" in [hit.entry.title for hit in index.search("minicpm").hits]
+
+
+
+def test_who_a_note_names_first_ranks_first_without_an_author() -> None:
+    """No metadata names an author: the entry whose note opens with the person comes before one
+    that names them last."""
+    digest = (
+        "vllm-project/vllm\n\nSpec decode metrics (#71001)\n\n@qandrew adds acceptance metrics; "
+        "Jialin tested it and @WoosukKwon reviewed.\n\nFirst TPU backend (#71002)\n\n@WoosukKwon "
+        "added the first TPU backend on PyTorch XLA.\n"
+    )
+    index = SearchIndex.build(parse_raw_text(digest, "digest.txt").entries)
+    assert [h.entry.pr for h in index.search("WoosukKwon").hits][:2] == [71002, 71001]

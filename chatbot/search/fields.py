@@ -16,6 +16,7 @@ W_GITHUB_TITLE = 2.5
 W_TAG = 2.5
 W_IDENTIFIER = 2.0
 W_PERSON = 2.0
+W_FIRST_PERSON = 2.25  # where no metadata names the author, the person a note names first: usually who did it
 W_REF = 1.5
 W_NOTE = 1.0
 FIELD_WEIGHTS = (
@@ -25,6 +26,7 @@ FIELD_WEIGHTS = (
     W_GITHUB_TITLE,
     W_TAG,
     W_IDENTIFIER,
+    W_FIRST_PERSON,
     W_PERSON,
     W_REF,
     W_NOTE,
@@ -45,9 +47,10 @@ def entry_fields(entry: Entry) -> list[tuple[float, str, bool]]:
     if entry.github_title:
         out.append((W_GITHUB_TITLE, entry.github_title, False))
     out.extend((W_IDENTIFIER, ident, True) for ident in entry.identifiers)
-    for person in entry.people:  # a handle, and the full names written for it (`Michael Goin`)
-        out.append((W_PERSON, person, True))
-        out.extend((W_PERSON, name, True) for name in full_names(person))
+    for n, person in enumerate(entry.people):  # a handle, and the full names written for it (`Michael Goin`)
+        weight = W_FIRST_PERSON if n == 0 and not entry.author else W_PERSON
+        out.append((weight, person, True))
+        out.extend((weight, name, True) for name in full_names(person))
     if entry.author:
         out.append((W_AUTHOR, entry.author, True))
         out.extend((W_AUTHOR, name, True) for name in full_names(entry.author))
