@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from chatbot.answers import Answerer
+from chatbot.answers import Answer, Answerer
 from chatbot.digest import Library
 
 DIGEST = """vllm-project/vllm
@@ -43,6 +43,15 @@ def bot(tmp_path_factory: pytest.TempPathFactory) -> tuple[Answerer, Library]:
     (folder / "d.txt").write_text(DIGEST, encoding="utf-8")
     library = Library.load(folder)
     return Answerer(library), library
+
+
+def ask(folder: Path, digest: str, pr: str, question: str, name: str = "d.txt") -> Answer:
+    """The answer to a question on one entry of a digest written to `folder`."""
+    (folder / name).write_text(digest, encoding="utf-8")
+    library = Library.load(folder)
+    entry = library.get(pr)
+    assert entry is not None
+    return Answerer(library).answer(entry, question)
 
 
 @pytest.mark.parametrize(
@@ -120,11 +129,7 @@ Q: 有人复现吗 A: gina 复现后只涨了 0.1%。
     ],
 )
 def test_table_rows_and_qa_lines(tmp_path: Path, pr: str, question: str, expect: str, absent: str) -> None:
-    (tmp_path / "d.md").write_text(TABLES_AND_QA, encoding="utf-8")
-    library = Library.load(tmp_path)
-    entry = library.get(pr)
-    assert entry is not None
-    answer = Answerer(library).answer(entry, question)
+    answer = ask(tmp_path, TABLES_AND_QA, pr, question, name="d.md")
     assert answer.found, answer.text
     assert expect in answer.text and absent not in answer.text, answer.text
 
@@ -150,11 +155,7 @@ NOTION = """vllm-project/vllm
     ],
 )
 def test_a_notion_page(tmp_path: Path, question: str, expect: str, absent: str) -> None:
-    (tmp_path / "d.md").write_text(NOTION, encoding="utf-8")
-    library = Library.load(tmp_path)
-    entry = library.get("63001")
-    assert entry is not None
-    answer = Answerer(library).answer(entry, question)
+    answer = ask(tmp_path, NOTION, "63001", question, name="d.md")
     assert answer.found, answer.text
     assert expect in answer.text and absent not in answer.text, answer.text
 
@@ -185,11 +186,7 @@ Reported by ml-gcn in #64000: LoRA on MiniCPM3 errored at load. Jee Jee Li (jeej
     ],
 )
 def test_who_did_what(tmp_path: Path, question: str, expect: str) -> None:
-    (tmp_path / "d.md").write_text(ROLES, encoding="utf-8")
-    library = Library.load(tmp_path)
-    entry = library.get("64001")
-    assert entry is not None
-    answer = Answerer(library).answer(entry, question)
+    answer = ask(tmp_path, ROLES, "64001", question, name="d.md")
     assert answer.found and expect in answer.text, answer.text
 
 
@@ -224,11 +221,7 @@ v2 块管理器调度完一个 batch 后没有把命中前缀缓存的 block 标
     ],
 )
 def test_measures_and_causes(tmp_path: Path, pr: str, question: str, found: bool, expect: str) -> None:
-    (tmp_path / "d.txt").write_text(MEASURED, encoding="utf-8")
-    library = Library.load(tmp_path)
-    entry = library.get(pr)
-    assert entry is not None
-    answer = Answerer(library).answer(entry, question)
+    answer = ask(tmp_path, MEASURED, pr, question)
     assert answer.found is found and expect in answer.text, answer.text
 
 
@@ -247,11 +240,7 @@ def test_a_question_about_the_changes_reach(tmp_path: Path, question: str, found
         "[must-read] Prefix caching now works for requests sent as prompt embeds; weight quantization "
         "at load time keeps the old kernel. Fixes issue #25096.\n"
     )
-    (tmp_path / "d.txt").write_text(note, encoding="utf-8")
-    library = Library.load(tmp_path)
-    entry = library.get("66001")
-    assert entry is not None
-    answer = Answerer(library).answer(entry, question)
+    answer = ask(tmp_path, note, "66001", question)
     assert answer.found is found, answer.text
 
 
@@ -262,12 +251,8 @@ def test_a_reason_for_closing_speaks_of_its_fate(tmp_path: Path) -> None:
         "不做 split_k，因为 expand 的 K 很小，所以收益有限。PR 已关闭。\n\n"
         "加吞吐 gauge (#66003)\n\nrobertgshaw2-redhat 指出算好再挂 gauge 是 anti-pattern。PR 已关闭。\n"
     )
-    (tmp_path / "d.txt").write_text(note, encoding="utf-8")
-    library = Library.load(tmp_path)
-    first, second = library.get("66002"), library.get("66003")
-    assert first is not None and second is not None
-    assert Answerer(library).answer(first, "为啥被关了").found is False
-    reply = Answerer(library).answer(second, "为啥被关了")
+    assert ask(tmp_path, note, "66002", "为啥被关了").found is False
+    reply = ask(tmp_path, note, "66003", "为啥被关了")
     assert reply.found and "指出算好再挂 gauge" in reply.text, reply.text
 
 
@@ -279,8 +264,4 @@ def test_a_value_after_the_change_is_not_the_baseline(tmp_path: Path, question: 
         "vllm-project/vllm\n\nAITER tkw1 MoE kernel (#66004)\n\n"
         "Wires the tkw1 kernel in. Baseline without tkw1 was 6.47 requests/s; the after figure is in the PR.\n"
     )
-    (tmp_path / "d.txt").write_text(note, encoding="utf-8")
-    library = Library.load(tmp_path)
-    entry = library.get("66004")
-    assert entry is not None
-    assert Answerer(library).answer(entry, question).found is found
+    assert ask(tmp_path, note, "66004", question).found is found

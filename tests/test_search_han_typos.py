@@ -56,7 +56,6 @@ def test_a_glossary_name_typed_as_written_is_no_typo() -> None:
     assert "Eagle3 支持 MiniCPM3" in [hit.entry.title for hit in index.search("minicpm").hits]
 
 
-
 def test_who_a_note_names_first_ranks_first_without_an_author() -> None:
     """No metadata names an author: the entry whose note opens with the person comes before one
     that names them last."""
