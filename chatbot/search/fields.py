@@ -47,13 +47,7 @@ def entry_fields(entry: Entry) -> list[tuple[float, str, bool]]:
     if entry.github_title:
         out.append((W_GITHUB_TITLE, entry.github_title, False))
     out.extend((W_IDENTIFIER, ident, True) for ident in entry.identifiers)
-    for n, person in enumerate(entry.people):  # a handle, and the full names written for it (`Michael Goin`)
-        weight = W_FIRST_PERSON if n == 0 and not entry.author else W_PERSON
-        out.append((weight, person, True))
-        out.extend((weight, name, True) for name in full_names(person))
-    if entry.author:
-        out.append((W_AUTHOR, entry.author, True))
-        out.extend((W_AUTHOR, name, True) for name in full_names(entry.author))
+    out.extend(_people_fields(entry))
     if entry.pr:
         out.append((W_PR, f"#{entry.pr}", True))
     out.extend((W_REF, f"#{ref.number}", True) for ref in entry.all_refs)
@@ -64,3 +58,15 @@ def entry_fields(entry: Entry) -> list[tuple[float, str, bool]]:
 
 def _heaviest_first(field: tuple[float, str, bool]) -> float:
     return -field[0]
+
+
+def _people_fields(entry: Entry) -> list[tuple[float, str, bool]]:
+    """Each person's handle and the full names written for it (`Michael Goin`); the author's
+    heavier, and where no metadata names one, the person the note names first a little."""
+    out: list[tuple[float, str, bool]] = []
+    for n, person in enumerate(entry.people):
+        weight = W_FIRST_PERSON if n == 0 and not entry.author else W_PERSON
+        out.extend((weight, name, True) for name in (person, *full_names(person)))
+    if entry.author:
+        out.extend((W_AUTHOR, name, True) for name in (entry.author, *full_names(entry.author)))
+    return out
