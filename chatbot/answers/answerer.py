@@ -32,11 +32,13 @@ from chatbot.answers.retrieval import (
     focused,
     glossary_names,
     kind_priors,
+    read_word_lists,
     scope_missing,
     score_candidates,
     subject_terms,
     words_missing,
 )
+from chatbot.answers.slots import measures, slots
 from chatbot.answers.typed import (
     MIN_FIT,
     MIN_SHARED,
@@ -138,10 +140,14 @@ class Answerer:
 
     def warm_up(self) -> None:
         """Build the tag index and read the glossary and the data files now, not on the first
-        answer (`serve` does this once the digests are loaded)."""
+        answer (`serve` does this once the digests are loaded). Not CC-CEDICT (`dictionary`, half
+        a second): the first question that needs it reads it."""
         self._topics()
         self.glossary  # noqa: B018 -- read for its side effect
         kind_priors()
+        read_word_lists()
+        slots()
+        measures()
         answer_words()
         addressing_rules()  # the question splitter's words (which clause asks)
         cached_reading("warm up")

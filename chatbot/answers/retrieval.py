@@ -85,6 +85,14 @@ def _question_words() -> dict[str, tuple[str, ...]]:
     return {str(zh): tuple(normalize_question(str(e)) for e in ens) for zh, ens in words.items()}
 
 
+def read_word_lists() -> None:
+    """The word lists (`data/followup_terms.yaml`), read now by the answerer's warm-up rather
+    than by the first question that names a word (bench/scale.py's answer p99: a few of its 300
+    answers each paid one of these reads)."""
+    _english_of()
+    _ordinary_concepts()
+
+
 @lru_cache(maxsize=1024)
 def subject_terms(subject: str) -> TermWeights:
     """The subject's terms: identifiers, flags and numbers 3, words 2 (their Chinese 1.5), Chinese
