@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import string
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -383,8 +384,26 @@ def _as_asked(topic: str, question: str) -> str:
 
 
 def _spelled(word: str, question: str) -> str:
-    found = re.search(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", question, re.I)
-    return found.group(0) if found else word
+    """The word (lower-case ASCII) as the question spells it, standing as a word; a pattern
+    compiled per word only for a question with a letter `re` folds to an ASCII one (a denial's
+    line compiled one per word: bench/scale.py's follow-up answer row)."""
+    if _FOLDS_TO_ASCII.intersection(question):
+        found = re.search(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", question, re.I)
+        return found.group(0) if found else word
+    folded = question.translate(_ASCII_LOWER)  # as `re.I` compares them, one character for one
+    at = folded.find(word)
+    while at >= 0:
+        end = at + len(word)
+        if (at == 0 or folded[at - 1] not in _ALNUM) and (end == len(folded) or folded[end] not in _ALNUM):
+            return question[at:end]
+        at = folded.find(word, at + 1)
+    return word
+
+
+# The characters besides ASCII letters that `re.I` matches to an ASCII letter (İ ı ſ K).
+_FOLDS_TO_ASCII = frozenset("\u0130\u0131\u017f\u212a")
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+_ALNUM = frozenset(string.ascii_lowercase + string.digits)
 
 
 def _with_topics(line: str, c: Composer) -> str:
