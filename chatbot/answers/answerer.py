@@ -33,6 +33,7 @@ from chatbot.answers.retrieval import (
     focused,
     glossary_names,
     kind_priors,
+    normalized,
     read_word_lists,
     scope_missing,
     score_candidates,
@@ -50,7 +51,7 @@ from chatbot.answers.typed import (
 )
 from chatbot.digest import Entry, FactsLookup, Library, Ref, no_facts
 from chatbot.search import Glossary, load_glossary
-from chatbot.text import LATIN_WORD, has_han, normalize_question, strip_slack_markup
+from chatbot.text import LATIN_WORD, has_han, normalize_question, one_answer, strip_slack_markup
 
 BUDGET_SHARE = 0.75
 MAX_QUESTION_CHARS = 300
@@ -170,7 +171,12 @@ class Answerer:
 
     def answer(self, entry: Entry, question: str) -> Answer:
         """The answer to a reply: its asking part (no quote, no preamble), each of its questions
-        (at most three) answered in turn under one PR link."""
+        (at most three) answered in turn under one PR link. What its parts ask of the same text
+        is worked out once for the answer (`one_answer`)."""
+        with one_answer():
+            return self._answer(entry, question)
+
+    def _answer(self, entry: Entry, question: str) -> Answer:
         question = asking_part(strip_slack_markup(question), MAX_QUESTION_CHARS)
         fact = answer_from_facts(entry, question, self.facts(entry), dt.datetime.now(dt.UTC))
         if fact is not None:
@@ -287,7 +293,7 @@ class Answerer:
         text = _entry_text(entry)
         if concepts_missing(subject, self.glossary, text, ordinary=True):
             return True
-        return has_han(question) and any(w not in normalize_question(text) for w in _latin_words(subject))
+        return has_han(question) and any(w not in normalized(text) for w in _latin_words(subject))
 
     def _missing(self, entry: Entry, reading: Reading, scored: Sequence[Scored], question: str) -> list[str]:
         """The distinctive things the question names that neither the note nor the metadata does:

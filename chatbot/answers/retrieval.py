@@ -25,7 +25,7 @@ from chatbot.answers.intents import Intent, Reading, cached_reading
 from chatbot.digest import clauses
 from chatbot.search import Glossary
 from chatbot.search.glossary import Expansion
-from chatbot.text import HAN_RUN, INFLECTIONS, LATIN_WORD, han_bigrams, normalize_question, stem
+from chatbot.text import HAN_RUN, INFLECTIONS, LATIN_WORD, han_bigrams, normalize_question, once, stem
 from chatbot.yamlfast import load_yaml
 
 # --- the question's terms -----------------------------------------------------------------------
@@ -172,6 +172,17 @@ def _forms(word: str) -> list[str]:
     if len(word) >= 7 and word.endswith(("er", "ers")):
         forms.append(word[: word.rindex("er")])
     return [f for f in forms if f]
+
+
+def expanded(glossary: Glossary, subject: str) -> list[Expansion]:
+    """`glossary.expand(subject)`, once per subject within an answer (its scorer, its clauses'
+    scorer and its denial each ask)."""
+    return list(once("expand", (id(glossary), subject), lambda: glossary.expand(subject)))
+
+
+def normalized(text: str) -> str:
+    """`normalize_question(text)` of a whole entry's text, once within an answer."""
+    return once("normalized", text, lambda: normalize_question(text))
 
 
 def concept_terms(glossary: Glossary, concept_id: str) -> list[str]:
@@ -376,7 +387,7 @@ def _glossary_phrases(subject: str, glossary: Glossary | None, weights: TermWeig
     if glossary is None or not subject.strip():
         return {}
     out: TermWeights = {}
-    for expansion in glossary.expand(subject):
+    for expansion in expanded(glossary, subject):
         for term in concept_terms(glossary, expansion.concept):
             norm = normalize_question(term)
             if len(norm) >= 2 and norm not in weights:
@@ -414,7 +425,7 @@ def concepts_missing(
     named = [
         e for e in _concepts_named(subject, glossary) if ordinary or _a_named_concept(glossary, e.concept)
     ]
-    text = normalize_question(entry_text)
+    text = normalized(entry_text)
     return [e.matched for e in named if not _concept_in(glossary, e.concept, text)]
 
 
@@ -547,6 +558,6 @@ def _concepts_named(subject: str, glossary: Glossary) -> list[Expansion]:
     asked = normalize_question(subject)
     return [
         e
-        for e in glossary.expand(subject)
+        for e in expanded(glossary, subject)
         if phrase_in(normalize_question(e.matched), asked) and normalize_question(e.matched) not in EN_STOP
     ]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from chatbot.digest.clauses import clean, split_top_level
 from chatbot.digest.note_labels import vocabulary
-from chatbot.text import EMOJI_SHORTCODE, has_han
+from chatbot.text import EMOJI_SHORTCODE, has_han, once
 
 # What may follow an English cue: the sentence's end or a condition naming its readers.
 _EN_AFTER = r"(?=\s*(?:[.!;,:]|$)|\s+(?:if|unless|when|for|to|once|before|only if|as long as|but)\b)"
@@ -78,7 +78,12 @@ class Cue:
 
 
 def reading_cue(sentence: str) -> Cue | None:
-    """The reading cue a sentence states, in English or Chinese, or None."""
+    """The reading cue a sentence states, in English or Chinese, or None (once per sentence within
+    an answer: the note analysis and the answer's candidates both ask)."""
+    return once("reading_cue", sentence, lambda: _reading_cue(sentence))
+
+
+def _reading_cue(sentence: str) -> Cue | None:
     text = clean(sentence).rstrip("。.!！")
     if not text:
         return None

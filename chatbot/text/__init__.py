@@ -16,6 +16,7 @@ from chatbot.text.mentions import (
     visible_text,
     without_shortcodes,
 )
+from chatbot.text.once import once, one_answer
 from chatbot.text.words import INFLECTIONS, LATIN_WORD, han_bigrams, nfkc, normalize, normalize_question, stem
 
 __all__ = [
@@ -32,6 +33,8 @@ __all__ = [
     "nfkc",
     "normalize",
     "normalize_question",
+    "once",
+    "one_answer",
     "stem",
     "strip_slack_markup",
     "typed_text",
