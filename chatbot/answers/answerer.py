@@ -51,7 +51,14 @@ from chatbot.answers.typed import (
 )
 from chatbot.digest import Entry, FactsLookup, Library, Ref, no_facts
 from chatbot.search import Glossary, load_glossary
-from chatbot.text import LATIN_WORD, has_han, normalize_question, one_answer, strip_slack_markup
+from chatbot.text import (
+    FOLDS_TO_ASCII,
+    LATIN_WORD,
+    has_han,
+    normalize_question,
+    one_answer,
+    strip_slack_markup,
+)
 
 BUDGET_SHARE = 0.75
 MAX_QUESTION_CHARS = 300
@@ -393,7 +400,7 @@ def _spelled(word: str, question: str) -> str:
     """The word (lower-case ASCII) as the question spells it, standing as a word; a pattern
     compiled per word only for a question with a letter `re` folds to an ASCII one (a denial's
     line compiled one per word: bench/scale.py's follow-up answer row)."""
-    if _FOLDS_TO_ASCII.intersection(question):
+    if FOLDS_TO_ASCII.intersection(question):
         found = re.search(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", question, re.I)
         return found.group(0) if found else word
     folded = question.translate(_ASCII_LOWER)  # as `re.I` compares them, one character for one
@@ -406,8 +413,6 @@ def _spelled(word: str, question: str) -> str:
     return word
 
 
-# The characters besides ASCII letters that `re.I` matches to an ASCII letter (İ ı ſ K).
-_FOLDS_TO_ASCII = frozenset("\u0130\u0131\u017f\u212a")
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 _ALNUM = frozenset(string.ascii_lowercase + string.digits)
 

@@ -17,10 +17,20 @@ from chatbot.text.mentions import (
     without_shortcodes,
 )
 from chatbot.text.once import once, one_answer
-from chatbot.text.words import INFLECTIONS, LATIN_WORD, han_bigrams, nfkc, normalize, normalize_question, stem
+from chatbot.text.words import (
+    FOLDS_TO_ASCII,
+    INFLECTIONS,
+    LATIN_WORD,
+    han_bigrams,
+    nfkc,
+    normalize,
+    normalize_question,
+    stem,
+)
 
 __all__ = [
     "EMOJI_SHORTCODE",
+    "FOLDS_TO_ASCII",
     "HAN_CHAR",
     "HAN_RANGES",
     "HAN_RUN",
