@@ -263,7 +263,11 @@ def _classify_typo(text: str) -> Intent:
     found = process.extract(
         text[:500], typos.phrases, scorer=fuzz.partial_ratio, score_cutoff=TYPO_PHRASE_SCORE, limit=None
     )
-    scored = [_typo_key(typos.several[at], score) for _, score, at in found]
+    scored = [
+        _typo_key(typos.several[at], score)
+        for _, score, at in found
+        if len(text) >= len(typos.several[at].phrase) - 1  # as `_typo_score` asks: the question holds it
+    ]
     for rule in (rule for letter in {w[0] for w in words} for rule in typos.one_word.get(letter, ())):
         score = _typo_score(rule.phrase, text, words)
         if score is not None:
