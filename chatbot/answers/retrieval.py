@@ -299,8 +299,13 @@ def score_candidates(
 ) -> list[Scored]:
     """Every candidate scored, best first (ties in note order)."""
     weights = _with_cue_terms(subject_terms(reading.subject), reading.cues)
-    phrases = _glossary_phrases(reading.subject, glossary, weights)
+    key = (id(glossary), reading.subject, reading.cues)  # what the phrases are of, in one answer
+    phrases = once("phrases", key, lambda: _glossary_phrases(reading.subject, glossary, weights))
     texts = [candidate_terms(f"{c.about}: {c.text}" if c.about else c.text) for c in candidates]
+    # Only the phrases some candidate holds are looked for in each (in their order): a concept's
+    # terms are many, the candidates hold few of them (bench/scale.py's follow-up answer row).
+    joined = "\n".join(norm for norm, _ in texts)
+    phrases = {t: w for t, w in phrases.items() if t in joined}
     near = _near_words(weights, texts)
     found = [_shared(weights, phrases, near, norm, bag) for norm, bag in texts]
     doc_freq = Counter(t for f in found for t in f)
