@@ -23,7 +23,7 @@ from chatbot.text import FOLDS_TO_ASCII, has_han, without_shortcodes
 from chatbot.yamlfast import load_yaml
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Candidate:
     """Something the answer may say: a clause of the note with the parts it belongs to, or a fact
     of the metadata (`fact`: said as a line of its own, not quoted)."""

@@ -242,7 +242,7 @@ def kind_priors() -> dict[str, KindPrior]:
     }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Scored:
     """A candidate with its score: `lexical` what it shares with the subject, `fit` its kind weight."""
 
@@ -341,15 +341,16 @@ def _near_words(
 ) -> dict[str, frozenset[str]]:
     """For each longer Latin term no candidate has, the entry's words it nearly is (a typo,
     another form): looked up once over the entry's words, not per candidate."""
-    vocabulary, words = _vocabulary(tuple(bag for _, bag in texts))
+    bags = tuple(bag for _, bag in texts)
+    vocabulary, words = once("vocabulary", bags, lambda: _vocabulary(bags))
     missing = [t for t in weights if len(t) >= 4 and t.isascii() and t not in vocabulary]  # Latin, 4+
     return {term: _near(term, words) for term in missing}
 
 
-@lru_cache(maxsize=256)
 def _vocabulary(bags: tuple[frozenset[str], ...]) -> tuple[frozenset[str], tuple[str, ...]]:
     """Every term of an entry's candidates, and its Latin words of three letters or more, sorted
-    (`_near` finds the words a term begins by bisection)."""
+    (`_near` finds the words a term begins by bisection). Worked out once per answer, not kept
+    after it: the last 256 entries' were kept, big sets every collector pass went through."""
     vocabulary: frozenset[str] = frozenset().union(*bags)
     return vocabulary, tuple(sorted(w for w in vocabulary if len(w) >= 3 and w.isascii()))
 
