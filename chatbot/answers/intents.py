@@ -303,9 +303,7 @@ def _typo_phrases() -> _TypoPhrases:
     for rule in _typo_rules():
         if " " not in rule.phrase:
             one_word.setdefault(rule.phrase[0], []).append(rule)
-    return _TypoPhrases(
-        several, tuple(r.phrase for r in several), {k: tuple(v) for k, v in one_word.items()}
-    )
+    return _TypoPhrases(several, tuple(r.phrase for r in several), {k: tuple(v) for k, v in one_word.items()})
 
 
 def _typo_score(phrase: str, text: str, words: list[str]) -> float | None:
