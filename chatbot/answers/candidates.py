@@ -265,9 +265,7 @@ def _people_parts(entry: Entry, text: str) -> tuple[str, ...]:
     """`people` for a clause naming one of the entry's people (besides the author), `reviewers`
     too when it speaks of review."""
     named = _names_someone(entry, text)
-    if _may_speak_of_review(text) and (
-        REVIEWED_BY_RE.search(text) or (REVIEW_RE.search(text) and (named or REVIEWER_RE.search(text)))
-    ):
+    if _may_speak_of_review(text) and _of_review(text, named):
         return ("people", "reviewers")
     return ("people",) if named else ()
 
@@ -276,10 +274,19 @@ def _names_someone(entry: Entry, text: str) -> bool:
     """One of the entry's people besides its author, or anyone a person's verb or role names."""
     if any(p in text for p in entry.people if p != entry.author):
         return True
+    return _names_a_handle(text) or (_may_name_a_role(text) and ROLE_NAME_RE.search(text) is not None)
+
+
+def _names_a_handle(text: str) -> bool:
+    """A handle right before what people do in a review, or a full name with its handle."""
+    acts = _holds_any(text, PERSON_ACTS_WORDS + PERSON_ACTS_WORDS_EN) and PERSON_ACTS_RE.search(text)
+    return bool(acts or (" (" in text and NAMED_HANDLE_RE.search(text)))
+
+
+def _of_review(text: str, named: bool) -> bool:
+    """Who reviewed it, or review spoken of with a person named (or the reviewers)."""
     return bool(
-        (_holds_any(text, PERSON_ACTS_WORDS + PERSON_ACTS_WORDS_EN) and PERSON_ACTS_RE.search(text))
-        or (" (" in text and NAMED_HANDLE_RE.search(text))
-        or (_may_name_a_role(text) and ROLE_NAME_RE.search(text))
+        REVIEWED_BY_RE.search(text) or (REVIEW_RE.search(text) and (named or REVIEWER_RE.search(text)))
     )
 
 

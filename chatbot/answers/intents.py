@@ -268,11 +268,20 @@ def _classify_typo(text: str) -> Intent:
         for _, score, at in found
         if len(text) >= len(typos.several[at].phrase) - 1  # as `_typo_score` asks: the question holds it
     ]
-    for rule in (rule for letter in {w[0] for w in words} for rule in typos.one_word.get(letter, ())):
-        score = _typo_score(rule.phrase, text, words)
-        if score is not None:
-            scored.append(_typo_key(rule, score))
+    scored += _one_word_typos(text, words, typos)
     return max(scored, key=lambda s: s[0])[1] if scored else "other"
+
+
+def _one_word_typos(
+    text: str, words: list[str], typos: _TypoPhrases
+) -> list[tuple[tuple[float, int, int], Intent]]:
+    """The one-word phrases a word of the question is close to, of the words' first letters."""
+    rules = (rule for letter in {w[0] for w in words} for rule in typos.one_word.get(letter, ()))
+    return [
+        _typo_key(rule, score)
+        for rule in rules
+        if (score := _typo_score(rule.phrase, text, words)) is not None
+    ]
 
 
 def _typo_key(rule: IntentRule, score: float) -> tuple[tuple[float, int, int], Intent]:

@@ -299,19 +299,29 @@ def score_candidates(
 ) -> list[Scored]:
     """Every candidate scored, best first (ties in note order)."""
     weights = _with_cue_terms(subject_terms(reading.subject), reading.cues)
-    key = (id(glossary), reading.subject, reading.cues)  # what the phrases are of, in one answer
-    phrases = once("phrases", key, lambda: _glossary_phrases(reading.subject, glossary, weights))
     texts = [candidate_terms(f"{c.about}: {c.text}" if c.about else c.text) for c in candidates]
-    # Only the phrases some candidate holds are looked for in each (in their order): a concept's
-    # terms are many, the candidates hold few of them (bench/scale.py's follow-up answer row).
-    joined = "\n".join(norm for norm, _ in texts)
-    phrases = {t: w for t, w in phrases.items() if t in joined}
+    phrases = _phrases_held(reading, glossary, weights, texts)
     near = _near_words(weights, texts)
     found = [_shared(weights, phrases, near, norm, bag) for norm, bag in texts]
     doc_freq = Counter(t for f in found for t in f)
     scored = [_scored(reading, c, f, doc_freq) for c, f in zip(candidates, found, strict=True)]
     order = {id(s): i for i, s in enumerate(scored)}
     return sorted(scored, key=lambda s: (-s.score, order[id(s)]))
+
+
+def _phrases_held(
+    reading: Reading,
+    glossary: Glossary | None,
+    weights: TermWeights,
+    texts: Sequence[tuple[str, frozenset[str]]],
+) -> TermWeights:
+    """The subject's glossary phrases (once per answer) that some candidate holds, in their order:
+    a concept's terms are many, the candidates hold few of them, and only those are looked for in
+    each (bench/scale.py's follow-up answer row)."""
+    key = (id(glossary), reading.subject, reading.cues)  # what the phrases are of, in one answer
+    phrases = once("phrases", key, lambda: _glossary_phrases(reading.subject, glossary, weights))
+    joined = "\n".join(norm for norm, _ in texts)
+    return {t: w for t, w in phrases.items() if t in joined}
 
 
 def _scored(reading: Reading, c: Candidate, found: TermWeights, doc_freq: Counter[str]) -> Scored:
