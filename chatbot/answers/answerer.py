@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import string
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -32,11 +33,14 @@ from chatbot.answers.retrieval import (
     focused,
     glossary_names,
     kind_priors,
+    normalized,
+    read_word_lists,
     scope_missing,
     score_candidates,
     subject_terms,
     words_missing,
 )
+from chatbot.answers.slots import measures, slots
 from chatbot.answers.typed import (
     MIN_FIT,
     MIN_SHARED,
@@ -47,7 +51,14 @@ from chatbot.answers.typed import (
 )
 from chatbot.digest import Entry, FactsLookup, Library, Ref, no_facts
 from chatbot.search import Glossary, load_glossary
-from chatbot.text import LATIN_WORD, has_han, normalize_question, strip_slack_markup
+from chatbot.text import (
+    FOLDS_TO_ASCII,
+    LATIN_WORD,
+    has_han,
+    normalize_question,
+    one_answer,
+    strip_slack_markup,
+)
 
 BUDGET_SHARE = 0.75
 MAX_QUESTION_CHARS = 300
@@ -138,10 +149,14 @@ class Answerer:
 
     def warm_up(self) -> None:
         """Build the tag index and read the glossary and the data files now, not on the first
-        answer (`serve` does this once the digests are loaded)."""
+        answer (`serve` does this once the digests are loaded). Not CC-CEDICT (`dictionary`, half
+        a second): the first question that needs it reads it."""
         self._topics()
         self.glossary  # noqa: B018 -- read for its side effect
         kind_priors()
+        read_word_lists()
+        slots()
+        measures()
         answer_words()
         addressing_rules()  # the question splitter's words (which clause asks)
         cached_reading("warm up")
@@ -163,7 +178,12 @@ class Answerer:
 
     def answer(self, entry: Entry, question: str) -> Answer:
         """The answer to a reply: its asking part (no quote, no preamble), each of its questions
-        (at most three) answered in turn under one PR link."""
+        (at most three) answered in turn under one PR link. What its parts ask of the same text
+        is worked out once for the answer (`one_answer`)."""
+        with one_answer():
+            return self._answer(entry, question)
+
+    def _answer(self, entry: Entry, question: str) -> Answer:
         question = asking_part(strip_slack_markup(question), MAX_QUESTION_CHARS)
         fact = answer_from_facts(entry, question, self.facts(entry), dt.datetime.now(dt.UTC))
         if fact is not None:
@@ -280,7 +300,7 @@ class Answerer:
         text = _entry_text(entry)
         if concepts_missing(subject, self.glossary, text, ordinary=True):
             return True
-        return has_han(question) and any(w not in normalize_question(text) for w in _latin_words(subject))
+        return has_han(question) and any(w not in normalized(text) for w in _latin_words(subject))
 
     def _missing(self, entry: Entry, reading: Reading, scored: Sequence[Scored], question: str) -> list[str]:
         """The distinctive things the question names that neither the note nor the metadata does:
@@ -377,8 +397,24 @@ def _as_asked(topic: str, question: str) -> str:
 
 
 def _spelled(word: str, question: str) -> str:
-    found = re.search(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", question, re.I)
-    return found.group(0) if found else word
+    """The word (lower-case ASCII) as the question spells it, standing as a word; a pattern
+    compiled per word only for a question with a letter `re` folds to an ASCII one (a denial's
+    line compiled one per word: bench/scale.py's follow-up answer row)."""
+    if FOLDS_TO_ASCII.intersection(question):
+        found = re.search(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", question, re.I)
+        return found.group(0) if found else word
+    folded = question.translate(_ASCII_LOWER)  # as `re.I` compares them, one character for one
+    at = folded.find(word)
+    while at >= 0:
+        end = at + len(word)
+        if (at == 0 or folded[at - 1] not in _ALNUM) and (end == len(folded) or folded[end] not in _ALNUM):
+            return question[at:end]
+        at = folded.find(word, at + 1)
+    return word
+
+
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+_ALNUM = frozenset(string.ascii_lowercase + string.digits)
 
 
 def _with_topics(line: str, c: Composer) -> str:

@@ -19,11 +19,11 @@ from chatbot.digest import Entry, sentences
 from chatbot.digest.cues import reading_cue
 from chatbot.digest.note_labels import vocabulary
 from chatbot.digest.rows import QA_RE, TABLE_ROW_RE, note_rows
-from chatbot.text import has_han, without_shortcodes
+from chatbot.text import FOLDS_TO_ASCII, has_han, without_shortcodes
 from chatbot.yamlfast import load_yaml
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Candidate:
     """Something the answer may say: a clause of the note with the parts it belongs to, or a fact
     of the metadata (`fact`: said as a line of its own, not quoted)."""
@@ -265,7 +265,7 @@ def _people_parts(entry: Entry, text: str) -> tuple[str, ...]:
     """`people` for a clause naming one of the entry's people (besides the author), `reviewers`
     too when it speaks of review."""
     named = _names_someone(entry, text)
-    if REVIEWED_BY_RE.search(text) or (REVIEW_RE.search(text) and (named or REVIEWER_RE.search(text))):
+    if _may_speak_of_review(text) and _of_review(text, named):
         return ("people", "reviewers")
     return ("people",) if named else ()
 
@@ -274,7 +274,51 @@ def _names_someone(entry: Entry, text: str) -> bool:
     """One of the entry's people besides its author, or anyone a person's verb or role names."""
     if any(p in text for p in entry.people if p != entry.author):
         return True
-    return any(p.search(text) for p in (PERSON_ACTS_RE, NAMED_HANDLE_RE, ROLE_NAME_RE))
+    return _names_a_handle(text) or (_may_name_a_role(text) and ROLE_NAME_RE.search(text) is not None)
+
+
+def _names_a_handle(text: str) -> bool:
+    """A handle right before what people do in a review, or a full name with its handle."""
+    acts = _holds_any(text, PERSON_ACTS_WORDS + PERSON_ACTS_WORDS_EN) and PERSON_ACTS_RE.search(text)
+    return bool(acts or (" (" in text and NAMED_HANDLE_RE.search(text)))
+
+
+def _of_review(text: str, named: bool) -> bool:
+    """Who reviewed it, or review spoken of with a person named (or the reviewers)."""
+    return bool(
+        REVIEWED_BY_RE.search(text) or (REVIEW_RE.search(text) and (named or REVIEWER_RE.search(text)))
+    )
+
+
+# What a match of each pattern above holds: a clause holding none (most) is spared the patterns,
+# which `re` tries at every character (the case-insensitive ones cannot skip ahead). Every
+# candidate of a first answer is asked (bench/scale.py's follow-up answer row).
+PERSON_ACTS_WORDS = ("在", "认为", "指出", "建议", "提出", "提醒", "发现", "解释", "质疑", "回复")
+PERSON_ACTS_WORDS_EN = ("argued", "suggested", "pointed out", "noted", "asked")
+REVIEW_WORDS = ("审阅", "审查", "评审", "批准", "已批", "批了", "批的", "点头")  # and `评审人`, `审阅人`
+REVIEW_WORDS_FOLDED = ("review", "r=", "approv", "lgtm", "sign", "pushed back")  # any case
+ROLE_WORDS = ("感谢", "谢谢")
+ROLE_WORDS_FOLDED = ("authored with", " by", "thanks to")  # any case
+
+
+def _holds_any(text: str, words: Sequence[str]) -> bool:
+    return any(word in text for word in words)
+
+
+def _may_speak_of_review(text: str) -> bool:
+    """Whether a clause may match `REVIEW_RE` (every match of `REVIEWED_BY_RE` holds one of its
+    words too): one of its words, the English ones in any case as `re.I` reads them."""
+    if _holds_any(text, REVIEW_WORDS) or FOLDS_TO_ASCII.intersection(text):
+        return True
+    return _holds_any(text.lower(), REVIEW_WORDS_FOLDED)
+
+
+def _may_name_a_role(text: str) -> bool:
+    """Whether a clause may match `ROLE_NAME_RE`: one of its words, the English ones in any case
+    as `re.I` reads them."""
+    if _holds_any(text, ROLE_WORDS) or FOLDS_TO_ASCII.intersection(text):
+        return True
+    return _holds_any(text.lower(), ROLE_WORDS_FOLDED)
 
 
 def entry_candidates(entry: Entry, words: Mapping[str, str]) -> list[Candidate]:

@@ -13,7 +13,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Literal, cast, get_args
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 from chatbot.text import HAN_CHAR, normalize_question
 from chatbot.yamlfast import load_yaml
@@ -256,12 +256,37 @@ def _classify_typo(text: str) -> Intent:
     words = [w for w in _ASCII_WORD_RE.findall(text) if 5 <= len(w) <= 30]
     if not words:
         return "other"
+    typos = _typo_phrases()
+    # The phrases of several words in one call: rapidfuzz loops over them in C (scored as
+    # `_typo_score` does); a one-word phrase only when a word opens with its letter (bench/scale.py's
+    # follow-up answer row: a question without cue words tried the 460 phrases one by one).
+    found = process.extract(
+        text[:500], typos.phrases, scorer=fuzz.partial_ratio, score_cutoff=TYPO_PHRASE_SCORE, limit=None
+    )
     scored = [
-        ((score, len(rule.phrase), -rule.order), rule.intent)
-        for rule in _typo_rules()
+        _typo_key(typos.several[at], score)
+        for _, score, at in found
+        if len(text) >= len(typos.several[at].phrase) - 1  # as `_typo_score` asks: the question holds it
+    ]
+    scored += _one_word_typos(text, words, typos)
+    return max(scored, key=lambda s: s[0])[1] if scored else "other"
+
+
+def _one_word_typos(
+    text: str, words: list[str], typos: _TypoPhrases
+) -> list[tuple[tuple[float, int, int], Intent]]:
+    """The one-word phrases a word of the question is close to, of the words' first letters."""
+    rules = (rule for letter in {w[0] for w in words} for rule in typos.one_word.get(letter, ()))
+    return [
+        _typo_key(rule, score)
+        for rule in rules
         if (score := _typo_score(rule.phrase, text, words)) is not None
     ]
-    return max(scored, key=lambda s: s[0])[1] if scored else "other"
+
+
+def _typo_key(rule: IntentRule, score: float) -> tuple[tuple[float, int, int], Intent]:
+    """The closest wins, then the longer phrase, then the intent listed first."""
+    return (score, len(rule.phrase), -rule.order), rule.intent
 
 
 @lru_cache(maxsize=1)
@@ -270,14 +295,39 @@ def _typo_rules() -> tuple[IntentRule, ...]:
     return tuple(rule for rule in intent_rules() if rule.phrase.isascii() and len(rule.phrase) >= 5)
 
 
+@dataclass(frozen=True)
+class _TypoPhrases:
+    """`_typo_rules` of several words (and their phrases, for rapidfuzz), and of one word by its
+    first letter."""
+
+    several: tuple[IntentRule, ...]
+    phrases: tuple[str, ...]
+    one_word: dict[str, tuple[IntentRule, ...]]
+
+
+@lru_cache(maxsize=1)
+def _typo_phrases() -> _TypoPhrases:
+    several = tuple(rule for rule in _typo_rules() if " " in rule.phrase)
+    one_word: dict[str, list[IntentRule]] = {}
+    for rule in _typo_rules():
+        if " " not in rule.phrase:
+            one_word.setdefault(rule.phrase[0], []).append(rule)
+    return _TypoPhrases(several, tuple(r.phrase for r in several), {k: tuple(v) for k, v in one_word.items()})
+
+
 def _typo_score(phrase: str, text: str, words: list[str]) -> float | None:
     """How close the question comes to an English phrase; None when not close enough. A one-word
     phrase is compared with words of the same first letter: typos rarely hit it, and "patch"
     must not read as "catch"."""
+    # With `score_cutoff` rapidfuzz gives up on a pair as soon as it cannot reach it (0 then), and
+    # the score is the same above it: a question without cue words tried 460 phrases this way
+    # (bench/scale.py's follow-up answer row).
     if " " in phrase:
         if len(text) < len(phrase) - 1:
             return None  # the question must hold the phrase, typo and all: "merged?" is not "merged when"
-        score = fuzz.partial_ratio(phrase, text[:500])
+        score = fuzz.partial_ratio(phrase, text[:500], score_cutoff=TYPO_PHRASE_SCORE)
         return score if score >= TYPO_PHRASE_SCORE else None
-    score = max((fuzz.ratio(phrase, w) for w in words if w[0] == phrase[0]), default=0.0)
+    score = max(
+        (fuzz.ratio(phrase, w, score_cutoff=TYPO_WORD_SCORE) for w in words if w[0] == phrase[0]), default=0.0
+    )
     return score if score >= TYPO_WORD_SCORE else None

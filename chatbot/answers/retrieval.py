@@ -11,11 +11,13 @@ no cue word knows still finds the clause that shares its words.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from itertools import islice
 
 from rapidfuzz import fuzz, process
 
@@ -25,7 +27,7 @@ from chatbot.answers.intents import Intent, Reading, cached_reading
 from chatbot.digest import clauses
 from chatbot.search import Glossary
 from chatbot.search.glossary import Expansion
-from chatbot.text import HAN_RUN, INFLECTIONS, LATIN_WORD, han_bigrams, normalize_question, stem
+from chatbot.text import HAN_RUN, INFLECTIONS, LATIN_WORD, han_bigrams, normalize_question, once, stem
 from chatbot.yamlfast import load_yaml
 
 # --- the question's terms -----------------------------------------------------------------------
@@ -83,6 +85,14 @@ def _question_words() -> dict[str, tuple[str, ...]]:
     text = resources.files("chatbot.answers").joinpath("data/followup_terms.yaml").read_text(encoding="utf-8")
     words = load_yaml(text).get("question_words") or {}
     return {str(zh): tuple(normalize_question(str(e)) for e in ens) for zh, ens in words.items()}
+
+
+def read_word_lists() -> None:
+    """The word lists (`data/followup_terms.yaml`), read now by the answerer's warm-up rather
+    than by the first question that names a word (bench/scale.py's answer p99: a few of its 300
+    answers each paid one of these reads)."""
+    _english_of()
+    _ordinary_concepts()
 
 
 @lru_cache(maxsize=1024)
@@ -166,6 +176,17 @@ def _forms(word: str) -> list[str]:
     return [f for f in forms if f]
 
 
+def expanded(glossary: Glossary, subject: str) -> list[Expansion]:
+    """`glossary.expand(subject)`, once per subject within an answer (its scorer, its clauses'
+    scorer and its denial each ask)."""
+    return list(once("expand", (id(glossary), subject), lambda: glossary.expand(subject)))
+
+
+def normalized(text: str) -> str:
+    """`normalize_question(text)` of a whole entry's text, once within an answer."""
+    return once("normalized", text, lambda: normalize_question(text))
+
+
 def concept_terms(glossary: Glossary, concept_id: str) -> list[str]:
     """Every term of a concept and of the narrower concepts it includes."""
     terms: list[str] = []
@@ -221,7 +242,7 @@ def kind_priors() -> dict[str, KindPrior]:
     }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Scored:
     """A candidate with its score: `lexical` what it shares with the subject, `fit` its kind weight."""
 
@@ -278,14 +299,29 @@ def score_candidates(
 ) -> list[Scored]:
     """Every candidate scored, best first (ties in note order)."""
     weights = _with_cue_terms(subject_terms(reading.subject), reading.cues)
-    phrases = _glossary_phrases(reading.subject, glossary, weights)
     texts = [candidate_terms(f"{c.about}: {c.text}" if c.about else c.text) for c in candidates]
+    phrases = _phrases_held(reading, glossary, weights, texts)
     near = _near_words(weights, texts)
     found = [_shared(weights, phrases, near, norm, bag) for norm, bag in texts]
     doc_freq = Counter(t for f in found for t in f)
     scored = [_scored(reading, c, f, doc_freq) for c, f in zip(candidates, found, strict=True)]
     order = {id(s): i for i, s in enumerate(scored)}
     return sorted(scored, key=lambda s: (-s.score, order[id(s)]))
+
+
+def _phrases_held(
+    reading: Reading,
+    glossary: Glossary | None,
+    weights: TermWeights,
+    texts: Sequence[tuple[str, frozenset[str]]],
+) -> TermWeights:
+    """The subject's glossary phrases (once per answer) that some candidate holds, in their order:
+    a concept's terms are many, the candidates hold few of them, and only those are looked for in
+    each (bench/scale.py's follow-up answer row)."""
+    key = (id(glossary), reading.subject, reading.cues)  # what the phrases are of, in one answer
+    phrases = once("phrases", key, lambda: _glossary_phrases(reading.subject, glossary, weights))
+    joined = "\n".join(norm for norm, _ in texts)
+    return {t: w for t, w in phrases.items() if t in joined}
 
 
 def _scored(reading: Reading, c: Candidate, found: TermWeights, doc_freq: Counter[str]) -> Scored:
@@ -315,26 +351,34 @@ def _near_words(
 ) -> dict[str, frozenset[str]]:
     """For each longer Latin term no candidate has, the entry's words it nearly is (a typo,
     another form): looked up once over the entry's words, not per candidate."""
-    vocabulary, words = _vocabulary(tuple(bag for _, bag in texts))
-    missing = [t for t in weights if _latin_word(t, 4) and t not in vocabulary]
+    bags = tuple(bag for _, bag in texts)
+    vocabulary, words = once("vocabulary", bags, lambda: _vocabulary(bags))
+    missing = [t for t in weights if len(t) >= 4 and t.isascii() and t not in vocabulary]  # Latin, 4+
     return {term: _near(term, words) for term in missing}
 
 
-@lru_cache(maxsize=256)
 def _vocabulary(bags: tuple[frozenset[str], ...]) -> tuple[frozenset[str], tuple[str, ...]]:
-    """Every term of an entry's candidates, and its Latin words of three letters or more."""
+    """Every term of an entry's candidates, and its Latin words of three letters or more, sorted
+    (`_near` finds the words a term begins by bisection). Worked out once per answer, not kept
+    after it: the last 256 entries' were kept, big sets every collector pass went through."""
     vocabulary: frozenset[str] = frozenset().union(*bags)
-    return vocabulary, tuple(w for w in vocabulary if _latin_word(w, 3))
-
-
-def _latin_word(term: str, shortest: int) -> bool:
-    return len(term) >= shortest and term.isascii()
+    return vocabulary, tuple(sorted(w for w in vocabulary if len(w) >= 3 and w.isascii()))
 
 
 def _near(term: str, words: Sequence[str]) -> frozenset[str]:
     """Words a typo away, or that the term begins ("nixl" in NixlConnector)."""
     matches = process.extract(term, words, scorer=fuzz.ratio, score_cutoff=FUZZY_SCORE, limit=None)
-    return frozenset(w for w, _, _ in matches) | frozenset(w for w in words if w.startswith(term))
+    return frozenset(w for w, _, _ in matches) | frozenset(_beginning_with(term, words))
+
+
+def _beginning_with(term: str, words: Sequence[str]) -> Iterator[str]:
+    """The words (sorted) that begin with the term: those from where it would stand, while they
+    do (each question term not in the entry looked through all its words: bench/scale.py's
+    follow-up answer row)."""
+    for word in islice(words, bisect_left(words, term), None):
+        if not word.startswith(term):
+            return
+        yield word
 
 
 CUE_SHARE = 0.5  # a cue word of the question found in a clause counts this share of its weight
@@ -368,7 +412,7 @@ def _glossary_phrases(subject: str, glossary: Glossary | None, weights: TermWeig
     if glossary is None or not subject.strip():
         return {}
     out: TermWeights = {}
-    for expansion in glossary.expand(subject):
+    for expansion in expanded(glossary, subject):
         for term in concept_terms(glossary, expansion.concept):
             norm = normalize_question(term)
             if len(norm) >= 2 and norm not in weights:
@@ -406,7 +450,7 @@ def concepts_missing(
     named = [
         e for e in _concepts_named(subject, glossary) if ordinary or _a_named_concept(glossary, e.concept)
     ]
-    text = normalize_question(entry_text)
+    text = normalized(entry_text)
     return [e.matched for e in named if not _concept_in(glossary, e.concept, text)]
 
 
@@ -539,6 +583,6 @@ def _concepts_named(subject: str, glossary: Glossary) -> list[Expansion]:
     asked = normalize_question(subject)
     return [
         e
-        for e in glossary.expand(subject)
+        for e in expanded(glossary, subject)
         if phrase_in(normalize_question(e.matched), asked) and normalize_question(e.matched) not in EN_STOP
     ]

@@ -10,6 +10,8 @@ import functools
 import re
 from collections.abc import Iterable
 
+from chatbot.text import once
+
 _OPEN_CLOSE = {
     "（": "）",
     "(": ")",
@@ -218,7 +220,12 @@ def _rejoin(pieces: list[str]) -> list[str]:
 
 
 def sentences(text: str) -> list[str]:
-    """Sentences of a note, without their closing punctuation."""
+    """Sentences of a note, without their closing punctuation (once per text within an answer:
+    its analysis and its candidates cut the same note)."""
+    return list(once("sentences", text, lambda: _sentences(text)))
+
+
+def _sentences(text: str) -> list[str]:
     return [s for s in (clean(p) for p in _rejoin(split_top_level(text, SENTENCE_ENDS))) if s]
 
 

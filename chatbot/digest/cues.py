@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from chatbot.digest.clauses import clean, split_top_level
 from chatbot.digest.note_labels import vocabulary
-from chatbot.text import EMOJI_SHORTCODE, has_han
+from chatbot.text import EMOJI_SHORTCODE, has_han, once
 
 # What may follow an English cue: the sentence's end or a condition naming its readers.
 _EN_AFTER = r"(?=\s*(?:[.!;,:]|$)|\s+(?:if|unless|when|for|to|once|before|only if|as long as|but)\b)"
@@ -50,11 +50,19 @@ _ZH_CUE_RE = re.compile(
     r"(?:(?:值得|要|需要|可以|可|建议|应该|务必|必须|不用|不必|无需|不需要|没必要|直接)[ \t]*)*"
     r"(?:(?:细|精|略|泛|选|必|一)?(?:读|看)(?:一读|一看|一下|看|读)?|跳过|略过|忽略|不看)(?:也行|即可|就行)?$"
 )
+# The last character of every `_ZH_CUE_RE` match (读, 看, 一下, 跳过, 略过, 忽略, 也行, 即可): a
+# clause ending otherwise is spared the pattern, which is tried at each of its characters (the
+# note analysis on a first answer, bench/scale.py's follow-up answer row).
+_ZH_CUE_ENDS = frozenset("读看下过略行可")
 
 # How little to read: `只看 diff 就够`, `扫一眼标题就行`, `看看描述即可`.
 _ZH_ENOUGH_RE = re.compile(
     r"(?:只|就|随便)?[ \t]*(?:看|扫|读)(?:一眼|一下|看)?[ \t]*[^，,。；;]{0,16}?[ \t]*(?:就够了?|就行了?|即可|足够了?)$"
 )
+
+# The last character of every `_ZH_ENOUGH_RE` match (就够, 就行, 即可, 足够, each with 了 or not).
+_ZH_ENOUGH_ENDS = frozenset("够了行可")
+_ZH_ANY_CUE_ENDS = _ZH_CUE_ENDS | _ZH_ENOUGH_ENDS
 
 _ZH_OPINION_RE = re.compile(r"(?:个人|我|我们)?(?:觉得|认为|感觉|看来)[，,]?[ \t]*")
 
@@ -70,7 +78,12 @@ class Cue:
 
 
 def reading_cue(sentence: str) -> Cue | None:
-    """The reading cue a sentence states, in English or Chinese, or None."""
+    """The reading cue a sentence states, in English or Chinese, or None (once per sentence within
+    an answer: the note analysis and the answer's candidates both ask)."""
+    return once("reading_cue", sentence, lambda: _reading_cue(sentence))
+
+
+def _reading_cue(sentence: str) -> Cue | None:
     text = clean(sentence).rstrip("。.!！")
     if not text:
         return None
@@ -109,14 +122,25 @@ def _english_cue(text: str) -> str | None:
     return text[:end] if _EN_AFTER_RE.match(text, end) else None
 
 
+def _cued(piece: str) -> bool:
+    """Whether a Chinese clause reads as a cue or a how-little-to-read; each pattern is tried
+    only on a clause ending as its matches end (bench/scale.py's follow-up answer row)."""
+    end = piece[-1:]
+    return (end in _ZH_CUE_ENDS and _ZH_CUE_RE.search(piece) is not None) or (
+        end in _ZH_ENOUGH_ENDS and _ZH_ENOUGH_RE.search(piece) is not None
+    )
+
+
 def _chinese_cue(text: str) -> Cue | None:
     """`做 spec decode 的同学值得读，其余人可以跳过`: the run of clauses that are cues, from the
     first; `个人觉得值得一看`: an opinion's verdict."""
     opinion = _ZH_OPINION_RE.match(text)
     if opinion is not None and vocabulary().verdict_re.fullmatch(text, opinion.end()):
         return Cue(text[opinion.end() :], False, True)
+    if not _ZH_ANY_CUE_ENDS.intersection(text):
+        return None  # no clause can end as a cue: most sentences of a note
     pieces = [clean(p).rstrip("，,；;") for p in split_top_level(text, ["，", ",", "；", ";"])]
-    cued = [i for i, piece in enumerate(pieces) if _ZH_CUE_RE.search(piece) or _ZH_ENOUGH_RE.search(piece)]
+    cued = [i for i, piece in enumerate(pieces) if _cued(piece)]
     if not cued:
         return None
     first = cued[0]

@@ -33,7 +33,7 @@ from chatbot.digest.model import (
     values_id,
 )
 from chatbot.digest.names import find_known_people
-from chatbot.digest.note import analyse_note
+from chatbot.digest.note import note_parts
 from chatbot.digest.people import KnownPeople, known_people
 from chatbot.digest.rawtext import Finding, decide, digest_name, parse_raw_text, title_pr
 from chatbot.digest.structured import is_glossary_file, parse_structured
@@ -448,7 +448,7 @@ def _merge_parts(entry: Entry, copies: list[Mapping[str, Any]]) -> None:
     notes = [first, *(values for values in others if values["note"])]
     if len(notes) < 2:
         return
-    cut = [analyse_note(values["note"], values["repo"], values["title"]) for values in notes]
+    cut = [note_parts(values["note"]) for values in notes]
     verdicts = [(values["note"], parts.verdict) for values, parts in zip(notes, cut, strict=True)]
     merged = {name: getattr(cut[0], name) for name in NOTE_PARTS}
     for parts in cut[1:]:

@@ -23,7 +23,7 @@ from pydantic import (
     model_serializer,
 )
 
-from chatbot.digest.note import NoteParts, analyse_note
+from chatbot.digest.note import NoteParts, note_parts
 from chatbot.digest.refs import Ref
 from chatbot.text.words import nfkc
 
@@ -105,7 +105,7 @@ class Entry(BaseModel):
     def _analysed(self) -> NoteParts:
         """The note cut into its parts, all five kept (a part already there stays): one analysis
         whichever part is read first. Two threads may both analyse; the result is the same."""
-        parts = analyse_note(self.note, self.repo, self.title)
+        parts = note_parts(self.note)  # the refs, people and code names are fields already
         for name in NOTE_PARTS:
             self.__dict__.setdefault(name, getattr(parts, name))
         return parts

@@ -186,6 +186,7 @@ class _Reading:
     verdict_marked: bool = (
         False  # an emoji marked the verdict's words: a label's own words don't replace them
     )
+    people: Callable[[], Sequence[str]] = tuple  # the handles the note names, looked for when asked
 
 
 def note_names(note: str, repo: str, title: str = "") -> NoteParts:
@@ -208,13 +209,39 @@ def found_names(note: str, repo: str, title: str = "") -> tuple[list[Ref], list[
 
 
 def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
-    """Cut a note into its parts; pieces that fit no part stay only in the note."""
+    """Cut a note into its parts, with its refs, people and code names; pieces that fit no part
+    stay only in the note."""
     note = as_rows_read(note)  # a table's rows, a Q/A line's answer: the curator's words
     parts = note_names(note, repo, title)
+    _cut_parts(note, parts, lambda: parts.people)
+    return parts
+
+
+def note_parts(note: str) -> NoteParts:
+    """The five parts of `analyse_note` alone (verdict, why, focus points, audience, caveats),
+    its refs, people and code names left empty: an entry keeps those as fields, found at load, and
+    the note's people are looked for only if a sentence's lead-in may be one (`bob: A、B`). On
+    the first answer about an entry: finding the names again was a tenth of it (bench/scale.py's
+    follow-up answer row)."""
+    note = as_rows_read(note)
+    found: list[list[str]] = []
+
+    def people() -> list[str]:
+        if not found:
+            found.append(find_people(as_rows_read(note).strip()))  # as `found_names` finds them
+        return found[0]
+
+    parts = NoteParts()
+    _cut_parts(note, parts, people)
+    return parts
+
+
+def _cut_parts(note: str, parts: NoteParts, people: Callable[[], Sequence[str]]) -> None:
+    """The note (its rows read) cut into `parts`; `people`: the handles the note names."""
     text = note.strip()
     if not text:
-        return parts
-    reading = _Reading()
+        return
+    reading = _Reading(people=people)
     parts.verdict, text = rated_verdict(unquoted(text))
     text = _take_marked_verdict(text, parts, reading)
     text = without_shortcodes(text)  # Slack's `:warning:` marks a line; it is not the note's words
@@ -232,7 +259,6 @@ def analyse_note(note: str, repo: str, title: str = "") -> NoteParts:
     parts.why = _why_line(parts, reading, text)
     parts.highlights = dedupe(parts.highlights)
     parts.caveats = dedupe(parts.caveats)
-    return parts
 
 
 def _take_warnings(parts: NoteParts) -> None:
@@ -512,7 +538,7 @@ def _read_sentence(sentence: str, parts: NoteParts, reading: _Reading) -> str | 
         parts.audience = parts.audience or _tidy(sentence)
         return None
     sentence = _take_audience_tail(sentence, parts)
-    items, intro = _enumeration(sentence, parts.people)
+    items, intro = _enumeration(sentence, reading.people)
     if items:
         _take_items(items, intro, parts, reading)
         return None
@@ -697,7 +723,7 @@ def _is_short(text: str, cjk: int, words: int) -> bool:
     return len(text.split()) <= words
 
 
-def _enumeration(sentence: str, people: Sequence[str] = ()) -> tuple[list[str], str | None]:
+def _enumeration(sentence: str, people: Callable[[], Sequence[str]] = tuple) -> tuple[list[str], str | None]:
     """Focus points in a sentence, with the lead-in before them (if any)."""
     marked = _marked_items(sentence)
     if marked is not None:
@@ -710,7 +736,7 @@ def _enumeration(sentence: str, people: Sequence[str] = ()) -> tuple[list[str], 
     halves = _split_colon(sentence)
     if len(halves) >= 2:
         intro = clean(halves[0])
-        if intro in people:
+        if intro in people():
             return [], None  # `bob: …` quotes a person, it does not announce a list
         items = _split_list("".join(halves[1:]))
         if len(items) >= 2:

@@ -28,7 +28,7 @@ from chatbot.digest.model import (
     entry_id,
     merged_from,
 )
-from chatbot.digest.note import analyse_note, found_names
+from chatbot.digest.note import found_names, note_parts
 from chatbot.digest.refs import pull_url
 
 SLUG_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*)/[A-Za-z0-9._-]+$")
@@ -77,7 +77,7 @@ class VerdictCheck:
             for note, verdict in merged or ():
                 if note is self.note:
                     return verdict
-        return analyse_note(self.note, self.repo).verdict
+        return note_parts(self.note).verdict
 
 
 Finding = Problem | VerdictCheck

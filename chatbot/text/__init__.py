@@ -16,10 +16,21 @@ from chatbot.text.mentions import (
     visible_text,
     without_shortcodes,
 )
-from chatbot.text.words import INFLECTIONS, LATIN_WORD, han_bigrams, nfkc, normalize, normalize_question, stem
+from chatbot.text.once import once, one_answer
+from chatbot.text.words import (
+    FOLDS_TO_ASCII,
+    INFLECTIONS,
+    LATIN_WORD,
+    han_bigrams,
+    nfkc,
+    normalize,
+    normalize_question,
+    stem,
+)
 
 __all__ = [
     "EMOJI_SHORTCODE",
+    "FOLDS_TO_ASCII",
     "HAN_CHAR",
     "HAN_RANGES",
     "HAN_RUN",
@@ -32,6 +43,8 @@ __all__ = [
     "nfkc",
     "normalize",
     "normalize_question",
+    "once",
+    "one_answer",
     "stem",
     "strip_slack_markup",
     "typed_text",

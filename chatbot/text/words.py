@@ -42,6 +42,11 @@ _SUFFIXES = (
 _FULL_WIDTH = (("，", ","), ("：", ":"), ("（", "("), ("）", ")"), ("；", ";"), ("！", "!"), ("？", "?"))
 
 
+# The characters besides ASCII letters that `re.I` matches to an ASCII letter (İ ı ſ K): a text
+# without them is matched case-insensitively to ASCII words as its `str.lower()` is, exactly.
+FOLDS_TO_ASCII = frozenset("\u0130\u0131\u017f\u212a")
+
+
 def nfkc(text: str) -> str:
     """`unicodedata.normalize("NFKC", text)`, without normalizing text that needs none: most
     notes are normalized once their full-width punctuation is (a quick check says so)."""
