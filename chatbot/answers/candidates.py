@@ -224,8 +224,14 @@ def _qualified(entry: Entry, verdict: str) -> str:
     alone = entry.verdict or ""
     if verdict:  # the note opens with it
         return verdict if len(verdict) <= len(alone) + SHORT else alone
-    own = next((s for s in sentences(entry.note) if alone and alone in s), "").rstrip(".。!！;；")
+    own = _holding_verdict(entry, sentences(entry.note)).rstrip(".。!！;；")
     return own if own and len(own) <= len(alone) + QUALIFIER else alone
+
+
+def _holding_verdict(entry: Entry, said: Sequence[str]) -> str:
+    """The first of these sentences that holds the verdict's words."""
+    alone = entry.verdict or ""
+    return next((s for s in said if alone and alone in s), "")
 
 
 QUALIFIER = 48  # a verdict's sentence at most this much longer is the verdict with its condition
@@ -498,9 +504,7 @@ def _verdict_own(entry: Entry) -> str:
     """The sentence holding the verdict when it is not the note's first: a verdict standing
     after the change is told gives reasons to read it, not what the change is (a verdict
     opening the note is often a tag before the summary: "[must-read] Prefix caching now …")."""
-    alone = entry.verdict or ""
-    said = sentences(entry.note)
-    return next((s for s in said[1:] if alone and alone in s), "")
+    return _holding_verdict(entry, sentences(entry.note)[1:])
 
 
 def _for_whom(point: str) -> bool:
