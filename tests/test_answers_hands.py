@@ -265,3 +265,15 @@ def test_a_value_after_the_change_is_not_the_baseline(tmp_path: Path, question: 
         "Wires the tkw1 kernel in. Baseline without tkw1 was 6.47 requests/s; the after figure is in the PR.\n"
     )
     assert ask(tmp_path, note, "66004", question).found is found
+
+
+def test_a_summary_skips_a_line_saying_only_who_reviewed_it(tmp_path: Path) -> None:
+    """"改了啥" is told by the change, not by the closing "X 已 review"; and a 、 joining two
+    clauses ("原来先起 A、等它就绪再起 B，改成…") is one point, not a list of two."""
+    note = (
+        "vllm-project/vllm\n\nP/D 示例改为并发启动 #66005\n\n"
+        "【结论】可看可不看。【看点】demo 原来先起 prefill、等它就绪再起 decode，改成两边同时拉起，"
+        "启动等待大约减半。【坑】只动了 examples。Nicolò Lucchesi 已 review。\n"
+    )
+    reply = ask(tmp_path, note, "66005", "改了啥")
+    assert "两边同时拉起" in reply.text and "已 review" not in reply.text, reply.text

@@ -516,12 +516,19 @@ def _for_whom(point: str) -> bool:
 
 WHO_LINE = 40
 WHO_LINE_RE = re.compile(r"^(?:作者|(?i:author\b|by\b|reviewed by\b))")
+# A line that only says someone reviewed or approved it ("Nicolò Lucchesi 已 review", "mgoin approved").
+WHO_REVIEWED_RE = re.compile(
+    r"^[^，,。.；;]{2,30}?\s*(?:已经?|都|也)?\s*(?:review(?:ed)?|approved?|LGTM|批准|批了|点头)(?:\s*过)?(?:了)?\s*[。.!！]?$",
+    re.I,
+)
 
 
 def _who_did_it(entry: Entry, point: str) -> bool:
     """Whether a point only says who wrote, reviewed or tested it."""
     short = len(point) <= WHO_LINE  # a long point may end with who approved it; it is still the point
-    return bool(WHO_LINE_RE.match(point)) or (short and "reviewers" in _people_parts(entry, point))
+    if WHO_LINE_RE.match(point) or (short and WHO_REVIEWED_RE.match(point)):
+        return True
+    return short and "reviewers" in _people_parts(entry, point)
 
 
 PR_TITLE_RE = re.compile(r"^\[[^\]]+\]|#\d+\s*$")

@@ -86,6 +86,7 @@ HEAD_SEPARATORS = ("——", "：", ":", "，", ",", "；")
 # Patterns the helpers below apply to every note, compiled once here rather than looked up in
 # `re`'s cache on each call (tens of thousands of calls for a 10k-entry library).
 _LIST_TAIL_RE = re.compile(r"(?:，?以及|, and )$")
+_CLAUSE_COMMA_RE = re.compile(r"[，,]")  # a 、 run whose pieces hold clauses is one sentence
 _SHARED_PREDICATE_RE = re.compile(
     r"\s*[^，,。；;\s]{1,12}\s*(?:都|均|全都|全部|一律|统统)"
 )  # right after the last name
@@ -138,11 +139,13 @@ def _split_markers(body: str) -> list[str]:
 
 def _split_list(body: str) -> list[str]:
     """Items of an unmarked list: `A、B，以及 C`; a run `A、B、C 都还在 TODO 里` says one thing of
-    all three, so it stays one item."""
+    all three, and `A 紧张、又是 B 的时候，C` joins clauses (a piece holds a comma): each stays one
+    item."""
     pieces = []
     for part in split_top_level(body, ["；", ";", "，以及", "以及", ", and "]):
         named = split_top_level(part, ["、"])
-        pieces.extend([part] if len(named) > 1 and _SHARED_PREDICATE_RE.match(named[-1]) else named)
+        joined = len(named) > 1 and (_SHARED_PREDICATE_RE.match(named[-1]) or _CLAUSE_COMMA_RE.search(part))
+        pieces.extend([part] if joined else named)
     items = [clean(_LIST_TAIL_RE.sub("", clean(p))) for p in pieces]
     return [_LIST_HEAD_RE.sub("", item) for item in items if item]
 
