@@ -268,7 +268,7 @@ def test_a_value_after_the_change_is_not_the_baseline(tmp_path: Path, question: 
 
 
 def test_a_summary_skips_a_line_saying_only_who_reviewed_it(tmp_path: Path) -> None:
-    """"改了啥" is told by the change, not by the closing "X 已 review"; and a 、 joining two
+    """ "改了啥" is told by the change, not by the closing "X 已 review"; and a 、 joining two
     clauses ("原来先起 A、等它就绪再起 B，改成…") is one point, not a list of two."""
     note = (
         "vllm-project/vllm\n\nP/D 示例改为并发启动 #66005\n\n"
