@@ -171,3 +171,52 @@ def test_where_titles_are_headings_a_plain_line_is_more_of_the_note(tail: str) -
     assert result.entries[0].note.endswith("Read? yes — 想搞懂 quant fusion 的必读")
     assert result.entries[2].note.endswith(tail)
     assert not [w for w in result.warnings if "blank line inside" in w.message]
+
+
+SECTIONS = [
+    "★★☆ worth a skim",
+    "**TL;DR:** one kernel launch instead of two.",
+    "值得看：the launch fusion trick.",
+    "注意：\n- only on CUDA\n- not tested with TP>1",
+    "谁该读：kernel folks",
+    "How to try: `VLLM_WIDGET=1`",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(SECTIONS), min_size=1, max_size=6), min_size=3, max_size=6))
+def test_headings_naming_prs_are_the_titles_however_many_paragraphs_a_note_has(
+    notes: list[list[str]],
+) -> None:
+    """`## … (#N)` over a rating, `TL;DR:`, `值得看：`, a list…, each its own paragraph: one entry
+    per heading, every paragraph in its note, under a document heading and intro of its own."""
+    body = "".join(f"## Widget {i} (#7{i}001)\n\n" + "\n\n".join(n) + "\n\n" for i, n in enumerate(notes))
+    text = "vllm-project/vllm\n\n# Digest · 2029-02\n\n本月主题：kernels。\n\n" + body
+    result = parse_raw_text(text, "d.md")
+    assert [e.title for e in result.entries] == [f"Widget {i} (#7{i}001)" for i in range(len(notes))]
+    assert [e.note for e in result.entries] == ["\n".join(n) for n in notes]
+    assert [w.line for w in result.warnings if "digest's heading" in w.message] == [3]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 3), min_size=3, max_size=6), st.booleans())
+def test_entries_parted_by_two_blank_lines_keep_their_paragraphs(paragraphs: list[int], glued: bool) -> None:
+    """Title over its first paragraph (or a blank line under it), one blank line between a
+    note's paragraphs, two between entries: each note whole, however many paragraphs."""
+    under = "\n" if glued else "\n\n"
+    entries = [
+        (
+            f"Fix widget {i} (#8{i}001)",
+            [f"第 {i} 条的第 {p} 段：这一段讲的是改动的细节，和上一段一样以句号结尾。" for p in range(n)],
+        )
+        for i, n in enumerate(paragraphs)
+    ]
+    text = "vllm-project/vllm\n\n" + "\n\n\n".join(t + under + "\n\n".join(ps) for t, ps in entries) + "\n"
+    result = parse_raw_text(text, "d.txt")
+    assert [(e.title, e.note) for e in result.entries] == [(t, "\n".join(ps)) for t, ps in entries]
+
+
+def test_gaps_do_not_rearrange_a_file_the_paragraphs_read() -> None:
+    """Two blank lines before one entry and one before the next: the plain reading stands."""
+    text = "o/r\n\nT0\n\n值得精读。\n\n\nT1\n\n可跳过。\n\nT2\n\n值得一读。\n\n\nT3\n\n可跳过。\n"
+    assert [e.title for e in parse_raw_text(text, "d.txt").entries] == ["T0", "T1", "T2", "T3"]

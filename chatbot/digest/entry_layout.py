@@ -16,6 +16,7 @@ import math
 import re
 from dataclasses import dataclass
 from enum import Enum
+from itertools import pairwise
 
 from chatbot.digest.model import DigestParseError, Problem
 from chatbot.digest.note_labels import vocabulary
@@ -69,13 +70,83 @@ def read_pairs(rest: list[Block], path: str, found: list[Problem], markdown: boo
     """(title, note) paragraphs in order, read the cheapest way; warnings for joined or split
     paragraphs go to `found`. Raises DigestParseError when no reading fits (at the first
     structural error) or two fit equally well (at the paragraph in doubt)."""
-    shapes = _Shapes(rest, markdown)
+    rest = _without_preamble(rest, path, found) if markdown else rest
+    by_gaps = _by_gaps(rest)
+    if by_gaps is not None and not _titles_inside(*by_gaps):
+        return _read(_Shapes(by_gaps[0], markdown, by_gaps[1]), path, found)
+    try:
+        return _read(_Shapes(rest, markdown), path, found)
+    except DigestParseError:
+        # Refused as title/note paragraphs: the blank lines may still tell the entries apart.
+        if by_gaps is None:
+            raise
+        return _read(_Shapes(by_gaps[0], markdown, by_gaps[1]), path, found)
+
+
+def _title_shaped(line: str) -> bool:
+    """A line that may be a title: not too long, ending no sentence, not opening like a note."""
+    return len(line) <= MAX_TITLE and line[-1:] not in SENTENCE_END and not _opens_like_a_note(line)
+
+
+def _titles_inside(rest: list[Block], opens: list[bool]) -> bool:
+    """Whether reading by the gaps would join a title-shaped line with a paragraph under it (a
+    short line ending no sentence) into the note above: an entry after one blank line, where
+    the gaps are the curator's habit, not their grammar."""
+    for index in range(2, len(rest)):
+        line = rest[index][1][0].strip()
+        joined = not opens[index] and not opens[index - 1]
+        if joined and len(rest[index][1]) == 1 and len(line) <= _SHORT and line[-1:] not in SENTENCE_END:
+            return True
+    return False
+
+
+def _without_preamble(rest: list[Block], path: str, found: list[Problem]) -> list[Block]:
+    """The paragraphs from the first entry on, in a file whose titles are headings naming PRs
+    (`## … (#12345)`) opened by a heading of its own (`# vLLM digest · 2029-02`) and an intro:
+    those are the digest's, not an entry (said as a warning, so nothing goes unseen)."""
+    titled = [i for i, (_, block) in enumerate(rest) if _titled_heading(block[0])]
+    first = titled[0] if titled else 0
+    if len(titled) < HEADED_FILE or first == 0 or not rest[0][1][0].startswith(_HEADING_PREFIX):
+        return rest
+    if _level(rest[0][1][0]) >= _level(rest[first][1][0]):
+        return rest
+    line, block = rest[0]
+    message = (
+        f"{block[0].strip()[:60]!r} and the {first - 1} paragraph(s) under it read as the digest's heading"
+    )
+    found.append(Problem(path, line, "warning", message))
+    return rest[first:]
+
+
+def _headed(rest: list[Block]) -> bool:
+    """Whether a Markdown file's titles are its headings: a plain line there is more of a note
+    (`Read? yes — …` under two paragraphs), never a title of its own. Headings naming a PR
+    (`## Faster MoE (#12345)`) are titles however many paragraphs each note has (`TL;DR:`,
+    `注意：`, a list, each a paragraph of its own); others when they are a quarter of them."""
+    heads = [block[0] for _, block in rest if block[0].strip().startswith(_HEADING_PREFIX)]
+    titled = sum(1 for h in heads if _titled_heading(h))
+    return max(titled, len(heads) if len(heads) >= len(rest) / 4 else 0) >= HEADED_FILE
+
+
+def _titled_heading(line: str) -> bool:
+    return line.strip().startswith(_HEADING_PREFIX) and _PR_IN_HEADING_RE.search(line) is not None
+
+
+def _level(heading: str) -> int:
+    return len(heading.strip()) - len(heading.strip().lstrip("#"))
+
+
+def _read(shapes: _Shapes, path: str, found: list[Problem]) -> list[Pair]:
+    rest = shapes.rest
     if shapes.plain():
         return [(rest[index], rest[index + 1]) for index in range(0, len(rest), 2)]
     table = shapes.table()
     if math.isinf(table[0][0].cost):
         _raise_structural(rest, path, shapes)
-    return _follow(rest, table, path, found, shapes.headed)
+    warned: list[Problem] = []
+    pairs = _follow(rest, table, path, warned, shapes.headed or bool(shapes.opens))
+    found.extend(warned)
+    return pairs
 
 
 class _Shapes:
@@ -85,13 +156,11 @@ class _Shapes:
     notes: list[float]  # ... as a whole note
     splits: list[float]  # ... as a note whose last line is the next title (inf: it is not glued)
 
-    def __init__(self, rest: list[Block], markdown: bool) -> None:
+    def __init__(self, rest: list[Block], markdown: bool, opens: list[bool] | None = None) -> None:
         self.rest = rest
         self.markdown = markdown
-        # A Markdown file whose titles are headings: a plain line there is more of a note
-        # (`Read? yes — …` under two paragraphs), never a title of its own.
-        headings = sum(1 for _, block in rest if block[0].strip().startswith(_HEADING_PREFIX))
-        self.headed = markdown and headings >= max(HEADED_FILE, len(rest) / 4)
+        self.headed = markdown and _headed(rest)
+        self.opens = opens or []  # read by its gaps: whether each paragraph opens an entry
         wrapped = sum(1 for _, block in rest if len(block) > 1)
         self.split_cost = SPLIT_ONE_LINE_NOTES if wrapped * 5 <= len(rest) else SPLIT_WRAPPED_NOTES
 
@@ -118,7 +187,8 @@ class _Shapes:
         return self.split_cost + self.line_title_cost(note[-1]) + self.note_cost(note[:-1])
 
     def title_cost(self, index: int) -> float:
-        return self.line_title_cost(self.rest[index][1][0])
+        cost = self.line_title_cost(self.rest[index][1][0])
+        return cost + (NOT_A_HEADING if self.opens and not self.opens[index] else 0.0)
 
     def line_title_cost(self, line: str) -> float:
         line = line.strip()
@@ -143,6 +213,8 @@ class _Shapes:
         first = block[0].strip()
         if self.markdown and first.startswith(_HEADING_PREFIX):
             return False
+        if self.opens:
+            return not self.opens[index]
         if self.headed or first[-1:] in SENTENCE_END:
             return True
         return len(block) > 1 and all(LIST_LINE_RE.match(line) for line in block[:2])
@@ -185,6 +257,37 @@ class _Shapes:
 
 _OPENING_LABEL_RE = re.compile(r"[【\[]([^】\]]{1,12})[】\]]|([^：:，,。]{1,16})[：:]")
 _AFTER_VERDICT = frozenset("，。,.！!；;：: ")
+
+
+_PR_IN_HEADING_RE = re.compile(r"#\d{2,}\b|/pull/\d+")
+WIDE_GAP = 2  # blank lines that part entries where one blank line (or none) parts a note's paragraphs
+
+
+def _by_gaps(rest: list[Block]) -> tuple[list[Block], list[bool]] | None:
+    """A file whose entries are parted by two or more blank lines and whose notes' paragraphs by
+    one or none (`标题` over `第一段`, blank, `第二段`, two blanks, `标题`…): its paragraphs with
+    each entry's title line on its own, and whether each opens an entry. None where the gaps do
+    not say so: at least `HEADED_FILE` entries, each opening on a title-shaped line with more
+    under it, and not every gap wide."""
+    gaps = [WIDE_GAP] + [line - (prev + len(block)) for (prev, block), (line, _) in pairwise(rest)]
+    split: list[Block] = []
+    opens: list[bool] = []
+    for index, ((line, block), gap) in enumerate(zip(rest, gaps, strict=True)):
+        if gap < WIDE_GAP:
+            split.append((line, block))
+            opens.append(False)
+        elif _opens_entry(block, index + 1 < len(rest) and gaps[index + 1] < WIDE_GAP):
+            # A title typed right over its note's first line stands on its own.
+            split.extend([(line, block[:1]), (line + 1, block[1:])] if len(block) > 1 else [(line, block)])
+            opens.extend([True, False] if len(block) > 1 else [True])
+        else:
+            return None
+    return (split, opens) if sum(opens) >= HEADED_FILE and not all(opens) else None
+
+
+def _opens_entry(block: list[str], note_below: bool) -> bool:
+    """Whether a paragraph after a wide gap opens an entry: a title line with its note under it."""
+    return (len(block) > 1 or note_below) and _title_shaped(block[0].strip())
 
 
 def _may_open_with_label(line: str) -> bool:

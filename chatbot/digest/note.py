@@ -144,7 +144,10 @@ def _split_list(body: str) -> list[str]:
     pieces = []
     for part in split_top_level(body, ["；", ";", "，以及", "以及", ", and "]):
         named = split_top_level(part, ["、"])
-        joined = len(named) > 1 and (_SHARED_PREDICATE_RE.match(named[-1]) or _CLAUSE_COMMA_RE.search(part))
+        joined = len(named) > 1 and (
+            _SHARED_PREDICATE_RE.match(named[-1])
+            or _CLAUSE_COMMA_RE.search(_LIST_TAIL_RE.sub("", clean(part)))
+        )
         pieces.extend([part] if joined else named)
     items = [clean(_LIST_TAIL_RE.sub("", clean(p))) for p in pieces]
     return [_LIST_HEAD_RE.sub("", item) for item in items if item]
