@@ -199,6 +199,19 @@ def test_headings_naming_prs_are_the_titles_however_many_paragraphs_a_note_has(
 
 
 @settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(SECTIONS), min_size=4, max_size=6, unique=True), min_size=3, max_size=6)
+)
+def test_headings_are_the_titles_where_no_other_paragraph_would_be_one(notes: list[list[str]]) -> None:
+    """`## Widget 0` without a PR, over labelled paragraphs that no title opens with: the headings."""
+    body = "".join(f"## Widget {i}\n\n" + "\n\n".join(n) + "\n\n" for i, n in enumerate(notes))
+    result = parse_raw_text("vllm-project/vllm\n\n" + body, "d.md")
+    assert [(e.title, e.note) for e in result.entries] == [
+        (f"Widget {i}", "\n".join(n)) for i, n in enumerate(notes)
+    ]
+
+
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(1, 3), min_size=3, max_size=6), st.booleans())
 def test_entries_parted_by_two_blank_lines_keep_their_paragraphs(paragraphs: list[int], glued: bool) -> None:
     """Title over its first paragraph (or a blank line under it), one blank line between a

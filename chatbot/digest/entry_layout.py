@@ -125,7 +125,21 @@ def _headed(rest: list[Block]) -> bool:
     `注意：`, a list, each a paragraph of its own); others when they are a quarter of them."""
     heads = [block[0] for _, block in rest if block[0].strip().startswith(_HEADING_PREFIX)]
     titled = sum(1 for h in heads if _titled_heading(h))
-    return max(titled, len(heads) if len(heads) >= len(rest) / 4 else 0) >= HEADED_FILE
+    many = len(heads) >= len(rest) / 4 or _few_titles_besides(rest)
+    return max(titled, len(heads) if many else 0) >= HEADED_FILE
+
+
+def _few_titles_besides(rest: list[Block]) -> bool:
+    """Whether hardly any paragraph but the headings would make a title: under each heading,
+    labels, ratings, lists and sentences."""
+    others = [block for _, block in rest if not block[0].strip().startswith(_HEADING_PREFIX)]
+    title_like = sum(1 for block in others if len(block) == 1 and _plain_title(block[0].strip()))
+    return title_like * 4 <= len(others)
+
+
+def _plain_title(line: str) -> bool:
+    """A line that reads as a title anywhere: short, one clause, no sentence, not a note's opening."""
+    return len(line) <= _SHORT and _title_shaped(line) and not _INNER_SENTENCE_END.search(line)
 
 
 def _titled_heading(line: str) -> bool:
