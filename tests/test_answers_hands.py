@@ -277,3 +277,33 @@ def test_a_summary_skips_a_line_saying_only_who_reviewed_it(tmp_path: Path) -> N
     )
     reply = ask(tmp_path, note, "66005", "改了啥")
     assert "两边同时拉起" in reply.text and "已 review" not in reply.text, reply.text
+
+
+POLARITY_NOTE = (
+    "vllm-project/vllm\n\nRDNA3 上的 FP8 MoE 路径 (#66010)\n\n"
+    "值得一读。只覆盖 gfx1100，gfx1151（Strix Halo）要等 #46186。"
+    "A100 这类没有 FP8 的卡才走这条路，4090 是 Ada 有原生 FP8，不走这里。"
+    "新 gauge 是启动以来的累计值，不是滑动窗口。RTX 5090 上 GSM8K 是 0.897。"
+    "和 fp8 KV cache 一起用还没验证。\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "lead"),
+    [
+        ("strix halo 能用吗", "不。"),  # "要等 #46186": not yet, though nothing says 不
+        ("4090 能跑吗", "不。"),
+        ("gauge 是滑动窗口吗", "不。"),
+        ("does this work on a 5090", "Yes."),
+        ("can i combine it with fp8 kv cache", ""),  # not tried: neither yes nor no
+    ],
+)
+def test_a_yes_or_no_is_read_in_the_sentence_naming_what_was_asked(
+    tmp_path: Path, question: str, lead: str
+) -> None:
+    reply = ask(tmp_path, POLARITY_NOTE, "66010", question)
+    assert reply.found, reply.text
+    if lead:
+        assert reply.text.startswith(lead), reply.text
+    else:
+        assert not reply.text.startswith(("Yes", "No", "是的", "不。")), reply.text

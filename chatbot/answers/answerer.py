@@ -25,6 +25,7 @@ from chatbot.answers.asking import asking_part, questions
 from chatbot.answers.candidates import Candidate, entry_candidates
 from chatbot.answers.composer import Composer, Lang, answer_words, words_in
 from chatbot.answers.intents import Intent, Reading, cached_reading
+from chatbot.answers.polarity import polarity
 from chatbot.answers.pr_facts import answer_from_facts
 from chatbot.answers.retrieval import (
     EN_STOP,
@@ -69,7 +70,6 @@ MOST_LISTED = 4
 LIST_KINDS = frozenset({"focus"})  # "重点看什么" asks for the points, all that fit
 LIST_RE = re.compile(r"哪些|哪几|几件|几点|几个|列出|列一下|(?i:\bwhich\b|\blist\b|\bwhat are\b|\ball\b)")
 POINTS_RE = re.compile(r"哪些|哪几|几点|列出|列一下|(?i:\blist\b|\bwhat are the\b)")  # asks for the points
-NEGATION_RE = re.compile(r"不支持|尚未|暂不|不会|没有|无法|不能|(?i:\bnot\b|n't\b|no longer|unsupported)")
 TOPIC_CHARS = 40
 RELATED = "refs"
 MAX_LINKED = 3  # related PRs given with their links, at most
@@ -325,8 +325,12 @@ class Answerer:
         kind = reading.top
         label = c.word(kind) if best.fit >= MIN_FIT and kind in words else c.word("other")
         if best.shared >= MIN_SHARED and YES_NO_RE.search(normalize_question(question)):
-            answer = "answer_no" if NEGATION_RE.search(best.candidate.text) else "answer_yes"
-            return c.word(answer) + label
+            problem = reading.top == "risks" and bool(reading.cues)  # "有坑吗": a caveat told is a yes
+            testing = reading.top == "tests"
+            answer = polarity(reading.subject, best.candidate.text, problem=problem, testing=testing)
+            if answer is None and said_absent(best.candidate.text):
+                answer = "answer_no"  # "有 benchmark 吗" on "no benchmark, no test plan"
+            return c.word(answer) + label if answer else label
         return label
 
     def _not_covered(

@@ -1,0 +1,66 @@
+"""Whether the quote answers a yes/no question yes or no: read in the sentence that names what
+was asked, not anywhere in the clause ("FlashInfer 要等后续 PR" under "flashinfer 能用吗" is a no,
+though nothing in it says 不). Where the quote names none of the asker's words, or raises the
+question itself ("会不会掉精度"), no yes or no is claimed: the quote speaks for itself.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from chatbot.answers.retrieval import EN_STOP, ZH_STOP_CHARS
+from chatbot.text import LATIN_WORD
+
+Polarity = Literal["answer_yes", "answer_no"]
+
+# A sentence saying the thing is not so, not yet, not here, or only elsewhere.
+NEGATION_RE = re.compile(
+    r"不支持|不再支持|不是|不在|不走|不受|不允许|不兼容|不变|不能|不会|无法|尚未|暂不|未|没|要等|等后续|"
+    r"用不[上了]|两回事|零|(?i:\btodo\b|\bnot\b|n't\b|\bno longer (?:support|work|avail|exist)|unsupported|"
+    r"\bnever\b|\bzero\b|\bnone\b)"
+)
+# The note asking it too ("会不会掉精度", "是否可接受"): neither yes nor no.
+ASKED_RE = re.compile(r"([会是能有要可])不\1|是否|[?？]|(?i:\bwhether\b)")
+# Not tried ("还没验证"): a no to "was it tested", neither yes nor no to "can I combine it".
+UNTRIED_RE = re.compile(
+    r"[没未]\s*(?:验证|测|确认)|待确认|要自己确认|"
+    r"(?i:\buntested\b|\bunverified\b|\bunclear\b|\bnot (?:yet )?(?:tested|verified|validated)\b)"
+)
+SENTENCE_RE = re.compile(r"[^。；;！!\n]+")
+_HAN_WORD = re.compile(r"[\u4e00-\u9fff]{2,}")
+
+
+def polarity(subject: str, text: str, *, problem: bool = False, testing: bool = False) -> Polarity | None:
+    """Yes or no for a yes/no question (its `subject`: without its cue words) from the quote
+    `text`: no when a sentence naming one of the question's own words says it is not so; yes
+    when those sentences do not; None when no sentence names them or one asks it too. `problem`:
+    the question asks about a problem ("有坑吗"), so a clause telling one is a yes however it is
+    worded; `testing`: it asks whether it was tested, so "还没验证" is a no."""
+    words = _asked_words(subject)
+    held = [s for s in SENTENCE_RE.findall(text) if any(w in s.lower() for w in words)]
+    if not held or any(ASKED_RE.search(s) for s in held):
+        return None
+    if problem:
+        return "answer_yes"
+    if any(UNTRIED_RE.search(s) for s in held):
+        return "answer_no" if testing else None
+    return "answer_no" if any(NEGATION_RE.search(s) for s in held) else "answer_yes"
+
+
+def _asked_words(subject: str) -> list[str]:
+    """What the question names: its Latin words (not stop words; 3+ letters or with a digit),
+    else the bigrams of its Chinese that are not all particles."""
+    lower = subject.lower()
+    latin = [
+        w
+        for w in LATIN_WORD.findall(lower)
+        if w not in EN_STOP and (len(w) >= 3 or any(c.isdigit() for c in w))
+    ]
+    if latin:
+        return latin
+    grams = (run[i : i + 2] for run in _HAN_WORD.findall(lower) for i in range(len(run) - 1))
+    return [g for g in grams if not set(g) <= ZH_STOP_CHARS and not set(g) & _ASKING_CHARS]
+
+
+_ASKING_CHARS = frozenset("不没吗呢吧么")  # "会不会", "有没有": how it is asked, not what
