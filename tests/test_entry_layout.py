@@ -233,3 +233,23 @@ def test_gaps_do_not_rearrange_a_file_the_paragraphs_read() -> None:
     """Two blank lines before one entry and one before the next: the plain reading stands."""
     text = "o/r\n\nT0\n\n值得精读。\n\n\nT1\n\n可跳过。\n\nT2\n\n值得一读。\n\n\nT3\n\n可跳过。\n"
     assert [e.title for e in parse_raw_text(text, "d.txt").entries] == ["T0", "T1", "T2", "T3"]
+
+
+@pytest.mark.parametrize(
+    ("line", "pr"),
+    [
+        ("PR: https://github.com/vllm-project/vllm/pull/12345", 12345),
+        ("**Link:** <https://github.com/vllm-project/vllm/pull/12345>", 12345),
+        (":link: https://github.com/vllm-project/vllm/pull/12345", 12345),
+        ("- 🔗 [#12345](https://github.com/vllm-project/vllm/pull/12345)", 12345),
+        ("see https://github.com/vllm-project/vllm/pull/12345 for the first try", None),  # a reference
+        ("PR: https://github.com/other/repo/pull/12345", None),  # another repository's
+    ],
+)
+def test_a_note_linking_its_pr_on_a_line_of_its_own_gives_the_entry_its_pr(line: str, pr: int | None) -> None:
+    """`## Faster MoE` names no PR; the note's own link line does (two such lines: neither)."""
+    others = "".join(f"\n## Widget {i} (#7{i}001)\n\n**TL;DR:** faster.\n\n注意：none.\n" for i in range(3))
+    text = f"vllm-project/vllm\n\n## Faster MoE\n\n**TL;DR:** one launch.\n\n{line}\n"
+    assert parse_raw_text(text + others, "d.md").entries[0].pr == pr
+    two = f"{text}\nPR: https://github.com/vllm-project/vllm/pull/999\n{others}"
+    assert parse_raw_text(two, "d.md").entries[0].pr == (None if pr else 999)

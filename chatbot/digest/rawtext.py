@@ -166,7 +166,14 @@ def parse_raw_text(text: str, path: str = "<text>") -> ParseResult:
             )
         seen.setdefault(ident, title_line)
         entry = note_entry(
-            ident, repo, name, position, title, note, source=f"{path}:{title_line}", **title_pr(repo, title)
+            ident,
+            repo,
+            name,
+            position,
+            title,
+            note,
+            source=f"{path}:{title_line}",
+            **(title_pr(repo, title) or link_line_pr(repo, note)),
         )
         found.append(VerdictCheck.of(entry, path, note_line))
         entries.append(entry)
@@ -200,6 +207,32 @@ def title_pr(repo: str, title: str) -> dict[str, Any]:
     if _POINTS_ELSEWHERE_RE.search(title[: found.start()]):
         return {}  # `Revert #123`, `follow-up to #123`: the title names another PR
     number = int(found.group("number"))
+    return {"pr": number, "url": pull_url(repo, number)}
+
+
+# A line of the note that only links the PR: `PR: https://github.com/o/r/pull/123`, `:link: …`,
+# `🔗 [#123](…)`, `- **Link:** <…>`.
+_LINK_LINE_RE = re.compile(
+    r"^\s*(?:[-*•]\s*)?(?:\*\*)?(?:(?:PR|Link|URL|GitHub|链接|原\s*PR|PR\s*(?:link|链接))\s*(?:\*\*)?\s*[:：]"
+    r"\s*(?:\*\*)?\s*|:link:\s*|🔗\s*)?<?(?:\[[^\]\n]*\]\()?https://github\.com/(?P<repo>[\w.-]+/[\w.-]+)/pull/"
+    r"(?P<number>\d{1,7})[^\s)>]*\)?>?\s*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def link_line_pr(repo: str, note: str) -> dict[str, Any]:
+    """The PR a note links on a line of its own, where the title names none (`## Faster MoE`
+    over `PR: https://github.com/vllm-project/vllm/pull/123`); none where it links two."""
+    if "/pull/" not in note:
+        return {}
+    numbers = {
+        int(m.group("number"))
+        for m in _LINK_LINE_RE.finditer(note)
+        if m.group("repo").casefold() == repo.casefold()
+    }
+    if len(numbers) != 1:
+        return {}
+    number = numbers.pop()
     return {"pr": number, "url": pull_url(repo, number)}
 
 
