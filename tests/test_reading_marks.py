@@ -8,6 +8,7 @@ import pytest
 
 from chatbot.digest import analyse_note
 from chatbot.digest.names import find_people, find_refs
+from chatbot.digest.rawtext import parse_raw_text
 
 REPO = "vllm-project/vllm"
 
@@ -167,3 +168,17 @@ def test_a_run_of_names_sharing_one_predicate_is_one_point() -> None:
     assert any(p.endswith("tensor-parallel、INT8 量化、MoE 都还在 TODO 里") for p in read), read
     listed = analyse_note("看点：复用 block table、只在有新 block 时增量更新", REPO)
     assert listed.highlights == ["复用 block table", "只在有新 block 时增量更新"]
+
+
+@pytest.mark.parametrize(
+    ("note", "person"),
+    [
+        ("**TL;DR:** wenscarl 加的 Qwen2-VL 支持。", "wenscarl"),
+        ("值得看。后续 huydhn 想换成 12.6，cliffwoolley 说应该直接 12.8。", "cliffwoolley"),
+        ("值得看。mkhazraee 在 review 里建议 parser 名字别分开。", "mkhazraee"),
+    ],
+)
+def test_a_bare_handle_opening_a_clause_before_what_people_do_is_a_person(note: str, person: str) -> None:
+    """After a Markdown label (`**TL;DR:**`) or a comma, before 说/建议/加的…: someone's doing."""
+    (entry,) = parse_raw_text(f"vllm-project/vllm\n\nT (#1)\n\n{note}\n", "d.txt").entries
+    assert person in entry.people

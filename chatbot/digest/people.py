@@ -115,10 +115,10 @@ _DOER_BEFORE_RE = re.compile(
 # `，AichenF 先在 SGLang 里把…`): a lowercase handle or a name with its initial (`AichenF`; not a
 # product's CamelCase, `FlashInfer`), then the verb, maybe after an adverb and a place (`先在 X 里`).
 _ZH_DOING_RE = re.compile(
-    r"(?:^|(?<=[。；：，】（(\n]))[ \t]*([a-z][a-z0-9-]{2,38}+|[A-Z][a-z]{2,}[A-Z])(?![\w-])[ \t]*"
+    r"(?:^|(?<=[。；：，】（(\n*:]))[ \t]*([a-z][a-z0-9-]{2,38}+|[A-Z][a-z]{2,}[A-Z])(?![\w-])[ \t]*"
     r"(?:(?:先|也|又|还|已经|之前|早先|最早|首先|曾经?|刚)[ \t]*)?"
     r"(?:在[^，。；：\n]{1,24}?(?:里|上|中|那边|这边)[ \t]*)?"
-    r"(?=让|把|给|接入|加了|修了|提了|提的|写了|做了|改了|开了|实现了|指出|认为|提出|发现|补上|顺手)"
+    r"(?=让|把|给|接入|加了|加的|修了|提了|提的|写了|做了|改了|开了|实现了|指出|认为|提出|发现|补上|顺手|说|建议|解释|表示|要求)"
 )
 # The same before verbs an ordinary word may stand before too (`default 修复`): only a word shaped
 # like a handle (`mengzhu28 想在…`, `ishaan-smallest 修 …`, `linitra24 在 v0.25 上跑`).
