@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from chatbot.answers import Answer, Answerer
+from chatbot.answers.answerer import _with_its_list
+from chatbot.answers.candidates import Candidate
 from chatbot.digest import Library
 
 DIGEST = """vllm-project/vllm
@@ -307,3 +309,29 @@ def test_a_yes_or_no_is_read_in_the_sentence_naming_what_was_asked(
         assert reply.text.startswith(lead), reply.text
     else:
         assert not reply.text.startswith(("Yes", "No", "是的", "不。")), reply.text
+
+
+def test_a_clause_promising_a_list_is_said_with_it() -> None:
+    """ "…能白拿到的东西：A、B，以及 C" is said with what it promised, not as the promise alone; a
+    label's value (`可跳过：…`) is not such a promise."""
+    note = (
+        "@tlrm 补充了升级能白拿到的东西：Lovelace fp8 kernels、2:4 sparse kernels，以及一些改进。评审里有坑。"
+    )
+    promise = Candidate(("note", "people"), "@tlrm 补充了升级能白拿到的东西", "note")
+    said = _with_its_list(note, promise)
+    assert (
+        said.text == "@tlrm 补充了升级能白拿到的东西：Lovelace fp8 kernels、2:4 sparse kernels，以及一些改进"
+    )
+    verdict = Candidate(("verdict",), "★★☆ 可跳过", "verdict")
+    assert _with_its_list("★★☆ 可跳过：只改了示例。", verdict) == verdict
+
+
+def test_a_summary_tells_the_change_not_the_review(tmp_path: Path) -> None:
+    note = (
+        "vllm-project/vllm\n\nTPU 上 V1 换成 ragged paged attention (#66011)\n\n"
+        "值得精读，尤其是三个点：一是把 v1 `pallas.py` 里的 3 个独立 kernel 换成新的 kernel；二是把 prompt "
+        "和 decode 合成一个 step；三是顺带升级了 `torch_xla` 的 pin。评审里 @alexm-redhat 要求给常量补一段"
+        "说明，作者 @vanbasten23 后来在 #14155 里补上。对从事 TPU 后端的工程师尤其有借鉴意义。注意：测试很慢。\n"
+    )
+    summary = ask(tmp_path, note, "66011", "tl;dr")
+    assert "3 个独立 kernel" in summary.text and "评审里" not in summary.text, summary.text

@@ -16,7 +16,7 @@ import string
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import chain, islice
 
@@ -350,9 +350,10 @@ class Answerer:
         return c.quote(f"{line}\n{c.word('closest')}", [best.candidate])
 
     def _said(self, entry: Entry, candidate: Candidate, c: Composer) -> Candidate:
-        """The candidate as said: the related PRs' lines looked up now, fitted to the room."""
+        """The candidate as said: the related PRs' lines looked up now, fitted to the room; a
+        clause introducing a list with its list."""
         if candidate.source != RELATED:
-            return candidate
+            return _with_its_list(entry.note, candidate)
         return Candidate(candidate.parts, self._related_text(entry, c.lang, c.room), RELATED, fact=True)
 
     # --- related entries -----------------------------------------------------------------------
@@ -548,6 +549,23 @@ def _joins(s: Scored, best: Scored, chosen: dict[str, Candidate]) -> bool:
 
 
 REF_NUMBER_RE = re.compile(r"(?<![\w/&])#(\d{3,7})\b|/(?:pull|issues)/(\d+)")
+
+
+INTRO_MIN = 10
+INTRO_RE = re.compile(r"\s*[:：]\s*([^。；;\n]{1,160})")
+
+
+def _with_its_list(note: str, candidate: Candidate) -> Candidate:
+    """A clause that ends where the note goes on with a colon ("X 补充了升级能白拿到的东西：A、B，
+    以及 C") promises what follows: said with it, up to the sentence's end."""
+    if candidate.fact or "verdict" in candidate.parts or len(candidate.text) < INTRO_MIN:
+        return candidate  # `可跳过：…`, `注意：…`: a label's value is no list it promised
+    at = note.find(candidate.text)
+    listed = INTRO_RE.match(note, at + len(candidate.text)) if at >= 0 else None
+    if listed is None:
+        return candidate
+    colon = "：" if has_han(candidate.text) else ": "
+    return replace(candidate, text=f"{candidate.text}{colon}{listed.group(1).rstrip('，, ')}")
 
 
 def _refs_once(entry: Entry, chosen: list[Candidate]) -> list[Candidate]:

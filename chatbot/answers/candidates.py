@@ -492,7 +492,24 @@ def _first_point(entry: Entry) -> str:
     verdict = _verdict_sentence(entry)
     said = _verdict_own(entry)
     points = (p for p in (entry.why, *entry.highlights) if p and not _of_the_verdict(entry, p, verdict, said))
-    return next((p for p in points if not _who_did_it(entry, p) and not _for_whom(p) and len(p) >= SHORT), "")
+    return next(
+        (
+            p
+            for p in points
+            if not _who_did_it(entry, p) and not _for_whom(p) and not _of_the_review(p) and len(p) >= SHORT
+        ),
+        "",
+    )
+
+
+# A point telling the review, not the change: `评审里 @x 要求…`, `In review, …`, `Reviewers asked…`.
+REVIEW_OPENING_RE = re.compile(
+    r"^(?:评审|审阅|审查|(?i:review))\s*(?:里|中|时|上|意见|过程)|^(?i:in review\b|during review\b|reviewers?\b)"
+)
+
+
+def _of_the_review(point: str) -> bool:
+    return REVIEW_OPENING_RE.match(point) is not None
 
 
 def _of_the_verdict(entry: Entry, point: str, verdict: str, said: str) -> bool:
