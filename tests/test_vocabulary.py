@@ -246,3 +246,16 @@ def test_most_engine_arguments_and_documented_features_name_a_concept() -> None:
 def test_the_command_line_finds_an_english_note_from_a_chinese_query(tmp_path: Path) -> None:
     env = {**os.environ, "DIGEST_DIR": str(VOCAB), "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite'}"}
     assert [hit["pr"] for hit in query_json("休眠模式", env)] == [11743]
+
+
+def test_cancelling_a_request_in_english_finds_a_chinese_note_on_its_abort(tmp_path: Path) -> None:
+    """vLLM's request abort: `cancel an in-flight request` reaches `取消接口`; `request` alone never does."""
+    (tmp_path / "vllm-digest-2026-07.txt").write_text(
+        "vllm-project/vllm\n\n按 request_id 取消请求 (#7103)\n\n"
+        "值得一读。加了带鉴权的取消接口，请求不活跃时返回 404。\n\n"
+        "[Core] 投机解码提速 (#7104)\n\n值得看。decode 阶段少一次同步。\n",
+        encoding="utf-8",
+    )
+    index = SearchIndex.build(Library.load(tmp_path).entries)
+    assert prs(index, "cancel an in-flight request") == [7103]
+    assert prs(index, "request") == []
