@@ -335,3 +335,13 @@ def test_a_summary_tells_the_change_not_the_review(tmp_path: Path) -> None:
     )
     summary = ask(tmp_path, note, "66011", "tl;dr")
     assert "3 个独立 kernel" in summary.text and "评审里" not in summary.text, summary.text
+
+
+def test_a_reviewers_verdict_quoted_in_the_note_answers_who_reviewed_it(tmp_path: Path) -> None:
+    note = (
+        "vllm-project/vllm\n\nMLA fp8 cat + quant 融合 (#66012)\n\n"
+        "★★☆ worth a skim\n\n**TL;DR:** 复用 `QuantFP8`，不写新 kernel。\n\n"
+        '**Why it matters:** ProExpertProg 的评价是 "a very elegant solution"，mgoin 说 "Elegant reuse"。\n'
+    )
+    reply = ask(tmp_path, note, "66012", "who reviewed the MLA fusion one")
+    assert reply.found and "mgoin" in reply.text, reply.text

@@ -66,7 +66,7 @@ REVIEWED_BY_RE = re.compile(
     r"(?i:reviewed by|approved by|reviewers? (?:were|was|is|are)|\w+ \(\w[\w-]*\) (?:reviewed|approved|pushed back))|评审人|审阅人"
 )
 REVIEW_RE = re.compile(
-    r"review(?:ed|ers?|s|ing)?\b|(?<![\w-])r=@?[A-Za-z]|审阅|审查|评审|approv|批准|已批|批了|批的|点头|LGTM|sign(?:ed)?[- ]off|pushed back",
+    r"review(?:ed|ers?|s|ing)?\b|(?<![\w-])r=@?[A-Za-z]|审阅|审查|评审|的评价|approv|批准|已批|批了|批的|点头|LGTM|sign(?:ed)?[- ]off|pushed back",
     re.I,
 )
 REVIEWER_RE = re.compile(
