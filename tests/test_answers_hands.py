@@ -8,9 +8,12 @@ from pathlib import Path
 import pytest
 
 from chatbot.answers import Answer, Answerer
-from chatbot.answers.answerer import _with_its_list
+from chatbot.answers.answerer import _honest_line, _with_its_list
 from chatbot.answers.candidates import Candidate
+from chatbot.answers.composer import Composer
+from chatbot.answers.intents import cached_reading
 from chatbot.digest import Library
+from chatbot.digest.rawtext import parse_raw_text
 
 DIGEST = """vllm-project/vllm
 
@@ -345,3 +348,12 @@ def test_a_reviewers_verdict_quoted_in_the_note_answers_who_reviewed_it(tmp_path
     )
     reply = ask(tmp_path, note, "66012", "who reviewed the MLA fusion one")
     assert reply.found and "mgoin" in reply.text, reply.text
+
+
+def test_who_wrote_it_is_denied_in_its_own_words_not_as_a_clipped_topic() -> None:
+    """ "who wrote the v1 ngram one" on a note naming no one: the kind's own line, not "doesn't
+    cover wrote the v1 ngram one"."""
+    (entry,) = parse_raw_text("vllm-project/vllm\n\nV1 ngram (#66013)\n\n值得一读。\n", "d.txt").entries
+    question = "who wrote the v1 ngram one"
+    line = _honest_line(cached_reading(question), [], Composer(entry, "en", 200), question)
+    assert line == "The note names no author and no people.", line

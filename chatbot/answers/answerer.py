@@ -431,8 +431,11 @@ def _with_topics(line: str, c: Composer) -> str:
 
 
 def _honest_line(reading: Reading, missing: Sequence[str], c: Composer, question: str) -> str:
-    """ "The note doesn't cover X." with X as asked; the kind's own line when nothing else is named."""
-    topic = _as_asked(" / ".join(missing) or _named_topic(reading.subject, question), question)
+    """ "The note doesn't cover X." with X as asked; the kind's own line when nothing else is named,
+    or when a question about who asks it ("who wrote the v1 ngram one": not "doesn't cover wrote
+    the v1 ngram one")."""
+    who = not missing and reading.top in WHO_KINDS
+    topic = "" if who else _as_asked(" / ".join(missing) or _named_topic(reading.subject, question), question)
     if topic:
         spaced = f" {topic}" if c.lang == "zh" and topic[0].isascii() else topic
         return c.word("not_covered").format(topic=spaced)
@@ -440,6 +443,7 @@ def _honest_line(reading: Reading, missing: Sequence[str], c: Composer, question
     return c.word(missing_word) if missing_word in answer_words() else c.word("not_covered_any")
 
 
+WHO_KINDS = frozenset({"people", "reviewers"})
 QUANTITY_RE = re.compile(
     r"多少|多久|多大|多快|多慢|几倍|几个|[快慢省涨降少多]了?\s*几\s*(?:秒|分钟|小时|成|个点)|(?i:how (?:much|many|long|fast|big)|numbers?\b)"
 )
