@@ -357,3 +357,21 @@ def test_who_wrote_it_is_denied_in_its_own_words_not_as_a_clipped_topic() -> Non
     question = "who wrote the v1 ngram one"
     line = _honest_line(cached_reading(question), [], Composer(entry, "en", 200), question)
     assert line == "The note names no author and no people.", line
+
+
+@pytest.mark.parametrize(
+    ("question", "expect"),
+    [
+        ("2.76x 是实测的吗", "simulation"),  # `2.76x` is one word, not a `76x` the note lacks
+        ("多久打一次 warning", "每 500 次"),  # how often: answered by "every N"
+        ("how often does it warn", "每 500 次"),
+    ],
+)
+def test_a_decimal_and_a_frequency_are_read_as_written(tmp_path: Path, question: str, expect: str) -> None:
+    note = (
+        "vllm-project/vllm\n\nTPU v6e 调优框架 (#66016)\n\n"
+        "可跳过。平均加速 2.76x，但注明是 simulation，不是实机跑出来的。"
+        "第一次发生 preemption 时打 warning，之后每 500 次再打一次。\n"
+    )
+    reply = ask(tmp_path, note, "66016", question)
+    assert reply.found and expect in reply.text, reply.text

@@ -539,8 +539,14 @@ def glossary_names(glossary: Glossary | None) -> frozenset[str]:
     return cached[1]
 
 
+DECIMAL_WORD_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)+[a-z%]*(?![\w.])")  # `2.76x`, `0.8908`: one word
+
+
 def _subject_words(subject: str) -> list[str]:
-    return [w for w in LATIN_WORD.findall(normalize_question(subject)) if w not in EN_STOP and len(w) >= 2]
+    norm = normalize_question(subject)
+    decimals = DECIMAL_WORD_RE.findall(norm)
+    words = LATIN_WORD.findall(DECIMAL_WORD_RE.sub(" ", norm))
+    return decimals + [w for w in words if w not in EN_STOP and len(w) >= 2]
 
 
 def _a_name(word: str, question: str) -> bool:
