@@ -539,7 +539,9 @@ def glossary_names(glossary: Glossary | None) -> frozenset[str]:
     return cached[1]
 
 
-DECIMAL_WORD_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)+[a-z%]*(?![\w.])")  # `2.76x`, `0.8908`: one word
+# A decimal measure (`2.76x`, `1.5ms`) is one word, not a `76x` the note lacks; a bare decimal or a
+# version (`0.8908`, `0.6.3`) stays as it was read before: its pieces are plain digits.
+DECIMAL_WORD_RE = re.compile(r"(?<![\w.])\d+\.\d+(?:x|ms|s|gb|gib|%)(?![\w.])")
 
 
 def _subject_words(subject: str) -> list[str]:
