@@ -375,3 +375,23 @@ def test_a_decimal_and_a_frequency_are_read_as_written(tmp_path: Path, question:
     )
     reply = ask(tmp_path, note, "66016", question)
     assert reply.found and expect in reply.text, reply.text
+
+
+@pytest.mark.parametrize(
+    ("question", "lead", "expect"),
+    [
+        ("cu118 wheels 还上传吗", "不。", "CUDA 11.8"),  # a wheel tag is its CUDA version; 不上传 is a no
+        ("does it support sampling with temperature or only greedy", "", "greedy"),  # one of two named
+    ],
+)
+def test_a_wheel_tag_and_an_alternative_are_answered(
+    tmp_path: Path, question: str, lead: str, expect: str
+) -> None:
+    note = (
+        "vllm-project/vllm\n\nV1 ngram + wheels (#66017)\n\n值得一读。"
+        "只支持 greedy decoding，只在 decode 阶段做 spec decode。"
+        "`.buildkite/upload-wheels.sh` 里 CUDA 11.8 的 wheel 是不上传的。\n"
+    )
+    reply = ask(tmp_path, note, "66017", question)
+    assert reply.found and expect in reply.text, reply.text
+    assert reply.text.startswith(lead) and (lead or not reply.text.startswith(("Yes", "No"))), reply.text

@@ -312,6 +312,8 @@ class Answerer:
         if names:
             return names
         concepts = concepts_missing(reading.subject, self.glossary, _entry_text(entry))
+        if concepts and ALTERNATIVE_RE.search(question) and scored[0].shared >= MIN_SHARED:
+            return []  # "sampling or only greedy" on "只支持 greedy": the note names one of them
         if concepts or not YES_NO_RE.search(normalize_question(question)):
             return concepts
         return scope_missing(reading.subject, question, candidates)
@@ -324,7 +326,8 @@ class Answerer:
         words = answer_words()
         kind = reading.top
         label = c.word(kind) if best.fit >= MIN_FIT and kind in words else c.word("other")
-        if best.shared >= MIN_SHARED and YES_NO_RE.search(normalize_question(question)):
+        alternatives = ALTERNATIVE_RE.search(question)  # "X or Y": neither a yes nor a no answers it
+        if best.shared >= MIN_SHARED and YES_NO_RE.search(normalize_question(question)) and not alternatives:
             problem = reading.top == "risks" and bool(reading.cues)  # "有坑吗": a caveat told is a yes
             testing = reading.top == "tests"
             answer = polarity(reading.subject, best.candidate.text, problem=problem, testing=testing)
@@ -444,6 +447,7 @@ def _honest_line(reading: Reading, missing: Sequence[str], c: Composer, question
 
 
 WHO_KINDS = frozenset({"people", "reviewers"})
+ALTERNATIVE_RE = re.compile(r"还是|或者|(?i:\bor\b)")
 QUANTITY_RE = re.compile(
     r"多少|多久|多大|多快|多慢|几倍|几个|[快慢省涨降少多]了?\s*几\s*(?:秒|分钟|小时|成|个点)|(?i:how (?:much|many|long|fast|big)|numbers?\b)"
 )

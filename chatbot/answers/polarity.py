@@ -14,9 +14,10 @@ from chatbot.text import LATIN_WORD
 
 Polarity = Literal["answer_yes", "answer_no"]
 
-# A sentence saying the thing is not so, not yet, not here, or only elsewhere.
+# A sentence saying the thing is not so, not yet, not here, or only elsewhere: 不 before a verb
+# (`是不上传的`, `吃不到`), but not the 不 of `不过`, `不少`, `不仅`, `不再要求` (a limit lifted).
 NEGATION_RE = re.compile(
-    r"不支持|不再支持|不是|不在|不走|不受|不允许|不兼容|不变|不能|不会|无法|尚未|暂不|未|没|要等|等后续|"
+    r"不再支持|不(?!错|少|过|仅|同|断|久|但|光|管|然|如|妨|止|外|一样|再)(?=[\u4e00-\u9fff])|无法|尚未|暂不|未|没|要等|等后续|"
     r"用不[上了]|两回事|零|(?i:\btodo\b|\bnot\b|n't\b|\bno longer (?:support|work|avail|exist)|unsupported|"
     r"\bnever\b|\bzero\b|\bnone\b)"
 )

@@ -565,6 +565,10 @@ CAPITALS_RE = re.compile(r"(?<![A-Za-z])[A-Z]{2,8}(?![A-Za-z])")
 def _named(word: str, texts: Sequence[tuple[str, frozenset[str]]]) -> bool:
     """Whether a name is in the candidates as written: no fuzzy match (`gemma3n` is not
     `gemma3`, `h200` not `h100`)."""
+    cuda = CUDA_TAG_RE.fullmatch(word)
+    if cuda:  # a wheel's tag: "cu118" is said "CUDA 11.8", "cu124" "12.4"
+        version = re.compile(rf"(?<![\d.]){cuda[1]}\.{cuda[2]}(?![\d])")
+        return any(version.search(norm) for norm, _ in texts) or any(word in bag for _, bag in texts)
     measure = MEASURE_WORD_RE.fullmatch(word)
     if measure:  # "24g" is said "24 GB", "13b" "13B"
         unit = re.compile(rf"(?<![\d.]){re.escape(measure[1])}\s*{re.escape(measure[2])}")
@@ -572,6 +576,7 @@ def _named(word: str, texts: Sequence[tuple[str, frozenset[str]]]) -> bool:
     return any(word in bag or phrase_in(word, norm) for norm, bag in texts)
 
 
+CUDA_TAG_RE = re.compile(r"cu(1\d)(\d)")
 MEASURE_WORD_RE = re.compile(r"(\d+(?:\.\d+)?)(g|gb|gib|m|mb|k|b|t|ms|s|x)")
 
 
