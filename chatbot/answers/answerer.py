@@ -326,15 +326,8 @@ class Answerer:
         words = answer_words()
         kind = reading.top
         label = c.word(kind) if best.fit >= MIN_FIT and kind in words else c.word("other")
-        alternatives = ALTERNATIVE_RE.search(question)  # "X or Y": neither a yes nor a no answers it
-        if best.shared >= MIN_SHARED and YES_NO_RE.search(normalize_question(question)) and not alternatives:
-            problem = reading.top == "risks" and bool(reading.cues)  # "有坑吗": a caveat told is a yes
-            testing = reading.top == "tests"
-            answer = polarity(reading.subject, best.candidate.text, problem=problem, testing=testing)
-            if answer is None and said_absent(best.candidate.text):
-                answer = "answer_no"  # "有 benchmark 吗" on "no benchmark, no test plan"
-            return c.word(answer) + label if answer else label
-        return label
+        answer = _yes_or_no(reading, best, question)
+        return c.word(answer) + label if answer else label
 
     def _not_covered(
         self, reading: Reading, missing: Sequence[str], best: Scored | None, c: Composer, question: str
@@ -431,6 +424,20 @@ def _with_topics(line: str, c: Composer) -> str:
     if c.lang == "zh":
         return f"{line}；主题：{tags}。" if tags else f"{line}。"
     return f"{line}; topics: {tags}." if tags else f"{line}."
+
+
+def _yes_or_no(reading: Reading, best: Scored, question: str) -> str | None:
+    """ "answer_yes"/"answer_no" for a yes/no question whose subject the quote holds, or None; an
+    "X or Y" question is answered by neither."""
+    if best.shared < MIN_SHARED or not YES_NO_RE.search(normalize_question(question)):
+        return None
+    if ALTERNATIVE_RE.search(question):
+        return None
+    problem = reading.top == "risks" and bool(reading.cues)  # "有坑吗": a caveat told is a yes
+    answer = polarity(reading.subject, best.candidate.text, problem=problem, testing=reading.top == "tests")
+    if answer is None and said_absent(best.candidate.text):
+        return "answer_no"  # "有 benchmark 吗" on "no benchmark, no test plan"
+    return answer
 
 
 def _honest_line(reading: Reading, missing: Sequence[str], c: Composer, question: str) -> str:

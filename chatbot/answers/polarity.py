@@ -38,30 +38,42 @@ def polarity(subject: str, text: str, *, problem: bool = False, testing: bool = 
     when those sentences do not; None when no sentence names them or one asks it too. `problem`:
     the question asks about a problem ("有坑吗"), so a clause telling one is a yes however it is
     worded; `testing`: it asks whether it was tested, so "还没验证" is a no."""
-    words = _asked_words(subject)
-    held = [s for s in SENTENCE_RE.findall(text) if any(w in s.lower() for w in words)]
-    if not held or any(ASKED_RE.search(s) for s in held):
+    held = _naming(_asked_words(subject), text)
+    if not held or _any(ASKED_RE, held):
         return None
     if problem:
         return "answer_yes"
-    if any(UNTRIED_RE.search(s) for s in held):
+    if _any(UNTRIED_RE, held):
         return "answer_no" if testing else None
-    return "answer_no" if any(NEGATION_RE.search(s) for s in held) else "answer_yes"
+    return "answer_no" if _any(NEGATION_RE, held) else "answer_yes"
+
+
+def _naming(words: list[str], text: str) -> list[str]:
+    """The sentences of `text` that name one of `words`."""
+    return [s for s in SENTENCE_RE.findall(text) if any(w in s.lower() for w in words)]
+
+
+def _any(pattern: re.Pattern[str], sentences: list[str]) -> bool:
+    return any(pattern.search(s) for s in sentences)
 
 
 def _asked_words(subject: str) -> list[str]:
     """What the question names: its Latin words (not stop words; 3+ letters or with a digit),
     else the bigrams of its Chinese that are not all particles."""
     lower = subject.lower()
-    latin = [
-        w
-        for w in LATIN_WORD.findall(lower)
-        if w not in EN_STOP and (len(w) >= 3 or any(c.isdigit() for c in w))
-    ]
+    latin = [w for w in LATIN_WORD.findall(lower) if _a_latin_name(w)]
     if latin:
         return latin
     grams = (run[i : i + 2] for run in _HAN_WORD.findall(lower) for i in range(len(run) - 1))
-    return [g for g in grams if not set(g) <= ZH_STOP_CHARS and not set(g) & _ASKING_CHARS]
+    return [g for g in grams if _a_han_word(g)]
+
+
+def _a_latin_name(word: str) -> bool:
+    return word not in EN_STOP and (len(word) >= 3 or any(c.isdigit() for c in word))
+
+
+def _a_han_word(gram: str) -> bool:
+    return not set(gram) <= ZH_STOP_CHARS and not set(gram) & _ASKING_CHARS
 
 
 _ASKING_CHARS = frozenset("不没吗呢吧么")  # "会不会", "有没有": how it is asked, not what
