@@ -395,3 +395,17 @@ def test_a_wheel_tag_and_an_alternative_are_answered(
     reply = ask(tmp_path, note, "66017", question)
     assert reply.found and expect in reply.text, reply.text
     assert reply.text.startswith(lead) and (lead or not reply.text.startswith(("Yes", "No"))), reply.text
+
+
+def test_a_clause_is_quoted_once_however_its_colon_is_written(tmp_path: Path) -> None:
+    """`Numbers: 四个条件…：A、B` read as a label's value and as a clause is one thing: said once."""
+    note = (
+        "vllm-project/vllm\n\nmulti-LoRA 在 TP>=2 下输出错乱 (#66018)\n\n"
+        "Verdict: 4/5 值得看\n"
+        "Numbers: 四个条件同时满足才触发：`tensor_parallel_size >= 2`、`max-cpu-loras >= 2`、"
+        "`serving-lora-modules >= 2`、`max_loras < max-cpu-loras`\n"
+        "Fix: `PackedLoRALayerWeights.pack()` 不再原地改权重。\n"
+    )
+    reply = ask(tmp_path, note, "66018", "啥条件下会触发这个 lora bug")
+    assert reply.text.count("四个条件同时满足才触发") == 1, reply.text
+    assert "max_loras < max-cpu-loras" in reply.text, reply.text

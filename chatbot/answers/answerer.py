@@ -550,17 +550,39 @@ def _chosen(
     chosen: dict[str, Candidate] = {best.candidate.text: best.candidate} if typed else {}
     for s in (s for s in scored if s.score >= best.score * BAND):
         if len(chosen) < most and _joins(s, best, chosen):
+            for text in _continued(s.candidate.text, chosen):
+                del chosen[text]
             chosen[s.candidate.text] = s.candidate
     return list(chosen.values())
+
+
+def _continued(text: str, chosen: dict[str, Candidate]) -> list[str]:
+    """The chosen clauses `text` goes on from with more of their list (`…触发: A` before `…触发：
+    A、B、C`): the longer one stands for them."""
+    whole = _folded(text)
+    return [
+        t
+        for t in chosen
+        if whole.startswith(_folded(t)) and whole[len(_folded(t)) : len(_folded(t)) + 1] in "、,;"
+    ]
 
 
 def _joins(s: Scored, best: Scored, chosen: dict[str, Candidate]) -> bool:
     """Whether a close candidate is quoted with the best: new, clearing the floor, and beyond the
     first two, of the same part (the rest of the list, not a caveat after the focus points)."""
     listed = len(chosen) < MOST or bool(set(s.candidate.parts) & set(best.candidate.parts))
-    text = s.candidate.text
-    said = any(text in c for c in chosen)  # a piece of a clause already quoted adds nothing
+    text = _folded(s.candidate.text)
+    said = any(text in _folded(c) for c in chosen)  # a piece of a clause already quoted adds nothing
     return bool(text) and not said and _clears(s) and listed
+
+
+_WIDTH_FOLD = str.maketrans({"：": ":", "，": ",", "；": ";", "（": "(", "）": ")"})
+
+
+def _folded(text: str) -> str:
+    """A clause as compared with another: full-width punctuation as ASCII, no spaces (`A：B` read
+    as a label's value and `A: B` as a clause are one thing said twice)."""
+    return "".join(text.translate(_WIDTH_FOLD).split())
 
 
 REF_NUMBER_RE = re.compile(r"(?<![\w/&])#(\d{3,7})\b|/(?:pull|issues)/(\d+)")
