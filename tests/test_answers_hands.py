@@ -289,7 +289,7 @@ POLARITY_NOTE = (
     "值得一读。只覆盖 gfx1100，gfx1151（Strix Halo）要等 #46186。"
     "A100 这类没有 FP8 的卡才走这条路，4090 是 Ada 有原生 FP8，不走这里。"
     "新 gauge 是启动以来的累计值，不是滑动窗口。RTX 5090 上 GSM8K 是 0.897。"
-    "和 fp8 KV cache 一起用还没验证。\n"
+    "和 fp8 KV cache 一起用还没验证。The old counter is deprecated rather than removed.\n"
 )
 
 
@@ -301,6 +301,7 @@ POLARITY_NOTE = (
         ("gauge 是滑动窗口吗", "不。"),
         ("does this work on a 5090", "Yes."),
         ("can i combine it with fp8 kv cache", ""),  # not tried: neither yes nor no
+        ("is the old counter gone", ""),  # "deprecated rather than removed": weighed, neither
     ],
 )
 def test_a_yes_or_no_is_read_in_the_sentence_naming_what_was_asked(

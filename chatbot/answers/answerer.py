@@ -454,7 +454,8 @@ def _honest_line(reading: Reading, missing: Sequence[str], c: Composer, question
 
 
 WHO_KINDS = frozenset({"people", "reviewers"})
-ALTERNATIVE_RE = re.compile(r"还是|或者|(?i:\bor\b)")
+# "X 还是 Y", "X or only Y": which of two, not whether ("有 A 或者 B 吗" still asks whether).
+ALTERNATIVE_RE = re.compile(r"还是|(?i:\bor\s+(?:only|just|rather|instead|[a-z-]+\s+only)\b)")
 QUANTITY_RE = re.compile(
     r"多少|多久|多大|多快|多慢|几倍|几个|[快慢省涨降少多]了?\s*几\s*(?:秒|分钟|小时|成|个点)|(?i:how (?:much|many|long|fast|big)|numbers?\b)"
 )

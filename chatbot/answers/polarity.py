@@ -21,8 +21,11 @@ NEGATION_RE = re.compile(
     r"用不[上了]|两回事|零|(?i:\btodo\b|\bnot\b|n't\b|\bno longer (?:support|work|avail|exist)|unsupported|"
     r"\bnever\b|\bzero\b|\bnone\b)"
 )
-# The note asking it too ("会不会掉精度", "是否可接受"): neither yes nor no.
-ASKED_RE = re.compile(r"([会是能有要可])不\1|是否|[?？]|(?i:\bwhether\b)")
+# The note asking it too ("会不会掉精度", "是否可接受"), or weighing one thing against another
+# ("deprecates rather than deletes"): neither yes nor no.
+ASKED_RE = re.compile(
+    r"([会是能有要可])不\1|是否|[?？]|而不是|而非|(?i:\bwhether\b|\brather than\b|\binstead of\b)"
+)
 # Not tried ("还没验证"): a no to "was it tested", neither yes nor no to "can I combine it".
 UNTRIED_RE = re.compile(
     r"[没未]\s*(?:验证|测|确认)|待确认|要自己确认|"
