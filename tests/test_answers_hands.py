@@ -410,3 +410,15 @@ def test_a_clause_is_quoted_once_however_its_colon_is_written(tmp_path: Path) ->
     reply = ask(tmp_path, note, "66018", "啥条件下会触发这个 lora bug")
     assert reply.text.count("四个条件同时满足才触发") == 1, reply.text
     assert "max_loras < max-cpu-loras" in reply.text, reply.text
+
+
+def test_a_summary_skips_whose_pr_it_was_and_where_it_ended(tmp_path: Path) -> None:
+    """ "这个是 X 提的改动，最后 closed 没进主线" frames the change; the summary tells it."""
+    note = (
+        "vllm-project/vllm\n\n[Core] allocate all prefill kv greedily (#66019)\n\n"
+        "这个是 @milesial 提的 V1 scheduler 改动，最后 closed 没进主线，但思路值得过一遍。"
+        "看点：判断能不能调度的时候就把整段 prefill 的 KV 一次性要下来，要不到就先别进来。"
+        "做调度的必看。\n"
+    )
+    summary = ask(tmp_path, note, "66019", "tl;dr")
+    assert "整段 prefill 的 KV" in summary.text and "没进主线" not in summary.text, summary.text

@@ -492,14 +492,30 @@ def _first_point(entry: Entry) -> str:
     verdict = _verdict_sentence(entry)
     said = _verdict_own(entry)
     points = (p for p in (entry.why, *entry.highlights) if p and not _of_the_verdict(entry, p, verdict, said))
-    return next(
-        (
-            p
-            for p in points
-            if not _who_did_it(entry, p) and not _for_whom(p) and not _of_the_review(p) and len(p) >= SHORT
-        ),
-        "",
-    )
+    return next((p for p in points if _tells_the_change(entry, p)), "")
+
+
+def _tells_the_change(entry: Entry, point: str) -> bool:
+    """A point that says what the change is: not who did or reviewed it, whom it is for, how its
+    review went, or whose PR it was and where it ended ("X 提的改动，最后 closed 没进主线")."""
+    if len(point) < SHORT or _who_did_it(entry, point) or _for_whom(point) or _of_the_review(point):
+        return False
+    return not _framing(entry, point)
+
+
+FRAMING = 60  # a point this short naming its author and its fate frames the change, not tells it
+
+
+def _framing(entry: Entry, point: str) -> bool:
+    named = any(p in point for p in (entry.author, *entry.people) if p)
+    return named and len(point) <= FRAMING and any(p.search(point) for p in _state_cues())
+
+
+@lru_cache(maxsize=1)
+def _state_cues() -> tuple[re.Pattern[str], ...]:
+    """What a note says of a PR's fate (merged, closed, 没进主线): the state kind's cue words."""
+    cues = priors_file()["kinds"]["state"].get("cues") or {}
+    return tuple(re.compile(str(pattern)) for pattern in cues)
 
 
 # A point telling the review, not the change: `评审里 @x 要求…`, `In review, …`, `Reviewers asked…`.
