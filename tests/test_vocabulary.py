@@ -112,6 +112,7 @@ def test_a_description_names_its_concept_not_every_entry_sharing_its_words(index
         "docker compose 部署",
         "linux kernel panic",
         "prometheus node exporter disk alerts",  # one vLLM concept among a neighbouring stack's words
+        "fine-tune llama with deepspeed zero3",  # a training stack, not DeepSeek misspelt
     ],
 )
 def test_near_domain_questions_get_nothing(index: SearchIndex, query: str) -> None:

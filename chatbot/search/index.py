@@ -80,7 +80,8 @@ FOREIGN_SUBJECTS = frozenset(
     jenkins ansible apache tomcat haproxy rabbitmq memcached cassandra zookeeper etcd istio envoy
     autoscaling autoscaler hpa linux ubuntu debian centos systemd alertmanager grafana datadog airflow
     spark hadoop flink java jvm react vue angular django spring oauth ssl dns sql nosql tensorflow onnx
-    onnxruntime torchserve tritonserver tensorrt-llm trt-llm trtllm kubectl minikube openshift git""".split()  # noqa: SIM905
+    onnxruntime torchserve tritonserver tensorrt-llm trt-llm trtllm kubectl minikube openshift git
+    deepspeed horovod zero3 keras""".split()  # noqa: SIM905
 )
 # Other serving stacks, by their names in more than one word.
 FOREIGN_PHRASES = ("triton inference server", "tensorflow serving", "text generation inference")
