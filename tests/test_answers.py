@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chatbot.answers.answerer import Answer, Answerer
+from chatbot.answers.candidates import kind_priors
 from chatbot.answers.composer import answer_words
 from chatbot.answers.intents import INTENTS, classify
-from chatbot.answers.retrieval import kind_priors
 from chatbot.digest.library import Library
 from chatbot.digest.model import Entry
 

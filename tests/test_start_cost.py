@@ -32,7 +32,7 @@ READERS = {
     "chatbot/answers/data/answer_words.yaml": "chatbot.answers.composer",
     "chatbot/answers/data/followup_intents.yaml": "chatbot.answers.intents",
     "chatbot/answers/data/followup_terms.yaml": "chatbot.answers.retrieval",
-    "chatbot/answers/data/kind_priors.yaml": "chatbot.answers.retrieval",
+    "chatbot/answers/data/kind_priors.yaml": "chatbot.answers.candidates",
     "chatbot/daily/data/schedule.yaml": "chatbot.daily.subscription",
     "chatbot/slack/data/strings.yaml": "chatbot.slack.i18n",
     "chatbot/digest/data/note_labels.yaml": "chatbot.digest.note_labels",

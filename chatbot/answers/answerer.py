@@ -22,7 +22,7 @@ from itertools import chain, islice
 
 from chatbot.answers.addressing import addressing_rules
 from chatbot.answers.asking import asking_part, questions
-from chatbot.answers.candidates import Candidate, entry_candidates
+from chatbot.answers.candidates import Candidate, entry_candidates, kind_priors
 from chatbot.answers.composer import Composer, Lang, answer_words, words_in
 from chatbot.answers.intents import Intent, Reading, cached_reading
 from chatbot.answers.polarity import polarity
@@ -33,7 +33,6 @@ from chatbot.answers.retrieval import (
     concepts_missing,
     focused,
     glossary_names,
-    kind_priors,
     normalized,
     read_word_lists,
     scope_missing,

@@ -89,6 +89,28 @@ def priors_file() -> dict[str, Any]:
     return dict(load_yaml(text))
 
 
+@dataclass(frozen=True)
+class KindPrior:
+    """What one kind of question favours: parts (weights) and clause cues (pattern, weight)."""
+
+    parts: dict[str, float]
+    cues: tuple[tuple[re.Pattern[str], float], ...]
+
+
+@lru_cache(maxsize=1)
+def kind_priors() -> dict[str, KindPrior]:
+    """The kinds of `data/kind_priors.yaml`, compiled once: the scorer's weights, and the state
+    kind's cues for the summary (a PR's fate is not its summary)."""
+    data = priors_file()["kinds"]
+    return {
+        str(kind): KindPrior(
+            {str(p): float(w) for p, w in (row.get("parts") or {}).items()},
+            tuple((re.compile(str(p)), float(w)) for p, w in (row.get("cues") or {}).items()),
+        )
+        for kind, row in data.items()
+    }
+
+
 def _folded(label: str) -> str:
     return " ".join(label.casefold().split())
 
@@ -507,15 +529,10 @@ FRAMING = 60  # a point this short naming its author and its fate frames the cha
 
 
 def _framing(entry: Entry, point: str) -> bool:
+    """What a note says of a PR's fate (merged, closed, 没进主线) is the state kind's cue words."""
     named = any(p in point for p in (entry.author, *entry.people) if p)
-    return named and len(point) <= FRAMING and any(p.search(point) for p in _state_cues())
-
-
-@lru_cache(maxsize=1)
-def _state_cues() -> tuple[re.Pattern[str], ...]:
-    """What a note says of a PR's fate (merged, closed, 没进主线): the state kind's cue words."""
-    cues = priors_file()["kinds"]["state"].get("cues") or {}
-    return tuple(re.compile(str(pattern)) for pattern in cues)
+    fate = kind_priors()["state"].cues
+    return named and len(point) <= FRAMING and any(pattern.search(point) for pattern, _ in fate)
 
 
 # A point telling the review, not the change: `评审里 @x 要求…`, `In review, …`, `Reviewers asked…`.

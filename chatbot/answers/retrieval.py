@@ -22,7 +22,7 @@ from itertools import islice
 from rapidfuzz import fuzz, process
 
 from chatbot.answers import dictionary
-from chatbot.answers.candidates import SHORT_CLAUSE, Candidate, priors_file
+from chatbot.answers.candidates import SHORT_CLAUSE, Candidate, KindPrior, kind_priors
 from chatbot.answers.intents import Intent, Reading, cached_reading
 from chatbot.digest import clauses
 from chatbot.search import Glossary
@@ -220,26 +220,6 @@ def _latin(ch: str) -> bool:
 
 
 # --- scoring ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class KindPrior:
-    """What one kind of question favours: parts (weights) and clause cues (pattern, weight)."""
-
-    parts: dict[str, float]
-    cues: tuple[tuple[re.Pattern[str], float], ...]
-
-
-@lru_cache(maxsize=1)
-def kind_priors() -> dict[str, KindPrior]:
-    data = priors_file()["kinds"]
-    return {
-        str(kind): KindPrior(
-            {str(p): float(w) for p, w in (row.get("parts") or {}).items()},
-            tuple((re.compile(str(p)), float(w)) for p, w in (row.get("cues") or {}).items()),
-        )
-        for kind, row in data.items()
-    }
 
 
 @dataclass(frozen=True, slots=True)
