@@ -55,6 +55,7 @@ from chatbot.text import (
     FOLDS_TO_ASCII,
     LATIN_WORD,
     has_han,
+    nfkc,
     normalize_question,
     one_answer,
     strip_slack_markup,
@@ -560,11 +561,12 @@ def _continued(text: str, chosen: dict[str, Candidate]) -> list[str]:
     """The chosen clauses `text` goes on from with more of their list (`…触发: A` before `…触发：
     A、B、C`): the longer one stands for them."""
     whole = _folded(text)
-    return [
-        t
-        for t in chosen
-        if whole.startswith(_folded(t)) and whole[len(_folded(t)) : len(_folded(t)) + 1] in "、,;"
-    ]
+    return [t for t in chosen if _goes_on(whole, _folded(t))]
+
+
+def _goes_on(whole: str, part: str) -> bool:
+    """Whether `whole` is `part` with more of its list after it."""
+    return len(whole) > len(part) and whole.startswith(part) and whole[len(part)] in "、,;"
 
 
 def _joins(s: Scored, best: Scored, chosen: dict[str, Candidate]) -> bool:
@@ -576,13 +578,10 @@ def _joins(s: Scored, best: Scored, chosen: dict[str, Candidate]) -> bool:
     return bool(text) and not said and _clears(s) and listed
 
 
-_WIDTH_FOLD = str.maketrans({"：": ":", "，": ",", "；": ";", "（": "(", "）": ")"})
-
-
 def _folded(text: str) -> str:
-    """A clause as compared with another: full-width punctuation as ASCII, no spaces (`A：B` read
-    as a label's value and `A: B` as a clause are one thing said twice)."""
-    return "".join(text.translate(_WIDTH_FOLD).split())
+    """A clause as compared with another: NFKC (full-width punctuation as ASCII), no spaces (`A：B`
+    read as a label's value and `A: B` as a clause are one thing said twice)."""
+    return "".join(nfkc(text).split())
 
 
 REF_NUMBER_RE = re.compile(r"(?<![\w/&])#(\d{3,7})\b|/(?:pull|issues)/(\d+)")

@@ -10,7 +10,7 @@ import re
 from typing import Literal
 
 from chatbot.answers.retrieval import EN_STOP, ZH_STOP_CHARS
-from chatbot.text import LATIN_WORD
+from chatbot.text import HAN_RUN, LATIN_WORD, han_bigrams
 
 Polarity = Literal["answer_yes", "answer_no"]
 
@@ -32,7 +32,6 @@ UNTRIED_RE = re.compile(
     r"(?i:\buntested\b|\bunverified\b|\bunclear\b|\bnot (?:yet )?(?:tested|verified|validated)\b)"
 )
 SENTENCE_RE = re.compile(r"[^。；;！!\n]+")
-_HAN_WORD = re.compile(r"[\u4e00-\u9fff]{2,}")
 
 
 def polarity(subject: str, text: str, *, problem: bool = False, testing: bool = False) -> Polarity | None:
@@ -67,7 +66,7 @@ def _asked_words(subject: str) -> list[str]:
     latin = [w for w in LATIN_WORD.findall(lower) if _a_latin_name(w)]
     if latin:
         return latin
-    grams = (run[i : i + 2] for run in _HAN_WORD.findall(lower) for i in range(len(run) - 1))
+    grams = (g for run in HAN_RUN.findall(lower) if len(run) > 1 for g in han_bigrams(run))
     return [g for g in grams if _a_han_word(g)]
 
 
