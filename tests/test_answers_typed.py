@@ -9,6 +9,7 @@ import pytest
 
 from chatbot.answers.answerer import Answerer
 from chatbot.answers.slots import asked_slots
+from chatbot.answers.typed import said_absent
 from chatbot.digest import Library
 
 REPO = "vllm-project/vllm"
@@ -90,3 +91,19 @@ def test_typed_questions(
 )
 def test_what_a_question_asks_for(question: str, slots: tuple[str, ...]) -> None:
     assert asked_slots(question) == slots
+
+
+@pytest.mark.parametrize(
+    ("clause", "absent"),
+    [
+        ("PR 描述里只有两张截图，没有文字版的性能数字", True),  # words between 没有 and what is missing
+        ("PR 只给了显存数字，没有吞吐或延迟对比", True),
+        ("no e2e throughput numbers in the thread", True),
+        ("the author didn't post any benchmark numbers", True),
+        ("thread 里我没看到 e2e 吞吐数字，只有显存数字", False),  # numbers there are, of memory
+        ("吞吐从 10 提升到 12 tok/s", False),
+    ],
+)
+def test_a_clause_saying_numbers_are_not_given(clause: str, absent: bool) -> None:
+    """ "没有文字版的性能数字" answers "any perf numbers": the note says there are none."""
+    assert said_absent(clause) is absent

@@ -64,7 +64,7 @@ from chatbot.text import (
 BUDGET_SHARE = 0.75
 MAX_QUESTION_CHARS = 300
 OFF_KIND_SHARED = 1.5  # a candidate of another kind than the one asked shares this much (leave-one-set-out on the training pool)
-BAND = 0.65  # candidates within this share of the best score are quoted with it
+BAND = 0.4  # candidates within this share of the best score are quoted with it (bench/tune_answers.py)
 MOST = 2
 MOST_LISTED = 4
 LIST_KINDS = frozenset({"focus"})  # "重点看什么" asks for the points, all that fit

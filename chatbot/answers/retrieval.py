@@ -235,7 +235,7 @@ class Scored:
 
 FUZZY_SHARE = 0.6  # a term found only fuzzily counts this share of its weight
 FUZZY_SCORE = 85
-FACT_SHARE = 0.5  # a metadata line's shared words count half: the question is about the note
+FACT_SHARE = 0.375  # a metadata line's words count less: the question is about the note
 SECONDHAND = frozenset(
     {"summary", "title", "verdict"}
 )  # parts that repeat the note: their words count half too
