@@ -24,6 +24,7 @@ Intent = Literal[
     "state",
     "labels",
     "cause",
+    "motive",
     "models",
     "why",
     "focus",
@@ -56,6 +57,7 @@ class IntentRule:
     pattern: re.Pattern[str]
     order: int
     key: str = ""  # the phrase without spaces: a cheap test before the pattern
+    weak: bool = False  # a kind that leads only where no other is named (`weak:` in the file)
 
 
 @dataclass(frozen=True)
@@ -89,12 +91,14 @@ def phrasings() -> Phrasings:
     data = load_yaml(text)
     rewrites = tuple((re.compile(pattern), plain) for pattern, plain in data.get("rewrites", []))
     rules: list[IntentRule] = []
+    weak = frozenset(data.get("weak") or ())
     for order, (name, phrases) in enumerate(data["intents"].items()):
         if name not in INTENTS:
             raise ValueError(f"followup_intents.yaml: unknown intent {name!r}")
         for phrase in phrases:
             norm = _rewrite(normalize_question(str(phrase)), rewrites)
-            rules.append(IntentRule(cast(Intent, name), norm, _compile(norm), order, norm.replace(" ", "")))
+            key = norm.replace(" ", "")
+            rules.append(IntentRule(cast(Intent, name), norm, _compile(norm), order, key, name in weak))
     rules.extend(_pattern_rules(data.get("patterns") or {}, list(data["intents"])))
     whole = {
         _bare(_rewrite(normalize_question(str(phrase)), rewrites)): cast(Intent, name)
@@ -211,7 +215,7 @@ def _cue_matches(text: str) -> list[tuple[int, int, int, int, Intent, bool]]:
         (
             m.start(),
             m.end(),
-            weight(rule.phrase or m.group(0).replace(" ", "")),
+            1 if rule.weak else weight(rule.phrase or m.group(0).replace(" ", "")),
             rule.order,
             rule.intent,
             bool(rule.phrase),
