@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from chatbot.answers.answerer import Answerer
-from chatbot.answers.slots import asked_slots
+from chatbot.answers.slots import asked_slots, slot_values
 from chatbot.answers.typed import said_absent
 from chatbot.digest import Library
 
@@ -107,3 +107,29 @@ def test_what_a_question_asks_for(question: str, slots: tuple[str, ...]) -> None
 def test_a_clause_saying_numbers_are_not_given(clause: str, absent: bool) -> None:
     """ "没有文字版的性能数字" answers "any perf numbers": the note says there are none."""
     assert said_absent(clause) is absent
+
+
+@pytest.mark.parametrize(
+    ("slot", "text", "held"),
+    [
+        ("hardware", "setup h100x4, 120 vcpu", True),  # the card count after the card
+        ("hardware", "8×H200, wake-up 2.5 s", True),
+        ("hardware", "tested with 4 workers", False),
+    ],
+)
+def test_what_a_clause_holds(slot: str, text: str, held: bool) -> None:
+    assert bool(slot_values(slot, text)) is held
+
+
+def test_a_change_from_one_count_to_another_answers_how_much_faster(tmp_path: Path) -> None:
+    """ "加载快了多少" on "每次加载从 3 builds 降到 1": a before and after is how much faster."""
+    (tmp_path / "d.txt").write_text(
+        f"{REPO}\n\nShared meta model #51657\n\n值得一读。decoder / encoder 查找共用一个一次性的 meta model："
+        "每次加载从 3 builds 降到 1。音频 encoder 也能 torch compile 了。\n",
+        encoding="utf-8",
+    )
+    library = Library.load(tmp_path)
+    entry = library.get("51657")
+    assert entry is not None
+    answer = Answerer(library).answer(entry, "加载快了多少")
+    assert answer.found and "从 3 builds 降到 1" in answer.text, answer.text
