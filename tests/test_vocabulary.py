@@ -260,3 +260,17 @@ def test_cancelling_a_request_in_english_finds_a_chinese_note_on_its_abort(tmp_p
     index = SearchIndex.build(Library.load(tmp_path).entries)
     assert prs(index, "cancel an in-flight request") == [7103]
     assert prs(index, "request") == []
+
+
+def test_a_chinese_word_around_a_neighbouring_domain_word_is_a_topic(tmp_path: Path) -> None:
+    """`死锁` (deadlock) and `多节点` (multi-node) hold 锁 and 节点 but name vLLM topics; `部署了`
+    is still only a deployment word with a particle."""
+    (tmp_path / "d.txt").write_text(
+        "vllm-project/vllm\n\n多节点 DP 死锁 (#45223)\n\n值得一读。多节点 data parallel 死锁的原因："
+        "完成状态每 32 步才同步一次，各 rank 的 all-reduce 次数对不上，gloo 就卡死了。\n",
+        encoding="utf-8",
+    )
+    index = SearchIndex.build(Library.load(tmp_path).entries)
+    assert prs(index, "死锁") == [45223]
+    assert prs(index, "多节点") == [45223]
+    assert prs(index, "部署了") == []

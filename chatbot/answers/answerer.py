@@ -45,6 +45,7 @@ from chatbot.answers.typed import (
     MIN_FIT,
     MIN_SHARED,
     YES_NO_RE,
+    Typed,
     keeping_what_is_asked,
     said_absent,
     typed_ranking,
@@ -247,9 +248,10 @@ class Answerer:
         reading, scored, missing = self._ranked(entry, question, reading, scored)
         typed = typed_ranking(entry, question, reading, scored, missing)
         scored, missing = typed.scored, typed.missing
-        best = scored[0] if scored else None
-        if best is None or typed.refused(lambda: _denied(reading, best, entry, question)):
-            return self._not_covered(reading, missing, best, c, question)
+        refusal = self._refusal(entry, question, reading, typed, c)
+        if refusal is not None:
+            return refusal
+        best = scored[0]
         chosen = [
             keeping_what_is_asked(
                 typed.slots, self._said(entry, focused(reading, s, self.glossary), c), entry
@@ -265,6 +267,19 @@ class Answerer:
             return c.quote(c.word("instead").format(topic=f" {topic} " if c.lang == "zh" else topic), chosen)
         prefix = self._prefix(reading, best, question, c)
         return c.quote(prefix, chosen)
+
+    def _refusal(
+        self, entry: Entry, question: str, reading: Reading, typed: Typed, c: Composer
+    ) -> str | None:
+        """The honest line when the note does not answer: no verdict to "值得看吗" (the kind's own
+        line, not "doesn't cover 给个评分"), a name it lacks, no holder of the type asked, or the
+        best candidate below the floor; None when it answers."""
+        best = typed.scored[0] if typed.scored else None
+        if _no_verdict(reading, entry):
+            return self._not_covered(Reading(reading.kinds, "", reading.cues), [], best, c, question)
+        if best is None or typed.refused(lambda: _denied(reading, best, entry, question)):
+            return self._not_covered(reading, typed.missing, best, c, question)
+        return None
 
     def _ranked(
         self, entry: Entry, question: str, reading: Reading, scored: Sequence[Scored]
@@ -343,7 +358,12 @@ class Answerer:
         if best.candidate.fact:
             c.sources.append(best.candidate.source)
             return c.lines([line, c.word("closest") + best.candidate.text])
-        return c.quote(f"{line}\n{c.word('closest')}", [best.candidate])
+        said = len(c.sources)
+        quoted = c.quote(f"{line}\n{c.word('closest')}", [best.candidate])
+        if quoted.startswith(line):
+            return quoted
+        del c.sources[said:]  # no room for the closest clause beside the line: the line alone
+        return c.lines([line])
 
     def _said(self, entry: Entry, candidate: Candidate, c: Composer) -> Candidate:
         """The candidate as said: the related PRs' lines looked up now, fitted to the room; a
@@ -508,6 +528,15 @@ def _denied(reading: Reading, best: Scored, entry: Entry, question: str) -> bool
     if best.shared >= MIN_SHARED and said_absent(best.candidate.text):
         return False  # "有 benchmark 吗" on "no benchmark, no test plan": that is the answer
     return not _clears(best, bool(reading.kinds)) or _beside(reading, best, entry, question)
+
+
+VERDICT_KINDS = frozenset({"why", "verdict"})
+
+
+def _no_verdict(reading: Reading, entry: Entry) -> bool:
+    """Whether the question asks whether to read it and the note gives no verdict: no clause
+    is a yes or a no to "值得看吗" there."""
+    return reading.top in VERDICT_KINDS and not entry.verdict
 
 
 def _beside(reading: Reading, best: Scored, entry: Entry, question: str) -> bool:

@@ -17,7 +17,7 @@ from chatbot.answers.intents import cached_classify as classify
 _QUOTE_LINE_RE = re.compile(r"^\s*(?:>|&gt;)\s?")
 # Sentence ends: a question or exclamation mark, a Chinese full stop or semicolon, a line break, and
 # ". " before the next sentence (not a dot inside `a.b` or 1.5).
-_SENTENCE_END_RE = re.compile(r"(?<=[?？!！。；;\n])|(?<=\.)\s+")
+_SENTENCE_END_RE = re.compile(r"(?<=[?？!！。；\n])|(?<=;)(?![A-Za-z])|(?<=\.)\s+")  # not the ; of tl;dr
 # Where one question ends and the next starts within a sentence: a comma, or "and"/"also"/以及/另外
 # before the next asking clause ("what's the root cause and how was it tested?").
 _QUESTION_SPLIT_RE = re.compile(r"[,，、]|\s+(?:and|also|plus)\s+|以及|另外|还有(?=\S)")

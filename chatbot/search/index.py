@@ -643,19 +643,23 @@ def _generic_han(text: str) -> bool:
 
 
 def _near_domain_han(text: str) -> bool:
-    """Chinese made only of words of neighbouring domains (`数据库迁移`, `部署`), at most one
-    character left over."""
-    return _only_words_of(text, NEAR_DOMAIN_HAN_LONGEST_FIRST)
+    """Chinese made only of words of neighbouring domains (`数据库迁移`, `部署了`), at most one
+    particle left over: `死锁` and `多节点` name vLLM topics (a deadlock, multi-node), not a lock or
+    a node."""
+    return _only_words_of(text, NEAR_DOMAIN_HAN_LONGEST_FIRST, PARTICLES)
 
 
-def _only_words_of(text: str, words: tuple[str, ...]) -> bool:
-    """Chinese made of these words, at most one character left over."""
+PARTICLES = frozenset("的了吗呢吧啊呀么在和与及是有要会能个这那哪些下上中里都也还就很怎")
+
+
+def _only_words_of(text: str, words: tuple[str, ...], spare: frozenset[str] | None = None) -> bool:
+    """Chinese made of these words, at most one character left over (of `spare`, when given)."""
     if not text or not is_han(text):
         return False
     rest = text
     for word in words:
         rest = rest.replace(word, "")
-    return len(rest) <= 1 and len(rest) < len(text)
+    return len(rest) <= 1 and len(rest) < len(text) and (spare is None or set(rest) <= spare)
 
 
 GENERIC_HAN_LONGEST_FIRST = tuple(sorted(GENERIC_HAN, key=len, reverse=True))

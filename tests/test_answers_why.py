@@ -1,6 +1,7 @@
-"""Why a change was made is its own kind of question: the bare "why"/"为什么" asks for the reason,
-weakly, so any other kind the question names still leads ("为什么会崩" is the cause, "为什么值得读"
-the verdict, "为什么用长度断言会漏测" the tests)."""
+"""The two whys. Why a change was made is its own kind of question: the bare "why"/"为什么" asks
+for the reason, weakly, so any other kind the question names still leads ("为什么会崩" is the
+cause, "为什么值得读" the verdict, "为什么用长度断言会漏测" the tests). Whether to read it is answered
+by the note's verdict, and where the note gives none, by saying so."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from chatbot.answers.answerer import Answerer
+from chatbot.answers.asking import asking_part
 from chatbot.answers.intents import classify
 from chatbot.digest import Library
 
@@ -21,6 +23,10 @@ Default wheel CUDA 12.1 -> 12.4 #12098
 Pin NIXL in CI #45843
 
 可跳过。CI 临时把 NIXL 钉在 1.2.0，因为 1.3.0 弄挂了几个测试；自己搭 PD 环境时别把 NIXL 跟得太新。
+
+Pipeline parallel over Ray in V1 #12996
+
+ruisearch42 让 V1 引擎通过 Ray 在不同 pipeline-parallel worker 上跑拆开的模型层。youkaichao 要求测试里别用 monkeypatch 改环境变量。
 """
 
 
@@ -56,3 +62,34 @@ def test_a_why_question_is_answered_by_the_reason(
     assert entry is not None
     answer = Answerer(library).answer(entry, question)
     assert answer.found and expect in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    ("pr", "question", "found", "expect"),
+    [
+        ("12996", "要不要看", False, "笔记没给出要不要读的结论。"),
+        ("12996", "这个值得看吗 给个评分", False, "笔记没给出要不要读的结论。"),  # not "没提到给个"
+        ("45843", "值得看吗", True, "可跳过"),
+    ],
+)
+def test_whether_to_read_it_is_the_verdict_or_its_absence(
+    tmp_path: Path, pr: str, question: str, found: bool, expect: str
+) -> None:
+    (tmp_path / "d.txt").write_text(DIGEST, encoding="utf-8")
+    library = Library.load(tmp_path)
+    entry = library.get(pr)
+    assert entry is not None
+    answer = Answerer(library).answer(entry, question)
+    assert answer.found is found and expect in answer.text.split("\n")[int(found)], answer.text  # it leads
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        ("tl;dr 这个pr想干嘛", "tl;dr 这个pr想干嘛"),  # the ; of tl;dr ends no sentence
+        ("thanks; what's the catch", "what's the catch"),
+        ("看完了。有啥风险", "有啥风险"),
+    ],
+)
+def test_the_asking_part_of_a_reply(text: str, asked: str) -> None:
+    assert asking_part(text, 300) == asked
