@@ -102,6 +102,9 @@ def test_what_a_question_asks_for(question: str, slots: tuple[str, ...]) -> None
         ("the author didn't post any benchmark numbers", True),
         ("thread 里我没看到 e2e 吞吐数字，只有显存数字", False),  # numbers there are, of memory
         ("吞吐从 10 提升到 12 tok/s", False),
+        ("the perf comparison only exists as screenshots, so there is nothing to quote", True),
+        ("作者自己说除了 ngram size 为 1 之外没看到明显加速", True),  # "提速多少" answered: none seen
+        ("no noticeable speedup on H100", True),
     ],
 )
 def test_a_clause_saying_numbers_are_not_given(clause: str, absent: bool) -> None:
@@ -133,3 +136,16 @@ def test_a_change_from_one_count_to_another_answers_how_much_faster(tmp_path: Pa
     assert entry is not None
     answer = Answerer(library).answer(entry, "加载快了多少")
     assert answer.found and "从 3 builds 降到 1" in answer.text, answer.text
+
+
+def test_a_number_falling_to_another_answers_how_much_faster(tmp_path: Path) -> None:
+    (tmp_path / "d.txt").write_text(
+        f"{REPO}\n\nCPU KV offload #10874\n\n可以扫一眼。32 个文档时 prefix caching 是 49.96，"
+        "加上 CPU offloading 降到 17.26；文档少到 GPU 放得下时两者几乎一样。\n",
+        encoding="utf-8",
+    )
+    library = Library.load(tmp_path)
+    entry = library.get("10874")
+    assert entry is not None
+    answer = Answerer(library).answer(entry, "offload 之后快了多少")
+    assert answer.found and "降到 17.26" in answer.text, answer.text

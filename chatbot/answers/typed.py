@@ -181,9 +181,10 @@ def _beyond_title(entry: Entry, subject: str) -> bool:
 
 WEAK_SLOTS = frozenset({"quantity"})
 ABSENT_RE = re.compile(
-    r"没有?给出?|未给出|没有公开|没有?提供|没有?(?:具体)?(?:数字|数据|benchmark|bench|测试数据|性能数据)|没有[^，。；,;\s]{1,6}?(?:数字|数据|对比)|"
+    r"没有?给出?|未给出|没有公开|没有?提供|没有?(?:具体)?(?:数字|数据|benchmark|bench|测试数据|性能数据)|没有[^，。；,;\s]{1,6}?(?:数字|数据|对比)|只有[^，。；]{0,10}截图|没(?:看到|有)明显的?(?:加速|提升|收益)|"
     r"(?i:\bnot\s+(?:given|reported|published|measured|shown)\b|\b(?:no|without(?:\s+any)?)\s+(?:[a-z0-9-]+\s+(?:or\s+|and\s+)?){0,3}(?:numbers|data|figures|benchmarks?|perf|comparisons?)\b|"
-    r"\b(?:didn't|did not|doesn't|does not)\s+(?:post|share|give|include|report|show)\s+(?:any\s+)?(?:[a-z0-9-]+\s+){0,2}(?:numbers|benchmarks?|data|figures)\b)"
+    r"\b(?:didn't|did not|doesn't|does not)\s+(?:post|share|give|include|report|show)\s+(?:any\s+)?(?:[a-z0-9-]+\s+){0,2}(?:numbers|benchmarks?|data|figures)\b|"
+    r"\bnothing to (?:quote|show|report)\b|\bonly (?:exists? )?(?:as |in )(?:a |two )?screenshots?\b|\bno (?:noticeable |measurable |significant |clear )?(?:speed-?up|gain)s?\b)"
 )
 
 
