@@ -149,3 +149,24 @@ def test_a_number_falling_to_another_answers_how_much_faster(tmp_path: Path) -> 
     assert entry is not None
     answer = Answerer(library).answer(entry, "offload 之后快了多少")
     assert answer.found and "降到 17.26" in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "found", "expect"),
+    [
+        ("H100 上能跑吗", True, "Hopper"),  # an H100 is a Hopper card: the note speaks of it
+        ("does it run on h200", True, "Hopper"),
+        ("does it work on a100", False, ""),  # Ampere: the note says nothing of it
+    ],
+)
+def test_a_card_is_read_as_its_architecture(tmp_path: Path, question: str, found: bool, expect: str) -> None:
+    (tmp_path / "d.txt").write_text(
+        f"{REPO}\n\nFP8 attention kernel #51000\n\n值得一读。新的 FP8 attention kernel 只支持 Hopper（SM90），"
+        "ROCm 上只在 gfx942 测过，其他卡走老路径。\n",
+        encoding="utf-8",
+    )
+    library = Library.load(tmp_path)
+    entry = library.get("51000")
+    assert entry is not None
+    answer = Answerer(library).answer(entry, question)
+    assert answer.found is found and expect in answer.text, answer.text

@@ -264,7 +264,9 @@ class Answerer:
         if typed.instead:
             topic = _as_asked(" / ".join(typed.instead), question)
             c.found = False  # "The note doesn't name amd; it says: …CUDA-only": a denial, with why
-            return c.quote(c.word("instead").format(topic=f" {topic} " if c.lang == "zh" else topic), chosen)
+            spaced = f" {topic} " if c.lang == "zh" else topic
+            plain = c.word("not_covered").format(topic=spaced.rstrip())
+            return _line_kept(c, c.word("instead").format(topic=spaced), chosen, plain)
         prefix = self._prefix(reading, best, question, c)
         return c.quote(prefix, chosen)
 
@@ -358,12 +360,7 @@ class Answerer:
         if best.candidate.fact:
             c.sources.append(best.candidate.source)
             return c.lines([line, c.word("closest") + best.candidate.text])
-        said = len(c.sources)
-        quoted = c.quote(f"{line}\n{c.word('closest')}", [best.candidate])
-        if quoted.startswith(line):
-            return quoted
-        del c.sources[said:]  # no room for the closest clause beside the line: the line alone
-        return c.lines([line])
+        return _line_kept(c, f"{line}\n{c.word('closest')}", [best.candidate], line)
 
     def _said(self, entry: Entry, candidate: Candidate, c: Composer) -> Candidate:
         """The candidate as said: the related PRs' lines looked up now, fitted to the room; a
@@ -436,6 +433,17 @@ def _spelled(word: str, question: str) -> str:
 
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 _ALNUM = frozenset(string.ascii_lowercase + string.digits)
+
+
+def _line_kept(c: Composer, prefix: str, chosen: Sequence[Candidate], alone: str) -> str:
+    """A denial's line with its quotes; on a note too short for both, the line `alone`: the quote
+    without it would read as an answer."""
+    said = len(c.sources)
+    quoted = c.quote(prefix, chosen)
+    if quoted.startswith(prefix.split("\n")[0].rstrip()):
+        return quoted
+    del c.sources[said:]
+    return c.lines([alone])
 
 
 def _with_topics(line: str, c: Composer) -> str:
