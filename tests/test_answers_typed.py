@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from chatbot.answers.answerer import Answerer
+from chatbot.answers.answerer import Answer, Answerer
 from chatbot.answers.slots import asked_slots, slot_values
 from chatbot.answers.typed import said_absent
 from chatbot.digest import Library
@@ -124,31 +124,39 @@ def test_what_a_clause_holds(slot: str, text: str, held: bool) -> None:
     assert bool(slot_values(slot, text)) is held
 
 
-def test_a_change_from_one_count_to_another_answers_how_much_faster(tmp_path: Path) -> None:
-    """ "加载快了多少" on "每次加载从 3 builds 降到 1": a before and after is how much faster."""
-    (tmp_path / "d.txt").write_text(
-        f"{REPO}\n\nShared meta model #51657\n\n值得一读。decoder / encoder 查找共用一个一次性的 meta model："
-        "每次加载从 3 builds 降到 1。音频 encoder 也能 torch compile 了。\n",
-        encoding="utf-8",
-    )
-    library = Library.load(tmp_path)
-    entry = library.get("51657")
+def answer_on(folder: Path, entry_text: str, pr: str, question: str) -> Answer:
+    """The answer to `question` on a one-entry digest written to `folder`."""
+    (folder / "d.txt").write_text(f"{REPO}\n\n{entry_text}\n", encoding="utf-8")
+    library = Library.load(folder)
+    entry = library.get(pr)
     assert entry is not None
-    answer = Answerer(library).answer(entry, "加载快了多少")
-    assert answer.found and "从 3 builds 降到 1" in answer.text, answer.text
+    return Answerer(library).answer(entry, question)
 
 
-def test_a_number_falling_to_another_answers_how_much_faster(tmp_path: Path) -> None:
-    (tmp_path / "d.txt").write_text(
-        f"{REPO}\n\nCPU KV offload #10874\n\n可以扫一眼。32 个文档时 prefix caching 是 49.96，"
-        "加上 CPU offloading 降到 17.26；文档少到 GPU 放得下时两者几乎一样。\n",
-        encoding="utf-8",
-    )
-    library = Library.load(tmp_path)
-    entry = library.get("10874")
-    assert entry is not None
-    answer = Answerer(library).answer(entry, "offload 之后快了多少")
-    assert answer.found and "降到 17.26" in answer.text, answer.text
+@pytest.mark.parametrize(
+    ("entry_text", "pr", "question", "expect"),
+    [
+        (  # a before and after is how much faster
+            "Shared meta model #51657\n\n值得一读。decoder / encoder 查找共用一个一次性的 meta model："
+            "每次加载从 3 builds 降到 1。音频 encoder 也能 torch compile 了。",
+            "51657",
+            "加载快了多少",
+            "从 3 builds 降到 1",
+        ),
+        (  # so is a number falling to another
+            "CPU KV offload #10874\n\n可以扫一眼。32 个文档时 prefix caching 是 49.96，"
+            "加上 CPU offloading 降到 17.26；文档少到 GPU 放得下时两者几乎一样。",
+            "10874",
+            "offload 之后快了多少",
+            "降到 17.26",
+        ),
+    ],
+)
+def test_a_change_from_one_number_to_another_answers_how_much_faster(
+    tmp_path: Path, entry_text: str, pr: str, question: str, expect: str
+) -> None:
+    answer = answer_on(tmp_path, entry_text, pr, question)
+    assert answer.found and expect in answer.text, answer.text
 
 
 @pytest.mark.parametrize(
@@ -160,13 +168,9 @@ def test_a_number_falling_to_another_answers_how_much_faster(tmp_path: Path) -> 
     ],
 )
 def test_a_card_is_read_as_its_architecture(tmp_path: Path, question: str, found: bool, expect: str) -> None:
-    (tmp_path / "d.txt").write_text(
-        f"{REPO}\n\nFP8 attention kernel #51000\n\n值得一读。新的 FP8 attention kernel 只支持 Hopper（SM90），"
-        "ROCm 上只在 gfx942 测过，其他卡走老路径。\n",
-        encoding="utf-8",
+    entry_text = (
+        "FP8 attention kernel #51000\n\n值得一读。新的 FP8 attention kernel 只支持 Hopper（SM90），"
+        "ROCm 上只在 gfx942 测过，其他卡走老路径。"
     )
-    library = Library.load(tmp_path)
-    entry = library.get("51000")
-    assert entry is not None
-    answer = Answerer(library).answer(entry, question)
+    answer = answer_on(tmp_path, entry_text, "51000", question)
     assert answer.found is found and expect in answer.text, answer.text

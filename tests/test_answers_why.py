@@ -5,11 +5,9 @@ by the note's verdict, and where the note gives none, by saying so."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from chatbot.answers.answerer import Answerer
+from chatbot.answers.answerer import Answer, Answerer
 from chatbot.answers.asking import asking_part
 from chatbot.answers.intents import classify
 from chatbot.digest import Library
@@ -28,6 +26,19 @@ Pipeline parallel over Ray in V1 #12996
 
 ruisearch42 让 V1 引擎通过 Ray 在不同 pipeline-parallel worker 上跑拆开的模型层。youkaichao 要求测试里别用 monkeypatch 改环境变量。
 """
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Library:
+    folder = tmp_path_factory.mktemp("whys")
+    (folder / "d.txt").write_text(DIGEST, encoding="utf-8")
+    return Library.load(folder)
+
+
+def ask(library: Library, pr: str, question: str) -> Answer:
+    entry = library.get(pr)
+    assert entry is not None
+    return Answerer(library).answer(entry, question)
 
 
 @pytest.mark.parametrize(
@@ -54,13 +65,9 @@ def test_a_bare_why_asks_for_the_reason_unless_another_kind_is_named(question: s
     ],
 )
 def test_a_why_question_is_answered_by_the_reason(
-    tmp_path: Path, pr: str, question: str, expect: str
+    library: Library, pr: str, question: str, expect: str
 ) -> None:
-    (tmp_path / "d.txt").write_text(DIGEST, encoding="utf-8")
-    library = Library.load(tmp_path)
-    entry = library.get(pr)
-    assert entry is not None
-    answer = Answerer(library).answer(entry, question)
+    answer = ask(library, pr, question)
     assert answer.found and expect in answer.text, answer.text
 
 
@@ -73,13 +80,9 @@ def test_a_why_question_is_answered_by_the_reason(
     ],
 )
 def test_whether_to_read_it_is_the_verdict_or_its_absence(
-    tmp_path: Path, pr: str, question: str, found: bool, expect: str
+    library: Library, pr: str, question: str, found: bool, expect: str
 ) -> None:
-    (tmp_path / "d.txt").write_text(DIGEST, encoding="utf-8")
-    library = Library.load(tmp_path)
-    entry = library.get(pr)
-    assert entry is not None
-    answer = Answerer(library).answer(entry, question)
+    answer = ask(library, pr, question)
     assert answer.found is found and expect in answer.text.split("\n")[int(found)], answer.text  # it leads
 
 

@@ -34,6 +34,12 @@ def prs(index: SearchIndex, query: str) -> list[int | None]:
     return [hit.entry.pr for hit in index.search(query, limit=3).hits]
 
 
+def one_entry_index(folder: Path, text: str) -> SearchIndex:
+    """The index of one digest file written to `folder` (`text`: the whole file)."""
+    (folder / "vllm-digest.txt").write_text(text, encoding="utf-8")
+    return SearchIndex.build(Library.load(folder).entries)
+
+
 def test_the_vllm_vocabulary_loads_cleanly_and_says_where_each_concept_comes_from() -> None:
     glossary = Glossary.load()
     assert glossary.problems == []
@@ -139,12 +145,11 @@ def test_a_chinese_term_written_with_a_space_still_names_its_concept(
 def test_a_concept_among_words_of_a_neighbouring_stack_is_a_minority(tmp_path: Path) -> None:
     """Four things asked besides the scheduler, none of them in the entry: no answer. The
     scheduler asked with fewer such words is still found."""
-    (tmp_path / "vllm-digest-2026-05.txt").write_text(
+    index = one_entry_index(
+        tmp_path,
         "vllm-project/vllm\n\n[Core] Simplify the scheduler (#6867)\n\n"
         "值得精读。调度器每步不再整队拷贝，吞吐不再随队列变长而掉。\n",
-        encoding="utf-8",
     )
-    index = SearchIndex.build(Library.load(tmp_path).entries)
     assert prs(index, "kubernetes pod scheduler priority class") == []
     assert prs(index, "scheduler pod overhead") == [6867]
 
@@ -153,13 +158,12 @@ def test_a_stack_named_by_a_glossary_term_is_still_a_neighbouring_domain(tmp_pat
     """`Docker` and `k8s` are terms of vLLM's deployment concept, but a question about them and
     a scheduler feature asks as much of the neighbouring stack as of vLLM: no answer. Two
     concepts read from one word (`preemption`) are one thing asked, not two."""
-    (tmp_path / "vllm-digest-2026-07.txt").write_text(
+    index = one_entry_index(
+        tmp_path,
         "vllm-project/vllm\n\n[Core] Priority scheduling preempts the lowest priority first (#7001)\n\n"
         "Worth a read. With priority scheduling, preemption now picks the request of the lowest "
         "priority instead of the newest one.\n",
-        encoding="utf-8",
     )
-    index = SearchIndex.build(Library.load(tmp_path).entries)
     assert prs(index, "priority preemption") == [7001]
     assert prs(index, "docker container priority preemption") == []
     assert prs(index, "k8s gpu scheduling") == []
@@ -173,13 +177,12 @@ def test_a_stack_named_by_a_glossary_term_is_still_a_neighbouring_domain(tmp_pat
 def test_streaming_in_english_finds_a_chinese_note_on_streaming(tmp_path: Path) -> None:
     """`streaming` names the concept `流式` does; `Stream` of an identifier the entry lacks is
     still only one part of it (`DecodeStream` is not any entry on decoding)."""
-    (tmp_path / "vllm-digest-2026-07.txt").write_text(
+    index = one_entry_index(
+        tmp_path,
         "vllm-project/vllm\n\n[Frontend] hermes 解析器修正 (#7101)\n\n"
         "值得看。hermes 解析器在流式返回时丢了最后一个参数。\n\n"
         "[Core] 投机解码提速 (#7102)\n\n值得看。decode 阶段少一次同步。\n",
-        encoding="utf-8",
     )
-    index = SearchIndex.build(Library.load(tmp_path).entries)
     assert prs(index, "hermes streaming") == [7101]
     assert prs(index, "DecodeStream") == []
 
@@ -187,12 +190,11 @@ def test_streaming_in_english_finds_a_chinese_note_on_streaming(tmp_path: Path) 
 def test_a_description_meets_the_words_as_typed_not_as_typo_corrected(tmp_path: Path) -> None:
     """`preprocessed` is no word of this month; corrected it would be `preprocessor` and no
     longer meet "avoid preprocessing the same image twice"."""
-    (tmp_path / "vllm-digest-2026-05.txt").write_text(
+    index = one_entry_index(
+        tmp_path,
         "vllm-project/vllm\n\n[Core] Key-only cache for the multimodal preprocessor (#23018)\n\n"
         "值得看。前端进程和 engine core 各存一份 processor cache 的输出，现在只有一边存真数据。\n",
-        encoding="utf-8",
     )
-    index = SearchIndex.build(Library.load(tmp_path).entries)
     assert prs(index, "stop keeping two copies of preprocessed pictures") == [23018]
 
 
@@ -251,13 +253,12 @@ def test_the_command_line_finds_an_english_note_from_a_chinese_query(tmp_path: P
 
 def test_cancelling_a_request_in_english_finds_a_chinese_note_on_its_abort(tmp_path: Path) -> None:
     """vLLM's request abort: `cancel an in-flight request` reaches `取消接口`; `request` alone never does."""
-    (tmp_path / "vllm-digest-2026-07.txt").write_text(
+    index = one_entry_index(
+        tmp_path,
         "vllm-project/vllm\n\n按 request_id 取消请求 (#7103)\n\n"
         "值得一读。加了带鉴权的取消接口，请求不活跃时返回 404。\n\n"
         "[Core] 投机解码提速 (#7104)\n\n值得看。decode 阶段少一次同步。\n",
-        encoding="utf-8",
     )
-    index = SearchIndex.build(Library.load(tmp_path).entries)
     assert prs(index, "cancel an in-flight request") == [7103]
     assert prs(index, "request") == []
 
@@ -265,12 +266,11 @@ def test_cancelling_a_request_in_english_finds_a_chinese_note_on_its_abort(tmp_p
 def test_a_chinese_word_around_a_neighbouring_domain_word_is_a_topic(tmp_path: Path) -> None:
     """`死锁` (deadlock) and `多节点` (multi-node) hold 锁 and 节点 but name vLLM topics; `部署了`
     is still only a deployment word with a particle."""
-    (tmp_path / "d.txt").write_text(
+    index = one_entry_index(
+        tmp_path,
         "vllm-project/vllm\n\n多节点 DP 死锁 (#45223)\n\n值得一读。多节点 data parallel 死锁的原因："
         "完成状态每 32 步才同步一次，各 rank 的 all-reduce 次数对不上，gloo 就卡死了。\n",
-        encoding="utf-8",
     )
-    index = SearchIndex.build(Library.load(tmp_path).entries)
     assert prs(index, "死锁") == [45223]
     assert prs(index, "多节点") == [45223]
     assert prs(index, "部署了") == []
