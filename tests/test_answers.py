@@ -15,7 +15,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chatbot.answers.answerer import Answer, Answerer
+from chatbot.answers.answerer import Answer, Answerer, _named_topic, question_topic
 from chatbot.answers.candidates import kind_priors
 from chatbot.answers.composer import answer_words
 from chatbot.answers.intents import INTENTS, classify
@@ -131,6 +131,20 @@ def test_a_subject_the_note_never_names_is_denied_in_the_askers_words(
     assert answer.text.splitlines()[0] == "The note doesn't cover ARM."
     _, zh = ask(seed_library, answerer, 52912, "支持 ARM 吗？")
     assert not zh.found and zh.text.startswith("笔记没有提到 ARM。")
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("what label did they add", "label"),  # not "label did they add"
+        ("what throughput does it get on v6e", "throughput on v6e"),
+        ("how many tuned configs did they look at", "tuned configs"),
+        ("which vllm release has this", "vllm release"),
+        ("how do i turn it on", "turn it on"),
+    ],
+)
+def test_the_honest_line_names_the_subject_without_the_asking_words(question: str, topic: str) -> None:
+    assert _named_topic(question_topic(question), question) == topic
 
 
 def _one_entry(tmp_path: Path, title: str, note: str) -> tuple[Library, Entry]:

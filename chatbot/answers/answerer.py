@@ -679,6 +679,8 @@ def _named_topic(subject: str, question: str) -> str:
     topic = question_topic(subject)
     if topic and question.isascii():
         plain = _EN_LEAD_RE.sub("", question.strip().rstrip("?!. ")).strip()
+        subject = _ASKING_RE.sub("", plain)  # "label did they add" → "label"
+        plain = _TRAILING_RE.sub("", subject) if subject != plain else plain
         return plain[:TOPIC_CHARS] if plain else topic
     return topic
 
@@ -702,6 +704,16 @@ _EN_LEAD_RE = re.compile(
     r"has|have|any|there|it|this|that|i|we|you|they|the|a|an|about|much|many|to)\b\s*)+|\s+(?:too|also|yet|at all)$",
     re.I,
 )
+# The asking words inside an English question's subject: an auxiliary with its pronoun (and
+# verb): "label did they add" → "label", "throughput does it get on v6e" → "throughput on v6e";
+# then a preposition they leave at the end ("tuned configs did they look at" → "tuned configs";
+# "turn it on" keeps its "on").
+_PRONOUN = r"(?:it|this|that|they|we|you|i|he|she)"
+_ASKING_RE = re.compile(
+    rf"\s+(?:(?:did|does|do)\s+{_PRONOUN}(?:\s+[a-z]+)?|(?:is|are|was|were|has|have|had)\s+{_PRONOUN})\b",
+    re.I,
+)
+_TRAILING_RE = re.compile(r"\s+(?:at|on|in|for|with|to|of|by|from)$", re.I)
 # A question's function characters at a word's edges ("具体表现是", "能提速"): not the subject.
 _EDGE_RE = re.compile(
     r"^[有是能会要在把给让]+(?=[\u4e00-\u9fff]{2})|(?<=[\u4e00-\u9fff]{2})[是能会要在的了有过]+$"
