@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from chatbot.answers import Answer, Answerer
+from chatbot.answers import Answerer
 from chatbot.answers.answerer import _honest_line, _with_its_list
 from chatbot.answers.candidates import Candidate
 from chatbot.answers.composer import Composer
 from chatbot.answers.intents import cached_reading
 from chatbot.digest import Library
 from chatbot.digest.rawtext import parse_raw_text
+from tests.answering import ask
 
 DIGEST = """vllm-project/vllm
 
@@ -48,15 +49,6 @@ def bot(tmp_path_factory: pytest.TempPathFactory) -> tuple[Answerer, Library]:
     (folder / "d.txt").write_text(DIGEST, encoding="utf-8")
     library = Library.load(folder)
     return Answerer(library), library
-
-
-def ask(folder: Path, digest: str, pr: str, question: str, name: str = "d.txt") -> Answer:
-    """The answer to a question on one entry of a digest written to `folder`."""
-    (folder / name).write_text(digest, encoding="utf-8")
-    library = Library.load(folder)
-    entry = library.get(pr)
-    assert entry is not None
-    return Answerer(library).answer(entry, question)
 
 
 @pytest.mark.parametrize(

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from chatbot.answers.answerer import Answer, Answerer
+from chatbot.answers.answerer import Answerer
 from chatbot.answers.slots import asked_slots, slot_values
 from chatbot.answers.typed import said_absent
 from chatbot.digest import Library
+from tests.answering import ask
 
 REPO = "vllm-project/vllm"
 DIGEST = f"""{REPO}
@@ -124,15 +125,6 @@ def test_what_a_clause_holds(slot: str, text: str, held: bool) -> None:
     assert bool(slot_values(slot, text)) is held
 
 
-def answer_on(folder: Path, entry_text: str, pr: str, question: str) -> Answer:
-    """The answer to `question` on a one-entry digest written to `folder`."""
-    (folder / "d.txt").write_text(f"{REPO}\n\n{entry_text}\n", encoding="utf-8")
-    library = Library.load(folder)
-    entry = library.get(pr)
-    assert entry is not None
-    return Answerer(library).answer(entry, question)
-
-
 @pytest.mark.parametrize(
     ("entry_text", "pr", "question", "expect"),
     [
@@ -155,7 +147,7 @@ def answer_on(folder: Path, entry_text: str, pr: str, question: str) -> Answer:
 def test_a_change_from_one_number_to_another_answers_how_much_faster(
     tmp_path: Path, entry_text: str, pr: str, question: str, expect: str
 ) -> None:
-    answer = answer_on(tmp_path, entry_text, pr, question)
+    answer = ask(tmp_path, f"{REPO}\n\n{entry_text}\n", pr, question)
     assert answer.found and expect in answer.text, answer.text
 
 
@@ -172,5 +164,5 @@ def test_a_card_is_read_as_its_architecture(tmp_path: Path, question: str, found
         "FP8 attention kernel #51000\n\n值得一读。新的 FP8 attention kernel 只支持 Hopper（SM90），"
         "ROCm 上只在 gfx942 测过，其他卡走老路径。"
     )
-    answer = answer_on(tmp_path, entry_text, "51000", question)
+    answer = ask(tmp_path, f"{REPO}\n\n{entry_text}\n", "51000", question)
     assert answer.found is found and expect in answer.text, answer.text
