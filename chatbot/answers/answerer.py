@@ -247,7 +247,7 @@ class Answerer:
         """The answer from the ranked candidates, or the honest line when none clears the floor."""
         reading, scored, missing = self._ranked(entry, question, reading, scored)
         typed = typed_ranking(entry, question, reading, scored, missing)
-        scored, missing = typed.scored, typed.missing
+        scored = typed.scored
         refusal = self._refusal(entry, question, reading, typed, c)
         if refusal is not None:
             return refusal
@@ -277,8 +277,8 @@ class Answerer:
         line, not "doesn't cover 给个评分"), a name it lacks, no holder of the type asked, or the
         best candidate below the floor; None when it answers."""
         best = typed.scored[0] if typed.scored else None
-        if _no_verdict(reading, entry):
-            return self._not_covered(Reading(reading.kinds, "", reading.cues), [], best, c, question)
+        if _no_verdict(reading, entry):  # the verdict's own line, whichever of the two asked
+            return self._not_covered(Reading({"verdict": 1.0}, "", reading.cues), [], best, c, question)
         if best is None or typed.refused(lambda: _denied(reading, best, entry, question)):
             return self._not_covered(reading, typed.missing, best, c, question)
         return None

@@ -208,8 +208,8 @@ def _with_typo(best: dict[Intent, tuple[int, int]], text: str) -> dict[Intent, t
 
 
 def _cue_matches(text: str) -> list[tuple[int, int, int, int, Intent, bool]]:
-    """(start, end, weight, order, kind, a phrase not a shape) of every phrasing in the text,
-    longest first, then file order."""
+    """(start, end, weight, order, kind, a phrase: not a shape nor a weak kind's word) of every
+    phrasing in the text, longest first, then file order."""
     squeezed = text.replace(" ", "")
     found = [
         (
@@ -218,7 +218,7 @@ def _cue_matches(text: str) -> list[tuple[int, int, int, int, Intent, bool]]:
             1 if rule.weak else weight(rule.phrase or m.group(0).replace(" ", "")),
             rule.order,
             rule.intent,
-            bool(rule.phrase),
+            bool(rule.phrase) and not rule.weak,  # a weak kind's word leaves room for a typo's
         )
         for rule in phrasings().rules
         if rule.key in squeezed
