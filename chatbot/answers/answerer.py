@@ -681,7 +681,7 @@ def _named_topic(subject: str, question: str) -> str:
         plain = _EN_LEAD_RE.sub("", question.strip().rstrip("?!. ")).strip()
         subject = _ASKING_RE.sub("", plain)  # "label did they add" → "label"
         plain = _TRAILING_RE.sub("", subject) if subject != plain else plain
-        return plain[:TOPIC_CHARS] if plain else topic
+        return _clipped(plain) if plain else topic
     return topic
 
 
@@ -696,7 +696,18 @@ def question_topic(question: str) -> str:
     ]
     kept = (_EDGE_RE.sub("", w) for w in _QUESTION_NOISE_RE.sub(" ", " ".join(words)).split())
     topic = " ".join(w for w in kept if len(w) > 1 or w.isascii())
-    return topic[:TOPIC_CHARS]
+    return _clipped(topic)
+
+
+def _clipped(topic: str) -> str:
+    """A topic short enough for one line, cut where the asker paused (its first clause) or
+    between words, never inside one ("…in v1, what fl")."""
+    first = re.split(r"\s*[,;，；]\s*", topic, maxsplit=1)[0] or topic
+    if len(first) <= TOPIC_CHARS:
+        return first
+    cut = first[:TOPIC_CHARS]
+    space = cut.rfind(" ")
+    return cut[:space] if space > TOPIC_CHARS // 2 else cut
 
 
 _EN_LEAD_RE = re.compile(

@@ -79,6 +79,9 @@ def _compile(phrase: str) -> re.Pattern[str]:
     escaped = re.escape(phrase).replace(r"\ ", r"\s*")
     if phrase[:1].isascii() and phrase[:1].isalnum():
         escaped = r"(?<![a-z0-9-])" + escaped  # "author" is not in "co-author"
+    if phrase[-1:].isascii() and phrase[-1:].isalnum():
+        # nor "bench" in "benchislett": a word ends the phrase, an inflection aside
+        escaped += r"(?:s|es|ed|d|ing|er|ers|y)?(?![a-z0-9])"
     return re.compile(escaped)
 
 
@@ -271,6 +274,7 @@ def _classify_typo(text: str) -> Intent:
         _typo_key(typos.several[at], score)
         for _, score, at in found
         if len(text) >= len(typos.several[at].phrase) - 1  # as `_typo_score` asks: the question holds it
+        and _misspelt(typos.several[at].phrase, text)
     ]
     scored += _one_word_typos(text, words, typos)
     return max(scored, key=lambda s: s[0])[1] if scored else "other"
@@ -280,12 +284,32 @@ def _one_word_typos(
     text: str, words: list[str], typos: _TypoPhrases
 ) -> list[tuple[tuple[float, int, int], Intent]]:
     """The one-word phrases a word of the question is close to, of the words' first letters."""
+    known = _cue_vocabulary()
+    words = [w for w in words if w not in known]  # a cue word spelt right is itself, no typo of another
     rules = (rule for letter in {w[0] for w in words} for rule in typos.one_word.get(letter, ()))
     return [
         _typo_key(rule, score)
         for rule in rules
         if (score := _typo_score(rule.phrase, text, words)) is not None
     ]
+
+
+def _misspelt(phrase: str, text: str) -> bool:
+    """Whether the words the phrase is found fuzzily in hold one that is not a cue word spelt
+    right: "why did it get reverted" is no typo of "who did it", "who was the reviwer" is one
+    of "who was the reviewer"."""
+    at = fuzz.partial_ratio_alignment(phrase, text[:500])
+    if at is None:
+        return False
+    region = _ASCII_WORD_RE.findall(text[at.dest_start : at.dest_end])
+    differing = set(region) - set(phrase.split())
+    return not differing or not differing <= _cue_vocabulary()
+
+
+@lru_cache(maxsize=1)
+def _cue_vocabulary() -> frozenset[str]:
+    """Every English word of the file's phrasings: a question word among them is spelt right."""
+    return frozenset(w for rule in intent_rules() for w in _ASCII_WORD_RE.findall(rule.phrase))
 
 
 def _typo_key(rule: IntentRule, score: float) -> tuple[tuple[float, int, int], Intent]:

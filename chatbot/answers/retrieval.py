@@ -557,7 +557,7 @@ def _named(word: str, texts: Sequence[tuple[str, frozenset[str]]]) -> bool:
 
 
 CUDA_TAG_RE = re.compile(r"cu(1\d)(\d)")
-MEASURE_WORD_RE = re.compile(r"(\d+(?:\.\d+)?)(g|gb|gib|m|mb|k|b|t|ms|s|x)")
+MEASURE_WORD_RE = re.compile(r"(\d+(?:\.\d+)?)(g|gb|gib|m|mb|k|b|t|ms|s|x|bits?)")
 
 
 @lru_cache(maxsize=4096)

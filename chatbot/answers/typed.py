@@ -74,14 +74,38 @@ def typed_ranking(
     if not asked:
         return _untyped(entry, question, scored, missing)
     holders = _holders(entry, question, reading, asked, scored)
-    if holders:  # the words asking for the type ("启动参数") are not a subject the note lacks
-        missing = [m for m in missing if m not in asking_words(asked, question)]
-        # "x86 上能快多少" on "…9% on Arm; x86 上的收益没有给出": the holder says it is not there.
-        holder_says_absent = holders[0].shared >= MIN_SHARED and bool(_says_absent(holders[:1]))
-        return Typed(holders, missing, asked, denied=holder_says_absent)
+    if _off_subject(holders, asked, scored) and subject_terms(reading.subject):
+        return _untyped(entry, question, scored, missing)
+    if holders:
+        return _held(question, asked, holders, missing)
     # No holder: "perf numbers" on a note saying "没给 benchmark" is answered by that line.
     absent = _says_absent(scored)
     return Typed(absent or scored, missing, asked, denied=not absent)
+
+
+def _held(question: str, asked: tuple[str, ...], holders: list[Scored], missing: list[str]) -> Typed:
+    """The holders answer; the words asking for the type ("启动参数") are not a subject the note
+    lacks, and a holder on the subject saying the thing is not there ("x86 上能快多少" on "…9% on
+    Arm; x86 上的收益没有给出") denies."""
+    missing = [m for m in missing if m not in asking_words(asked, question)]
+    holder_says_absent = holders[0].shared >= MIN_SHARED and bool(_says_absent(holders[:1]))
+    return Typed(holders, missing, asked, denied=holder_says_absent)
+
+
+def _off_subject(holders: Sequence[Scored], asked: tuple[str, ...], scored: Sequence[Scored]) -> bool:
+    """Whether a slot held by words of reasoning, not by a value, has only holders off the
+    subject while a clause on it leads ("why did this get reverted": the clause on the revert,
+    not one saying a maintainer asked for something else)."""
+    return (
+        bool(holders)
+        and set(asked) <= WORDED_SLOTS
+        and scored[0].shared >= MIN_SHARED
+        and not scored[0].candidate.fact
+        and all(s.shared < MIN_SHARED for s in holders)
+    )
+
+
+WORDED_SLOTS = frozenset({"reason"})
 
 
 def _untyped(entry: Entry, question: str, scored: Sequence[Scored], missing: list[str]) -> Typed:
@@ -176,12 +200,13 @@ def _beyond_title(entry: Entry, subject: str) -> bool:
     """Whether the subject names, in the asker's own words, something the titles do not."""
     title = normalize_question(f"{entry.title} {entry.github_title or ''}")
     asked_words = normalize_question(subject)
-    return any(t not in title for t in subject_terms(subject) if t in asked_words)
+    # a lone Chinese character ("掉多少" → 掉) is how the measure moves, not a subject
+    return any(t not in title for t in subject_terms(subject) if t in asked_words and len(t) > 1)
 
 
 WEAK_SLOTS = frozenset({"quantity"})
 ABSENT_RE = re.compile(
-    r"没有?给出?|未给出|没有公开|没有?提供|没有?(?:具体)?(?:数字|数据|benchmark|bench|测试数据|性能数据)|没有[^，。；,;\s]{1,6}?(?:数字|数据|对比)|只有[^，。；]{0,10}截图|没(?:看到|有)明显的?(?:加速|提升|收益)|"
+    r"没有?给出|没有?给(?=[^，。；,;]{0,12}?(?:数字|数据|结果|对比|收益|(?i:benchmark|numbers)))|没给$|未给出|没有公开|没有?提供|没有?(?:具体)?(?:数字|数据|benchmark|bench|测试数据|性能数据)|没有[^，。；,;\s]{1,6}?(?:数字|数据|对比)|只有[^，。；]{0,10}截图|没(?:看到|有)明显的?(?:加速|提升|收益)|"
     r"(?i:\bnot\s+(?:given|reported|published|measured|shown)\b|\b(?:no|without(?:\s+any)?)\s+(?:[a-z0-9-]+\s+(?:or\s+|and\s+)?){0,3}(?:numbers|data|figures|benchmarks?|perf|comparisons?)\b|"
     r"\b(?:didn't|did not|doesn't|does not)\s+(?:post|share|give|include|report|show)\s+(?:any\s+)?(?:[a-z0-9-]+\s+){0,2}(?:numbers|benchmarks?|data|figures)\b|"
     r"\bnothing to (?:quote|show|report)\b|\bonly (?:exists? )?(?:as |in )(?:a |two )?screenshots?\b|\bno (?:noticeable |measurable |significant |clear )?(?:speed-?up|gain)s?\b)"
