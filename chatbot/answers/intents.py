@@ -284,8 +284,6 @@ def _one_word_typos(
     text: str, words: list[str], typos: _TypoPhrases
 ) -> list[tuple[tuple[float, int, int], Intent]]:
     """The one-word phrases a word of the question is close to, of the words' first letters."""
-    known = _cue_vocabulary()
-    words = [w for w in words if w not in known]  # a cue word spelt right is itself, no typo of another
     rules = (rule for letter in {w[0] for w in words} for rule in typos.one_word.get(letter, ()))
     return [
         _typo_key(rule, score)
