@@ -707,7 +707,9 @@ def _clipped(topic: str) -> str:
         return first
     cut = first[:TOPIC_CHARS]
     space = cut.rfind(" ")
-    return cut[:space] if space > TOPIC_CHARS // 2 else cut
+    if first[TOPIC_CHARS] == " " or space <= TOPIC_CHARS // 2:
+        return cut  # ends at a word already, or has too few spaces to cut at
+    return cut[:space]
 
 
 _EN_LEAD_RE = re.compile(

@@ -74,7 +74,7 @@ def typed_ranking(
     if not asked:
         return _untyped(entry, question, scored, missing)
     holders = _holders(entry, question, reading, asked, scored)
-    if _off_subject(holders, asked, scored) and subject_terms(reading.subject):
+    if _off_subject(reading, holders, asked, scored):
         return _untyped(entry, question, scored, missing)
     if holders:
         return _held(question, asked, holders, missing)
@@ -92,13 +92,17 @@ def _held(question: str, asked: tuple[str, ...], holders: list[Scored], missing:
     return Typed(holders, missing, asked, denied=holder_says_absent)
 
 
-def _off_subject(holders: Sequence[Scored], asked: tuple[str, ...], scored: Sequence[Scored]) -> bool:
+def _off_subject(
+    reading: Reading, holders: Sequence[Scored], asked: tuple[str, ...], scored: Sequence[Scored]
+) -> bool:
     """Whether a slot held by words of reasoning, not by a value, has only holders off the
-    subject while a clause on it leads ("why did this get reverted": the clause on the revert,
-    not one saying a maintainer asked for something else)."""
+    question's subject while a clause on it leads ("why did this get reverted": the clause on the
+    revert, not one saying a maintainer asked for something else; "why was it closed" names no
+    subject)."""
     return (
         bool(holders)
         and set(asked) <= WORDED_SLOTS
+        and bool(subject_terms(reading.subject))
         and scored[0].shared >= MIN_SHARED
         and not scored[0].candidate.fact
         and all(s.shared < MIN_SHARED for s in holders)
